@@ -1,0 +1,45 @@
+# Thin wrapper over CMake so that the README's two commands (`make run`, `make test`) do everything
+# on a fresh Debian machine: install missing packages, configure, build, then run or test.
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD     ?= build
+ASAN      ?= build-asan
+CONFIG    ?= cartpole-ga
+CMAKE_FLAGS ?=
+
+.PHONY: all build deps run test test-fast test-asan bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/CMakeCache.txt:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+
+build: deps $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# The default experiment: prints the run directory, the curve and the eval command at the end.
+run: build
+	@$(BUILD)/neuroevo run $(CONFIG)
+
+# Every test: the release build (warnings are errors), then the same suite under ASan + UBSan.
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory test-asan
+
+test-fast: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DNE_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(ASAN) -j $(JOBS)
+	@cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j $(JOBS) -L 'unit|e2e'
+
+bench: build
+	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks
+	@bench/run-all $(BUILD)/bench
+
+clean:
+	rm -rf $(BUILD) $(ASAN)

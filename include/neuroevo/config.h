@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// Experiment configuration: INI files (parsed with inih) plus `section.key=value` overrides,
+// validated against one schema table. Every key has a default, so `[run] algorithm = ga` and
+// `[env] id = CartPole-v1` make a complete config. Errors name the file, line, key, the expected
+// form, and the nearest valid key. The resolved config (defaults + file + overrides) is written to
+// the run directory and is all that `resume` needs.
+#ifndef NEUROEVO_CONFIG_H
+#define NEUROEVO_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Value types a schema key can have.
+typedef enum ne_cfg_type {
+  NE_CFG_INT = 0,     // 64-bit integer, range-checked
+  NE_CFG_FLOAT = 1,   // double, range-checked ("nan"/"inf" rejected)
+  NE_CFG_BOOL = 2,    // true/false/yes/no/on/off/1/0
+  NE_CFG_STRING = 3,  // free text
+  NE_CFG_ENUM = 4,    // one of `choices` ("a|b|c")
+  NE_CFG_INTLIST = 5, // comma-separated integers, each range-checked ("" is the empty list)
+} ne_cfg_type;
+
+// One schema entry. Schema tables are static const data, one per module (src/run/config_schema.c).
+typedef struct ne_config_key {
+  const char* section;       // e.g. "ga"
+  const char* key;           // e.g. "population"
+  ne_cfg_type type;          // value type
+  const char* default_value; // text form of the default
+  double min, max;           // inclusive range for INT/FLOAT/INTLIST (min > max: unchecked)
+  const char* choices;       // "a|b|c" for ENUM; NULL otherwise
+  const char* help;          // one line for `--help` and error messages
+} ne_config_key;
+
+typedef struct ne_config ne_config;
+
+// Creates a config holding every default. Caller frees with ne_config_destroy. NULL on OOM.
+ne_config* ne_config_create(void);
+
+// Frees the config. Nullable: cfg.
+void ne_config_destroy(ne_config* cfg);
+
+// Deep copy; caller frees with ne_config_destroy. NULL on OOM.
+ne_config* ne_config_clone(const ne_config* cfg);
+
+// Applies an INI file over the current values. Errors: "FILE:LINE: ..." in errstr. Nullable: errstr.
+int ne_config_load_file(ne_config* cfg, const char* path, char* errstr);
+
+// Applies INI text; `name` stands for the file in messages. Nullable: errstr.
+int ne_config_load_string(ne_config* cfg, const char* text, const char* name, char* errstr);
+
+// Applies one `section.key=value` override; `origin` names it in messages (e.g. "command line").
+int ne_config_override(ne_config* cfg, const char* assignment, const char* origin, char* errstr);
+
+// Sets one value from text after validating it. Nullable: origin, errstr.
+int ne_config_set(ne_config* cfg, const char* section, const char* key, const char* value,
+                  const char* origin, char* errstr);
+
+// Cross-key checks after all inputs are applied (e.g. a section for another algorithm than
+// run.algorithm, truncation > population). Nullable: errstr.
+int ne_config_validate(const ne_config* cfg, char* errstr);
+
+// Typed reads. The (section, key) pair must exist in the schema with that type (asserted).
+int64_t ne_config_int(const ne_config* cfg, const char* section, const char* key);
+double ne_config_float(const ne_config* cfg, const char* section, const char* key);
+int ne_config_bool(const ne_config* cfg, const char* section, const char* key);
+const char* ne_config_str(const ne_config* cfg, const char* section, const char* key);
+// Writes up to max list items into out; returns the list length.
+int ne_config_intlist(const ne_config* cfg, const char* section, const char* key, int* out, int max);
+
+// 1 if the key's value came from a file or an override rather than the default.
+int ne_config_is_set(const ne_config* cfg, const char* section, const char* key);
+
+// The resolved config as INI text (every key, defaults included); caller frees with ne_free.
+char* ne_config_format(const ne_config* cfg);
+
+// Writes ne_config_format atomically (temp, fsync, rename). Nullable: errstr.
+int ne_config_write_file(const ne_config* cfg, const char* path, char* errstr);
+
+// The schema: all keys, in order. Count via the second function.
+const ne_config_key* ne_config_schema(void);
+int ne_config_schema_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

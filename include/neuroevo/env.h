@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// Environments with Gymnasium's semantics. An immutable spec (shared read-only by all threads) and a
+// mutable state (one per worker thread), like mjModel/mjData. The TimeLimit wrapper lives here, once:
+// families implement dynamics and `terminated`; ne_env_step counts steps and sets `truncated`.
+// Every reset is seeded explicitly, so a rollout is a pure function of (policy, seed).
+#ifndef NEUROEVO_ENV_H
+#define NEUROEVO_ENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "neuroevo/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NE_ENV_ID_LEN 64
+#define NE_ENV_MAX_ACT 32      // largest continuous action dimension
+#define NE_ENV_MAX_STATE 512   // largest trace/set_state vector
+
+typedef struct ne_env_spec ne_env_spec;
+
+// What one step returns besides the observation (which is in state->obs).
+typedef struct ne_step_out {
+  double reward;   // reward of this step (the final step's reward included)
+  int terminated;  // the MDP reached a terminal state
+  int truncated;   // the TimeLimit ran out (and not terminated)
+} ne_step_out;
+
+// Options that some families read; zero means "the env's default".
+typedef struct ne_env_options {
+  int max_episode_steps;  // TimeLimit override (0: the registered default)
+  int dim;                // dimension of black-box functions
+  uint64_t shift_seed;    // black-box random shift/rotation seed (0: none)
+} ne_env_options;
+
+// A family's implementation; one static table per family (classic, box2d, mujoco, ...).
+typedef struct ne_env_family {
+  const char* name;      // e.g. "classic"
+  size_t state_bytes;    // size of the family's per-instance state (impl)
+  // draws the start state from rng (Gymnasium's reset ranges)
+  void (*reset)(const ne_env_spec* spec, void* impl, ne_rng* rng);
+  // advances one step; act is validated/clipped as Gymnasium does
+  void (*step)(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated);
+  // writes the observation (spec->obs_dim floats)
+  void (*observe)(const ne_env_spec* spec, const void* impl, float* obs);
+  // sets Gymnasium's `env.unwrapped.state` layout (spec->state_dim values); NE_EINVAL on bad length
+  int (*set_state)(const ne_env_spec* spec, void* impl, const double* v, int n, char* errstr);
+  // reads that layout back (spec->state_dim values)
+  void (*get_state)(const ne_env_spec* spec, const void* impl, double* v);
+  // frees spec->data. Nullable (no family data)
+  void (*destroy)(ne_env_spec* spec);
+} ne_env_family;
+
+// Immutable description of an environment instance type.
+struct ne_env_spec {
+  char id[NE_ENV_ID_LEN];        // registry id, e.g. "CartPole-v1"
+  int obs_dim;                   // flat observation length
+  int obs_rank;                  // 1 for vectors, 3 for (H, W, C) images
+  int obs_shape[3];              // (obs_rank) observation shape
+  int discrete;                  // 1: Discrete(n_actions); 0: Box(act_dim)
+  int n_actions;                 // number of discrete actions (discrete only)
+  int act_dim;                   // continuous action dimension (1 for discrete)
+  float act_low[NE_ENV_MAX_ACT];  // (act_dim) Box lower bounds
+  float act_high[NE_ENV_MAX_ACT]; // (act_dim) Box upper bounds
+  int max_episode_steps;         // TimeLimit (0: none)
+  int has_threshold;             // 1 if reward_threshold is set
+  double reward_threshold;       // Gymnasium's reward_threshold (solved)
+  int state_dim;                 // length of the set_state/get_state vector
+  const ne_env_family* family;   // implementation
+  void* data;                    // family-specific immutable data (owned; family->destroy frees)
+  double params[8];              // family-specific constants chosen at make time (e.g. goal velocity)
+};
+
+// Mutable state of one environment instance; belongs to one thread.
+typedef struct ne_env_state {
+  const ne_env_spec* spec;   // the spec this state was created for (not owned)
+  ne_rng rng;                // the env's own random stream, seeded by ne_env_reset
+  int t;                     // steps since reset (TimeLimit counter)
+  int needs_reset;           // 1 before the first reset and after terminated/truncated
+  float* obs;                // (obs_dim) current observation, owned
+  void* impl;                // family state (family->state_bytes), owned
+  uint64_t n_nan_obs;        // observations that contained NaN/inf (counted, not fatal)
+  uint64_t n_steps_total;    // steps since creation
+} ne_env_state;
+
+// Creates the spec for a registered id. On an unknown id, errstr lists the valid ids and suggests the
+// nearest. Caller frees with ne_env_spec_destroy. Nullable: options, errstr.
+int ne_env_make(const char* id, const ne_env_options* options, ne_env_spec** out, char* errstr);
+
+// Frees a spec. Nullable: spec.
+void ne_env_spec_destroy(ne_env_spec* spec);
+
+// Creates a state for spec (needs a reset before stepping). Caller frees with ne_env_state_destroy.
+// NULL on allocation failure.
+ne_env_state* ne_env_state_create(const ne_env_spec* spec);
+
+// Frees a state. Nullable: state.
+void ne_env_state_destroy(ne_env_state* state);
+
+// Starts an episode from the seeded start distribution; the observation is in state->obs.
+int ne_env_reset(const ne_env_spec* spec, ne_env_state* state, uint64_t seed);
+
+// Sets the internal state (Gymnasium's unwrapped.state layout) and starts the step counter at 0.
+// Returns NE_EINVAL with a message naming the expected length. Nullable: errstr.
+int ne_env_set_state(const ne_env_spec* spec, ne_env_state* state, const double* v, int n, char* errstr);
+
+// Reads the internal state (spec->state_dim values).
+void ne_env_get_state(const ne_env_spec* spec, const ne_env_state* state, double* v);
+
+// Advances one step with the TimeLimit applied. NE_ESTATE if the episode ended and no reset followed.
+int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, ne_step_out* out);
+
+// Checks an action against the action space (integer in range, or inside the Box); NE_ERANGE with a
+// message naming the value otherwise. Nullable: errstr.
+int ne_env_check_action(const ne_env_spec* spec, const float* act, char* errstr);
+
+// Registry: number of registered ids and the i-th id / one-line summary.
+int ne_env_registry_count(void);
+const char* ne_env_registry_id(int i);
+const char* ne_env_registry_summary(int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// Counter-based Gaussian noise ε(seed): the perturbations of GA mutations and ES samples. The value
+// at (seed, i) is a pure function, bit-identical on every machine running the same build: Philox4x32
+// gives the bits, Box–Muller with our own log/sin/cos (no libm, no fast-math, no FMA contraction)
+// gives the normals. Any split of [offset, offset+n) yields the same numbers.
+#ifndef NEUROEVO_NOISE_H
+#define NEUROEVO_NOISE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Writes ε(seed)[offset .. offset+n) to out (n floats, standard normal).
+void ne_noise_fill(uint64_t seed, uint64_t offset, size_t n, float* out);
+
+// out[i] += coef * ε(seed)[offset + i] for i < n, without a temporary buffer. The product is
+// rounded to float before the add, so the result equals fill-then-add exactly.
+void ne_noise_axpy(uint64_t seed, uint64_t offset, size_t n, float coef, float* out);
+
+// An OpenAI-ES-style shared noise table: `size` floats of ε(seed), read at offsets.
+typedef struct ne_noise_table {
+  uint64_t seed;  // seed the table was filled from
+  size_t size;    // number of floats
+  float* data;    // (size) owned; freed by ne_noise_table_destroy
+} ne_noise_table;
+
+// Allocates and fills a table of `size` floats. Caller frees with ne_noise_table_destroy.
+// Returns NULL on allocation failure.
+ne_noise_table* ne_noise_table_create(uint64_t seed, size_t size);
+
+// Frees the table. Nullable: table.
+void ne_noise_table_destroy(ne_noise_table* table);
+
+// Offset into the table for a perturbation seed such that [offset, offset+n) fits; requires n <= size.
+size_t ne_noise_table_offset(const ne_noise_table* table, uint64_t seed, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

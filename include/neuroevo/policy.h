@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// Multi-layer perceptron policies over one flat parameter vector. The spec is immutable and shared
+// by all threads; forward needs only caller-provided scratch memory and allocates nothing, so
+// weights can be swapped per candidate without rebuilding anything.
+//
+// Parameter layout, per layer l with fan-in I and fan-out O: W (I, O) row-major, then b (O).
+// Storing W input-major lets the inner loop run over outputs, which vectorizes without
+// reassociating sums (results are identical on every SIMD path).
+#ifndef NEUROEVO_POLICY_H
+#define NEUROEVO_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NE_POLICY_MAX_LAYERS 8  // hidden layers + output layer
+
+// Hidden-layer nonlinearity.
+typedef enum ne_activation { NE_ACT_TANH = 0, NE_ACT_RELU = 1 } ne_activation;
+
+// How the output layer becomes an action.
+typedef enum ne_head {
+  NE_HEAD_ARGMAX = 0,  // discrete: index of the largest output (ties: lowest index)
+  NE_HEAD_TANH = 1,    // continuous: tanh, then scaled from [-1, 1] to [low, high]
+  NE_HEAD_CLIP = 2,    // continuous: raw output clipped to [low, high]
+} ne_head;
+
+// Initial-parameter schemes; biases start at zero in each.
+typedef enum ne_init {
+  NE_INIT_NORMC = 0,   // normalized columns (OpenAI ES / Uber Deep GA): each unit's fan-in weights
+                       // have L2 norm 1 (hidden) or 0.01 (output layer)
+  NE_INIT_XAVIER = 1,  // N(0, 2 / (fan_in + fan_out))
+  NE_INIT_HE = 2,      // N(0, 2 / fan_in)
+} ne_init;
+
+// Immutable description of an MLP policy.
+typedef struct ne_policy_spec {
+  int n_layers;                          // number of weight layers (hidden + 1)
+  int sizes[NE_POLICY_MAX_LAYERS + 1];   // (n_layers + 1) layer widths: obs_dim, hidden..., out_dim
+  ne_activation activation;              // hidden nonlinearity
+  ne_head head;                          // output head
+  ne_init init;                          // initialization scheme
+  int act_dim;                           // action components written by forward (1 for argmax)
+  float act_low[16];                     // (act_dim) lower action bounds (continuous heads)
+  float act_high[16];                    // (act_dim) upper action bounds (continuous heads)
+  size_t n_params;                       // length of the flat parameter vector
+  size_t scratch_floats;                 // floats of scratch forward needs
+} ne_policy_spec;
+
+// Fills `spec` for an MLP obs_dim -> hidden[0..n_hidden) -> out_dim. For NE_HEAD_ARGMAX out_dim is the
+// number of discrete actions; otherwise it is the action dimension and low/high (out_dim each) give
+// the bounds. Returns NE_EINVAL with a message in errstr (NE_ERRSTR_LEN) on bad sizes.
+// Nullable: low, high (argmax head), errstr.
+int ne_policy_spec_init(ne_policy_spec* spec, int obs_dim, const int* hidden, int n_hidden, int out_dim,
+                        ne_activation activation, ne_head head, ne_init init, const float* low,
+                        const float* high, char* errstr);
+
+// Writes the initial parameters for `seed` (n_params floats) to out.
+void ne_policy_init_params(const ne_policy_spec* spec, uint64_t seed, float* out);
+
+// Computes the action for one observation. `scratch` holds spec->scratch_floats floats; `action`
+// receives act_dim floats (argmax: the index as a float). Allocates nothing; thread-safe for
+// distinct scratch buffers.
+void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
+                       float* action);
+
+// A one-line text form, e.g. "mlp 4-64-64-2 tanh argmax normc"; returns bytes written (snprintf rules).
+int ne_policy_spec_format(const ne_policy_spec* spec, char* buf, size_t size);
+
+// Parses names used in configs and genome files; return 0 or NE_EINVAL.
+int ne_activation_parse(const char* s, ne_activation* out);
+int ne_head_parse(const char* s, ne_head* out);
+int ne_init_parse(const char* s, ne_init* out);
+const char* ne_activation_name(ne_activation a);
+const char* ne_head_name(ne_head h);
+const char* ne_init_name(ne_init i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+// The subcommands of the `neuroevo` tool, one file each (cmd_<name>.c). Each takes the arguments
+// after its name (argv[0] is the subcommand) and returns the process exit code: 0 success,
+// 1 runtime failure, 2 bad usage or bad input, 130 interrupted.
+#ifndef NEUROEVO_CLI_COMMANDS_H
+#define NEUROEVO_CLI_COMMANDS_H
+
+int ne_cmd_run(int argc, char** argv);
+int ne_cmd_resume(int argc, char** argv);
+int ne_cmd_eval(int argc, char** argv);
+int ne_cmd_plot(int argc, char** argv);
+int ne_cmd_envs(int argc, char** argv);
+int ne_cmd_trace(int argc, char** argv);
+
+// 1 if argv holds -h or --help.
+int ne_cli_wants_help(int argc, char** argv);
+
+#endif

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// Entry point of the `neuroevo` tool: dispatches to one subcommand per file. Only the CLI decides
+// exit codes; the library never exits.
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "neuroevo/version.h"
+
+typedef struct command {
+  const char* name;
+  int (*fn)(int argc, char** argv);
+  const char* summary;
+} command;
+
+static const command commands[] = {
+    {"run", ne_cmd_run, "train a policy from a config (named or a path) with key=value overrides"},
+    {"resume", ne_cmd_resume, "continue a run from its last checkpoint"},
+    {"eval", ne_cmd_eval, "evaluate a run's best genome or a genome file over episodes"},
+    {"plot", ne_cmd_plot, "draw training curves of one or more runs into a PNG"},
+    {"envs", ne_cmd_envs, "list environments with their spaces and thresholds"},
+    {"trace", ne_cmd_trace, "step an environment from a given state and print CSV (fidelity checks)"},
+};
+static const int n_commands = (int)(sizeof commands / sizeof commands[0]);
+
+static void usage(FILE* out) {
+  fprintf(out, "neuroevo %s - distributed neuroevolution (Deep GA, ES, ...)\n\n", NE_VERSION_STRING);
+  fprintf(out, "usage: neuroevo COMMAND [ARGS...]   (neuroevo COMMAND --help for details)\n\ncommands:\n");
+  for (int i = 0; i < n_commands; i++) fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+}
+
+int ne_cli_wants_help(int argc, char** argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return 1;
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("neuroevo %s\n", NE_VERSION_STRING);
+    return 0;
+  }
+  for (int i = 0; i < n_commands; i++)
+    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+  // suggest the nearest command for a typo
+  const char* best = NULL;
+  size_t best_common = 0;
+  for (int i = 0; i < n_commands; i++) {
+    size_t k = 0;
+    while (argv[1][k] && argv[1][k] == commands[i].name[k]) k++;
+    if (k > best_common) best_common = k, best = commands[i].name;
+  }
+  fprintf(stderr, "neuroevo: unknown command '%s'", argv[1]);
+  if (best) fprintf(stderr, " (did you mean '%s'?)", best);
+  fprintf(stderr, "\n\n");
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+// Internal helpers: error formatting, near-miss suggestions, atomic file writes, mkdir -p, a clock.
+// Atomic writes are the only way the library writes files that hold results, so a crash at any
+// moment leaves either the old or the new file, never half of one.
+#include "core/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "neuroevo/alloc.h"
+
+int ne__set_error(char* errstr, int code, const char* fmt, ...) {
+  if (errstr) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errstr, NE_ERRSTR_LEN, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+int ne__edit_distance(const char* a, const char* b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 63 || lb > 63) return (int)(la > lb ? la : lb);
+  int row[64];
+  for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+  // one rolling row of the dynamic-programming table
+  for (size_t i = 1; i <= la; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= lb; j++) {
+      int up = row[j];
+      int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      int best = diag + cost;
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+const char* ne__nearest(const char* name, const char* const* choices, int n) {
+  const char* best = NULL;
+  int best_d = 1 << 30;
+  for (int i = 0; i < n; i++) {
+    int d = ne__edit_distance(name, choices[i]);
+    if (d < best_d) best_d = d, best = choices[i];
+  }
+  int len = (int)strlen(name);
+  int limit = len / 3 > 2 ? len / 3 : 2;
+  return best_d <= limit ? best : NULL;
+}
+
+static int fsync_parent_dir(const char* path) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char* slash = strrchr(dir, '/');
+  if (slash == dir) slash[1] = '\0';
+  else if (slash) *slash = '\0';
+  else snprintf(dir, sizeof dir, ".");
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return -1;
+  int rc = fsync(fd);
+  close(fd);
+  return rc;
+}
+
+int ne__write_file_atomic(const char* path, const void* data, size_t len, char* errstr) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+    return ne__set_error(errstr, NE_EINVAL, "%s: path too long", path);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return ne__set_error(errstr, NE_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+  // write everything, then make it durable before it replaces the old file
+  const char* p = data;
+  size_t left = len;
+  while (left > 0) {
+    ssize_t w = write(fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      int e = errno;
+      close(fd);
+      unlink(tmp);
+      return ne__set_error(errstr, NE_EIO, "%s: write failed: %s", path, strerror(e ? e : EIO));
+    }
+    p += w;
+    left -= (size_t)w;
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    int e = errno;
+    unlink(tmp);
+    return ne__set_error(errstr, NE_EIO, "%s: fsync failed: %s", path, strerror(e));
+  }
+  if (rename(tmp, path) != 0) {
+    int e = errno;
+    unlink(tmp);
+    return ne__set_error(errstr, NE_EIO, "%s: rename failed: %s", path, strerror(e));
+  }
+  fsync_parent_dir(path);
+  return 0;
+}
+
+int ne__read_file(const char* path, char** out, size_t* len, char* errstr) {
+  *out = NULL;
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    int code = errno == ENOENT ? NE_ENOTFOUND : NE_EIO;
+    return ne__set_error(errstr, code, "%s: cannot open: %s", path, strerror(errno));
+  }
+  size_t cap = 4096, n = 0;
+  char* buf = ne_malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n - 1, f);
+    if (n < cap - 1) break;
+    char* grown = ne_realloc(buf, cap * 2);
+    if (!grown) {
+      ne_free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = grown;
+    cap *= 2;
+  }
+  int failed = ferror(f);
+  fclose(f);
+  if (!buf) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", path);
+  if (failed) {
+    ne_free(buf);
+    return ne__set_error(errstr, NE_EIO, "%s: read failed", path);
+  }
+  buf[n] = '\0';
+  *out = buf;
+  if (len) *len = n;
+  return 0;
+}
+
+int ne__mkdir_p(const char* path, char* errstr) {
+  char buf[4096];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+    return ne__set_error(errstr, NE_EINVAL, "%s: path too long", path);
+  // create each prefix in turn; existing directories are fine
+  for (char* p = buf + 1;; p++) {
+    if (*p == '/' || *p == '\0') {
+      char saved = *p;
+      *p = '\0';
+      if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return ne__set_error(errstr, NE_EIO, "%s: cannot create directory: %s", buf, strerror(errno));
+      *p = saved;
+      if (saved == '\0') break;
+    }
+  }
+  return 0;
+}
+
+double ne__now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+// Internal helpers every module uses: the one place that formats errstr, near-miss suggestions for
+// misspelled names, and atomic whole-file writes (temp, fsync, rename, fsync dir). Not public API.
+#ifndef NEUROEVO_UTIL_H
+#define NEUROEVO_UTIL_H
+
+#include <stddef.h>
+
+#include "neuroevo/error.h"
+
+// Formats a message into errstr (NE_ERRSTR_LEN bytes) and returns code, so call sites read
+// `return ne__set_error(errstr, NE_EINVAL, "...", ...)`. Nullable: errstr.
+int ne__set_error(char* errstr, int code, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
+// Levenshtein distance between two strings (case-sensitive).
+int ne__edit_distance(const char* a, const char* b);
+
+// The choice nearest to `name` if it is a plausible misspelling (distance <= max(2, len/3)), or
+// NULL. `choices` has n entries.
+const char* ne__nearest(const char* name, const char* const* choices, int n);
+
+// Writes data to path atomically: path.tmp.PID, fsync, rename over path, fsync the directory.
+// Returns 0 or NE_EIO with the reason. Nullable: errstr.
+int ne__write_file_atomic(const char* path, const void* data, size_t len, char* errstr);
+
+// Reads a whole file into a new NUL-terminated buffer; caller frees with ne_free. *len gets the
+// byte count (without the NUL). Returns 0, NE_ENOTFOUND, NE_EIO or NE_ENOMEM. Nullable: len, errstr.
+int ne__read_file(const char* path, char** out, size_t* len, char* errstr);
+
+// mkdir -p; returns 0 or NE_EIO.
+int ne__mkdir_p(const char* path, char* errstr);
+
+// Monotonic seconds, for progress and throughput (never for anything that affects results).
+double ne__now(void);
+
+#endif

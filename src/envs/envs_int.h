@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+// How env families plug into the registry (src/envs/registry.c): each family exports a table of
+// entries; `make` fills a zeroed spec for its id. Not public API.
+#ifndef NEUROEVO_ENVS_INT_H
+#define NEUROEVO_ENVS_INT_H
+
+#include "neuroevo/env.h"
+
+typedef struct ne_env_entry {
+  const char* id;       // registry id
+  const char* summary;  // one line for `neuroevo envs`
+  // fills *spec (zeroed by the caller) for this id; family data allocated here is freed by
+  // spec->family->destroy. Nullable: options, errstr.
+  int (*make)(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr);
+} ne_env_entry;
+
+// Family tables, each terminated by an entry with id == NULL.
+extern const ne_env_entry ne__classic_envs[];
+
+#endif
