@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// The ask/tell contract between algorithms and executors (DESIGN.md §3). An algorithm asks for a
+// batch of compact candidates (a seed chain, or a broadcast base vector plus one scaled noise seed,
+// or an explicit vector), an executor evaluates them anywhere, and the algorithm is told the results
+// in candidate order. Algorithms never do I/O and never know where candidates ran; every random
+// choice derives from (run seed, generation, index, purpose), so results do not depend on threads,
+// workers or arrival order. A generation may take several rounds (the GA re-evaluates its elite
+// candidates in a second round).
+#ifndef NEUROEVO_ALGO_H
+#define NEUROEVO_ALGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "neuroevo/config.h"
+#include "neuroevo/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// How a candidate's parameter vector is built.
+typedef enum ne_cand_kind {
+  NE_CAND_CHAIN = 0,    // params = init(seeds[0]) + sigma * sum_{i>=1} eps(seeds[i])  (GA)
+  NE_CAND_PERTURB = 1,  // params = blobs[blob] + coef * eps(noise_seed)               (ES family)
+  NE_CAND_VECTOR = 2,   // params = blobs[blob]                                        (CMA-ES, centre evals)
+} ne_cand_kind;
+
+// One thing to evaluate. Pointers reference memory owned by the algorithm's batch.
+typedef struct ne_candidate {
+  ne_cand_kind kind;       // how to build the parameters
+  uint32_t index;          // position in the batch; results are returned in this order
+  uint32_t episodes;       // episodes to average over (>= 1)
+  uint64_t episode_seed;   // episode e resets the env with ne_hash2(episode_seed, e)
+  const uint64_t* seeds;   // (n_seeds) CHAIN: the seed chain
+  uint32_t n_seeds;        // CHAIN: chain length (>= 1)
+  float sigma;             // CHAIN: mutation power
+  uint32_t blob;           // PERTURB/VECTOR: index into the batch's blobs
+  uint64_t noise_seed;     // PERTURB: perturbation seed
+  float coef;              // PERTURB: scale of the perturbation (e.g. +sigma or -sigma)
+} ne_candidate;
+
+// A vector broadcast once per batch (ES centre, CMA-ES sample); identified by a content hash.
+typedef struct ne_blob {
+  uint64_t hash;       // identity across processes (generation-unique)
+  size_t n;            // number of floats
+  const float* data;   // (n) owned by the algorithm
+} ne_blob;
+
+// A batch of candidates for one round of one generation. Owned by the algorithm; valid until tell.
+typedef struct ne_batch {
+  uint32_t generation;     // generation number (0-based)
+  uint32_t round;          // round within the generation (0 = population)
+  int n;                   // number of candidates
+  ne_candidate* cands;     // (n)
+  int n_blobs;             // number of broadcast vectors
+  ne_blob* blobs;          // (n_blobs)
+  int want_obs_stats;      // 1: results carry observation sums (ES observation normalization)
+  const float* obs_mean;   // (obs_dim) normalize observations as (obs - mean) / std; NULL = none
+  const float* obs_std;    // (obs_dim) see obs_mean
+  float obs_clip;          // clip normalized observations to [-obs_clip, obs_clip] (0: no clip)
+} ne_batch;
+
+// The outcome of one candidate's evaluation.
+typedef struct ne_result {
+  double fitness;       // mean return over the episodes (maximized); NaN if status < 0
+  double return_std;    // standard deviation of the episode returns
+  uint32_t episodes;    // episodes run
+  uint64_t steps;       // environment steps taken
+  int status;           // 0, or a negative NE_E* code when the evaluation failed
+  double obs_count;     // observations summed (want_obs_stats)
+  double* obs_sum;      // (obs_dim) executor writes here when want_obs_stats; owned by the caller
+  double* obs_sumsq;    // (obs_dim) likewise
+} ne_result;
+
+// Per-generation figures an algorithm reports after the generation's last tell.
+typedef struct ne_gen_report {
+  uint32_t generation;  // the generation that just completed
+  double best;          // best fitness among this generation's population
+  double mean;          // mean fitness of the population
+  double median;        // median fitness of the population
+  double elite_mean;    // mean return of the elite / centre on its extra episodes; NaN if none
+  double extra[4];      // algorithm-specific figures (ES: update norm, sigma; CMA-ES: sigma, cond)
+} ne_gen_report;
+
+// The best solution so far, as the algorithm exports it for best.genome / eval.
+typedef struct ne_best {
+  double score;            // its evaluation mean (elite re-evaluation or centre evaluation)
+  uint32_t generation;     // generation it was found in
+  const uint64_t* seeds;   // (n_seeds) seed chain, or NULL for vector solutions
+  size_t n_seeds;          // chain length
+  float sigma;             // mutation power of the chain
+  const float* params;     // (n_params) explicit parameters, or NULL for chains
+  size_t n_params;         // length of params
+} ne_best;
+
+// What an algorithm optimizes: the policy (its parameter count and init scheme) and the run seed.
+typedef struct ne_problem {
+  const ne_policy_spec* policy;  // policy whose flat parameters are searched
+  size_t n_params;               // = policy->n_params
+  uint64_t seed;                 // run seed
+  int episodes;                  // env.episodes: episodes per fitness evaluation
+  int obs_dim;                   // observation length (observation normalization)
+} ne_problem;
+
+// An algorithm's implementation: pure ask/tell plus serialization of its whole state.
+typedef struct ne_algo_vt {
+  const char* name;       // run.algorithm value, e.g. "ga"
+  const char* section;    // its config section, e.g. "ga"
+  // creates the state; caller frees with destroy. Nullable: errstr
+  int (*create)(const ne_problem* problem, const ne_config* cfg, void** self, char* errstr);
+  void (*destroy)(void* self);
+  // the next batch to evaluate; owned by self, valid until the matching tell
+  int (*ask)(void* self, const ne_batch** batch);
+  // results in batch order; *generation_done = 1 after a generation's last round
+  int (*tell)(void* self, const ne_batch* batch, const ne_result* results, int* generation_done);
+  // figures of the generation that just completed
+  void (*report)(void* self, ne_gen_report* out);
+  // the best solution so far (pointers valid until the next ask/tell); 0, or NE_ENOTFOUND before any
+  int (*best)(void* self, ne_best* out);
+  // serializes the whole state at a generation boundary into a new buffer (caller frees with ne_free)
+  int (*save)(void* self, uint8_t** data, size_t* len);
+  // restores a state written by save; NE_ECORRUPT / NE_EVERSION with errstr on bad data
+  int (*load)(void* self, const uint8_t* data, size_t len, char* errstr);
+} ne_algo_vt;
+
+// The algorithm registered under name, or NULL.
+const ne_algo_vt* ne_algo_find(const char* name);
+
+// Registered algorithms, for listings and error messages.
+int ne_algo_count(void);
+const ne_algo_vt* ne_algo_at(int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// Evaluates candidates: builds the parameters (seed chain through the cache, or base + noise),
+// runs the policy in the environment for the candidate's episodes and returns the mean return.
+// One evaluator per thread (it owns an env state and buffers); the env spec, policy spec and cache
+// are shared read-only / thread-safe. A bad candidate yields a result with status < 0, never a crash.
+#ifndef NEUROEVO_EVALUATOR_H
+#define NEUROEVO_EVALUATOR_H
+
+#include <stdint.h>
+
+#include "neuroevo/algo.h"
+#include "neuroevo/cache.h"
+#include "neuroevo/env.h"
+#include "neuroevo/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ne_evaluator ne_evaluator;
+
+// Creates an evaluator for (env, policy) that materializes chains through cache. The specs and the
+// cache must outlive it. Caller frees with ne_evaluator_destroy. NULL on OOM. Nullable: cache.
+ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* policy, ne_param_cache* cache);
+
+// Frees the evaluator. Nullable: ev.
+void ne_evaluator_destroy(ne_evaluator* ev);
+
+// Evaluates one candidate of batch into *out (out->obs_sum/obs_sumsq must point to obs_dim doubles
+// when batch->want_obs_stats). Returns out->status.
+int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, ne_result* out);
+
+// Runs one episode of the given parameters from reset seed `seed`; returns the episode return and
+// adds the steps taken to *steps. Nullable: batch (no observation normalization), steps.
+double ne_evaluator_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch,
+                            uint64_t* steps);
+
+// Builds a candidate's parameters into the evaluator's buffer and returns it (valid until the next
+// call). NULL with *status set on failure.
+const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, int* status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

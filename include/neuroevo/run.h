@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// A training run: config -> env + policy + algorithm + executor, the generation loop with budgets,
+// progress lines, metrics, checkpoints and the run directory (DESIGN.md §5):
+//   config.ini  metrics.csv  checkpoints/  best.genome  curve.png  log.txt
+// A run is a pure function of (config, seed): thread count, workers and kill + resume change
+// nothing but the wall-clock column.
+#ifndef NEUROEVO_RUN_H
+#define NEUROEVO_RUN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "neuroevo/config.h"
+#include "neuroevo/env.h"
+#include "neuroevo/executor.h"
+#include "neuroevo/genome.h"
+#include "neuroevo/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// How a run is started or resumed; zero-initialize and set what you need.
+typedef struct ne_run_options {
+  const char* name;            // prefix of a new run directory (e.g. the config's name); NULL: "run"
+  const char* out_dir;         // exact run directory to create; NULL: <run.out>/<name>-<timestamp>
+  int threads;                 // > 0 overrides run.threads
+  int64_t generations;         // > 0 overrides run.generations (a total, also on resume)
+  int quiet;                   // 1: no progress lines on stdout (log.txt still gets them)
+  const volatile int* stop;    // raised by a signal handler: checkpoint and return NE_EINTR
+  ne_executor* executor;       // NULL: a local thread pool; otherwise used (not owned)
+} ne_run_options;
+
+typedef struct ne_run ne_run;
+
+// Creates a new run directory for cfg (validated), writes config.ini. Caller frees with
+// ne_run_destroy. Nullable: errstr.
+int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out, char* errstr);
+
+// Opens an existing run directory at its newest valid checkpoint (falling back to older ones when
+// the newest is corrupt, with a warning on stderr). Caller frees with ne_run_destroy.
+int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, char* errstr);
+
+// Trains until a budget (generations, env steps, seconds) or the target is reached. Returns 0,
+// NE_EINTR after a stop request (a checkpoint of the last completed generation exists), or an error.
+int ne_run_loop(ne_run* run, char* errstr);
+
+// The run directory (owned by run).
+const char* ne_run_dir(const ne_run* run);
+
+// Generations completed so far, and the best score so far (NaN before any).
+uint32_t ne_run_generation(const ne_run* run);
+double ne_run_best_score(const ne_run* run);
+
+// Frees the run (its directory stays). Nullable: run.
+void ne_run_destroy(ne_run* run);
+
+// Builds the env spec that cfg's [env] section describes. Caller frees with ne_env_spec_destroy.
+int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr);
+
+// Builds the policy spec that cfg's [policy] section describes for env (head "auto": argmax for
+// discrete actions, tanh scaled to the Box otherwise).
+int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_policy_spec* out, char* errstr);
+
+// Writes the [env] and [policy] keys of cfg as genome header fields, so a genome file is
+// self-contained; and applies such fields back onto a config.
+int ne_genome_header_from_config(const ne_config* cfg, ne_genome_header* header);
+int ne_config_apply_genome_header(ne_config* cfg, const ne_genome_header* header, const char* origin, char* errstr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+// The Deep GA of Such et al. 2017 ("Deep Neuroevolution", arXiv 1712.06567) as a pure ask/tell
+// algorithm. Genomes are seed chains. Each generation: the population (the previous elite unmutated
+// at index 0, then children = a uniformly chosen parent among the top T plus one new mutation seed)
+// is evaluated; then the top C candidates and the previous elite are re-evaluated on extra episodes
+// and the best by that mean becomes the elite. Every draw derives from (run seed, generation, index,
+// purpose), so the run is a pure function of (config, seed).
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/chains.h"
+#include "core/buf.h"
+#include "core/util.h"
+#include "neuroevo/algo.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/rng.h"
+
+#define GA_STATE_MAGIC 0x31304147u  // "GA01"
+
+typedef struct ranked {
+  double fitness;
+  int index;
+} ranked;
+
+typedef enum phase { PHASE_POPULATION, PHASE_REEVAL, PHASE_DONE } phase;
+
+typedef struct ga {
+  // configuration
+  ne_problem prob;
+  int population;        // N
+  int truncation;        // T
+  float sigma;           // mutation power
+  int elite_candidates;  // C
+  int elite_episodes;    // episodes of each re-evaluation
+  int elitism;           // carry the elite over unmutated
+  // state at the generation boundary (what a checkpoint holds)
+  uint32_t generation;   // generations completed
+  ne_chains parents;     // top T of the last completed generation
+  ne_chains elite;       // 0 or 1 chain: the last elite
+  double elite_score;    // its re-evaluation mean (NaN without re-evaluation)
+  ne_chains best;        // 0 or 1 chain: the best elite so far
+  double best_score;     // its score
+  uint32_t best_generation;
+  ne_gen_report report;  // figures of the last completed generation
+  // the generation in progress
+  phase phase;
+  ne_chains pop;         // population of the generation in progress
+  double* fitness;       // (population) round-0 fitness
+  int* order;            // (population) indices sorted by fitness, best first
+  ranked* ranks;       // (population) sort scratch
+  ne_candidate* cands;   // (population) candidates of the current batch
+  ne_batch batch;        // the batch handed out by ask
+  int n_reeval;          // candidates in the re-evaluation round
+  int* reeval_idx;       // (C + 1) population index of each re-evaluated candidate
+} ga;
+
+// ---- configuration -------------------------------------------------------------------------
+
+static int ga_create(const ne_problem* problem, const ne_config* cfg, void** self, char* errstr) {
+  ga* g = ne_calloc(1, sizeof *g);
+  if (!g) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  g->prob = *problem;
+  g->population = (int)ne_config_int(cfg, "ga", "population");
+  g->truncation = (int)ne_config_int(cfg, "ga", "truncation");
+  g->sigma = (float)ne_config_float(cfg, "ga", "sigma");
+  g->elite_candidates = (int)ne_config_int(cfg, "ga", "elite_candidates");
+  g->elite_episodes = (int)ne_config_int(cfg, "ga", "elite_episodes");
+  g->elitism = ne_config_bool(cfg, "ga", "elitism");
+  if (g->truncation > g->population) g->truncation = g->population;
+  if (g->elite_candidates > g->population) g->elite_candidates = g->population;
+  g->elite_score = NAN;
+  g->best_score = -INFINITY;
+  ne__chains_init(&g->parents);
+  ne__chains_init(&g->elite);
+  ne__chains_init(&g->best);
+  ne__chains_init(&g->pop);
+  size_t n = (size_t)g->population;
+  g->fitness = ne_calloc(n, sizeof *g->fitness);
+  g->order = ne_calloc(n, sizeof *g->order);
+  g->cands = ne_calloc(n, sizeof *g->cands);
+  g->reeval_idx = ne_calloc(n + 1, sizeof *g->reeval_idx);
+  g->ranks = ne_calloc(n, sizeof *g->ranks);
+  *self = g;
+  if (!g->fitness || !g->order || !g->cands || !g->reeval_idx || !g->ranks) {
+    return ne__set_error(errstr, NE_ENOMEM, "out of memory for a population of %d", g->population);
+  }
+  g->phase = PHASE_DONE;
+  return 0;
+}
+
+static void ga_destroy(void* self) {
+  ga* g = self;
+  if (!g) return;
+  ne__chains_free(&g->parents);
+  ne__chains_free(&g->elite);
+  ne__chains_free(&g->best);
+  ne__chains_free(&g->pop);
+  ne_free(g->fitness);
+  ne_free(g->order);
+  ne_free(g->cands);
+  ne_free(g->reeval_idx);
+  ne_free(g->ranks);
+  ne_free(g);
+}
+
+// ---- ask -----------------------------------------------------------------------------------
+
+// Builds the population of generation g->generation into g->pop.
+static int build_population(ga* g) {
+  uint32_t gen = g->generation;
+  ne__chains_clear(&g->pop);
+  int i = 0;
+  // the elite survives unmutated at index 0
+  if (g->elitism && g->elite.n == 1 && gen > 0) {
+    if (ne__chains_add(&g->pop, ne__chain(&g->elite, 0), g->elite.len[0], NULL, 0) < 0) return NE_ENOMEM;
+    i = 1;
+  }
+  for (; i < g->population; i++) {
+    if (gen == 0 || g->parents.n == 0) {
+      uint64_t init_seed = ne_seed_derive(g->prob.seed, gen, (uint64_t)i, NE_PURPOSE_INIT);
+      if (ne__chains_add(&g->pop, &init_seed, 1, NULL, 0) < 0) return NE_ENOMEM;
+      continue;
+    }
+    // uniform parent among the top T, then one new mutation seed
+    ne_rng rng;
+    ne_rng_seed(&rng, ne_seed_derive(g->prob.seed, gen, (uint64_t)i, NE_PURPOSE_SELECTION));
+    int p = (int)ne_rng_below(&rng, (uint64_t)g->parents.n);
+    uint64_t mutation = ne_seed_derive(g->prob.seed, gen, (uint64_t)i, NE_PURPOSE_MUTATION);
+    if (ne__chains_add(&g->pop, ne__chain(&g->parents, p), g->parents.len[p], &mutation, 1) < 0) return NE_ENOMEM;
+  }
+  return 0;
+}
+
+// Points candidate c at population member i.
+static void set_candidate(ga* g, ne_candidate* c, int batch_index, int i, uint32_t episodes, ne_purpose purpose) {
+  memset(c, 0, sizeof *c);
+  c->kind = NE_CAND_CHAIN;
+  c->index = (uint32_t)batch_index;
+  c->episodes = episodes;
+  c->episode_seed = ne_seed_derive(g->prob.seed, g->generation, (uint64_t)i, purpose);
+  c->seeds = ne__chain(&g->pop, i);
+  c->n_seeds = g->pop.len[i];
+  c->sigma = g->sigma;
+}
+
+static void set_batch(ga* g, uint32_t round, int n) {
+  memset(&g->batch, 0, sizeof g->batch);
+  g->batch.generation = g->generation;
+  g->batch.round = round;
+  g->batch.n = n;
+  g->batch.cands = g->cands;
+}
+
+static int ga_ask(void* self, const ne_batch** out) {
+  ga* g = self;
+  if (g->phase == PHASE_DONE) {
+    int rc = build_population(g);
+    if (rc) return rc;
+    for (int i = 0; i < g->population; i++)
+      set_candidate(g, &g->cands[i], i, i, (uint32_t)g->prob.episodes, NE_PURPOSE_EPISODE);
+    set_batch(g, 0, g->population);
+    g->phase = PHASE_POPULATION;
+  } else if (g->phase == PHASE_REEVAL) {
+    for (int j = 0; j < g->n_reeval; j++)
+      set_candidate(g, &g->cands[j], j, g->reeval_idx[j], (uint32_t)g->elite_episodes, NE_PURPOSE_REEVAL);
+    set_batch(g, 1, g->n_reeval);
+  }
+  *out = &g->batch;
+  return 0;
+}
+
+// ---- tell ----------------------------------------------------------------------------------
+
+static int by_fitness_desc(const void* a, const void* b) {
+  const ranked *x = a, *y = b;
+  if (x->fitness > y->fitness) return -1;
+  if (x->fitness < y->fitness) return 1;
+  return (x->index > y->index) - (x->index < y->index);  // ties: lower index first (deterministic)
+}
+
+// Sorts population indices by fitness, best first (failed evaluations hold -inf).
+static void rank(ga* g) {
+  for (int i = 0; i < g->population; i++) g->ranks[i] = (ranked){g->fitness[i], i};
+  qsort(g->ranks, (size_t)g->population, sizeof *g->ranks, by_fitness_desc);
+  for (int i = 0; i < g->population; i++) g->order[i] = g->ranks[i].index;
+}
+
+static void population_stats(ga* g) {
+  ne_gen_report* r = &g->report;
+  memset(r, 0, sizeof *r);
+  r->generation = g->generation;
+  double sum = 0;
+  int n = g->population;
+  for (int i = 0; i < n; i++) sum += g->fitness[i];
+  r->best = g->fitness[g->order[0]];
+  r->mean = sum / n;
+  r->median = n % 2 ? g->fitness[g->order[n / 2]] : 0.5 * (g->fitness[g->order[n / 2 - 1]] + g->fitness[g->order[n / 2]]);
+  r->elite_mean = NAN;
+}
+
+static int keep_parents(ga* g) {
+  ne__chains_clear(&g->parents);
+  for (int k = 0; k < g->truncation; k++) {
+    int i = g->order[k];
+    if (ne__chains_add(&g->parents, ne__chain(&g->pop, i), g->pop.len[i], NULL, 0) < 0) return NE_ENOMEM;
+  }
+  return 0;
+}
+
+// Chooses the re-evaluation set: the top C, plus the carried-over elite if it is not among them.
+static void choose_reeval(ga* g) {
+  g->n_reeval = 0;
+  int elite_in_pop = g->elitism && g->elite.n == 1 && g->generation > 0;
+  int elite_seen = 0;
+  for (int k = 0; k < g->elite_candidates; k++) {
+    g->reeval_idx[g->n_reeval++] = g->order[k];
+    if (g->order[k] == 0) elite_seen = 1;
+  }
+  if (elite_in_pop && !elite_seen) g->reeval_idx[g->n_reeval++] = 0;
+}
+
+// Makes population member i the elite with the given score and updates the best-so-far.
+static int crown(ga* g, int i, double score) {
+  ne__chains_clear(&g->elite);
+  if (ne__chains_add(&g->elite, ne__chain(&g->pop, i), g->pop.len[i], NULL, 0) < 0) return NE_ENOMEM;
+  g->elite_score = score;
+  double rank_score = isnan(score) ? g->fitness[i] : score;
+  if (g->best.n == 0 || rank_score > g->best_score) {
+    ne__chains_clear(&g->best);
+    if (ne__chains_add(&g->best, ne__chain(&g->pop, i), g->pop.len[i], NULL, 0) < 0) return NE_ENOMEM;
+    g->best_score = rank_score;
+    g->best_generation = g->generation;
+  }
+  return 0;
+}
+
+static int finish_generation(ga* g) {
+  g->generation++;
+  g->phase = PHASE_DONE;
+  return 0;
+}
+
+static int tell_population(ga* g, const ne_result* results, int* done) {
+  for (int i = 0; i < g->population; i++)
+    g->fitness[i] = results[i].status == 0 && !isnan(results[i].fitness) ? results[i].fitness : -INFINITY;
+  rank(g);
+  population_stats(g);
+  int rc = keep_parents(g);
+  if (rc) return rc;
+  if (g->elite_candidates > 0 && g->elite_episodes > 0) {
+    choose_reeval(g);
+    g->phase = PHASE_REEVAL;
+    *done = 0;
+    return 0;
+  }
+  // no re-evaluation: the best by fitness is the elite
+  rc = crown(g, g->order[0], NAN);
+  *done = 1;
+  return rc ? rc : finish_generation(g);
+}
+
+static int tell_reeval(ga* g, const ne_result* results, int* done) {
+  int best = -1;
+  double best_score = -INFINITY;
+  // candidates are in rank order (the carried elite last), so '>' keeps the better-ranked on ties
+  for (int j = 0; j < g->n_reeval; j++) {
+    double s = results[j].status == 0 && !isnan(results[j].fitness) ? results[j].fitness : -INFINITY;
+    if (best < 0 || s > best_score) best = j, best_score = s;
+  }
+  g->report.elite_mean = best_score;
+  int rc = crown(g, g->reeval_idx[best], best_score);
+  *done = 1;
+  return rc ? rc : finish_generation(g);
+}
+
+static int ga_tell(void* self, const ne_batch* batch, const ne_result* results, int* done) {
+  ga* g = self;
+  if (batch != &g->batch) return NE_EINVAL;
+  if (g->phase == PHASE_POPULATION) return tell_population(g, results, done);
+  if (g->phase == PHASE_REEVAL) return tell_reeval(g, results, done);
+  return NE_ESTATE;
+}
+
+// ---- reporting and checkpoints -------------------------------------------------------------
+
+static void ga_report(void* self, ne_gen_report* out) { *out = ((ga*)self)->report; }
+
+static int ga_best(void* self, ne_best* out) {
+  ga* g = self;
+  if (g->best.n == 0) return NE_ENOTFOUND;
+  memset(out, 0, sizeof *out);
+  out->score = g->best_score;
+  out->generation = g->best_generation;
+  out->seeds = ne__chain(&g->best, 0);
+  out->n_seeds = g->best.len[0];
+  out->sigma = g->sigma;
+  return 0;
+}
+
+static void save_report(const ne_gen_report* r, ne_buf* b) {
+  ne_buf_u32(b, r->generation);
+  ne_buf_f64(b, r->best);
+  ne_buf_f64(b, r->mean);
+  ne_buf_f64(b, r->median);
+  ne_buf_f64(b, r->elite_mean);
+  for (int i = 0; i < 4; i++) ne_buf_f64(b, r->extra[i]);
+}
+
+static void load_report(ne_gen_report* r, ne_reader* rd) {
+  r->generation = ne_reader_u32(rd);
+  r->best = ne_reader_f64(rd);
+  r->mean = ne_reader_f64(rd);
+  r->median = ne_reader_f64(rd);
+  r->elite_mean = ne_reader_f64(rd);
+  for (int i = 0; i < 4; i++) r->extra[i] = ne_reader_f64(rd);
+}
+
+static int ga_save(void* self, uint8_t** data, size_t* len) {
+  ga* g = self;
+  if (g->phase != PHASE_DONE) return NE_ESTATE;
+  ne_buf b;
+  ne_buf_init(&b);
+  ne_buf_u32(&b, GA_STATE_MAGIC);
+  ne_buf_u32(&b, (uint32_t)g->population);
+  ne_buf_u32(&b, g->generation);
+  ne__chains_save(&g->parents, &b);
+  ne__chains_save(&g->elite, &b);
+  ne_buf_f64(&b, g->elite_score);
+  ne__chains_save(&g->best, &b);
+  ne_buf_f64(&b, g->best_score);
+  ne_buf_u32(&b, g->best_generation);
+  save_report(&g->report, &b);
+  if (b.oom) {
+    ne_buf_free(&b);
+    return NE_ENOMEM;
+  }
+  *data = b.data;
+  *len = b.len;
+  return 0;
+}
+
+static int ga_load(void* self, const uint8_t* data, size_t len, char* errstr) {
+  ga* g = self;
+  ne_reader r;
+  ne_reader_init(&r, data, len);
+  if (ne_reader_u32(&r) != GA_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not a GA state");
+  uint32_t population = ne_reader_u32(&r);
+  if (population != (uint32_t)g->population)
+    return ne__set_error(errstr, NE_EINVAL, "GA state has population %u, config says %d", population, g->population);
+  g->generation = ne_reader_u32(&r);
+  int rc = ne__chains_load(&g->parents, &r);
+  if (!rc) rc = ne__chains_load(&g->elite, &r);
+  g->elite_score = ne_reader_f64(&r);
+  if (!rc) rc = ne__chains_load(&g->best, &r);
+  g->best_score = ne_reader_f64(&r);
+  g->best_generation = ne_reader_u32(&r);
+  load_report(&g->report, &r);
+  if (rc == NE_ENOMEM) return ne__set_error(errstr, rc, "out of memory");
+  if (rc || r.bad || g->elite.n > 1 || g->best.n > 1)
+    return ne__set_error(errstr, NE_ECORRUPT, "GA state is truncated or corrupt");
+  g->phase = PHASE_DONE;
+  return 0;
+}
+
+const ne_algo_vt ne__algo_ga = {
+    .name = "ga",
+    .section = "ga",
+    .create = ga_create,
+    .destroy = ga_destroy,
+    .ask = ga_ask,
+    .tell = ga_tell,
+    .report = ga_report,
+    .best = ga_best,
+    .save = ga_save,
+    .load = ga_load,
+};

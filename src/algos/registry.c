@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// The algorithm registry: `[run] algorithm = NAME` finds its ask/tell implementation here.
+// Adding an algorithm is one extern line and one table entry.
+#include <string.h>
+
+#include "neuroevo/algo.h"
+
+extern const ne_algo_vt ne__algo_ga;
+
+static const ne_algo_vt* const algorithms[] = {
+    &ne__algo_ga,
+};
+
+int ne_algo_count(void) { return (int)(sizeof algorithms / sizeof algorithms[0]); }
+
+const ne_algo_vt* ne_algo_at(int i) { return i >= 0 && i < ne_algo_count() ? algorithms[i] : NULL; }
+
+const ne_algo_vt* ne_algo_find(const char* name) {
+  for (int i = 0; i < ne_algo_count(); i++)
+    if (strcmp(algorithms[i]->name, name) == 0) return algorithms[i];
+  return NULL;
+}

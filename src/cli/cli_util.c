@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// Shared CLI plumbing (see cli_util.h). The stop flag is the one process-global the tool has, and
+// it lives in the CLI: the library only ever reads the pointer it is given.
+#include "cli/cli_util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+volatile int ne_cli_stop = 0;
+
+static void on_signal(int sig) {
+  if (ne_cli_stop) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  ne_cli_stop = 1;
+  static const char msg[] = "\nneuroevo: stopping after the candidates in hand (Ctrl-C again to abort)\n";
+  ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+  (void)ignored;
+}
+
+void ne_cli_install_stop_handler(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+int ne_cli_parse_int(const char* cmd, const char* option, const char* text, long long min, long long max,
+                     long long* out) {
+  char* end;
+  errno = 0;
+  long long v = text ? strtoll(text, &end, 10) : 0;
+  if (!text || errno || end == text || *end || v < min || v > max) {
+    fprintf(stderr, "neuroevo %s: %s expects an integer in [%lld, %lld], got '%s'\n", cmd, option, min, max,
+            text ? text : "(nothing)");
+    return 2;
+  }
+  *out = v;
+  return 0;
+}
+
+int ne_cli_is_override(const char* arg) {
+  const char* eq = strchr(arg, '=');
+  const char* dot = strchr(arg, '.');
+  return eq && dot && dot < eq && arg[0] != '-';
+}
+
+// Candidate directories that hold named configs, in search order.
+static int config_dirs(const char** dirs, int max) {
+  int n = 0;
+  const char* env = getenv("NEUROEVO_CONFIG_PATH");
+  if (env && n < max) dirs[n++] = env;
+  if (n < max) dirs[n++] = "configs";
+  if (n < max) dirs[n++] = NE_SOURCE_DIR "/configs";
+  return n;
+}
+
+static void list_configs(FILE* out) {
+  const char* dirs[3];
+  int nd = config_dirs(dirs, 3);
+  for (int i = 0; i < nd; i++) {
+    DIR* d = opendir(dirs[i]);
+    if (!d) continue;
+    fprintf(out, "named configs in %s:", dirs[i]);
+    struct dirent* e;
+    while ((e = readdir(d))) {
+      size_t len = strlen(e->d_name);
+      if (len > 4 && strcmp(e->d_name + len - 4, ".ini") == 0) fprintf(out, " %.*s", (int)(len - 4), e->d_name);
+    }
+    fprintf(out, "\n");
+    closedir(d);
+    return;
+  }
+}
+
+static void base_name(const char* path, char* name, size_t size) {
+  const char* slash = strrchr(path, '/');
+  const char* base = slash ? slash + 1 : path;
+  size_t len = strlen(base);
+  if (len > 4 && strcmp(base + len - 4, ".ini") == 0) len -= 4;
+  snprintf(name, size, "%.*s", (int)len, base);
+}
+
+int ne_cli_find_config(const char* config, char* path, size_t path_size, char* name, size_t name_size) {
+  base_name(config, name, name_size);
+  if (strchr(config, '/') || (strlen(config) > 4 && strcmp(config + strlen(config) - 4, ".ini") == 0)) {
+    snprintf(path, path_size, "%s", config);
+    if (access(path, R_OK) == 0) return 0;
+    fprintf(stderr, "neuroevo: config file %s: %s\n", path, strerror(errno));
+    return 2;
+  }
+  const char* dirs[3];
+  int nd = config_dirs(dirs, 3);
+  for (int i = 0; i < nd; i++) {
+    snprintf(path, path_size, "%s/%s.ini", dirs[i], config);
+    if (access(path, R_OK) == 0) return 0;
+  }
+  fprintf(stderr, "neuroevo: no config named '%s' (give a path to an .ini file or one of the names below)\n", config);
+  list_configs(stderr);
+  return 2;
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// Helpers shared by the subcommands: the stop flag raised by SIGINT/SIGTERM, number parsing with
+// clear messages, and finding a named config (configs/NAME.ini) or a path.
+#ifndef NEUROEVO_CLI_UTIL_H
+#define NEUROEVO_CLI_UTIL_H
+
+#include <stddef.h>
+
+// Raised by the signal handler; the library checks it between candidates.
+extern volatile int ne_cli_stop;
+
+// Installs SIGINT/SIGTERM handlers that raise ne_cli_stop (a second Ctrl-C exits at once).
+void ne_cli_install_stop_handler(void);
+
+// Parses a non-negative integer option value; prints "neuroevo CMD: OPTION expects ..." on error.
+int ne_cli_parse_int(const char* cmd, const char* option, const char* text, long long min, long long max,
+                     long long* out);
+
+// Resolves CONFIG (a path, or a name looked up in ./configs, the source tree's configs and
+// $NEUROEVO_CONFIG_PATH) into path; fills name with the config's base name. Prints the available
+// names and returns 2 when not found.
+int ne_cli_find_config(const char* config, char* path, size_t path_size, char* name, size_t name_size);
+
+// 1 if arg looks like a `section.key=value` override.
+int ne_cli_is_override(const char* arg);
+
+#endif

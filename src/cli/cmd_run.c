@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+// `neuroevo run CONFIG [section.key=value ...] [--threads N] [--out DIR] [--generations G] [--quiet]`
+// and `neuroevo resume RUN_DIR [--generations G] [--threads N]`: train, printing a progress line
+// per generation; Ctrl-C checkpoints the last completed generation and exits with 130.
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "neuroevo/config.h"
+#include "neuroevo/error.h"
+#include "neuroevo/run.h"
+
+static const char RUN_USAGE[] =
+    "usage: neuroevo run CONFIG [section.key=value ...] [options]\n"
+    "\n"
+    "Trains a policy. CONFIG is a named config (configs/NAME.ini, e.g. cartpole-ga) or a path to an\n"
+    "INI file; section.key=value pairs override it (e.g. ga.population=500 run.seed=3).\n"
+    "\n"
+    "options:\n"
+    "  --threads N       evaluation threads (default: run.threads, 0 = all cores)\n"
+    "  --out DIR         run directory to create (default: <run.out>/<config>-<timestamp>)\n"
+    "  --generations G   stop after G generations in all (overrides run.generations)\n"
+    "  --quiet           no progress lines (log.txt in the run directory still has them)\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "The run directory gets config.ini, metrics.csv, checkpoints/, best.genome, curve.png, log.txt.\n"
+    "Ctrl-C writes a checkpoint and exits; `neuroevo resume RUN_DIR` continues.\n";
+
+static const char RESUME_USAGE[] =
+    "usage: neuroevo resume RUN_DIR [--generations G] [--threads N] [--quiet]\n"
+    "\n"
+    "Continues a run from its newest valid checkpoint (older ones are tried if it is corrupt).\n"
+    "The results are identical to an uninterrupted run. --generations G sets a new total budget.\n";
+
+// Parses the options shared by run and resume; returns 0, or the exit code on a bad option.
+static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_options* opt) {
+  const char* a = argv[*i];
+  long long v;
+  int rc;
+  if (strcmp(a, "--quiet") == 0) {
+    opt->quiet = 1;
+    return 0;
+  }
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "neuroevo %s: %s needs a value\n", cmd, a);
+    return 2;
+  }
+  const char* value = argv[++*i];
+  if (strcmp(a, "--threads") == 0) {
+    if ((rc = ne_cli_parse_int(cmd, a, value, 1, 1024, &v))) return rc;
+    opt->threads = (int)v;
+  } else if (strcmp(a, "--generations") == 0) {
+    if ((rc = ne_cli_parse_int(cmd, a, value, 1, 1000000000, &v))) return rc;
+    opt->generations = v;
+  } else if (strcmp(a, "--out") == 0 && strcmp(cmd, "run") == 0) {
+    opt->out_dir = value;
+  } else {
+    fprintf(stderr, "neuroevo %s: unknown option %s (see neuroevo %s --help)\n", cmd, a, cmd);
+    return 2;
+  }
+  return 0;
+}
+
+// Runs the loop and reports; returns the exit code.
+static int train(ne_run* run, int quiet) {
+  char err[NE_ERRSTR_LEN];
+  int rc = ne_run_loop(run, err);
+  if (rc == NE_EINTR) return 130;
+  if (rc) {
+    fprintf(stderr, "neuroevo: %s\n", err);
+    return 1;
+  }
+  if (!quiet) printf("evaluate:      neuroevo eval %s\n", ne_run_dir(run));
+  return 0;
+}
+
+int ne_cmd_run(int argc, char** argv) {
+  if (ne_cli_wants_help(argc, argv)) {
+    fputs(RUN_USAGE, stdout);
+    return 0;
+  }
+  ne_run_options opt = {0};
+  const char* config = NULL;
+  char err[NE_ERRSTR_LEN];
+  ne_config* cfg = ne_config_create();
+  if (!cfg) return 1;
+  int overrides[256], n_overrides = 0, rc = 0;
+  // collect the config, the overrides and the options
+  for (int i = 1; i < argc && !rc; i++) {
+    if (argv[i][0] == '-') rc = parse_option("run", argc, argv, &i, &opt);
+    else if (ne_cli_is_override(argv[i]) && n_overrides < 256) overrides[n_overrides++] = i;
+    else if (!config) config = argv[i];
+    else {
+      fprintf(stderr, "neuroevo run: unexpected argument '%s' (overrides look like section.key=value)\n", argv[i]);
+      rc = 2;
+    }
+  }
+  if (!rc && !config) {
+    fputs(RUN_USAGE, stderr);
+    rc = 2;
+  }
+  char path[4096], name[256];
+  if (!rc) rc = ne_cli_find_config(config, path, sizeof path, name, sizeof name);
+  if (!rc && ne_config_load_file(cfg, path, err) != 0) {
+    fprintf(stderr, "neuroevo: %s\n", err);
+    rc = 2;
+  }
+  for (int k = 0; !rc && k < n_overrides; k++)
+    if (ne_config_override(cfg, argv[overrides[k]], "command line", err) != 0) {
+      fprintf(stderr, "neuroevo: %s\n", err);
+      rc = 2;
+    }
+  ne_run* run = NULL;
+  if (!rc) {
+    ne_cli_install_stop_handler();
+    opt.stop = &ne_cli_stop;
+    opt.name = name;
+    int crc = ne_run_create(cfg, &opt, &run, err);
+    if (crc) {
+      fprintf(stderr, "neuroevo: %s\n", err);
+      rc = crc == NE_EIO || crc == NE_ENOMEM ? 1 : 2;
+    }
+  }
+  if (!rc) {
+    if (!opt.quiet) printf("run directory: %s\n", ne_run_dir(run));
+    rc = train(run, opt.quiet);
+  }
+  ne_run_destroy(run);
+  ne_config_destroy(cfg);
+  return rc;
+}
+
+int ne_cmd_resume(int argc, char** argv) {
+  if (ne_cli_wants_help(argc, argv)) {
+    fputs(RESUME_USAGE, stdout);
+    return 0;
+  }
+  ne_run_options opt = {0};
+  const char* dir = NULL;
+  int rc = 0;
+  for (int i = 1; i < argc && !rc; i++) {
+    if (argv[i][0] == '-') rc = parse_option("resume", argc, argv, &i, &opt);
+    else if (!dir) dir = argv[i];
+    else {
+      fprintf(stderr, "neuroevo resume: unexpected argument '%s'\n", argv[i]);
+      rc = 2;
+    }
+  }
+  if (!rc && !dir) {
+    fputs(RESUME_USAGE, stderr);
+    rc = 2;
+  }
+  if (rc) return rc;
+  ne_cli_install_stop_handler();
+  opt.stop = &ne_cli_stop;
+  char err[NE_ERRSTR_LEN];
+  ne_run* run = NULL;
+  int crc = ne_run_resume(dir, &opt, &run, err);
+  if (crc) {
+    fprintf(stderr, "neuroevo: cannot resume %s: %s\n", dir, err);
+    return crc == NE_EIO || crc == NE_ENOMEM ? 1 : 2;
+  }
+  if (!opt.quiet) printf("resuming %s at generation %u\n", ne_run_dir(run), ne_run_generation(run));
+  rc = train(run, opt.quiet);
+  ne_run_destroy(run);
+  return rc;
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// Byte buffer, bounds-checked reader and CRC-32C for the binary formats. Bytes are written
+// explicitly little-endian so files and messages are portable between machines.
+#include "core/buf.h"
+
+#include <string.h>
+
+#include "neuroevo/alloc.h"
+
+void ne_buf_init(ne_buf* b) { memset(b, 0, sizeof *b); }
+
+void ne_buf_free(ne_buf* b) {
+  ne_free(b->data);
+  ne_buf_init(b);
+}
+
+void ne_buf_bytes(ne_buf* b, const void* p, size_t n) {
+  if (b->oom) return;
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n) cap *= 2;
+    uint8_t* grown = ne_realloc(b->data, cap);
+    if (!grown) {
+      b->oom = 1;
+      return;
+    }
+    b->data = grown;
+    b->cap = cap;
+  }
+  if (n) memcpy(b->data + b->len, p, n);
+  b->len += n;
+}
+
+void ne_buf_u32(ne_buf* b, uint32_t v) {
+  uint8_t le[4];
+  for (int i = 0; i < 4; i++) le[i] = (uint8_t)(v >> (8 * i));
+  ne_buf_bytes(b, le, 4);
+}
+
+void ne_buf_u64(ne_buf* b, uint64_t v) {
+  uint8_t le[8];
+  for (int i = 0; i < 8; i++) le[i] = (uint8_t)(v >> (8 * i));
+  ne_buf_bytes(b, le, 8);
+}
+
+void ne_buf_f64(ne_buf* b, double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, 8);
+  ne_buf_u64(b, bits);
+}
+
+void ne_buf_f32s(ne_buf* b, const float* v, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t bits;
+    memcpy(&bits, &v[i], 4);
+    ne_buf_u32(b, bits);
+  }
+}
+
+void ne_buf_u64s(ne_buf* b, const uint64_t* v, size_t n) {
+  for (size_t i = 0; i < n; i++) ne_buf_u64(b, v[i]);
+}
+
+void ne_reader_init(ne_reader* r, const void* data, size_t len) {
+  r->data = data;
+  r->len = len;
+  r->pos = 0;
+  r->bad = 0;
+}
+
+size_t ne_reader_left(const ne_reader* r) { return r->bad ? 0 : r->len - r->pos; }
+
+void ne_reader_bytes(ne_reader* r, void* out, size_t n) {
+  if (r->bad || n > r->len - r->pos) {
+    r->bad = 1;
+    if (n) memset(out, 0, n);
+    return;
+  }
+  if (n) memcpy(out, r->data + r->pos, n);
+  r->pos += n;
+}
+
+uint32_t ne_reader_u32(ne_reader* r) {
+  uint8_t le[4];
+  ne_reader_bytes(r, le, 4);
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) v |= (uint32_t)le[i] << (8 * i);
+  return v;
+}
+
+uint64_t ne_reader_u64(ne_reader* r) {
+  uint8_t le[8];
+  ne_reader_bytes(r, le, 8);
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v |= (uint64_t)le[i] << (8 * i);
+  return v;
+}
+
+double ne_reader_f64(ne_reader* r) {
+  uint64_t bits = ne_reader_u64(r);
+  double v;
+  memcpy(&v, &bits, 8);
+  return v;
+}
+
+void ne_reader_f32s(ne_reader* r, float* out, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t bits = ne_reader_u32(r);
+    memcpy(&out[i], &bits, 4);
+  }
+}
+
+void ne_reader_u64s(ne_reader* r, uint64_t* out, size_t n) {
+  for (size_t i = 0; i < n; i++) out[i] = ne_reader_u64(r);
+}
+
+uint32_t ne_crc32c(uint32_t crc, const void* data, size_t n) {
+  // bitwise reflected CRC-32C; checkpoints are small enough that a table buys nothing
+  const uint8_t* p = data;
+  crc = ~crc;
+  for (size_t i = 0; i < n; i++) {
+    crc ^= p[i];
+    for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// Candidate evaluation (see evaluator.h): parameters, then episodes of policy-in-env. The episode
+// loop allocates nothing; every buffer is made once when the evaluator is created.
+#include "neuroevo/evaluator.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "neuroevo/alloc.h"
+#include "neuroevo/error.h"
+#include "neuroevo/noise.h"
+#include "neuroevo/rng.h"
+
+struct ne_evaluator {
+  const ne_env_spec* env;        // shared, read-only
+  const ne_policy_spec* policy;  // shared, read-only
+  ne_param_cache* cache;         // shared, thread-safe; may be NULL
+  ne_env_state* state;           // this thread's environment
+  float* params;                 // (n_params) candidate parameters
+  float* scratch;                // (policy->scratch_floats) forward scratch
+  float* obs;                    // (obs_dim) normalized observation
+  float action[NE_ENV_MAX_ACT];  // policy output
+};
+
+ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* policy, ne_param_cache* cache) {
+  ne_evaluator* ev = ne_calloc(1, sizeof *ev);
+  if (!ev) return NULL;
+  ev->env = env;
+  ev->policy = policy;
+  ev->cache = cache;
+  ev->state = ne_env_state_create(env);
+  ev->params = ne_malloc(policy->n_params * sizeof(float));
+  ev->scratch = ne_malloc((policy->scratch_floats + 1) * sizeof(float));
+  ev->obs = ne_malloc((size_t)env->obs_dim * sizeof(float));
+  if (!ev->state || !ev->params || !ev->scratch || !ev->obs) {
+    ne_evaluator_destroy(ev);
+    return NULL;
+  }
+  return ev;
+}
+
+void ne_evaluator_destroy(ne_evaluator* ev) {
+  if (!ev) return;
+  ne_env_state_destroy(ev->state);
+  ne_free(ev->params);
+  ne_free(ev->scratch);
+  ne_free(ev->obs);
+  ne_free(ev);
+}
+
+const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, int* status) {
+  size_t n = ev->policy->n_params;
+  *status = 0;
+  switch (c->kind) {
+    case NE_CAND_CHAIN:
+      if (c->n_seeds < 1 || !c->seeds) break;
+      *status = ne_cache_materialize(ev->cache, ev->policy, c->seeds, c->n_seeds, c->sigma, ev->params);
+      return *status ? NULL : ev->params;
+    case NE_CAND_PERTURB:
+      if (c->blob >= (uint32_t)batch->n_blobs || batch->blobs[c->blob].n != n) break;
+      memcpy(ev->params, batch->blobs[c->blob].data, n * sizeof(float));
+      ne_noise_axpy(c->noise_seed, 0, n, c->coef, ev->params);
+      return ev->params;
+    case NE_CAND_VECTOR:
+      if (c->blob >= (uint32_t)batch->n_blobs || batch->blobs[c->blob].n != n) break;
+      return batch->blobs[c->blob].data;
+  }
+  *status = NE_EINVAL;
+  return NULL;
+}
+
+// The observation the policy sees: raw, or normalized and clipped as the batch asks.
+static const float* policy_input(ne_evaluator* ev, const ne_batch* batch) {
+  const float* raw = ev->state->obs;
+  if (!batch || !batch->obs_mean) return raw;
+  int d = ev->env->obs_dim;
+  float clip = batch->obs_clip;
+  for (int i = 0; i < d; i++) {
+    float z = (raw[i] - batch->obs_mean[i]) / batch->obs_std[i];
+    if (clip > 0) z = z < -clip ? -clip : (z > clip ? clip : z);
+    ev->obs[i] = z;
+  }
+  return ev->obs;
+}
+
+static void add_obs_stats(const float* obs, int d, ne_result* out) {
+  for (int i = 0; i < d; i++) {
+    double x = obs[i];
+    out->obs_sum[i] += x;
+    out->obs_sumsq[i] += x * x;
+  }
+  out->obs_count += 1;
+}
+
+// One episode; obs statistics go to `stats` when non-NULL.
+static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch,
+                          uint64_t* steps, ne_result* stats) {
+  const ne_env_spec* env = ev->env;
+  ne_env_state* st = ev->state;
+  ne_env_reset(env, st, seed);
+  double ret = 0;
+  ne_step_out so = {0};
+  uint64_t n = 0;
+  // act until the MDP terminates or the TimeLimit truncates
+  do {
+    if (stats) add_obs_stats(st->obs, env->obs_dim, stats);
+    ne_policy_forward(ev->policy, params, policy_input(ev, batch), ev->scratch, ev->action);
+    if (ne_env_step(env, st, ev->action, &so) != 0) break;
+    ret += so.reward;
+    n++;
+  } while (!so.terminated && !so.truncated);
+  if (steps) *steps += n;
+  return ret;
+}
+
+double ne_evaluator_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch,
+                            uint64_t* steps) {
+  return run_episode(ev, params, seed, batch, steps, NULL);
+}
+
+int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, ne_result* out) {
+  out->fitness = NAN;
+  out->return_std = 0;
+  out->episodes = 0;
+  out->steps = 0;
+  out->obs_count = 0;
+  int want_stats = batch->want_obs_stats && out->obs_sum && out->obs_sumsq;
+  if (want_stats) {
+    memset(out->obs_sum, 0, (size_t)ev->env->obs_dim * sizeof(double));
+    memset(out->obs_sumsq, 0, (size_t)ev->env->obs_dim * sizeof(double));
+  }
+  const float* params = ne_evaluator_params(ev, batch, c, &out->status);
+  if (!params) return out->status;
+  // Welford's running mean and variance of the episode returns
+  double mean = 0, m2 = 0;
+  for (uint32_t e = 0; e < c->episodes; e++) {
+    double r = run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, want_stats ? out : NULL);
+    double delta = r - mean;
+    mean += delta / (double)(e + 1);
+    m2 += delta * (r - mean);
+  }
+  out->episodes = c->episodes;
+  out->fitness = mean;
+  out->return_std = c->episodes > 1 ? sqrt(m2 / (double)c->episodes) : 0;
+  if (!isfinite(mean)) out->status = NE_ERANGE;
+  return out->status;
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+// The generation loop (see run.h): ask/evaluate/tell rounds until the algorithm completes a
+// generation, then metrics, progress line, best genome, checkpoint and plot. Budgets and the
+// target are checked only at generation boundaries, so where a run stops is deterministic.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/checkpoint.h"
+#include "neuroevo/plot.h"
+#include "run/runner_int.h"
+
+// Grows the result buffers to n candidates (with observation sums when the batch wants them).
+static int reserve_results(ne_run* run, const ne_batch* b) {
+  if (b->n > run->results_cap) {
+    ne_free(run->results);
+    run->results = ne_calloc((size_t)b->n, sizeof *run->results);
+    if (!run->results) return NE_ENOMEM;
+    run->results_cap = b->n;
+  }
+  if (b->want_obs_stats && b->n > run->obs_stats_cap) {
+    ne_free(run->obs_stats);
+    run->obs_stats = ne_calloc((size_t)b->n * 2 * (size_t)run->env->obs_dim, sizeof(double));
+    if (!run->obs_stats) return NE_ENOMEM;
+    run->obs_stats_cap = b->n;
+  }
+  size_t d = (size_t)run->env->obs_dim;
+  for (int i = 0; i < b->n; i++) {
+    run->results[i].obs_sum = b->want_obs_stats ? run->obs_stats + (size_t)i * 2 * d : NULL;
+    run->results[i].obs_sumsq = b->want_obs_stats ? run->obs_stats + (size_t)i * 2 * d + d : NULL;
+  }
+  return 0;
+}
+
+// Runs the rounds of one generation. *evals and *steps get this generation's counts.
+static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* errstr) {
+  *evals = *steps = 0;
+  int done = 0;
+  while (!done) {
+    const ne_batch* batch;
+    int rc = run->vt->ask(run->algo, &batch);
+    if (rc) return ne__set_error(errstr, rc, "%s: ask failed: %s", run->vt->name, ne_strerror(rc));
+    if (reserve_results(run, batch)) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
+    rc = ne_executor_evaluate(run->exec, batch, run->results, run->opt.stop, errstr);
+    if (rc) return rc;
+    for (int i = 0; i < batch->n; i++) *steps += run->results[i].steps;
+    *evals += (uint64_t)batch->n;
+    rc = run->vt->tell(run->algo, batch, run->results, &done);
+    if (rc) return ne__set_error(errstr, rc, "%s: tell failed: %s", run->vt->name, ne_strerror(rc));
+  }
+  return 0;
+}
+
+static void human(char* buf, size_t size, double v) {
+  if (v >= 1e9) snprintf(buf, size, "%.2fG", v / 1e9);
+  else if (v >= 1e6) snprintf(buf, size, "%.2fM", v / 1e6);
+  else if (v >= 1e4) snprintf(buf, size, "%.1fk", v / 1e3);
+  else snprintf(buf, size, "%.0f", v);
+}
+
+static void duration(char* buf, size_t size, double s) {
+  if (s < 60) snprintf(buf, size, "%.1fs", s);
+  else if (s < 3600) snprintf(buf, size, "%dm%02ds", (int)s / 60, (int)s % 60);
+  else snprintf(buf, size, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
+}
+
+static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uint64_t gen_evals, double session_s,
+                          uint32_t session_gens) {
+  char evals[16], steps[16], rate[16], elapsed[16], eta[32] = "", where[64] = "";
+  human(evals, sizeof evals, (double)run->evaluations);
+  human(steps, sizeof steps, (double)run->env_steps);
+  human(rate, sizeof rate, gen_s > 0 ? (double)gen_evals / gen_s : 0);
+  duration(elapsed, sizeof elapsed, run->wall_s);
+  // ETA from the generation budget at this session's average pace
+  if (run->max_generations > 0 && session_gens > 0 && (int64_t)run->generation < run->max_generations) {
+    char left[16];
+    duration(left, sizeof left, session_s / session_gens * (double)(run->max_generations - run->generation));
+    snprintf(eta, sizeof eta, "  ETA %s", left);
+  }
+  if (run->exec->vt->describe) run->exec->vt->describe(run->exec, where, sizeof where);
+  char elite[32] = "     -";
+  if (!isnan(r->elite_mean)) snprintf(elite, sizeof elite, "%9.2f", r->elite_mean);
+  ne__run_say(run, "gen %5u  evals %7s  steps %8s  %7s evals/s  best %9.2f  mean %9.2f  elite %s  [%s]  %s%s\n",
+              r->generation, evals, steps, rate, r->best, r->mean, elite, where, elapsed, eta);
+}
+
+// Writes best.genome when the algorithm's best changed; vector solutions are written by their
+// algorithm's own exporter (not a seed chain).
+static int write_best(ne_run* run, char* errstr) {
+  ne_best best;
+  if (run->vt->best(run->algo, &best) != 0) return 0;
+  run->best_score = best.score;
+  if (!best.seeds || run->best_written_generation == best.generation + 1) return 0;
+  ne_genome g;
+  ne_genome_init(&g);
+  ne_genome_header h;
+  int rc = ne_genome_set(&g, best.seeds, best.n_seeds, best.sigma);
+  if (!rc) rc = ne_genome_header_from_config(run->cfg, &h);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/best.genome", run->dir);
+  if (!rc) rc = ne_genome_write_file(path, &g, &h, errstr);
+  ne_genome_free(&g);
+  if (!rc) run->best_written_generation = best.generation + 1;
+  return rc;
+}
+
+static int write_checkpoint(ne_run* run, const uint8_t* state, size_t len, char* errstr) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/checkpoints", run->dir);
+  ne_checkpoint ck = {run->generation, run->evaluations, run->env_steps, run->wall_s, (uint8_t*)state, len};
+  int rc = ne_checkpoint_write(dir, &ck, run->keep_checkpoints, errstr);
+  if (!rc) run->checkpointed_generation = run->generation;
+  return rc;
+}
+
+// Saves the boundary state: to disk when due, otherwise kept in memory for a stop request.
+static int boundary_state(ne_run* run, int force, char* errstr) {
+  uint8_t* state = NULL;
+  size_t len = 0;
+  int rc = run->vt->save(run->algo, &state, &len);
+  if (rc) return ne__set_error(errstr, rc, "%s: cannot serialize state: %s", run->vt->name, ne_strerror(rc));
+  ne_free(run->pending_state);
+  run->pending_state = NULL;
+  if (force || run->generation % (uint32_t)run->checkpoint_every == 0) {
+    rc = write_checkpoint(run, state, len, errstr);
+    ne_free(state);
+    return rc;
+  }
+  run->pending_state = state;
+  run->pending_len = len;
+  return 0;
+}
+
+static void plot(ne_run* run) {
+  char png[4096], why[NE_ERRSTR_LEN];
+  snprintf(png, sizeof png, "%s/curve.png", run->dir);
+  const char* dirs[1] = {run->dir};
+  if (ne_plot_runs(dirs, 1, png, "env_steps", why) != 0 && !run->plot_warned) {
+    fprintf(stderr, "neuroevo: warning: no curve.png: %s\n", why);
+    run->plot_warned = 1;
+  }
+}
+
+// Why the run should stop now, or NULL to go on.
+static const char* stop_reason(const ne_run* run, const ne_gen_report* r) {
+  double score = isnan(r->elite_mean) ? r->best : r->elite_mean;
+  if (run->has_target && score >= run->target) return "target reached";
+  if (run->max_generations > 0 && (int64_t)run->generation >= run->max_generations) return "generation budget reached";
+  if (run->max_steps > 0 && run->env_steps >= run->max_steps) return "env-step budget reached";
+  if (run->max_seconds > 0 && run->wall_s >= run->max_seconds) return "time budget reached";
+  return NULL;
+}
+
+static void finish(ne_run* run, const char* reason) {
+  plot(run);
+  ne__run_say(run, "%s after %u generations, %llu env steps, %.1fs; best elite score %.2f\n", reason,
+              run->generation, (unsigned long long)run->env_steps, run->wall_s, run->best_score);
+  ne__run_say(run, "run directory: %s\ncurve:         %s/curve.png\n", run->dir, run->dir);
+}
+
+// On a stop request: make sure the last completed generation is on disk.
+static int on_interrupt(ne_run* run, char* errstr) {
+  if (run->pending_state && run->checkpointed_generation != run->generation) {
+    int rc = write_checkpoint(run, run->pending_state, run->pending_len, errstr);
+    if (rc) return rc;
+  }
+  plot(run);
+  ne__run_say(run, "interrupted: checkpoint at generation %u in %s (continue with `neuroevo resume %s`)\n",
+              run->checkpointed_generation, run->dir, run->dir);
+  return ne__set_error(errstr, NE_EINTR, "interrupted");
+}
+
+int ne_run_loop(ne_run* run, char* errstr) {
+  ne_gen_report r;
+  double session_start = ne__now(), wall_at_start = run->wall_s;
+  uint32_t session_gens = 0;
+  if (run->generation > 0) {
+    run->vt->report(run->algo, &r);
+    const char* why = stop_reason(run, &r);
+    if (why) {
+      finish(run, why);
+      return 0;
+    }
+  }
+  for (;;) {
+    double t0 = ne__now();
+    uint64_t evals, steps;
+    int rc = run_generation(run, &evals, &steps, errstr);
+    if (rc == NE_EINTR) return on_interrupt(run, errstr);
+    if (rc) return rc;
+    // commit the generation
+    run->generation++;
+    run->evaluations += evals;
+    run->env_steps += steps;
+    run->wall_s = wall_at_start + (ne__now() - session_start);
+    session_gens++;
+    run->vt->report(run->algo, &r);
+    rc = ne__run_append_metrics(run, &r, errstr);
+    if (!rc) rc = write_best(run, errstr);
+    const char* why = stop_reason(run, &r);
+    if (!rc) rc = boundary_state(run, why != NULL, errstr);
+    if (rc) return rc;
+    progress_line(run, &r, ne__now() - t0, evals, ne__now() - session_start, session_gens);
+    if (why) {
+      finish(run, why);
+      return 0;
+    }
+    if (run->plot_every > 0 && run->generation % (uint32_t)run->plot_every == 0) plot(run);
+    if (run->opt.stop && *run->opt.stop) return on_interrupt(run, errstr);
+  }
+}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+// The generation loop of a run (see run.h): ask -> evaluate -> tell until a budget or the target is
+// reached, with one metrics row, one progress line and (every checkpoint_every generations) one
+// atomic checkpoint per generation. Counters of a generation are committed only when it completes,
+// so a stop or a crash mid-generation resumes from a consistent boundary and replays it exactly.
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "neuroevo/algo.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/checkpoint.h"
+#include "neuroevo/plot.h"
+#include "neuroevo/run.h"
+#include "run/runner_int.h"
+
+static const char METRICS_HEADER[] = "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean\n";
+
+// ---- output --------------------------------------------------------------------------------
+
+void ne__run_say(ne_run* run, const char* fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (!run->opt.quiet) {
+    fputs(line, stdout);
+    fflush(stdout);
+  }
+  if (run->log) {
+    fputs(line, run->log);
+    fflush(run->log);
+  }
+}
+
+static void path_in(const ne_run* run, char* buf, size_t size, const char* name) {
+  snprintf(buf, size, "%s/%s", run->dir, name);
+}
+
+// Appends one row with a single write(2), so a crash never leaves half a row plus a later row.
+int ne__run_append_metrics(ne_run* run, const ne_gen_report* r, char* errstr) {
+  char row[512];
+  int n = snprintf(row, sizeof row, "%u,%llu,%llu,%.3f,%.10g,%.10g,%.10g,%.10g\n", r->generation,
+                   (unsigned long long)run->evaluations, (unsigned long long)run->env_steps, run->wall_s, r->best,
+                   r->mean, r->median, r->elite_mean);
+  char path[4096];
+  path_in(run, path, sizeof path, "metrics.csv");
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd < 0) return ne__set_error(errstr, NE_EIO, "%s: %s", path, strerror(errno));
+  ssize_t w = write(fd, row, (size_t)n);
+  int e = errno;
+  close(fd);
+  if (w != n) return ne__set_error(errstr, NE_EIO, "%s: write failed: %s", path, strerror(w < 0 ? e : ENOSPC));
+  return 0;
+}
+
+// Keeps the header and the rows of generations < keep_generations (resume replays the rest).
+static int truncate_metrics(ne_run* run, uint32_t keep_generations, char* errstr) {
+  char path[4096];
+  path_in(run, path, sizeof path, "metrics.csv");
+  char* text = NULL;
+  size_t len = 0;
+  int rc = ne__read_file(path, &text, &len, errstr);
+  if (rc == NE_ENOTFOUND) return ne__write_file_atomic(path, METRICS_HEADER, strlen(METRICS_HEADER), errstr);
+  if (rc) return rc;
+  size_t kept = 0;
+  // walk complete lines; a torn last line (no newline) is dropped
+  for (char* line = text; line < text + len;) {
+    char* nl = memchr(line, '\n', (size_t)(text + len - line));
+    if (!nl) break;
+    unsigned gen;
+    int is_header = line == text;
+    if (is_header || (sscanf(line, "%u,", &gen) == 1 && gen < keep_generations)) {
+      memmove(text + kept, line, (size_t)(nl + 1 - line));
+      kept += (size_t)(nl + 1 - line);
+    }
+    line = nl + 1;
+  }
+  rc = ne__write_file_atomic(path, text, kept, errstr);
+  ne_free(text);
+  return rc;
+}
+
+// ---- setup ---------------------------------------------------------------------------------
+
+// Makes <out>/<name>-YYYYmmdd-HHMMSS (with -2, -3, ... if taken).
+static int make_run_dir(ne_run* run, char* errstr) {
+  if (run->opt.out_dir) {
+    snprintf(run->dir, sizeof run->dir, "%s", run->opt.out_dir);
+    int rc = ne__mkdir_p(run->dir, errstr);
+    if (rc) return rc;
+    char probe[4096];
+    path_in(run, probe, sizeof probe, "config.ini");
+    if (access(probe, F_OK) == 0)
+      return ne__set_error(errstr, NE_EINVAL, "%s already holds a run (use `neuroevo resume %s`)", run->dir, run->dir);
+    return 0;
+  }
+  const char* parent = ne_config_str(run->cfg, "run", "out");
+  int rc = ne__mkdir_p(parent, errstr);
+  if (rc) return rc;
+  char stamp[32];
+  time_t now = time(NULL);
+  struct tm tm;
+  localtime_r(&now, &tm);
+  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  const char* name = run->opt.name ? run->opt.name : "run";
+  for (int k = 1; k < 1000; k++) {
+    if (k == 1) snprintf(run->dir, sizeof run->dir, "%s/%s-%s", parent, name, stamp);
+    else snprintf(run->dir, sizeof run->dir, "%s/%s-%s-%d", parent, name, stamp, k);
+    if (mkdir(run->dir, 0755) == 0) return 0;
+    if (errno != EEXIST) return ne__set_error(errstr, NE_EIO, "%s: cannot create: %s", run->dir, strerror(errno));
+  }
+  return ne__set_error(errstr, NE_EIO, "%s: too many runs with the same timestamp", parent);
+}
+
+static int parse_target(ne_run* run, char* errstr) {
+  const char* t = ne_config_str(run->cfg, "run", "target");
+  run->has_target = 0;
+  if (strcmp(t, "none") == 0) return 0;
+  if (strcmp(t, "auto") == 0) {
+    run->has_target = run->env->has_threshold;
+    run->target = run->env->reward_threshold;
+    return 0;
+  }
+  char* end;
+  run->target = strtod(t, &end);
+  if (*end || end == t || !isfinite(run->target))
+    return ne__set_error(errstr, NE_EINVAL, "run.target = '%s': expected auto, none or a number", t);
+  run->has_target = 1;
+  return 0;
+}
+
+// Everything both create and resume need once the config is final.
+static int build(ne_run* run, char* errstr) {
+  int rc = ne_env_from_config(run->cfg, &run->env, errstr);
+  if (!rc) rc = ne_policy_from_config(run->cfg, run->env, &run->policy, errstr);
+  if (!rc) rc = parse_target(run, errstr);
+  if (rc) return rc;
+  const char* algo = ne_config_str(run->cfg, "run", "algorithm");
+  run->vt = ne_algo_find(algo);
+  if (!run->vt) return ne__set_error(errstr, NE_ENOTFOUND, "run.algorithm = %s is not available in this build", algo);
+  ne_problem prob = {&run->policy, run->policy.n_params, (uint64_t)ne_config_int(run->cfg, "run", "seed"),
+                     (int)ne_config_int(run->cfg, "env", "episodes"), run->env->obs_dim};
+  rc = run->vt->create(&prob, run->cfg, &run->algo, errstr);
+  if (rc) return rc;
+  // budgets
+  run->max_generations = run->opt.generations > 0 ? run->opt.generations : ne_config_int(run->cfg, "run", "generations");
+  run->max_steps = (uint64_t)ne_config_int(run->cfg, "run", "max_env_steps");
+  run->max_seconds = ne_config_float(run->cfg, "run", "max_seconds");
+  run->checkpoint_every = (int)ne_config_int(run->cfg, "run", "checkpoint_every");
+  run->keep_checkpoints = (int)ne_config_int(run->cfg, "run", "keep_checkpoints");
+  run->plot_every = (int)ne_config_int(run->cfg, "run", "plot_every");
+  run->best_score = NAN;
+  // executor: the caller's, or a local pool
+  if (run->opt.executor) {
+    run->exec = run->opt.executor;
+    return 0;
+  }
+  int threads = run->opt.threads > 0 ? run->opt.threads : (int)ne_config_int(run->cfg, "run", "threads");
+  size_t cache_bytes = (size_t)ne_config_int(run->cfg, "ga", "cache_mb") << 20;
+  rc = ne_local_executor_create(run->env, &run->policy, threads, cache_bytes, &run->exec, errstr);
+  run->own_exec = rc == 0;
+  return rc;
+}
+
+static int open_log(ne_run* run, char* errstr) {
+  char path[4096];
+  path_in(run, path, sizeof path, "log.txt");
+  run->log = fopen(path, "a");
+  if (!run->log) return ne__set_error(errstr, NE_EIO, "%s: %s", path, strerror(errno));
+  return 0;
+}
+
+int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out, char* errstr) {
+  *out = NULL;
+  int rc = ne_config_validate(cfg, errstr);
+  if (rc) return rc;
+  ne_run* run = ne_calloc(1, sizeof *run);
+  if (!run) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  if (opt) run->opt = *opt;
+  run->cfg = ne_config_clone(cfg);
+  rc = run->cfg ? build(run, errstr) : ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  if (!rc) rc = make_run_dir(run, errstr);
+  char path[4096];
+  if (!rc) {
+    path_in(run, path, sizeof path, "config.ini");
+    rc = ne_config_write_file(run->cfg, path, errstr);
+  }
+  if (!rc) rc = truncate_metrics(run, 0, errstr);
+  if (!rc) rc = open_log(run, errstr);
+  if (rc) {
+    ne_run_destroy(run);
+    return rc;
+  }
+  *out = run;
+  return 0;
+}
+
+static void warn_checkpoint(const char* msg) { fprintf(stderr, "neuroevo: warning: skipping checkpoint: %s\n", msg); }
+
+int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, char* errstr) {
+  *out = NULL;
+  ne_run* run = ne_calloc(1, sizeof *run);
+  if (!run) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  if (opt) run->opt = *opt;
+  run->opt.out_dir = NULL;
+  snprintf(run->dir, sizeof run->dir, "%s", run_dir);
+  char path[4096];
+  path_in(run, path, sizeof path, "config.ini");
+  run->cfg = ne_config_create();
+  int rc = run->cfg ? ne_config_load_file(run->cfg, path, errstr) : NE_ENOMEM;
+  if (!rc) rc = ne_config_validate(run->cfg, errstr);
+  if (!rc) rc = build(run, errstr);
+  ne_checkpoint ck = {0};
+  path_in(run, path, sizeof path, "checkpoints");
+  if (!rc) rc = ne_checkpoint_read_latest(path, &ck, errstr, warn_checkpoint);
+  if (!rc) rc = run->vt->load(run->algo, ck.algo, ck.algo_len, errstr);
+  if (!rc) {
+    run->generation = ck.generation;
+    run->evaluations = ck.evaluations;
+    run->env_steps = ck.env_steps;
+    run->wall_s = ck.wall_s;
+    run->checkpointed_generation = ck.generation;
+    ne_best best;
+    if (run->vt->best(run->algo, &best) == 0) run->best_score = best.score;
+    rc = truncate_metrics(run, ck.generation, errstr);
+  }
+  ne_checkpoint_free(&ck);
+  if (!rc) rc = open_log(run, errstr);
+  if (rc) {
+    ne_run_destroy(run);
+    return rc;
+  }
+  *out = run;
+  return 0;
+}
+
+void ne_run_destroy(ne_run* run) {
+  if (!run) return;
+  if (run->algo) run->vt->destroy(run->algo);
+  if (run->own_exec) ne_executor_destroy(run->exec);
+  ne_env_spec_destroy(run->env);
+  ne_config_destroy(run->cfg);
+  ne_free(run->results);
+  ne_free(run->obs_stats);
+  ne_free(run->pending_state);
+  if (run->log) fclose(run->log);
+  ne_free(run);
+}
+
+const char* ne_run_dir(const ne_run* run) { return run->dir; }
+uint32_t ne_run_generation(const ne_run* run) { return run->generation; }
+double ne_run_best_score(const ne_run* run) { return run->best_score; }
