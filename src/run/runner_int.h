@@ -12,7 +12,7 @@
 struct ne_run {
   ne_run_options opt;            // as given (stop flag, overrides)
   ne_config* cfg;                // resolved config, owned
-  char dir[4096];                // run directory
+  char dir[3840];                // run directory (shorter than path buffers, which append names)
   ne_env_spec* env;              // owned
   ne_policy_spec policy;         // policy spec
   const ne_algo_vt* vt;          // algorithm implementation
