@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// The config schema: one static array of keys per [section], and the list of sections in the order
+// they are written. Adding an algorithm = one key array + one line in `sections` naming the
+// algorithm, which makes that section an error under any other run.algorithm (and add the algorithm
+// to run.algorithm's choices). Help strings end up as comments in every run's config.ini.
+#include <assert.h>
+#include <pthread.h> // pthread_once: the flat schema is built once, race-free
+#include <string.h>
+
+#include "run/config_int.h"
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+// [run]: what to train and when to stop; where results go.
+static const ne_config_key run_keys[] = {
+    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga",
+     "training algorithm; its own section ([ga], ...) holds its settings"},
+    {"run", "seed", NE_CFG_INT, "0", 0, 9.2e18, NULL,
+     "run seed: every random choice derives from it, so a seed reproduces a run bit for bit"},
+    {"run", "generations", NE_CFG_INT, "100", 0, 1e9, NULL,
+     "stop after this many generations (0 = no limit)"},
+    {"run", "max_env_steps", NE_CFG_INT, "0", 0, 9e18, NULL,
+     "stop once this many environment steps were taken in total (0 = no limit)"},
+    {"run", "max_seconds", NE_CFG_FLOAT, "0", 0, 1e9, NULL,
+     "stop after this many seconds of wall-clock time (0 = no limit)"},
+    {"run", "target", NE_CFG_STRING, "auto", 1, 0, NULL,
+     "stop when the elite's re-evaluation mean reaches this return: auto (the env's reward "
+     "threshold), none, or a number"},
+    {"run", "threads", NE_CFG_INT, "0", 0, 1024, NULL, "evaluation threads (0 = all cores)"},
+    {"run", "out", NE_CFG_STRING, "runs", 1, 0, NULL,
+     "parent directory of run directories (each run gets <config>-<timestamp> inside)"},
+    {"run", "checkpoint_every", NE_CFG_INT, "1", 1, 1e6, NULL, "write a checkpoint every N generations"},
+    {"run", "keep_checkpoints", NE_CFG_INT, "3", 1, 1000, NULL, "number of most recent checkpoints kept"},
+    {"run", "plot_every", NE_CFG_INT, "10", 0, 1e6, NULL,
+     "redraw curve.png every N generations (0 = only at the end)"},
+    {"run", "eval_episodes", NE_CFG_INT, "100", 1, 1e6, NULL,
+     "episodes of the final evaluation of the best genome"},
+};
+
+// [env]: the environment and how fitness is measured on it.
+static const ne_config_key env_keys[] = {
+    {"env", "id", NE_CFG_STRING, "CartPole-v1", 1, 0, NULL,
+     "environment id (`neuroevo envs` lists them), e.g. CartPole-v1"},
+    {"env", "episodes", NE_CFG_INT, "1", 1, 1e5, NULL,
+     "episodes per fitness evaluation; fitness is their mean return"},
+    {"env", "max_episode_steps", NE_CFG_INT, "0", 0, 1e9, NULL,
+     "truncate episodes after this many steps (0 = the env's own TimeLimit)"},
+};
+
+// [policy]: the network that maps observations to actions.
+static const ne_config_key policy_keys[] = {
+    {"policy", "hidden", NE_CFG_INTLIST, "64,64", 1, 65536, NULL,
+     "hidden layer widths, comma-separated, at most 7 layers (empty = a linear policy)"},
+    {"policy", "activation", NE_CFG_ENUM, "tanh", 1, 0, "tanh|relu", "hidden-layer nonlinearity"},
+    {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip",
+     "output head: argmax (discrete actions), tanh or clip (continuous), auto = from the action space"},
+    {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he",
+     "weight initialization of the initial genomes"},
+};
+
+// [ga]: Deep GA (Such et al. 2017): truncation selection + Gaussian mutation, genomes as seed chains.
+static const ne_config_key ga_keys[] = {
+    {"ga", "population", NE_CFG_INT, "1000", 2, 1e7, NULL, "genomes evaluated per generation"},
+    {"ga", "truncation", NE_CFG_INT, "20", 1, 1e7, NULL,
+     "the top T genomes become the parents of the next generation (T <= population)"},
+    {"ga", "sigma", NE_CFG_FLOAT, "0.002", 1e-9, 10, NULL,
+     "mutation strength: standard deviation of the Gaussian noise added to every parameter"},
+    {"ga", "elite_candidates", NE_CFG_INT, "10", 0, 1e7, NULL,
+     "top candidates re-evaluated each generation to pick the elite (0 = no re-evaluation)"},
+    {"ga", "elite_episodes", NE_CFG_INT, "30", 0, 1e6, NULL,
+     "episodes run for each re-evaluated candidate; more = a less noisy choice of the elite"},
+    {"ga", "elitism", NE_CFG_BOOL, "true", 1, 0, NULL,
+     "copy the elite unchanged into the next generation"},
+    {"ga", "cache_mb", NE_CFG_INT, "512", 1, 1e7, NULL,
+     "memory budget (MiB) per worker for cached parameter vectors of parents"},
+};
+
+// Every section, in the order the resolved config is written. algorithm != NULL marks a section
+// that only that run.algorithm may use.
+static const ne__cfg_section sections[] = {
+    {"run", run_keys, COUNT(run_keys), NULL, "what to train, when to stop, where results go"},
+    {"env", env_keys, COUNT(env_keys), NULL, "the environment and how fitness is measured"},
+    {"policy", policy_keys, COUNT(policy_keys), NULL, "the network mapping observations to actions"},
+    {"ga", ga_keys, COUNT(ga_keys), "ga", "Deep GA: truncation selection + Gaussian mutation"},
+};
+
+// Item limits of INTLIST keys that have one tighter than NE__CFG_LIST_CAP.
+static const struct {
+  const char* section; // section of the key
+  const char* key;     // the INTLIST key
+  int max_items;       // most items allowed
+} list_limits[] = {
+    {"policy", "hidden", 7}, // NE_POLICY_MAX_LAYERS weight layers = 7 hidden + the output layer
+};
+
+// The flat schema, assembled once from the per-section arrays.
+#define MAX_KEYS 512
+static ne_config_key flat[MAX_KEYS];
+static int n_flat;
+static pthread_once_t flat_once = PTHREAD_ONCE_INIT;
+
+static void build_flat(void) {
+  for (int s = 0; s < COUNT(sections); s++) {
+    for (int k = 0; k < sections[s].n_keys; k++) {
+      assert(n_flat < MAX_KEYS);
+      // a key array filed under the wrong section is a schema bug
+      assert(strcmp(sections[s].keys[k].section, sections[s].name) == 0);
+      flat[n_flat++] = sections[s].keys[k];
+    }
+  }
+}
+
+const ne__cfg_section* ne__config_sections(int* n) {
+  *n = COUNT(sections);
+  return sections;
+}
+
+const ne_config_key* ne_config_schema(void) {
+  pthread_once(&flat_once, build_flat);
+  return flat;
+}
+
+int ne_config_schema_count(void) {
+  pthread_once(&flat_once, build_flat);
+  return n_flat;
+}
+
+int ne__config_list_max(const ne_config_key* key) {
+  for (int i = 0; i < COUNT(list_limits); i++)
+    if (strcmp(list_limits[i].section, key->section) == 0 && strcmp(list_limits[i].key, key->key) == 0)
+      return list_limits[i].max_items < NE__CFG_LIST_CAP ? list_limits[i].max_items : NE__CFG_LIST_CAP;
+  return NE__CFG_LIST_CAP;
+}

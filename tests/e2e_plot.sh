@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End-to-end test of `neuroevo plot`: fake run directories (config.ini + metrics.csv, NaN elites
+# included) are plotted alone and together; the PNGs are checked by signature and size, and every
+# error path (missing dir, missing/empty metrics, bad --x, no gnuplot) must fail with a clear message.
+# usage: bash tests/e2e_plot.sh PATH/TO/neuroevo SCRATCH_DIR
+set -euo pipefail
+
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the test cds into the scratch dir
+SCRATCH=$2
+rm -rf "$SCRATCH"
+mkdir -p "$SCRATCH"
+cd "$SCRATCH"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# make_run DIR ENV_ID GENERATIONS: a plausible rising curve, elite re-evaluated every 3rd generation
+make_run() {
+  mkdir -p "$1"
+  printf '[run]\nalgorithm = ga\n\n[env]\n# env id\nid = %s\n' "$2" > "$1/config.ini"
+  awk -v n="$3" 'BEGIN {
+    print "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean"
+    for (g = 1; g <= n; g++) {
+      best = 500 * (1 - exp(-g / 15)); mean = best * 0.6; elite = (g % 3 == 0) ? sprintf("%.3f", best * 0.9) : "nan"
+      printf "%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%s\n", g, g * 1000, g * 187000, g * 1.5, best, mean, mean, elite
+    }
+  }' > "$1/metrics.csv"
+}
+
+# check_png FILE: PNG signature and a size that a 1000x600 chart with lines plausibly has
+check_png() {
+  [ -f "$1" ] || fail "$1 was not written"
+  sig=$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')
+  [ "$sig" = "89504e470d0a1a0a" ] || fail "$1 is not a PNG (signature $sig)"
+  size=$(stat -c %s "$1")
+  [ "$size" -gt 10000 ] && [ "$size" -lt 2000000 ] || fail "$1 has an implausible size ($size bytes)"
+}
+
+# expect_fail CODE PATTERN CMD...: CMD exits with CODE and its stderr contains PATTERN
+expect_fail() {
+  local code=$1 pattern=$2
+  shift 2
+  set +e
+  "$@" > out.txt 2> err.txt
+  local rc=$?
+  set -e
+  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code; stderr: $(cat err.txt)"
+  grep -qF -- "$pattern" err.txt || fail "'$*' stderr lacks '$pattern': $(cat err.txt)"
+}
+
+make_run run-a CartPole-v1 60
+make_run run-b CartPole-v1 40
+
+# --help
+"$BIN" plot --help > help.txt
+grep -q "usage: neuroevo plot RUN_DIR" help.txt || fail "plot --help lacks the usage line"
+
+# one run: default output inside the run, path printed
+out=$("$BIN" plot run-a)
+[ "$out" = "run-a/curve.png" ] || fail "one run printed '$out', expected run-a/curve.png"
+check_png run-a/curve.png
+
+# two runs: default ./curves.png; --out and --x choose the file and axis
+out=$("$BIN" plot run-a run-b)
+[ "$out" = "curves.png" ] || fail "two runs printed '$out', expected curves.png"
+check_png curves.png
+"$BIN" plot run-a run-b --out cmp.png --x evaluations > /dev/null
+check_png cmp.png
+"$BIN" plot run-b --out=wall.png --x=wall_s > /dev/null
+check_png wall.png
+
+# a run still training: torn last line, no config.ini
+make_run live Acrobot-v1 10
+printf '11,11000,2057' >> live/metrics.csv
+rm live/config.ini
+"$BIN" plot live > /dev/null
+check_png live/curve.png
+
+# a single generation is a point, not an empty chart
+make_run first MountainCar-v0 1
+"$BIN" plot first --x evaluations > /dev/null
+check_png first/curve.png
+
+# errors name the path involved
+expect_fail 2 "no-such-run" "$BIN" plot run-a no-such-run
+mkdir -p empty-dir
+expect_fail 2 "empty-dir/metrics.csv" "$BIN" plot empty-dir
+mkdir -p header-only
+echo "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean" > header-only/metrics.csv
+expect_fail 2 "no generations recorded yet" "$BIN" plot header-only
+mkdir -p bad-header
+printf 'a,b,c\n1,2,3\n' > bad-header/metrics.csv
+expect_fail 2 "no 'env_steps' column" "$BIN" plot bad-header
+expect_fail 2 "expected env_steps, evaluations or wall_s" "$BIN" plot run-a --x generation
+expect_fail 2 "no run directory given" "$BIN" plot
+expect_fail 2 "unknown option" "$BIN" plot run-a --bogus
+expect_fail 2 "--out needs a value" "$BIN" plot run-a --out
+expect_fail 1 "install gnuplot-nox" env PATH=/nonexistent "$BIN" plot run-a --out nognuplot.png
+[ ! -e nognuplot.png ] || fail "a failed plot left nognuplot.png behind"
+expect_fail 1 "cannot write" "$BIN" plot run-a --out no-such-dir/x.png
+ls no-such-dir 2> /dev/null && fail "a failed plot created no-such-dir"
+ls ./*.tmp.* 2> /dev/null && fail "temp files left behind"
+
+echo "e2e_plot: all checks passed"
