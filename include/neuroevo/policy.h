@@ -17,6 +17,7 @@ extern "C" {
 #endif
 
 #define NE_POLICY_MAX_LAYERS 8  // hidden layers + output layer
+#define NE_POLICY_MAX_ACT 32    // largest continuous action dimension (= NE_ENV_MAX_ACT; Humanoid has 17)
 
 // Hidden-layer nonlinearity.
 typedef enum ne_activation { NE_ACT_TANH = 0, NE_ACT_RELU = 1 } ne_activation;
@@ -44,8 +45,8 @@ typedef struct ne_policy_spec {
   ne_head head;                          // output head
   ne_init init;                          // initialization scheme
   int act_dim;                           // action components written by forward (1 for argmax)
-  float act_low[16];                     // (act_dim) lower action bounds (continuous heads)
-  float act_high[16];                    // (act_dim) upper action bounds (continuous heads)
+  float act_low[NE_POLICY_MAX_ACT];      // (act_dim) lower action bounds (continuous heads)
+  float act_high[NE_POLICY_MAX_ACT];     // (act_dim) upper action bounds (continuous heads)
   size_t n_params;                       // length of the flat parameter vector
   size_t scratch_floats;                 // floats of scratch forward needs
 } ne_policy_spec;

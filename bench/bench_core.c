@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+// Core numerics benchmarks, single thread: noise generation (fill, axpy) against axpy from a 256 MiB
+// shared noise table, MLP forward rates (CartPole 4-64-64-2 argmax, a 17-64-64-6 tanh policy), and
+// child materialization at chain length 1, 2 and 1000 with the parameter cache (parent cached: one
+// axpy) and without (replay), for P = 4.8k and ~1M. Each figure is the median of 3 repeats of at
+// least 0.2 s (ops longer than 1 s run once). The whole program takes about 20-30 s.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "neuroevo/cache.h"
+#include "neuroevo/genome.h"
+#include "neuroevo/noise.h"
+#include "neuroevo/policy.h"
+#include "neuroevo/rng.h"
+
+#define MIN_SECONDS 0.2
+#define REPEATS 3
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+// Seconds per call of fn(ctx): median over REPEATS runs of >= MIN_SECONDS each.
+static double time_op(void (*fn)(void*), void* ctx) {
+  double per_op[REPEATS];
+  int done = 0;
+  for (; done < REPEATS; done++) {
+    long iters = 0;
+    double t0 = now(), t;
+    do {
+      fn(ctx);
+      iters++;
+    } while ((t = now()) - t0 < MIN_SECONDS);
+    per_op[done] = (t - t0) / (double)iters;
+    if (per_op[done] > 1.0) {  // a single op over a second: once is enough
+      done++;
+      break;
+    }
+  }
+  qsort(per_op, (size_t)done, sizeof *per_op, cmp_double);
+  return per_op[done / 2];
+}
+
+static void* xmalloc(size_t n) {
+  void* p = malloc(n);
+  if (!p) {
+    fprintf(stderr, "bench_core: out of memory (%zu bytes)\n", n);
+    exit(1);
+  }
+  return p;
+}
+
+static ne_policy_spec make_spec(int obs, int hidden, int out, ne_head head) {
+  const int h[2] = {hidden, hidden};
+  float lo[NE_POLICY_MAX_ACT], hi[NE_POLICY_MAX_ACT];
+  for (int i = 0; i < NE_POLICY_MAX_ACT; i++) lo[i] = -1.0f, hi[i] = 1.0f;
+  ne_policy_spec s;
+  char err[256];
+  if (ne_policy_spec_init(&s, obs, h, 2, out, NE_ACT_TANH, head, NE_INIT_NORMC, lo, hi, err) != 0) {
+    fprintf(stderr, "bench_core: %s\n", err);
+    exit(1);
+  }
+  return s;
+}
+
+// ---- noise ---------------------------------------------------------------------------------------
+
+#define NOISE_N (1 << 20)  // floats per noise call (a 1M-parameter perturbation)
+
+typedef struct noise_ctx {
+  float* out;                   // (NOISE_N)
+  uint64_t seed;                // advanced every call
+  const ne_noise_table* table;  // for the table variant
+} noise_ctx;
+
+static void op_fill(void* p) {
+  noise_ctx* c = p;
+  ne_noise_fill(c->seed++, 0, NOISE_N, c->out);
+}
+
+static void op_axpy(void* p) {
+  noise_ctx* c = p;
+  ne_noise_axpy(c->seed++, 0, NOISE_N, 0.01f, c->out);
+}
+
+// The OpenAI-ES alternative: the same perturbation read from a random offset of the shared table.
+static void op_table_axpy(void* p) {
+  noise_ctx* c = p;
+  const float* eps = c->table->data + ne_noise_table_offset(c->table, c->seed++, NOISE_N);
+  for (size_t i = 0; i < NOISE_N; i++) c->out[i] += 0.01f * eps[i];
+}
+
+static void bench_noise(void) {
+  noise_ctx c = {xmalloc(NOISE_N * sizeof(float)), 1, NULL};
+  memset(c.out, 0, NOISE_N * sizeof(float));
+  printf("noise, %d floats per call, single thread\n", NOISE_N);
+  printf("  %-44s %10.1f M samples/s\n", "ne_noise_fill (Philox + Box-Muller)", NOISE_N / time_op(op_fill, &c) / 1e6);
+  printf("  %-44s %10.1f M samples/s\n", "ne_noise_axpy", NOISE_N / time_op(op_axpy, &c) / 1e6);
+  double t0 = now();
+  ne_noise_table* table = ne_noise_table_create(12345, (size_t)64 << 20);
+  double created = now() - t0;
+  if (!table) {
+    printf("  noise table: allocation of 256 MiB failed, skipped\n");
+  } else {
+    c.table = table;
+    printf("  %-44s %10.1f M samples/s\n", "axpy from a 256 MiB table (random offsets)",
+           NOISE_N / time_op(op_table_axpy, &c) / 1e6);
+    printf("  %-44s %10.2f s\n", "  (creating the 64M-float table took)", created);
+    ne_noise_table_destroy(table);
+  }
+  free(c.out);
+}
+
+// ---- forward -------------------------------------------------------------------------------------
+
+#define N_OBS 256
+#define FORWARDS_PER_OP 1000
+
+typedef struct forward_ctx {
+  const ne_policy_spec* spec;
+  float* params;   // (n_params)
+  float* obs;      // (N_OBS, obs_dim)
+  float* scratch;  // (scratch_floats)
+  float act[NE_POLICY_MAX_ACT];
+  double sink;  // keeps results observable
+} forward_ctx;
+
+static void op_forward(void* p) {
+  forward_ctx* c = p;
+  int d = c->spec->sizes[0];
+  for (int i = 0; i < FORWARDS_PER_OP; i++) {
+    ne_policy_forward(c->spec, c->params, c->obs + (size_t)(i % N_OBS) * (size_t)d, c->scratch, c->act);
+    c->sink += c->act[0];
+  }
+}
+
+static void bench_forward_one(const char* label, ne_policy_spec s) {
+  forward_ctx c = {&s,
+                   xmalloc(s.n_params * sizeof(float)),
+                   xmalloc((size_t)N_OBS * (size_t)s.sizes[0] * sizeof(float)),
+                   xmalloc(s.scratch_floats * sizeof(float)),
+                   {0},
+                   0};
+  ne_policy_init_params(&s, 7, c.params);
+  // tanh hidden units in their working range: unit-scale observations
+  ne_noise_fill(99, 0, (size_t)N_OBS * (size_t)s.sizes[0], c.obs);
+  double t = time_op(op_forward, &c) / FORWARDS_PER_OP;
+  printf("  %-44s %10.2f M forwards/s  (%.0f ns, %zu params)\n", label, 1e-6 / t, t * 1e9, s.n_params);
+  free(c.params), free(c.obs), free(c.scratch);
+}
+
+static void bench_forward(void) {
+  printf("\nMLP forward, single thread\n");
+  bench_forward_one("4-64-64-2 tanh argmax (CartPole)", make_spec(4, 64, 2, NE_HEAD_ARGMAX));
+  bench_forward_one("17-64-64-6 tanh, tanh head", make_spec(17, 64, 6, NE_HEAD_TANH));
+}
+
+// ---- materialization -----------------------------------------------------------------------------
+
+#define MAX_CHAIN 1000
+
+typedef struct mat_ctx {
+  const ne_policy_spec* spec;
+  ne_param_cache* cache;  // NULL: replay
+  uint64_t seeds[MAX_CHAIN];
+  size_t n;    // chain length
+  float* out;  // (n_params)
+} mat_ctx;
+
+// A new child every call (a fresh last seed), so the full chain is never cached.
+static void op_materialize(void* p) {
+  mat_ctx* c = p;
+  c->seeds[c->n - 1]++;
+  if (ne_cache_materialize(c->cache, c->spec, c->seeds, c->n, 0.005f, c->out) != 0) {
+    fprintf(stderr, "bench_core: materialize failed\n");
+    exit(1);
+  }
+}
+
+// The same chain every call: with the chain cached, a lookup and a copy.
+static void op_materialize_same(void* p) {
+  mat_ctx* c = p;
+  if (ne_cache_materialize(c->cache, c->spec, c->seeds, c->n, 0.005f, c->out) != 0) {
+    fprintf(stderr, "bench_core: materialize failed\n");
+    exit(1);
+  }
+}
+
+// Replay and cached times for one chain length; for n = 1 "cached" means the chain itself is.
+static void bench_chain(const ne_policy_spec* s, size_t n) {
+  static mat_ctx c;
+  c = (mat_ctx){s, NULL, {0}, n, xmalloc(s->n_params * sizeof(float))};
+  for (size_t i = 0; i < n; i++) c.seeds[i] = 1000003u * (uint64_t)i + 17u;
+  double replay = time_op(op_materialize, &c);
+  // put the parent (n = 1: the chain) in a cache, then time children of it
+  c.cache = ne_cache_create(s->n_params, 64 * s->n_params * sizeof(float));
+  if (!c.cache) {
+    fprintf(stderr, "bench_core: cache allocation failed\n");
+    exit(1);
+  }
+  size_t keep = n > 1 ? n - 1 : 1;
+  ne_genome_materialize(s, c.seeds, keep, 0.005f, c.out);
+  ne_cache_insert(c.cache, ne_chain_hash(s, c.seeds, keep, 0.005f), c.out);
+  ne_cache_stats before, after;
+  ne_cache_get_stats(c.cache, &before);
+  double cached = time_op(n > 1 ? op_materialize : op_materialize_same, &c);
+  ne_cache_get_stats(c.cache, &after);
+  double calls = (double)(after.hits + after.misses - before.hits - before.misses);
+  printf("  %-9zu %6zu %14.1f %14.1f %10.1fx %12.2f\n", s->n_params, n, replay * 1e6, cached * 1e6, replay / cached,
+         (double)(after.axpys - before.axpys) / calls);
+  free(c.out);
+  ne_cache_destroy(c.cache);
+}
+
+static void bench_materialize(void) {
+  printf(
+      "\nchild materialization, single thread (us per child; cached: parent in the cache, for chain 1 the\n"
+      "chain itself; replay: ne_genome_materialize, init + chain-1 axpys)\n");
+  printf("  %-9s %6s %14s %14s %11s %12s\n", "params", "chain", "replay us", "cached us", "ratio", "axpys/child");
+  ne_policy_spec small = make_spec(6, 64, 3, NE_HEAD_ARGMAX);    // Acrobot-sized: 4803 params
+  ne_policy_spec large = make_spec(376, 832, 17, NE_HEAD_TANH);  // Humanoid-sized: 1.02M params
+  const size_t lengths[3] = {1, 2, MAX_CHAIN};
+  for (int i = 0; i < 3; i++) bench_chain(&small, lengths[i]);
+  for (int i = 0; i < 3; i++) bench_chain(&large, lengths[i]);
+}
+
+int main(void) {
+  double t0 = now();
+  printf("bench_core: core numerics (Release build, one thread; medians of %d x >= %.1f s)\n\n", REPEATS, MIN_SECONDS);
+  bench_noise();
+  bench_forward();
+  bench_materialize();
+  printf("\nbench_core: %.1f s in total\n", now() - t0);
+  return 0;
+}

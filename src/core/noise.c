@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+// Counter-based Gaussian noise ε(seed) and the shared noise table (noise.h), plus ne_rng_normal.
+// Philox4x32-10 (Salmon et al. 2011) keyed by the 64-bit seed turns pair index k into 128 bits;
+// Box–Muller with detmath's log/sin/cos turns them into outputs 2k (r cos) and 2k+1 (r sin). Every
+// value depends only on (seed, index), so any split of a range gives the same numbers.
+//
+// Workload: GA mutations and ES perturbations of 10^3..10^7 floats, millions of times per run. Each
+// block of BLOCK_PAIRS counters goes through stages over small stack arrays: Philox (SSE2
+// intrinsics where available, since gcc cannot vectorize its 32x32->64 products on SSE2), then log,
+// sqrt and sin/cos as fixed-length lane loops that gcc -O2 vectorizes. No stage reassociates
+// anything, so the bits are the same on every SIMD path and in the portable fallback.
+#include "neuroevo/noise.h"
+
+#include <math.h>    // sqrt: IEEE correctly rounded everywhere, so deterministic
+#include <string.h>  // memcpy
+
+#include "core/detmath.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/rng.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>  // SSE2 intrinsics: Philox products, and sqrt without libm's errno branch
+#endif
+
+#define BLOCK_PAIRS 16               // Philox counters per block
+#define BLOCK_OUT (2 * BLOCK_PAIRS)  // normals per block
+
+// Philox4x32 constants (Random123): round multipliers and the Weyl key increments
+#define PHILOX_M0 0xD2511F53u
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u
+#define PHILOX_W1 0xBB67AE85u
+
+// One scalar Philox round on the words x0..x3 in scope, with round key (k0, k1).
+#define PHILOX_ROUND(k0, k1)                          \
+  do {                                                \
+    uint64_t p0_ = (uint64_t)PHILOX_M0 * x0;          \
+    uint64_t p1_ = (uint64_t)PHILOX_M1 * x2;          \
+    uint32_t y0_ = (uint32_t)(p1_ >> 32) ^ x1 ^ (k0); \
+    uint32_t y2_ = (uint32_t)(p0_ >> 32) ^ x3 ^ (k1); \
+    x1 = (uint32_t)p1_;                               \
+    x3 = (uint32_t)p0_;                               \
+    x0 = y0_;                                         \
+    x2 = y2_;                                         \
+  } while (0)
+
+void ne__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
+  uint32_t x0 = ctr[0], x1 = ctr[1], x2 = ctr[2], x3 = ctr[3];
+  for (uint32_t r = 0; r < 10; r++) PHILOX_ROUND(key[0] + r * PHILOX_W0, key[1] + r * PHILOX_W1);
+  out[0] = x0, out[1] = x1, out[2] = x2, out[3] = x3;
+}
+
+// The per-block intermediate values, one array per quantity so each stage is a plain lane loop.
+typedef struct block {
+  double v[BLOCK_PAIRS];  // u1, then -2 log(u1), then the radius sqrt(-2 log u1)
+  double t[BLOCK_PAIRS];  // angle in turns, u2 in [0, 1)
+  float z[BLOCK_OUT];     // the normals of pairs pair0 .. pair0 + BLOCK_PAIRS
+} block;
+
+// Stage 1: Philox words of counters pair0 + j (counter = {lo, hi, 0, 0}, key = {lo, hi} of seed),
+// turned into 52-bit uniforms u1 in (0, 1] and u2 in [0, 1): 52 random bits under the exponent of
+// 1.0 give a double in [1, 2) without an integer conversion.
+#if defined(__SSE2__)
+// SSE2 path: four counters per vector, pmuludq on the even and odd lanes for the 32x32->64
+// products. Integer operations only, so bit-identical to the portable path.
+static inline void mulhilo_sse2(__m128i x, __m128i m, __m128i* hi, __m128i* lo) {
+  const __m128i low_mask = _mm_set_epi32(0, -1, 0, -1);
+  __m128i even = _mm_mul_epu32(x, m);                     // 64-bit products of lanes 0 and 2
+  __m128i odd = _mm_mul_epu32(_mm_srli_epi64(x, 32), m);  // lanes 1 and 3
+  *hi = _mm_or_si128(_mm_srli_epi64(even, 32), _mm_andnot_si128(low_mask, odd));
+  *lo = _mm_or_si128(_mm_and_si128(even, low_mask), _mm_slli_epi64(odd, 32));
+}
+
+// One Philox round on four lanes held in x[0..3].
+static inline void philox_round_sse2(__m128i x[4], __m128i k0, __m128i k1) {
+  const __m128i m0 = _mm_set1_epi32((int)PHILOX_M0), m1 = _mm_set1_epi32((int)PHILOX_M1);
+  __m128i hi0, lo0, hi1, lo1;
+  mulhilo_sse2(x[0], m0, &hi0, &lo0);
+  mulhilo_sse2(x[2], m1, &hi1, &lo1);
+  x[0] = _mm_xor_si128(_mm_xor_si128(hi1, x[1]), k0);
+  x[2] = _mm_xor_si128(_mm_xor_si128(hi0, x[3]), k1);
+  x[1] = lo1;
+  x[3] = lo0;
+}
+
+// Counters c .. c+3 into lane words x[0] (low halves) and x[1] (high halves); x[2] = x[3] = 0.
+static inline void philox_load_sse2(uint64_t c, __m128i x[4]) {
+  x[0] = _mm_set_epi32((int)(uint32_t)(c + 3), (int)(uint32_t)(c + 2), (int)(uint32_t)(c + 1), (int)(uint32_t)c);
+  x[1] = _mm_set_epi32((int)((c + 3) >> 32), (int)((c + 2) >> 32), (int)((c + 1) >> 32), (int)(c >> 32));
+  x[2] = x[3] = _mm_setzero_si128();
+}
+
+// u1 = 2 - [1, 2) and t = [1, 2) - 1 for the four lanes of x, stored at v[0..4) and t[0..4).
+static inline void philox_store_uniforms_sse2(const __m128i x[4], double* v, double* t) {
+  const __m128i one = _mm_set1_epi64x(0x3ff0000000000000ll);
+  const __m128d two = _mm_set1_pd(2.0), onep = _mm_set1_pd(1.0);
+  // (x1 << 32 | x0) >> 12 is the 52-bit mantissa of u1 in each lane; likewise (x3, x2) for t
+  __m128i u1a = _mm_or_si128(_mm_srli_epi64(_mm_unpacklo_epi32(x[0], x[1]), 12), one);
+  __m128i u1b = _mm_or_si128(_mm_srli_epi64(_mm_unpackhi_epi32(x[0], x[1]), 12), one);
+  __m128i u2a = _mm_or_si128(_mm_srli_epi64(_mm_unpacklo_epi32(x[2], x[3]), 12), one);
+  __m128i u2b = _mm_or_si128(_mm_srli_epi64(_mm_unpackhi_epi32(x[2], x[3]), 12), one);
+  _mm_storeu_pd(v, _mm_sub_pd(two, _mm_castsi128_pd(u1a)));
+  _mm_storeu_pd(v + 2, _mm_sub_pd(two, _mm_castsi128_pd(u1b)));
+  _mm_storeu_pd(t, _mm_sub_pd(_mm_castsi128_pd(u2a), onep));
+  _mm_storeu_pd(t + 2, _mm_sub_pd(_mm_castsi128_pd(u2b), onep));
+}
+
+static void block_uniforms(uint64_t seed, uint64_t pair0, block* b) {
+  // all four groups round by round: a round is a long dependency chain, interleaving hides it
+  __m128i x[4][4];
+  for (int g = 0; g < 4; g++) philox_load_sse2(pair0 + (uint64_t)(4 * g), x[g]);
+  for (uint32_t r = 0; r < 10; r++) {
+    __m128i k0 = _mm_set1_epi32((int)((uint32_t)seed + r * PHILOX_W0));
+    __m128i k1 = _mm_set1_epi32((int)((uint32_t)(seed >> 32) + r * PHILOX_W1));
+    for (int g = 0; g < 4; g++) philox_round_sse2(x[g], k0, k1);
+  }
+  for (int g = 0; g < 4; g++) philox_store_uniforms_sse2(x[g], b->v + 4 * g, b->t + 4 * g);
+}
+#else
+// Portable path: one counter at a time, ten rounds written out so the state stays in registers.
+static void block_uniforms(uint64_t seed, uint64_t pair0, block* b) {
+  uint32_t ks0[10], ks1[10];
+  for (uint32_t r = 0; r < 10; r++)
+    ks0[r] = (uint32_t)seed + r * PHILOX_W0, ks1[r] = (uint32_t)(seed >> 32) + r * PHILOX_W1;
+  uint32_t lo = (uint32_t)pair0, hi = (uint32_t)(pair0 >> 32);
+  for (uint32_t j = 0; j < BLOCK_PAIRS; j++) {
+    // the 64-bit counter pair0 + j in 32-bit lanes (carry into the high word)
+    uint32_t x0 = lo + j, x1 = hi + (x0 < lo), x2 = 0, x3 = 0;
+    PHILOX_ROUND(ks0[0], ks1[0]);
+    PHILOX_ROUND(ks0[1], ks1[1]);
+    PHILOX_ROUND(ks0[2], ks1[2]);
+    PHILOX_ROUND(ks0[3], ks1[3]);
+    PHILOX_ROUND(ks0[4], ks1[4]);
+    PHILOX_ROUND(ks0[5], ks1[5]);
+    PHILOX_ROUND(ks0[6], ks1[6]);
+    PHILOX_ROUND(ks0[7], ks1[7]);
+    PHILOX_ROUND(ks0[8], ks1[8]);
+    PHILOX_ROUND(ks0[9], ks1[9]);
+    // the 52-bit mantissas (x1 << 32 | x0) >> 12 and (x3 << 32 | x2) >> 12
+    uint64_t m1 = ((uint64_t)x1 << 20) | (x0 >> 12);
+    uint64_t m2 = ((uint64_t)x3 << 20) | (x2 >> 12);
+    b->v[j] = 2.0 - ne__bitsd(m1 | 0x3ff0000000000000ull);  // u1 in (0, 1]: log is finite
+    b->t[j] = ne__bitsd(m2 | 0x3ff0000000000000ull) - 1.0;
+  }
+}
+#endif
+
+// Stage 1b: v = -2 log u1.
+static void block_log(block* b) {
+  for (int j = 0; j < BLOCK_PAIRS; j++) b->v[j] = -2.0 * ne__log_kernel(b->v[j]);
+}
+
+// Stage 2: radius = sqrt(-2 log u1); packed where the ISA has it, scalar otherwise (same bits).
+static void block_sqrt(block* b) {
+#if defined(__SSE2__)
+  for (int j = 0; j < BLOCK_PAIRS; j += 2) _mm_storeu_pd(b->v + j, _mm_sqrt_pd(_mm_loadu_pd(b->v + j)));
+#else
+  for (int j = 0; j < BLOCK_PAIRS; j++) b->v[j] = sqrt(b->v[j]);
+#endif
+}
+
+// Stage 3: z[2j] = r cos(2 pi t), z[2j+1] = r sin(2 pi t), rounded to float.
+static void block_polar(block* b) {
+  for (int j = 0; j < BLOCK_PAIRS; j++) {
+    double s, c;
+    ne__sincos_turns_kernel(b->t[j], &s, &c);
+    b->z[2 * j] = (float)(b->v[j] * c);
+    b->z[2 * j + 1] = (float)(b->v[j] * s);
+  }
+}
+
+// The normals of pairs pair0 .. pair0 + BLOCK_PAIRS into b->z.
+static void block_generate(uint64_t seed, uint64_t pair0, block* b) {
+  block_uniforms(seed, pair0, b);
+  block_log(b);
+  block_sqrt(b);
+  block_polar(b);
+}
+
+void ne_noise_fill(uint64_t seed, uint64_t offset, size_t n, float* out) {
+  block b;
+  // each block starts at the pair holding `offset`; only the first can start on an odd index
+  while (n > 0) {
+    size_t skip = (size_t)(offset & 1);
+    size_t take = BLOCK_OUT - skip < n ? BLOCK_OUT - skip : n;
+    block_generate(seed, offset >> 1, &b);
+    memcpy(out, b.z + skip, take * sizeof *out);
+    out += take, offset += take, n -= take;
+  }
+}
+
+// out[i] += coef * z[i] for one block's worth; the product is rounded to float before the add.
+static void add_scaled(float* out, const float* z, size_t n, float coef) {
+  size_t i = 0;
+  for (; i + BLOCK_OUT <= n; i += BLOCK_OUT)
+    for (int j = 0; j < BLOCK_OUT; j++) out[i + j] += coef * z[i + j];
+  for (; i < n; i++) out[i] += coef * z[i];
+}
+
+void ne_noise_axpy(uint64_t seed, uint64_t offset, size_t n, float coef, float* out) {
+  block b;
+  while (n > 0) {
+    size_t skip = (size_t)(offset & 1);
+    size_t take = BLOCK_OUT - skip < n ? BLOCK_OUT - skip : n;
+    block_generate(seed, offset >> 1, &b);
+    add_scaled(out, b.z + skip, take, coef);
+    out += take, offset += take, n -= take;
+  }
+}
+
+double ne_rng_normal(ne_rng* rng) {
+  // Box–Muller's cosine branch: u1 in (0, 1] keeps the log finite
+  double u1 = 1.0 - ne_rng_uniform(rng);
+  double u2 = ne_rng_uniform(rng);
+  double s, c;
+  ne__sincos_turns(u2, &s, &c);
+  return sqrt(-2.0 * ne__log(u1)) * c;
+}
+
+ne_noise_table* ne_noise_table_create(uint64_t seed, size_t size) {
+  if (size == 0 || size > SIZE_MAX / sizeof(float)) return NULL;
+  ne_noise_table* t = ne_malloc(sizeof *t);
+  if (!t) return NULL;
+  t->data = ne_malloc(size * sizeof(float));
+  if (!t->data) {
+    ne_free(t);
+    return NULL;
+  }
+  t->seed = seed;
+  t->size = size;
+  ne_noise_fill(seed, 0, size, t->data);
+  return t;
+}
+
+void ne_noise_table_destroy(ne_noise_table* table) {
+  if (!table) return;
+  ne_free(table->data);
+  ne_free(table);
+}
+
+size_t ne_noise_table_offset(const ne_noise_table* table, uint64_t seed, size_t n) {
+  // uniform over the size - n + 1 valid starts (modulo bias: starts / 2^64, negligible)
+  size_t starts = n <= table->size ? table->size - n + 1 : 1;
+  return (size_t)(ne_hash2(seed, table->seed) % starts);
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+// MLP policies over one flat parameter vector (policy.h): spec validation, deterministic initial
+// parameters (normc / Xavier / He from the noise generator), and an allocation-free forward pass.
+// Workload: forward runs once per environment step of every rollout, so it is the hottest code in
+// a run; it needs only caller scratch and gives the same bits on every SIMD path (no FMA, no
+// reassociation: each output sums b, x0*w0, x1*w1, ... in that order whatever the block size).
+#include <math.h>    // sqrt (IEEE exact), isnan/isinf; no other libm call
+#include <stdio.h>   // snprintf
+#include <string.h>  // memset, strcmp
+
+#include "core/detmath.h"
+#include "core/util.h"
+#include "neuroevo/error.h"
+#include "neuroevo/noise.h"
+#include "neuroevo/policy.h"
+#include "neuroevo/rng.h"
+
+#define MAX_WIDTH (1 << 24)  // largest layer width accepted (keeps every index product in range)
+
+// ---- names ---------------------------------------------------------------------------------------
+
+static const char* const ACT_NAMES[] = {"tanh", "relu"};
+static const char* const HEAD_NAMES[] = {"argmax", "tanh", "clip"};
+static const char* const INIT_NAMES[] = {"normc", "xavier", "he"};
+
+// Index of s in names[0..n), or -1.
+static int name_index(const char* s, const char* const* names, int n) {
+  for (int i = 0; s && i < n; i++)
+    if (strcmp(s, names[i]) == 0) return i;
+  return -1;
+}
+
+int ne_activation_parse(const char* s, ne_activation* out) {
+  int i = name_index(s, ACT_NAMES, 2);
+  if (i < 0) return NE_EINVAL;
+  *out = (ne_activation)i;
+  return 0;
+}
+
+int ne_head_parse(const char* s, ne_head* out) {
+  int i = name_index(s, HEAD_NAMES, 3);
+  if (i < 0) return NE_EINVAL;
+  *out = (ne_head)i;
+  return 0;
+}
+
+int ne_init_parse(const char* s, ne_init* out) {
+  int i = name_index(s, INIT_NAMES, 3);
+  if (i < 0) return NE_EINVAL;
+  *out = (ne_init)i;
+  return 0;
+}
+
+const char* ne_activation_name(ne_activation a) { return (unsigned)a < 2 ? ACT_NAMES[a] : "invalid"; }
+const char* ne_head_name(ne_head h) { return (unsigned)h < 3 ? HEAD_NAMES[h] : "invalid"; }
+const char* ne_init_name(ne_init i) { return (unsigned)i < 3 ? INIT_NAMES[i] : "invalid"; }
+
+// ---- spec ----------------------------------------------------------------------------------------
+
+// Checks the action bounds of a continuous head and copies them into the spec.
+static int set_bounds(ne_policy_spec* spec, int out_dim, const float* low, const float* high, char* errstr) {
+  const char* head = ne_head_name(spec->head);
+  if (out_dim > NE_POLICY_MAX_ACT)
+    return ne__set_error(errstr, NE_EINVAL, "policy: action dimension %d exceeds %d (%s head)", out_dim,
+                         NE_POLICY_MAX_ACT, head);
+  if (!low || !high)
+    return ne__set_error(errstr, NE_EINVAL, "policy: the %s head needs action bounds (low and high)", head);
+  for (int i = 0; i < out_dim; i++) {
+    if (isnan(low[i]) || isnan(high[i]))
+      return ne__set_error(errstr, NE_EINVAL, "policy: action bound %d is NaN (low %g, high %g)", i, low[i], high[i]);
+    if (low[i] > high[i])
+      return ne__set_error(errstr, NE_EINVAL, "policy: action bound %d has low %g > high %g", i, low[i], high[i]);
+    // tanh is rescaled onto [low, high], which needs a finite interval; clip can be unbounded
+    if (spec->head == NE_HEAD_TANH && (isinf(low[i]) || isinf(high[i])))
+      return ne__set_error(errstr, NE_EINVAL,
+                           "policy: action bound %d is infinite (low %g, high %g); the tanh head needs finite bounds",
+                           i, low[i], high[i]);
+    spec->act_low[i] = low[i];
+    spec->act_high[i] = high[i];
+  }
+  spec->act_dim = out_dim;
+  return 0;
+}
+
+// Checks one layer width; `what` names it in the message.
+static int check_width(int w, const char* what, int index, char* errstr) {
+  if (w >= 1 && w <= MAX_WIDTH) return 0;
+  if (index < 0) return ne__set_error(errstr, NE_EINVAL, "policy: %s = %d must be in [1, %d]", what, w, MAX_WIDTH);
+  return ne__set_error(errstr, NE_EINVAL, "policy: %s[%d] = %d must be in [1, %d]", what, index, w, MAX_WIDTH);
+}
+
+// Derives n_params and scratch_floats from the sizes.
+static void set_derived(ne_policy_spec* spec) {
+  size_t n = 0, widest = 0;
+  for (int l = 0; l < spec->n_layers; l++) {
+    size_t in = (size_t)spec->sizes[l], out = (size_t)spec->sizes[l + 1];
+    n += in * out + out;
+    if (out > widest) widest = out;
+  }
+  spec->n_params = n;
+  spec->scratch_floats = 2 * widest;  // ping-pong between two layer outputs
+}
+
+int ne_policy_spec_init(ne_policy_spec* spec, int obs_dim, const int* hidden, int n_hidden, int out_dim,
+                        ne_activation activation, ne_head head, ne_init init, const float* low, const float* high,
+                        char* errstr) {
+  memset(spec, 0, sizeof *spec);
+  // enums and layer counts
+  if ((unsigned)activation > NE_ACT_RELU)
+    return ne__set_error(errstr, NE_EINVAL, "policy: activation %d is not tanh or relu", (int)activation);
+  if ((unsigned)head > NE_HEAD_CLIP)
+    return ne__set_error(errstr, NE_EINVAL, "policy: head %d is not argmax, tanh or clip", (int)head);
+  if ((unsigned)init > NE_INIT_HE)
+    return ne__set_error(errstr, NE_EINVAL, "policy: init %d is not normc, xavier or he", (int)init);
+  if (n_hidden < 0 || n_hidden > NE_POLICY_MAX_LAYERS - 1)
+    return ne__set_error(errstr, NE_EINVAL, "policy: %d hidden layers; allowed 0 to %d", n_hidden,
+                         NE_POLICY_MAX_LAYERS - 1);
+  if (n_hidden > 0 && !hidden)
+    return ne__set_error(errstr, NE_EINVAL, "policy: %d hidden layers but no sizes given", n_hidden);
+  // layer widths
+  int rc = check_width(obs_dim, "observation size", -1, errstr);
+  for (int i = 0; rc == 0 && i < n_hidden; i++) rc = check_width(hidden[i], "hidden", i, errstr);
+  if (rc == 0) rc = check_width(out_dim, head == NE_HEAD_ARGMAX ? "number of actions" : "action dimension", -1, errstr);
+  if (rc != 0) return rc;
+  spec->n_layers = n_hidden + 1;
+  spec->sizes[0] = obs_dim;
+  for (int i = 0; i < n_hidden; i++) spec->sizes[i + 1] = hidden[i];
+  spec->sizes[n_hidden + 1] = out_dim;
+  spec->activation = activation;
+  spec->head = head;
+  spec->init = init;
+  // the head decides what forward writes
+  if (head == NE_HEAD_ARGMAX)
+    spec->act_dim = 1;
+  else if ((rc = set_bounds(spec, out_dim, low, high, errstr)) != 0)
+    return rc;
+  set_derived(spec);
+  return 0;
+}
+
+int ne_policy_spec_format(const ne_policy_spec* spec, char* buf, size_t size) {
+  char sizes[NE_POLICY_MAX_LAYERS * 12 + 16];
+  size_t len = 0;
+  for (int l = 0; l <= spec->n_layers && len < sizeof sizes; l++)
+    len += (size_t)snprintf(sizes + len, sizeof sizes - len, l ? "-%d" : "%d", spec->sizes[l]);
+  return snprintf(buf, size, "mlp %s %s %s %s", sizes, ne_activation_name(spec->activation), ne_head_name(spec->head),
+                  ne_init_name(spec->init));
+}
+
+// ---- initial parameters --------------------------------------------------------------------------
+
+// Scales each column W[:, j] of an (in, out) matrix to L2 norm `norm` (OpenAI ES normc_initializer).
+// Sums run in double over i ascending; columns go in chunks so the sums live on the stack.
+static void normalize_columns(float* w, int in, int out, double norm) {
+  for (int j0 = 0; j0 < out; j0 += 64) {
+    int cols = out - j0 < 64 ? out - j0 : 64;
+    double sq[64] = {0};
+    for (int i = 0; i < in; i++)
+      for (int j = 0; j < cols; j++) {
+        double v = w[(size_t)i * (size_t)out + (size_t)(j0 + j)];
+        sq[j] += v * v;
+      }
+    for (int j = 0; j < cols; j++) sq[j] = sq[j] > 0.0 ? norm / sqrt(sq[j]) : 0.0;  // now the scale
+    for (int i = 0; i < in; i++)
+      for (int j = 0; j < cols; j++) {
+        float* p = &w[(size_t)i * (size_t)out + (size_t)(j0 + j)];
+        *p = (float)((double)*p * sq[j]);
+      }
+  }
+}
+
+// Multiplies n floats by s (rounded once, in double).
+static void scale(float* w, size_t n, double s) {
+  for (size_t i = 0; i < n; i++) w[i] = (float)((double)w[i] * s);
+}
+
+void ne_policy_init_params(const ne_policy_spec* spec, uint64_t seed, float* out) {
+  float* p = out;
+  for (int l = 0; l < spec->n_layers; l++) {
+    int in = spec->sizes[l], o = spec->sizes[l + 1];
+    size_t nw = (size_t)in * (size_t)o;
+    // weights: ε of a per-layer seed, so layers do not share noise; biases start at zero
+    ne_noise_fill(ne_hash2(seed, (uint64_t)l), 0, nw, p);
+    if (spec->init == NE_INIT_NORMC)
+      normalize_columns(p, in, o, l == spec->n_layers - 1 ? 0.01 : 1.0);
+    else if (spec->init == NE_INIT_XAVIER)
+      scale(p, nw, sqrt(2.0 / (double)(in + o)));
+    else
+      scale(p, nw, sqrt(2.0 / (double)in));
+    memset(p + nw, 0, (size_t)o * sizeof *p);
+    p += nw + (size_t)o;
+  }
+}
+
+// ---- forward -------------------------------------------------------------------------------------
+
+// Four floats as one GNU C vector (gcc and clang; the codebase already relies on GNU attributes).
+// Written out explicitly because plain loops vectorize at -O2 but not at -O3, where gcc unrolls the
+// short inner loops first; element-wise * and + round exactly like the scalar operations.
+typedef float f4 __attribute__((vector_size(16)));
+
+static inline f4 load4(const float* p) {
+  f4 v;
+  memcpy(&v, p, sizeof v);  // unaligned load
+  return v;
+}
+
+static inline void store4(float* p, f4 v) { memcpy(p, &v, sizeof v); }
+
+static inline f4 splat4(float x) { return (f4){x, x, x, x}; }
+
+// y[o .. o+16) = b + x W for one block of 16 outputs: four accumulators in registers across the
+// whole input loop.
+static void dense_block16(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                          int o, float* restrict y) {
+  f4 a0 = load4(b + o), a1 = load4(b + o + 4), a2 = load4(b + o + 8), a3 = load4(b + o + 12);
+  for (int i = 0; i < in; i++) {
+    const float* wr = w + (size_t)i * (size_t)out + (size_t)o;
+    f4 xi = splat4(x[i]);
+    a0 += xi * load4(wr);
+    a1 += xi * load4(wr + 4);
+    a2 += xi * load4(wr + 8);
+    a3 += xi * load4(wr + 12);
+  }
+  store4(y + o, a0), store4(y + o + 4, a1), store4(y + o + 8, a2), store4(y + o + 12, a3);
+}
+
+// The same for a block of 4 outputs.
+static void dense_block4(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                         int o, float* restrict y) {
+  f4 a0 = load4(b + o);
+  for (int i = 0; i < in; i++) a0 += splat4(x[i]) * load4(w + (size_t)i * (size_t)out + (size_t)o);
+  store4(y + o, a0);
+}
+
+// The last 1-3 outputs, accumulated together so that their addition chains overlap (one chain of
+// `in` dependent adds per output would otherwise run back to back).
+static void dense_tail(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                       int o, float* restrict y) {
+  int r = out - o;
+  float a0 = b[o], a1 = r > 1 ? b[o + 1] : 0.0f, a2 = r > 2 ? b[o + 2] : 0.0f;
+  for (int i = 0; i < in; i++) {
+    const float xi = x[i], *wr = w + (size_t)i * (size_t)out + (size_t)o;
+    a0 += xi * wr[0];
+    if (r > 1) a1 += xi * wr[1];
+    if (r > 2) a2 += xi * wr[2];
+  }
+  y[o] = a0;
+  if (r > 1) y[o + 1] = a1;
+  if (r > 2) y[o + 2] = a2;
+}
+
+// y = b + x W for W (in, out) input-major: blocks of 16 outputs, then 4, then the last 1-3. Each
+// output sums b, x0*w0, x1*w1, ... in that order (products rounded to float, no FMA) in every path,
+// so the result does not depend on the block size or the vector width.
+static void dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                  float* restrict y) {
+  int o = 0;
+  for (; o + 16 <= out; o += 16) dense_block16(x, in, w, b, out, o, y);
+  for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);
+  if (o < out) dense_tail(x, in, w, b, out, o, y);
+}
+
+// Hidden nonlinearity in place. relu keeps NaN (y < 0 is false for NaN) so bad inputs stay visible.
+static void activate(ne_activation a, float* y, int n) {
+  if (a == NE_ACT_TANH) {
+    ne__tanhf_inplace(y, n);
+    return;
+  }
+  for (int i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];
+}
+
+// Index of the largest value, lowest index on ties; NaN entries are skipped (all NaN: 0).
+static int argmax(const float* y, int n) {
+  int best = -1;
+  for (int i = 0; i < n; i++)
+    if (y[i] == y[i] && (best < 0 || y[i] > y[best])) best = i;
+  return best < 0 ? 0 : best;
+}
+
+// Clamps v to [lo, hi]; NaN passes through unchanged.
+static float clampf(float v, float lo, float hi) {
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
+}
+
+// Turns the output layer into the action.
+static void apply_head(const ne_policy_spec* spec, const float* y, float* action) {
+  int n = spec->sizes[spec->n_layers];
+  if (spec->head == NE_HEAD_ARGMAX) {
+    action[0] = (float)argmax(y, n);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    float lo = spec->act_low[i], hi = spec->act_high[i], a = y[i];
+    // tanh maps onto [-1, 1], then affinely onto [low, high]; the clamp absorbs rounding at the ends
+    if (spec->head == NE_HEAD_TANH) a = lo + (ne__tanhf_kernel(a) + 1.0f) * 0.5f * (hi - lo);
+    action[i] = clampf(a, lo, hi);
+  }
+}
+
+void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
+                       float* action) {
+  const float* x = obs;
+  const float* p = params;
+  size_t half = spec->scratch_floats / 2;
+  // layer l writes into one half of scratch and reads the other (or the observation)
+  for (int l = 0; l < spec->n_layers; l++) {
+    int in = spec->sizes[l], out = spec->sizes[l + 1];
+    float* y = scratch + (l & 1) * half;
+    dense(x, in, p, p + (size_t)in * (size_t)out, out, y);
+    if (l < spec->n_layers - 1) activate(spec->activation, y, out);
+    p += (size_t)in * (size_t)out + (size_t)out;
+    x = y;
+  }
+  apply_head(spec, x, action);
+}

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+// Tests of MLP policies (policy.h): the n_params formula, spec validation messages, forward against
+// a hand-computed network and against a naive reference loop (bit for bit), the output heads,
+// initialization (normc column norms, Xavier/He scales), names, and that forward stays inside the
+// caller's buffers (exact-size heap buffers, so ASan reports any overrun).
+#include "core/detmath.h"
+#include "neuroevo/error.h"
+#include "neuroevo/policy.h"
+#include "neuroevo/rng.h"
+#include "test.h"
+
+static ne_policy_spec make_spec(int obs, const int* hidden, int nh, int out, ne_activation act, ne_head head,
+                                ne_init init, const float* low, const float* high) {
+  ne_policy_spec s;
+  char err[NE_ERRSTR_LEN] = "";
+  int rc = ne_policy_spec_init(&s, obs, hidden, nh, out, act, head, init, low, high, err);
+  if (rc != 0) TEST_FAIL("spec_init: %s", err);
+  return s;
+}
+
+static float* alloc_floats(size_t n) {
+  float* p = malloc((n ? n : 1) * sizeof *p);
+  ASSERT(p != NULL);
+  return p;
+}
+
+// ---- spec ----------------------------------------------------------------------------------------
+
+static void test_n_params_formula(void) {
+  const int h64[2] = {64, 64};
+  ne_policy_spec s = make_spec(4, h64, 2, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL);
+  ASSERT_EQ(s.n_params, 4 * 64 + 64 + 64 * 64 + 64 + 64 * 2 + 2);  // 4610
+  ASSERT_EQ(s.n_layers, 3);
+  ASSERT_EQ(s.act_dim, 1);
+  ASSERT_EQ(s.scratch_floats, 128);
+  float lo[6] = {-1, -1, -1, -1, -1, -1}, hi[6] = {1, 1, 1, 1, 1, 1};
+  s = make_spec(17, h64, 2, 6, NE_ACT_TANH, NE_HEAD_TANH, NE_INIT_NORMC, lo, hi);
+  ASSERT_EQ(s.n_params, 17 * 64 + 64 + 64 * 64 + 64 + 64 * 6 + 6);  // 5702
+  ASSERT_EQ(s.act_dim, 6);
+  s = make_spec(3, NULL, 0, 2, NE_ACT_RELU, NE_HEAD_ARGMAX, NE_INIT_HE, NULL, NULL);
+  ASSERT_EQ(s.n_params, 3 * 2 + 2);
+  ASSERT_EQ(s.n_layers, 1);
+}
+
+// Each invalid spec fails with NE_EINVAL and a message naming the bad value.
+static void test_spec_errors_name_the_value(void) {
+  ne_policy_spec s;
+  char err[NE_ERRSTR_LEN];
+  const int good[2] = {64, 64}, bad[2] = {64, 0}, eight[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  float lo[2] = {-1, 2}, hi[2] = {1, 1}, ok_lo[2] = {-1, -1}, ok_hi[2] = {1, 1};
+  float inf_lo[2] = {-INFINITY, -1}, nan_hi[2] = {NAN, 1};
+  struct {
+    int rc;
+    const char* needle;
+  } cases[10];
+  int n = 0;
+#define CASE(call, needle_)                \
+  do {                                     \
+    err[0] = '\0';                         \
+    cases[n].rc = (call);                  \
+    cases[n].needle = (needle_);           \
+    ASSERT_EQ(cases[n].rc, NE_EINVAL);     \
+    ASSERT_CONTAINS(err, cases[n].needle); \
+    n++;                                   \
+  } while (0)
+  CASE(ne_policy_spec_init(&s, 0, good, 2, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
+       "observation size = 0");
+  CASE(ne_policy_spec_init(&s, 4, bad, 2, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
+       "hidden[1] = 0");
+  CASE(ne_policy_spec_init(&s, 4, eight, 8, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
+       "8 hidden layers");
+  CASE(ne_policy_spec_init(&s, 4, good, 2, -3, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
+       "number of actions = -3");
+  CASE(ne_policy_spec_init(&s, 4, good, 2, 2, NE_ACT_TANH, NE_HEAD_TANH, NE_INIT_NORMC, NULL, NULL, err),
+       "needs action bounds");
+  CASE(ne_policy_spec_init(&s, 4, good, 2, 2, NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_NORMC, lo, hi, err),
+       "bound 1 has low 2 > high 1");
+  CASE(ne_policy_spec_init(&s, 4, good, 2, NE_POLICY_MAX_ACT + 1, NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_NORMC, ok_lo,
+                           ok_hi, err),
+       "33 exceeds 32");
+  CASE(ne_policy_spec_init(&s, 4, good, 2, 2, NE_ACT_TANH, NE_HEAD_TANH, NE_INIT_NORMC, inf_lo, ok_hi, err),
+       "infinite");
+  CASE(ne_policy_spec_init(&s, 4, good, 2, 2, NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_NORMC, ok_lo, nan_hi, err), "NaN");
+  CASE(ne_policy_spec_init(&s, 4, good, 2, 2, (ne_activation)7, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
+       "activation 7");
+#undef CASE
+  // errstr may be NULL; clip accepts unbounded actions
+  ASSERT_EQ(ne_policy_spec_init(&s, 0, good, 2, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL),
+            NE_EINVAL);
+  float ilo[1] = {-INFINITY}, ihi[1] = {INFINITY};
+  ASSERT_EQ(ne_policy_spec_init(&s, 4, good, 2, 1, NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_NORMC, ilo, ihi, err), 0);
+}
+
+static void test_names_and_format(void) {
+  const int h[2] = {64, 64};
+  ne_policy_spec s = make_spec(4, h, 2, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL);
+  char buf[128];
+  ASSERT_EQ(ne_policy_spec_format(&s, buf, sizeof buf), (int)strlen("mlp 4-64-64-2 tanh argmax normc"));
+  ASSERT_STR_EQ(buf, "mlp 4-64-64-2 tanh argmax normc");
+  char small[8];
+  ASSERT_EQ(ne_policy_spec_format(&s, small, sizeof small), (int)strlen(buf));  // snprintf rules
+  ASSERT_STR_EQ(small, "mlp 4-6");
+  // every name parses back to its value; unknown names are NE_EINVAL
+  for (int i = 0; i < 2; i++) {
+    ne_activation a;
+    ASSERT_EQ(ne_activation_parse(ne_activation_name((ne_activation)i), &a), 0);
+    ASSERT_EQ(a, i);
+  }
+  for (int i = 0; i < 3; i++) {
+    ne_head hd;
+    ne_init in;
+    ASSERT_EQ(ne_head_parse(ne_head_name((ne_head)i), &hd), 0);
+    ASSERT_EQ(hd, i);
+    ASSERT_EQ(ne_init_parse(ne_init_name((ne_init)i), &in), 0);
+    ASSERT_EQ(in, i);
+  }
+  ne_head hd;
+  ASSERT_EQ(ne_head_parse("softmax", &hd), NE_EINVAL);
+  ASSERT_EQ(ne_head_parse(NULL, &hd), NE_EINVAL);
+  ASSERT_STR_EQ(ne_init_name(NE_INIT_XAVIER), "xavier");
+  ASSERT_STR_EQ(ne_head_name((ne_head)9), "invalid");
+}
+
+// ---- forward -------------------------------------------------------------------------------------
+
+// 2-2-2 network with hand-chosen weights: layer 1 W = [[1, 2], [3, 4]] (input-major), b = [0.5, -0.5];
+// layer 2 W = [[1, -1], [2, 0.5]], b = [0.1, 0.2]; clip head with wide bounds returns raw outputs.
+static void test_forward_hand_computed(void) {
+  const int h[1] = {2};
+  float lo[2] = {-100, -100}, hi[2] = {100, 100};
+  ne_policy_spec s = make_spec(2, h, 1, 2, NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_NORMC, lo, hi);
+  ASSERT_EQ(s.n_params, 12);
+  const float params[12] = {1, 2, 3, 4, 0.5f, -0.5f, 1, -1, 2, 0.5f, 0.1f, 0.2f};
+  const float obs[2] = {1, -1};
+  float scratch[4], act[2];
+  ne_policy_forward(&s, params, obs, scratch, act);
+  // h = [0.5 + 1 - 3, -0.5 + 2 - 4] = [-1.5, -2.5]
+  double t0 = tanh(-1.5), t1 = tanh(-2.5);
+  ASSERT_NEAR(act[0], 0.1 + t0 * 1 + t1 * 2, 1e-6);
+  ASSERT_NEAR(act[1], 0.2 - t0 + t1 * 0.5, 1e-6);
+  // relu: h = [0, 0], so the output is the bias
+  s = make_spec(2, h, 1, 2, NE_ACT_RELU, NE_HEAD_CLIP, NE_INIT_NORMC, lo, hi);
+  ne_policy_forward(&s, params, obs, scratch, act);
+  ASSERT(act[0] == 0.1f && act[1] == 0.2f);
+  // relu passes positives unchanged: obs = [1, 1] gives h = [4.5, 5.5]
+  const float obs2[2] = {1, 1};
+  ne_policy_forward(&s, params, obs2, scratch, act);
+  ASSERT(act[0] == 0.1f + 4.5f * 1 + 5.5f * 2);
+  ASSERT(act[1] == 0.2f + 4.5f * -1 + 5.5f * 0.5f);
+}
+
+// Naive forward with the documented summation order: y[o] = b[o]; for i: y[o] += x[i] * W[i*out+o].
+static void reference_forward(const ne_policy_spec* s, const float* p, const float* obs, float* out) {
+  float a[256], b[256];
+  memcpy(a, obs, (size_t)s->sizes[0] * sizeof *a);
+  for (int l = 0; l < s->n_layers; l++) {
+    int in = s->sizes[l], o = s->sizes[l + 1];
+    for (int j = 0; j < o; j++) b[j] = p[in * o + j];
+    for (int i = 0; i < in; i++)
+      for (int j = 0; j < o; j++) {
+        float prod = a[i] * p[i * o + j];
+        b[j] = b[j] + prod;
+      }
+    for (int j = 0; j < o; j++)
+      a[j] = l < s->n_layers - 1 ? (s->activation == NE_ACT_TANH ? ne__tanhf(b[j]) : (b[j] < 0 ? 0 : b[j])) : b[j];
+    p += in * o + o;
+  }
+  memcpy(out, a, (size_t)s->sizes[s->n_layers] * sizeof *out);
+}
+
+// Widths that exercise the 16- and 4-output blocks and tails of 1, 2 and 3 outputs give exactly
+// the naive loop's bits.
+static void test_forward_matches_naive_loop(void) {
+  const int h[2] = {37, 22};
+  float lo[3] = {-1e30f, -1e30f, -1e30f}, hi[3] = {1e30f, 1e30f, 1e30f};
+  for (int variant = 0; variant < 6; variant++) {
+    int act = variant % 2, out = 1 + variant / 2;
+    ne_policy_spec s = make_spec(5, h, 2, out, (ne_activation)act, NE_HEAD_CLIP, NE_INIT_XAVIER, lo, hi);
+    float* p = alloc_floats(s.n_params);
+    ne_policy_init_params(&s, 11, p);
+    // non-zero biases too
+    ne_rng r;
+    ne_rng_seed(&r, 5);
+    for (size_t i = 0; i < s.n_params; i++) p[i] += (float)ne_rng_range(&r, -0.1, 0.1);
+    float* scratch = alloc_floats(s.scratch_floats);
+    for (int trial = 0; trial < 50; trial++) {
+      float obs[5], got[3], want[3];
+      for (int i = 0; i < 5; i++) obs[i] = (float)ne_rng_range(&r, -3, 3);
+      ne_policy_forward(&s, p, obs, scratch, got);
+      reference_forward(&s, p, obs, want);
+      ASSERT(memcmp(got, want, (size_t)out * sizeof *got) == 0);
+    }
+    free(p);
+    free(scratch);
+  }
+}
+
+// Known answer, generated once by this implementation (and identical at -O0, -O2, -O3 and
+// -march=native): CartPole normc parameters for seed 1 (a hash of their bits), and the raw outputs
+// of forward with those parameters scaled by 30 so the tanh units leave their linear range.
+static void test_init_and_forward_known_answer(void) {
+  const int h[2] = {64, 64};
+  float lo[2] = {-1e30f, -1e30f}, hi[2] = {1e30f, 1e30f};
+  ne_policy_spec s = make_spec(4, h, 2, 2, NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_NORMC, lo, hi);
+  float* p = alloc_floats(s.n_params);
+  ne_policy_init_params(&s, 1, p);
+  uint64_t hash = 0;
+  for (size_t i = 0; i < s.n_params; i++) {
+    uint32_t bits;
+    memcpy(&bits, &p[i], sizeof bits);
+    hash = ne_hash2(hash, bits);
+  }
+  ASSERT_U64_EQ(hash, 0x97198136499ab268ull);
+  for (size_t i = 0; i < s.n_params; i++) p[i] *= 30.0f;
+  float obs[4] = {0.1f, -0.2f, 0.03f, 0.4f}, scratch[128], act[2];
+  ne_policy_forward(&s, p, obs, scratch, act);
+  if (act[0] != -0x1.4ffd9ep-5f || act[1] != -0x1.5b00fp-2f) TEST_FAIL("outputs %a %a", act[0], act[1]);
+  free(p);
+}
+
+// Output layer = bias only (W = 0, obs = 0), so the head sees exactly the chosen values.
+static float argmax_of(const float* y, int n) {
+  ne_policy_spec s = make_spec(1, NULL, 0, n, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL);
+  float params[16] = {0}, obs[1] = {0}, scratch[32], act[1];
+  memcpy(params + n, y, (size_t)n * sizeof *y);
+  ne_policy_forward(&s, params, obs, scratch, act);
+  return act[0];
+}
+
+static void test_argmax_ties_and_nan(void) {
+  const float ties[4] = {1, 3, 3, 0}, first[3] = {5, 5, 5}, nan_first[4] = {NAN, 1, 2, 2}, all_nan[2] = {NAN, NAN};
+  const float neg_inf[3] = {-INFINITY, -INFINITY, -1e38f}, last[5] = {0, 0, 0, 0, 1e-30f};
+  ASSERT(argmax_of(ties, 4) == 1.0f);  // lowest index on ties
+  ASSERT(argmax_of(first, 3) == 0.0f);
+  ASSERT(argmax_of(nan_first, 4) == 2.0f);  // NaN skipped, then ties
+  ASSERT(argmax_of(all_nan, 2) == 0.0f);
+  ASSERT(argmax_of(neg_inf, 3) == 2.0f);
+  ASSERT(argmax_of(last, 5) == 4.0f);
+}
+
+// Whatever the parameters, continuous actions stay in [low, high].
+static void test_tanh_and_clip_heads_stay_in_bounds(void) {
+  const int h[1] = {8};
+  float lo[3] = {-2, 0, 0.25f}, hi[3] = {2, 1, 0.25f};
+  ne_rng r;
+  ne_rng_seed(&r, 9);
+  for (int head = NE_HEAD_TANH; head <= NE_HEAD_CLIP; head++) {
+    ne_policy_spec s = make_spec(4, h, 1, 3, NE_ACT_TANH, (ne_head)head, NE_INIT_HE, lo, hi);
+    float* p = alloc_floats(s.n_params);
+    float* scratch = alloc_floats(s.scratch_floats);
+    int hit_low = 0, hit_high = 0;
+    for (int trial = 0; trial < 2000; trial++) {
+      // huge weights saturate the head at both ends
+      ne_policy_init_params(&s, (uint64_t)trial, p);
+      for (size_t i = 0; i < s.n_params; i++) p[i] *= trial % 2 ? 1e6f : 1.0f;
+      float obs[4], act[3];
+      for (int i = 0; i < 4; i++) obs[i] = (float)ne_rng_range(&r, -10, 10);
+      ne_policy_forward(&s, p, obs, scratch, act);
+      for (int i = 0; i < 3; i++) {
+        if (!(act[i] >= lo[i] && act[i] <= hi[i]))
+          TEST_FAIL("head %d action %d = %g outside [%g, %g]", head, i, act[i], lo[i], hi[i]);
+        hit_low += act[0] == lo[0], hit_high += act[0] == hi[0];
+      }
+    }
+    ASSERT_GT(hit_low, 0);
+    ASSERT_GT(hit_high, 0);
+    free(p);
+    free(scratch);
+  }
+  // tanh head midpoint: zero output maps to the middle of the interval
+  ne_policy_spec s = make_spec(1, NULL, 0, 3, NE_ACT_TANH, NE_HEAD_TANH, NE_INIT_NORMC, lo, hi);
+  float params[6] = {0}, obs[1] = {0}, scratch[6], act[3];
+  ne_policy_forward(&s, params, obs, scratch, act);
+  ASSERT(act[0] == 0.0f && act[1] == 0.5f && act[2] == 0.25f);
+}
+
+// Exact-size heap buffers for params, obs, scratch and action: ASan reports any write or read past
+// them. Covers no hidden layer, the maximum depth, wide and narrow layers, both activations.
+static void test_forward_stays_in_buffers(void) {
+  const int h7[7] = {3, 17, 1, 64, 5, 33, 2}, h2[2] = {200, 7};
+  struct {
+    int obs, nh, out;
+    const int* hidden;
+  } archs[] = {{4, 0, 2, NULL}, {1, 7, 3, h7}, {9, 2, 1, h2}, {300, 2, 17, h2}};  // 17: Humanoid
+  float lo[17], hi[17];
+  for (int i = 0; i < 17; i++) lo[i] = -1, hi[i] = 1;
+  for (size_t a = 0; a < sizeof archs / sizeof *archs; a++)
+    for (int head = 0; head < 3; head++) {
+      ne_policy_spec s = make_spec(archs[a].obs, archs[a].hidden, archs[a].nh, archs[a].out, (ne_activation)(a % 2),
+                                   (ne_head)head, NE_INIT_NORMC, lo, hi);
+      float *p = alloc_floats(s.n_params), *obs = alloc_floats((size_t)archs[a].obs);
+      float *scratch = alloc_floats(s.scratch_floats), *act = alloc_floats((size_t)s.act_dim);
+      ne_policy_init_params(&s, 3, p);
+      for (int i = 0; i < archs[a].obs; i++) obs[i] = (float)i * 0.1f - 1.0f;
+      ne_policy_forward(&s, p, obs, scratch, act);
+      for (int i = 0; i < s.act_dim; i++) ASSERT(act[i] == act[i]);
+      free(p), free(obs), free(scratch), free(act);
+    }
+}
+
+// ---- initialization ------------------------------------------------------------------------------
+
+// normc: every column W[:, j] has L2 norm 1 (hidden layers) or 0.01 (output layer); biases are 0.
+static void test_normc_column_norms(void) {
+  const int h[2] = {64, 64};
+  ne_policy_spec s = make_spec(4, h, 2, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL);
+  float* p = alloc_floats(s.n_params);
+  ne_policy_init_params(&s, 123, p);
+  const float* w = p;
+  for (int l = 0; l < s.n_layers; l++) {
+    int in = s.sizes[l], out = s.sizes[l + 1];
+    double want = l == s.n_layers - 1 ? 0.01 : 1.0;
+    for (int j = 0; j < out; j++) {
+      double sq = 0;
+      for (int i = 0; i < in; i++) sq += (double)w[i * out + j] * w[i * out + j];
+      ASSERT_NEAR(sqrt(sq), want, 1e-6 * want);
+    }
+    for (int j = 0; j < out; j++) ASSERT(w[in * out + j] == 0.0f);
+    w += in * out + out;
+  }
+  free(p);
+}
+
+static double weight_std(const float* w, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s += (double)w[i] * w[i];
+  return sqrt(s / (double)n);
+}
+
+// Xavier N(0, 2/(in+out)) and He N(0, 2/in): the weights' RMS matches within 5% on 128x96.
+static void test_xavier_and_he_scales(void) {
+  const int h[1] = {96};
+  for (int init = NE_INIT_XAVIER; init <= NE_INIT_HE; init++) {
+    ne_policy_spec s = make_spec(128, h, 1, 4, NE_ACT_RELU, NE_HEAD_ARGMAX, (ne_init)init, NULL, NULL);
+    float* p = alloc_floats(s.n_params);
+    ne_policy_init_params(&s, 77, p);
+    double want = init == NE_INIT_XAVIER ? sqrt(2.0 / (128 + 96)) : sqrt(2.0 / 128);
+    ASSERT_NEAR(weight_std(p, 128 * 96), want, 0.05 * want);
+    for (int j = 0; j < 96; j++) ASSERT(p[128 * 96 + j] == 0.0f);
+    free(p);
+  }
+}
+
+// Same seed, same bits; another seed or another layer, other noise.
+static void test_init_is_deterministic_per_seed_and_layer(void) {
+  const int h[1] = {16};
+  ne_policy_spec s = make_spec(16, h, 1, 16, NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_HE, (float[16]){0}, (float[16]){0});
+  float *a = alloc_floats(s.n_params), *b = alloc_floats(s.n_params);
+  ne_policy_init_params(&s, 1, a);
+  ne_policy_init_params(&s, 1, b);
+  ASSERT(memcmp(a, b, s.n_params * sizeof *a) == 0);
+  ne_policy_init_params(&s, 2, b);
+  ASSERT(memcmp(a, b, 256 * sizeof *a) != 0);
+  // layer 2's weights (after 256 + 16) are not layer 1's, although both layers are 16x16 He
+  ASSERT(memcmp(a, a + 272, 256 * sizeof *a) != 0);
+  free(a);
+  free(b);
+}
+
+TEST_MAIN(TEST_ENTRY(test_n_params_formula), TEST_ENTRY(test_spec_errors_name_the_value),
+          TEST_ENTRY(test_names_and_format), TEST_ENTRY(test_forward_hand_computed),
+          TEST_ENTRY(test_forward_matches_naive_loop), TEST_ENTRY(test_init_and_forward_known_answer),
+          TEST_ENTRY(test_argmax_ties_and_nan), TEST_ENTRY(test_tanh_and_clip_heads_stay_in_bounds),
+          TEST_ENTRY(test_forward_stays_in_buffers), TEST_ENTRY(test_normc_column_norms),
+          TEST_ENTRY(test_xavier_and_he_scales), TEST_ENTRY(test_init_is_deterministic_per_seed_and_layer))
