@@ -24,11 +24,11 @@ plot_every = 0
 id = CartPole-v1
 
 [policy]
-hidden = 16
+hidden = 32,32
 
 [ga]
-population = 120
-truncation = 12
+population = 600
+truncation = 20
 sigma = 0.05
 elite_candidates = 3
 elite_episodes = 5

@@ -162,8 +162,11 @@ static void test_unknown_section(void) {
   // the header line is named, with or without keys below it
   expect_load_error("[run]\nseed = 1\n[gaa]\npopulation = 5\n", NE_ENOTFOUND,
                     "cartpole.ini:3: unknown section [gaa] (did you mean [ga]?)");
-  expect_load_error("[run]\n[nothing_like_it]\n", NE_ENOTFOUND,
-                    "cartpole.ini:2: unknown section [nothing_like_it] (sections: [run], [env], [policy], [ga])");
+  // the list of valid sections grows with every algorithm, so check its start and one entry
+  ne_config* cfg = fresh();
+  const char* msg = load_expect(cfg, "[run]\n[nothing_like_it]\n", "cartpole.ini", NE_ENOTFOUND);
+  ASSERT_CONTAINS(msg, "cartpole.ini:2: unknown section [nothing_like_it] (sections: [run], [env], [policy], [ga]");
+  ne_config_destroy(cfg);
   expect_load_error("seed = 1\n", NE_EPARSE,
                     "cartpole.ini:1: key 'seed' is outside any section (start with e.g. [run])");
 }
