@@ -121,18 +121,18 @@ static int cmp_double(const void* a, const void* b) {
 static const char CARTPOLE[] =
     "[run]\nalgorithm = ga\ntarget = none\nplot_every = 0\ncheckpoint_every = 1000000\n"
     "[env]\nid = CartPole-v1\n[policy]\nhidden = 16\n"
-    "[ga]\npopulation = 200\ntruncation = 20\nsigma = 0.1\nelite_candidates = 3\nelite_episodes = 10\n";
+    "[ga]\npopulation = 1000\ntruncation = 20\nsigma = 0.1\nelite_candidates = 3\nelite_episodes = 10\n";
 static const char ACROBOT[] =
     "[run]\nalgorithm = ga\ntarget = none\nplot_every = 0\ncheckpoint_every = 1000000\n"
     "[env]\nid = Acrobot-v1\n[policy]\nhidden = 32\n"
-    "[ga]\npopulation = 200\ntruncation = 20\nsigma = 0.1\nelite_candidates = 3\nelite_episodes = 10\n";
+    "[ga]\npopulation = 1000\ntruncation = 20\nsigma = 0.1\nelite_candidates = 3\nelite_episodes = 10\n";
 
 int main(void) {
   printf("Deep GA benchmarks (%d online cores)\n", (int)sysconf(_SC_NPROCESSORS_ONLN));
   printf("%-52s %14s %10s\n", "figure", "value", "target");
   // framework overhead on one thread
   ne_config* cart = config_for(CARTPOLE);
-  override(cart, "run.generations=15");
+  override(cart, "run.generations=20");
   run_figures one = train(cart, 1);
   double ga_rate = one.env_steps / one.seconds;
   double raw_rate = raw_steps_per_second("CartPole-v1", cart, one.env_steps);
@@ -144,7 +144,7 @@ int main(void) {
   const char* texts[2] = {CARTPOLE, ACROBOT};
   for (int k = 0; k < 2; k++) {
     ne_config* cfg = config_for(texts[k]);
-    override(cfg, "run.generations=12");
+    override(cfg, "run.generations=10");
     run_figures t1 = train(cfg, 1), t2 = train(cfg, 2);
     double eff = (t2.env_steps / t2.seconds) / (2 * t1.env_steps / t1.seconds);
     char label[96];
