@@ -92,6 +92,11 @@ typedef struct ne_best {
   float sigma;             // mutation power of the chain
   const float* params;     // (n_params) explicit parameters, or NULL for chains
   size_t n_params;         // length of params
+  // the observation normalization params were evaluated with (ES family); NULL when none
+  const float* obs_mean;   // (obs_dim) subtracted from each observation
+  const float* obs_std;    // (obs_dim) then divided by
+  float obs_clip;          // then clipped to [-obs_clip, obs_clip] (0: no clip)
+  int obs_dim;             // length of obs_mean / obs_std
 } ne_best;
 
 // What an algorithm optimizes: the policy (its parameter count and init scheme) and the run seed.

@@ -13,7 +13,7 @@
 
 // [run]: what to train and when to stop; where results go.
 static const ne_config_key run_keys[] = {
-    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga",
+    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga|es|ars|pgpe|snes",
      "training algorithm; its own section ([ga], ...) holds its settings"},
     {"run", "seed", NE_CFG_INT, "0", 0, 9.2e18, NULL,
      "run seed: every random choice derives from it, so a seed reproduces a run bit for bit"},
@@ -75,6 +75,75 @@ static const ne_config_key ga_keys[] = {
      "memory budget (MiB) per worker for cached parameter vectors of parents"},
 };
 
+// ---- the ES family (src/algos/es.c, ars.c, pgpe.c, snes.c) ---------------------------------
+
+// [es]: OpenAI ES (Salimans et al. 2017): mirrored sampling, centered ranks, Adam, obs normalization.
+static const ne_config_key es_keys[] = {
+    {"es", "population", NE_CFG_INT, "100", 2, 1e7, NULL,
+     "candidates per generation, as mirrored pairs centre +- sigma*eps (must be even)"},
+    {"es", "sigma", NE_CFG_FLOAT, "0.02", 1e-9, 10, NULL, "noise standard deviation of the perturbations"},
+    {"es", "optimizer", NE_CFG_ENUM, "adam", 1, 0, "adam|sgd",
+     "how the centre follows the gradient estimate: adam, or sgd with momentum"},
+    {"es", "lr", NE_CFG_FLOAT, "0.01", 0, 10, NULL, "optimizer step size"},
+    {"es", "momentum", NE_CFG_FLOAT, "0.9", 0, 1, NULL, "momentum of the sgd optimizer"},
+    {"es", "l2coeff", NE_CFG_FLOAT, "0.005", 0, 10, NULL,
+     "L2 weight decay: l2coeff * theta is subtracted from the gradient estimate"},
+    {"es", "obs_norm", NE_CFG_BOOL, "true", 1, 0, NULL,
+     "normalize observations with running statistics of every population rollout"},
+    {"es", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
+    {"es", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
+     "episodes of the unperturbed centre each generation (its mean is the elite score)"},
+};
+
+// [ars]: Augmented Random Search (Mania et al. 2018), V1/V2 and the top-b variants.
+static const ne_config_key ars_keys[] = {
+    {"ars", "directions", NE_CFG_INT, "8", 1, 1e7, NULL, "random directions per generation (2 rollouts each)"},
+    {"ars", "top", NE_CFG_INT, "0", 0, 1e7, NULL,
+     "use the b best directions by max(r+, r-) (0 = all directions)"},
+    {"ars", "step_size", NE_CFG_FLOAT, "0.02", 0, 10, NULL, "step size alpha"},
+    {"ars", "noise", NE_CFG_FLOAT, "0.03", 1e-9, 10, NULL, "exploration noise nu (std of the perturbations)"},
+    {"ars", "version", NE_CFG_ENUM, "v2", 1, 0, "v1|v2",
+     "v1: raw observations; v2: observations normalized by the mean and std of all states seen"},
+    {"ars", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
+     "episodes of the unperturbed policy each generation (its mean is the elite score)"},
+};
+
+// [pgpe]: PGPE (Sehnke et al. 2010) with symmetric sampling and the ClipUp optimizer (Toklu et al. 2020).
+static const ne_config_key pgpe_keys[] = {
+    {"pgpe", "population", NE_CFG_INT, "100", 2, 1e7, NULL,
+     "candidates per generation, as symmetric pairs mu +- sigma*eps (must be even)"},
+    {"pgpe", "optimizer", NE_CFG_ENUM, "clipup", 1, 0, "clipup|adam|sgd", "how the centre follows its gradient"},
+    {"pgpe", "center_lr", NE_CFG_FLOAT, "0.15", 0, 100, NULL, "step size of the centre's optimizer"},
+    {"pgpe", "momentum", NE_CFG_FLOAT, "0.9", 0, 1, NULL, "ClipUp / sgd momentum"},
+    {"pgpe", "max_speed", NE_CFG_FLOAT, "0", 0, 100, NULL, "ClipUp's largest step norm (0 = 2 * center_lr)"},
+    {"pgpe", "stdev_init", NE_CFG_FLOAT, "0.1", 1e-9, 100, NULL, "initial standard deviation of every parameter"},
+    {"pgpe", "radius_init", NE_CFG_FLOAT, "0", 0, 1e6, NULL,
+     "if > 0: initial stdev = radius_init / sqrt(number of parameters), overriding stdev_init"},
+    {"pgpe", "stdev_lr", NE_CFG_FLOAT, "0.1", 0, 100, NULL, "learning rate of the standard deviations"},
+    {"pgpe", "stdev_max_change", NE_CFG_FLOAT, "0.2", 0, 1, NULL,
+     "largest relative change of a standard deviation per generation (0 = unlimited)"},
+    {"pgpe", "stdev_min", NE_CFG_FLOAT, "0", 0, 1e6, NULL, "lower bound of the standard deviations (0 = none)"},
+    {"pgpe", "stdev_max", NE_CFG_FLOAT, "0", 0, 1e6, NULL, "upper bound of the standard deviations (0 = none)"},
+    {"pgpe", "obs_norm", NE_CFG_BOOL, "false", 1, 0, NULL, "normalize observations with running statistics"},
+    {"pgpe", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
+    {"pgpe", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
+     "episodes of the centre each generation (its mean is the elite score)"},
+};
+
+// [snes]: separable NES (Schaul et al. 2011): NES utilities, mu and log-sigma updates.
+static const ne_config_key snes_keys[] = {
+    {"snes", "population", NE_CFG_INT, "0", 0, 1e7, NULL,
+     "candidates per generation (0 = 4 + floor(3 ln d), d = number of parameters)"},
+    {"snes", "center_lr", NE_CFG_FLOAT, "1", 0, 100, NULL, "learning rate of the centre (eta_mu)"},
+    {"snes", "stdev_lr", NE_CFG_FLOAT, "0", 0, 100, NULL,
+     "learning rate of the log standard deviations (0 = (3 + ln d) / (5 sqrt d))"},
+    {"snes", "stdev_init", NE_CFG_FLOAT, "0.1", 1e-9, 100, NULL, "initial standard deviation of every parameter"},
+    {"snes", "obs_norm", NE_CFG_BOOL, "false", 1, 0, NULL, "normalize observations with running statistics"},
+    {"snes", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
+    {"snes", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
+     "episodes of the centre each generation (its mean is the elite score)"},
+};
+
 // Every section, in the order the resolved config is written. algorithm != NULL marks a section
 // that only that run.algorithm may use.
 static const ne__cfg_section sections[] = {
@@ -82,6 +151,10 @@ static const ne__cfg_section sections[] = {
     {"env", env_keys, COUNT(env_keys), NULL, "the environment and how fitness is measured"},
     {"policy", policy_keys, COUNT(policy_keys), NULL, "the network mapping observations to actions"},
     {"ga", ga_keys, COUNT(ga_keys), "ga", "Deep GA: truncation selection + Gaussian mutation"},
+    {"es", es_keys, COUNT(es_keys), "es", "OpenAI ES: mirrored sampling, centered ranks, Adam"},
+    {"ars", ars_keys, COUNT(ars_keys), "ars", "Augmented Random Search (V1/V2, top-b directions)"},
+    {"pgpe", pgpe_keys, COUNT(pgpe_keys), "pgpe", "PGPE with symmetric sampling and ClipUp"},
+    {"snes", snes_keys, COUNT(snes_keys), "snes", "separable natural evolution strategies"},
 };
 
 // Item limits of INTLIST keys that have one tighter than NE__CFG_LIST_CAP.

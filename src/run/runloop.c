@@ -10,6 +10,7 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/plot.h"
+#include "run/params_file.h"  // best.params for vector solutions
 #include "run/runner_int.h"
 
 // Grows the result buffers to n candidates (with observation sums when the batch wants them).
@@ -86,13 +87,29 @@ static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uin
               r->generation, evals, steps, rate, r->best, r->mean, elite, where, elapsed, eta);
 }
 
-// Writes best.genome when the algorithm's best changed; vector solutions are written by their
-// algorithm's own exporter (not a seed chain).
+// ---- vector solutions (ES family): best.params, see run/params_file.h ----------------------
+// An algorithm whose best is an explicit vector (ne_best.params) gets best.params instead of
+// best.genome: the genome header fields, its observation normalization and the parameters.
+static int write_best_params(ne_run* run, const ne_best* best, char* errstr) {
+  ne_genome_header h;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/best.params", run->dir);
+  int rc = ne_genome_header_from_config(run->cfg, &h);
+  if (!rc) rc = ne__params_file_write(path, &h, best, errstr);
+  if (!rc) run->best_written_generation = best->generation + 1;
+  return rc;
+}
+// ---- end of vector solutions ----------------------------------------------------------------
+
+// Writes best.genome (seed chains) or best.params (vector solutions) when the algorithm's best
+// changed.
 static int write_best(ne_run* run, char* errstr) {
   ne_best best;
   if (run->vt->best(run->algo, &best) != 0) return 0;
   run->best_score = best.score;
-  if (!best.seeds || run->best_written_generation == best.generation + 1) return 0;
+  if (run->best_written_generation == best.generation + 1) return 0;
+  if (best.params) return write_best_params(run, &best, errstr);
+  if (!best.seeds) return 0;
   ne_genome g;
   ne_genome_init(&g);
   ne_genome_header h;

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# End to end through the CLI for the ES family (es, ars, pgpe, snes): each algorithm gives identical
+# metrics (all but wall_s) and best.params with 1 and 2 threads; an ES run killed with SIGKILL and
+# resumed ends identical to the uninterrupted run; best.params is written (no best.genome) and
+# `neuroevo eval` reads it from the run directory and through --genome alike; a section of another
+# algorithm and an odd mirrored population are errors naming the section / key (exit 2).
+# usage: e2e_es.sh NEUROEVO_BINARY SCRATCH_DIR
+set -euo pipefail
+BIN=$1
+TMP=$2
+rm -rf "$TMP" && mkdir -p "$TMP"
+cd "$TMP"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+strip_wall() { cut -d, -f1-3,5- "$1"; }
+rows() { echo $(($(wc -l < "$1/metrics.csv") - 1)); }
+
+# Pendulum with observation normalization on, so the obs statistics path is part of the comparison
+cat > es.ini <<'INI'
+[run]
+algorithm = es
+seed = 7
+generations = 120
+target = none
+plot_every = 0
+[env]
+id = Pendulum-v1
+[policy]
+hidden = 16
+[es]
+population = 100
+sigma = 0.1
+lr = 0.1
+l2coeff = 0
+eval_episodes = 20
+INI
+
+cat > ars.ini <<'INI'
+[run]
+algorithm = ars
+seed = 3
+generations = 15
+target = none
+plot_every = 0
+[env]
+id = MountainCarContinuous-v0
+episodes = 2
+[policy]
+hidden =
+head = clip
+[ars]
+directions = 8
+top = 4
+step_size = 0.1
+noise = 0.3
+version = v2
+INI
+
+cat > pgpe.ini <<'INI'
+[run]
+algorithm = pgpe
+seed = 5
+generations = 15
+target = none
+plot_every = 0
+[env]
+id = CartPole-v1
+[policy]
+hidden = 8
+[pgpe]
+population = 40
+obs_norm = true
+INI
+
+cat > snes.ini <<'INI'
+[run]
+algorithm = snes
+seed = 9
+generations = 15
+target = none
+plot_every = 0
+[env]
+id = Acrobot-v1
+[policy]
+hidden = 8
+[snes]
+obs_norm = true
+INI
+
+# --- every algorithm: 1 thread == 2 threads --------------------------------------------------
+for algo in es ars pgpe snes; do
+  "$BIN" run $algo.ini --threads 1 --out ${algo}1 --quiet
+  "$BIN" run $algo.ini --threads 2 --out ${algo}2 --quiet
+  for f in config.ini metrics.csv best.params log.txt; do [ -s "${algo}1/$f" ] || fail "${algo}1/$f missing or empty"; done
+  [ ! -e "${algo}1/best.genome" ] || fail "$algo wrote a best.genome (vector solutions go to best.params)"
+  [ "$(head -1 ${algo}1/best.params)" = "# neuroevo params v1" ] || fail "$algo: best.params header"
+  grep -q '^params = ' ${algo}1/best.params || fail "$algo: best.params lacks params"
+  diff <(strip_wall ${algo}1/metrics.csv) <(strip_wall ${algo}2/metrics.csv) || fail "$algo: metrics differ between 1 and 2 threads"
+  cmp ${algo}1/best.params ${algo}2/best.params || fail "$algo: best.params differs between 1 and 2 threads"
+done
+grep -q '^obs_mean = ' es1/best.params || fail "es: best.params lacks the observation normalization"
+[ "$(rows es1)" -eq 120 ] || fail "es: expected 120 metric rows"
+
+# --- ES: SIGKILL mid-run, then resume ----------------------------------------------------------
+"$BIN" run es.ini --threads 2 --out K --quiet &
+pid=$!
+for _ in $(seq 1 2000); do
+  r=$(($(wc -l 2>/dev/null < K/metrics.csv || echo 1) - 1))
+  [ "$r" -ge 4 ] && break
+  sleep 0.01
+done
+kill -9 $pid 2>/dev/null || true
+wait $pid 2>/dev/null || true
+[ "$(rows K)" -lt 120 ] || fail "ES run finished before the kill: the test needs a longer run"
+"$BIN" resume K --quiet
+diff <(strip_wall es1/metrics.csv) <(strip_wall K/metrics.csv) || fail "es: metrics differ after kill -9 + resume"
+cmp es1/best.params K/best.params || fail "es: best.params differs after kill -9 + resume"
+
+# --- eval reads best.params, from the run directory or as --genome ---------------------------
+e1=$("$BIN" eval es1 --episodes 10 --seed 3)
+e2=$("$BIN" eval --genome es1/best.params --episodes 10 --seed 3 --threads 1)
+[ "$e1" = "$e2" ] || fail "eval differs: '$e1' vs '$e2'"
+echo "$e1" | grep -q "Pendulum-v1: mean return .* over 10 episodes" || fail "eval output: $e1"
+
+# --- bad input: clear errors, exit 2 -----------------------------------------------------------
+set +e
+printf '[run]\nalgorithm = es\n[env]\nid = Pendulum-v1\n[ars]\ndirections = 4\n' > mixed.ini
+out=$("$BIN" run mixed.ini 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "\[ars\]" || fail "a section of another algorithm: rc=$rc out=$out"
+out=$("$BIN" run es.ini es.population=101 --out odd 2>&1); rc=$?
+[ $rc -ne 0 ] && echo "$out" | grep -q "es.population" || fail "odd ES population: rc=$rc out=$out"
+printf '# neuroevo params v1\nenv.id = Pendulum-v1\nparams = 1 2 x\n' > bad.params
+out=$("$BIN" eval --genome bad.params 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "bad.params:3" || fail "a malformed params file: rc=$rc out=$out"
+set -e
+echo "e2e_es: all checks passed"
