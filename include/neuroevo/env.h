@@ -71,6 +71,11 @@ struct ne_env_spec {
   const ne_env_family* family;   // implementation
   void* data;                    // family-specific immutable data (owned; family->destroy frees)
   double params[8];              // family-specific constants chosen at make time (e.g. goal velocity)
+  // gym: bridge (src/envs/gym): for families whose reset/step can fail outside this process (a
+  // crashed env server): 0, or the NE_E* code of the last reset/step's failure with its message
+  // (naming the env) copied to errstr. ne_env_reset/ne_env_step return that code. NULL: cannot fail.
+  // Nullable: errstr
+  int (*status)(const ne_env_spec* spec, const void* impl, char* errstr);
 };
 
 // Mutable state of one environment instance; belongs to one thread.

@@ -30,6 +30,11 @@ void ne_evaluator_destroy(ne_evaluator* ev);
 // when batch->want_obs_stats). Returns out->status.
 int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, ne_result* out);
 
+// gym: bridge: the message of the env failure (e.g. a crashed env server, already retried once)
+// that made the last ne_evaluator_run fail, or NULL when its env did not fail. Owned by ev, valid
+// until the next run.
+const char* ne_evaluator_env_error(const ne_evaluator* ev);
+
 // Runs one episode of the given parameters from reset seed `seed`; returns the episode return and
 // adds the steps taken to *steps. Nullable: batch (no observation normalization), steps.
 double ne_evaluator_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch,

@@ -17,4 +17,8 @@ typedef struct ne_env_entry {
 // Family tables, each terminated by an entry with id == NULL.
 extern const ne_env_entry ne__classic_envs[];
 
+// gym: bridge: a family that serves every id starting with its entry's id (the prefix "gym:"),
+// looked up after the exact ids and not listed by ne_env_registry_* (src/envs/gym/gym.c)
+extern const ne_env_entry ne__gym_envs[];
+
 #endif

@@ -20,6 +20,8 @@ struct ne_evaluator {
   float* scratch;                // (policy->scratch_floats) forward scratch
   float* obs;                    // (obs_dim) normalized observation
   float action[NE_ENV_MAX_ACT];  // policy output
+  int env_failed;                // gym: bridge: NE_E* code of an env failure in the last run (0: none)
+  char env_errstr[NE_ERRSTR_LEN]; // its message, naming the env
 };
 
 ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* policy, ne_param_cache* cache) {
@@ -97,19 +99,25 @@ static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, 
                           uint64_t* steps, ne_result* stats) {
   const ne_env_spec* env = ev->env;
   ne_env_state* st = ev->state;
-  ne_env_reset(env, st, seed);
+  int rc = ne_env_reset(env, st, seed);
   double ret = 0;
   ne_step_out so = {0};
   uint64_t n = 0;
   // act until the MDP terminates or the TimeLimit truncates
   do {
+    if (rc) break;  // gym: bridge: the reset failed
     if (stats) add_obs_stats(st->obs, env->obs_dim, stats);
     ne_policy_forward(ev->policy, params, policy_input(ev, batch), ev->scratch, ev->action);
-    if (ne_env_step(env, st, ev->action, &so) != 0) break;
+    if ((rc = ne_env_step(env, st, ev->action, &so)) != 0) break;
     ret += so.reward;
     n++;
   } while (!so.terminated && !so.truncated);
   if (steps) *steps += n;
+  // gym: bridge: an env that failed outside the process (a crashed env server) fails the episode
+  if (rc && env->status && env->status(env, st->impl, ev->env_errstr) != 0) {
+    ev->env_failed = rc;
+    return NAN;
+  }
   return ret;
 }
 
@@ -118,7 +126,7 @@ double ne_evaluator_episode(ne_evaluator* ev, const float* params, uint64_t seed
   return run_episode(ev, params, seed, batch, steps, NULL);
 }
 
-int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, ne_result* out) {
+static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, ne_result* out) {
   out->fitness = NAN;
   out->return_std = 0;
   out->episodes = 0;
@@ -133,7 +141,7 @@ int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate
   if (!params) return out->status;
   // Welford's running mean and variance of the episode returns
   double mean = 0, m2 = 0;
-  for (uint32_t e = 0; e < c->episodes; e++) {
+  for (uint32_t e = 0; e < c->episodes && !ev->env_failed; e++) {  // gym: bridge: stop at a failed env
     double r = run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, want_stats ? out : NULL);
     double delta = r - mean;
     mean += delta / (double)(e + 1);
@@ -145,3 +153,18 @@ int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate
   if (!isfinite(mean)) out->status = NE_ERANGE;
   return out->status;
 }
+
+// gym: bridge: a candidate whose env failed outside the process is run once more (the failed env
+// server was killed; the next reset starts a fresh one); a second failure is its result.
+int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, ne_result* out) {
+  ev->env_failed = 0;
+  int rc = run_candidate(ev, batch, c, out);
+  if (ev->env_failed) {
+    ev->env_failed = 0;
+    rc = run_candidate(ev, batch, c, out);
+  }
+  if (ev->env_failed) rc = out->status = ev->env_failed;
+  return rc;
+}
+
+const char* ne_evaluator_env_error(const ne_evaluator* ev) { return ev->env_failed ? ev->env_errstr : NULL; }

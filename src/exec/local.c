@@ -2,6 +2,7 @@
 // The local executor: the thread pool plus one evaluator per thread and one parameter cache shared
 // by all. Candidates are handed out one at a time (episode lengths vary by orders of magnitude) and
 // each result lands at its candidate's index, so the outcome is independent of the thread count.
+#include <pthread.h>  // gym: bridge: the first env failure is kept under a lock
 #include <stdio.h>
 
 #include "core/util.h"
@@ -18,12 +19,35 @@ typedef struct local_exec {
   // the batch in flight
   const ne_batch* batch;
   ne_result* results;
+  // gym: bridge: an env that failed twice (a crashing env server) stops the batch with its message
+  const volatile int* caller_stop;  // the caller's stop flag, folded into `abort`
+  volatile int abort;               // the stop flag the pool sees
+  pthread_mutex_t failure_mu;       // guards the three fields below
+  int failure_index;                // lowest candidate index whose env failed (-1: none)
+  int failure_code;                 // its NE_E* code
+  char failure_msg[NE_ERRSTR_LEN];  // its message, naming the env
 } local_exec;
+
+// gym: bridge: keeps the env failure of the lowest candidate index, so the message is deterministic
+static void record_env_failure(local_exec* le, int i, int code, const char* why) {
+  pthread_mutex_lock(&le->failure_mu);
+  if (le->failure_index < 0 || i < le->failure_index) {
+    le->failure_index = i;
+    le->failure_code = code;
+    snprintf(le->failure_msg, sizeof le->failure_msg, "%s", why);
+  }
+  le->abort = 1;
+  pthread_mutex_unlock(&le->failure_mu);
+}
 
 static void eval_items(void* data, int thread, int begin, int end) {
   local_exec* le = data;
-  for (int i = begin; i < end; i++)
-    ne_evaluator_run(le->evaluators[thread], le->batch, &le->batch->cands[i], &le->results[i]);
+  for (int i = begin; i < end; i++) {
+    if (le->caller_stop && *le->caller_stop) le->abort = 1;
+    int rc = ne_evaluator_run(le->evaluators[thread], le->batch, &le->batch->cands[i], &le->results[i]);
+    const char* why = rc < 0 ? ne_evaluator_env_error(le->evaluators[thread]) : NULL;
+    if (why) record_env_failure(le, i, rc, why);
+  }
 }
 
 static int local_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
@@ -31,7 +55,11 @@ static int local_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* res
   local_exec* le = ex->impl;
   le->batch = batch;
   le->results = results;
-  int rc = ne_pool_for(le->pool, batch->n, 1, eval_items, le, stop);
+  le->caller_stop = stop;
+  le->abort = stop && *stop;
+  le->failure_index = -1;
+  int rc = ne_pool_for(le->pool, batch->n, 1, eval_items, le, &le->abort);
+  if (le->failure_index >= 0) return ne__set_error(errstr, le->failure_code, "%s", le->failure_msg);
   if (rc == NE_EINTR) return ne__set_error(errstr, rc, "evaluation interrupted");
   return rc;
 }
@@ -48,6 +76,7 @@ static void local_destroy(ne_executor* ex) {
     for (int t = 0; le->evaluators && t < le->n_threads; t++) ne_evaluator_destroy(le->evaluators[t]);
     ne_free(le->evaluators);
     ne_cache_destroy(le->cache);
+    pthread_mutex_destroy(&le->failure_mu);  // gym: bridge
     ne_free(le);
   }
   ne_free(ex);
@@ -67,6 +96,7 @@ int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* polic
   }
   ex->vt = &local_vt;
   ex->impl = le;
+  pthread_mutex_init(&le->failure_mu, NULL);  // gym: bridge
   int rc = ne_pool_create(n_threads, &le->pool);
   if (rc) {
     local_destroy(ex);

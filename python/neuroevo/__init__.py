@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: MIT
+"""neuroevo: distributed neuroevolution in C, from Python.
+
+The package is a thin layer over the C library (the extension module ``neuroevo._core``):
+
+- ``make(id)``: a neuroevo env with Gymnasium's API; also registered as ``neuroevo/<id>`` for
+  ``gymnasium.make`` once neuroevo is imported.
+- ``run(config, **overrides)``: trains in the C thread pool (GIL released) and returns a ``Run``.
+- ``Genome``, ``evaluate_policy``: seed-chain genomes in best.genome's text format.
+- ``neuroevo.algorithms``: ask/tell classes over every algorithm registered in C.
+- ``env.id = gym:ID`` in a config makes any installed Gymnasium env a neuroevo task through an env
+  server process (``neuroevo.envserver``).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from . import _core
+from ._core import Error
+from ._env import NeuroevoEnv, make, register_envs
+from ._genome import Genome, evaluate_policy
+from ._run import Run, find_config, resume, run
+from . import algorithms
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "Error",
+    "Genome",
+    "NeuroevoEnv",
+    "Run",
+    "algorithms",
+    "env_ids",
+    "evaluate_policy",
+    "find_config",
+    "make",
+    "register_envs",
+    "resume",
+    "run",
+]
+
+# The C library starts gym: env servers as `$NEUROEVO_PYTHON $NEUROEVO_ENVSERVER ...`: this very
+# interpreter and this package's server script, unless the user chose others.
+os.environ.setdefault("NEUROEVO_PYTHON", sys.executable)
+os.environ.setdefault("NEUROEVO_ENVSERVER", os.path.join(os.path.dirname(os.path.abspath(__file__)), "envserver.py"))
+
+
+def env_ids() -> list[str]:
+    """The ids of the native env registry (``gym:ID`` ids are accepted on top of these)."""
+    return [env_id for env_id, _ in _core.env_ids()]
+
+
+register_envs()

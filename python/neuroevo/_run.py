@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: MIT
+"""Training runs from Python: ``neuroevo.run(config, **overrides)`` -> ``Run``.
+
+The run is the C library's (``ne_run_create`` + ``ne_run_loop``): it trains in the C thread pool on a
+thread of its own while the GIL is released, writes the same run directory as ``neuroevo run``, and
+Ctrl-C stops it at a checkpoint (``neuroevo.resume(run.dir)`` continues it).
+"""
+from __future__ import annotations
+
+import glob
+import math
+import os
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import _core
+from ._genome import Genome
+
+_INT_COLUMNS = {"generation", "evaluations", "env_steps"}
+
+
+def _config_dirs() -> list[str]:
+    dirs = [d for d in os.environ.get("NEUROEVO_CONFIG_PATH", "").split(os.pathsep) if d]
+    dirs.append(os.path.join(os.getcwd(), "configs"))
+    dirs.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs"))
+    return dirs
+
+
+def find_config(config: str | os.PathLike[str]) -> str:
+    """The path of a config: an existing file, or NAME looked up as NAME.ini in $NEUROEVO_CONFIG_PATH,
+    ./configs and the configs shipped with the package."""
+    path = os.fspath(config)
+    if os.path.isfile(path):
+        return path
+    for d in _config_dirs():
+        for candidate in (os.path.join(d, path), os.path.join(d, path + ".ini")):
+            if os.path.isfile(candidate):
+                return candidate
+    names = sorted({os.path.splitext(os.path.basename(p))[0] for d in _config_dirs()
+                    for p in glob.glob(os.path.join(d, "*.ini"))})
+    raise FileNotFoundError(f"no config named {path!r} (available: {', '.join(names) or 'none'}; "
+                            "a path to an .ini file works too)")
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def overrides_list(overrides: Mapping[str, Any] | None = None, **kwargs: Any) -> list[str]:
+    """``{"ga.population": 500}``, ``{"ga": {"population": 500}}`` and ``ga__population=500`` ->
+    ``["ga.population=500"]``."""
+    out = []
+    for key, value in (overrides or {}).items():
+        if isinstance(value, Mapping):
+            out += [f"{key}.{k}={_value_text(v)}" for k, v in value.items()]
+        else:
+            out.append(f"{key}={_value_text(value)}")
+    for key, value in kwargs.items():
+        section, sep, name = key.partition("__")
+        if not sep or not section or not name:
+            raise TypeError(f"unexpected keyword {key!r}: config overrides are written section__key=value, "
+                            "e.g. ga__population=500")
+        out.append(f"{section}.{name}={_value_text(value)}")
+    return out
+
+
+def read_metrics(path: str) -> np.ndarray:
+    """metrics.csv as a NumPy record array (one row per generation; empty before the first)."""
+    with open(path, encoding="utf-8") as f:
+        lines = [line.strip() for line in f if line.strip()]
+    names = lines[0].split(",") if lines else []
+    dtype = [(n, np.int64 if n in _INT_COLUMNS else np.float64) for n in names]
+    rows = [tuple(int(v) if n in _INT_COLUMNS else float(v) for n, v in zip(names, line.split(",")))
+            for line in lines[1:]]
+    return np.rec.array(np.array(rows, dtype=dtype)) if dtype else np.rec.array(np.zeros(0, dtype=[("generation", np.int64)]))
+
+
+class Run:
+    """A run directory: ``config.ini``, ``metrics.csv``, ``best.genome``, ``checkpoints/``, ``curve.png``."""
+
+    def __init__(self, directory: str | os.PathLike[str], generations: int | None = None,
+                 best_score: float | None = None):
+        self.dir: str = os.fspath(directory)
+        self.generations: int | None = generations
+        self.best_score: float | None = None if best_score is None or math.isnan(best_score) else best_score
+
+    def __repr__(self) -> str:
+        return f"Run({self.dir!r}, generations={self.generations}, best_score={self.best_score})"
+
+    @property
+    def metrics(self) -> np.ndarray:
+        """metrics.csv as a record array: ``run.metrics.best``, ``run.metrics["env_steps"]``, ..."""
+        return read_metrics(os.path.join(self.dir, "metrics.csv"))
+
+    @property
+    def best(self) -> Genome | None:
+        """The best elite as a Genome (best.genome), or None when the algorithm keeps vectors."""
+        path = os.path.join(self.dir, "best.genome")
+        return Genome.load(path) if os.path.exists(path) else None
+
+    @property
+    def config(self) -> str:
+        """The resolved config (config.ini text)."""
+        with open(os.path.join(self.dir, "config.ini"), encoding="utf-8") as f:
+            return f.read()
+
+    @property
+    def curve(self) -> str:
+        """Path of the training-curve plot."""
+        return os.path.join(self.dir, "curve.png")
+
+    def resume(self, *, generations: int | None = None, threads: int = 0, quiet: bool = True) -> Run:
+        """Continues this run from its newest checkpoint (see ``neuroevo.resume``)."""
+        return resume(self.dir, generations=generations, threads=threads, quiet=quiet)
+
+
+def run(config: str | os.PathLike[str] | None = "cartpole-ga", overrides: Mapping[str, Any] | None = None, *,
+        threads: int = 0, generations: int | None = None, out: str | os.PathLike[str] | None = None,
+        out_dir: str | os.PathLike[str] | None = None, name: str | None = None, quiet: bool = True,
+        **kwargs: Any) -> Run:
+    """Trains with the C library and returns the ``Run``.
+
+    Args:
+        config: a config name (``"cartpole-ga"``), a path, or None for the defaults.
+        overrides: ``{"ga.population": 500}`` or ``{"ga": {"population": 500}}``.
+        threads: evaluation threads (0: ``run.threads``, whose default is all cores).
+        generations: generation budget (overrides ``run.generations``).
+        out: parent of the new run directory (``run.out``); ``out_dir``: the exact directory.
+        name: prefix of the run directory (default: the config's name).
+        quiet: no progress lines on stdout (log.txt gets them either way).
+        **kwargs: more overrides as ``section__key=value``, e.g. ``ga__population=500``.
+
+    Raises ``neuroevo.Error`` with the library's message (unknown key, env failure, ...), and
+    ``KeyboardInterrupt`` after Ctrl-C once a checkpoint of the last completed generation is written.
+    """
+    path = find_config(config) if config is not None else None
+    items = overrides_list(overrides, **kwargs)
+    if out is not None:
+        items.append(f"run.out={os.fspath(out)}")
+    if name is None:
+        name = os.path.splitext(os.path.basename(path))[0] if path else "run"
+    directory, gens, best = _core.run(path, items, name=name, out_dir=None if out_dir is None else os.fspath(out_dir),
+                                      threads=int(threads), generations=int(generations or 0), quiet=bool(quiet))
+    return Run(directory, gens, best)
+
+
+def resume(run_dir: str | os.PathLike[str], *, generations: int | None = None, threads: int = 0,
+           quiet: bool = True) -> Run:
+    """Continues a run from its newest valid checkpoint; the result equals an uninterrupted run."""
+    directory, gens, best = _core.run(None, None, resume=os.fspath(run_dir), threads=int(threads),
+                                      generations=int(generations or 0), quiet=bool(quiet))
+    return Run(directory, gens, best)

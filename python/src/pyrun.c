@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+// Module functions over the library's run, eval and genome code: run() trains in the C thread
+// pool on a thread of its own with the GIL released (the calling thread wakes every 100 ms to let
+// Python handle Ctrl-C, which stops the run at a checkpoint), evaluate() is `neuroevo eval`'s
+// episode loop, and genome_* parse, print and materialize the best.genome text format.
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "neuroevo/alloc.h"
+#include "neuroevo/config.h"
+#include "neuroevo/error.h"
+#include "neuroevo/evaluator.h"
+#include "neuroevo/genome.h"
+#include "neuroevo/pool.h"
+#include "neuroevo/rng.h"
+#include "neuroevo/run.h"
+#include "pyne.h"
+
+// ---- run ---------------------------------------------------------------------------------------------
+
+// A training run handed to its own thread.
+typedef struct run_job {
+  ne_run* run;               // the run (created by the caller)
+  volatile int stop;         // raised on Ctrl-C: the loop checkpoints and returns NE_EINTR
+  int rc;                    // ne_run_loop's result
+  char err[NE_ERRSTR_LEN];   // its message
+  int done;                  // 1 once the loop returned (under mu)
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+} run_job;
+
+static void* run_thread(void* arg) {
+  run_job* job = arg;
+  int rc = ne_run_loop(job->run, job->err);
+  pthread_mutex_lock(&job->mu);
+  job->rc = rc;
+  job->done = 1;
+  pthread_cond_signal(&job->cv);
+  pthread_mutex_unlock(&job->mu);
+  return NULL;
+}
+
+// Runs the loop on its own thread; the GIL is dropped except for a signal check every 100 ms.
+// Returns the loop's code; *interrupted = 1 when Python raised (KeyboardInterrupt is then set).
+static int loop_releasing_gil(run_job* job, int* interrupted) {
+  pthread_t tid;
+  *interrupted = 0;
+  if (pthread_create(&tid, NULL, run_thread, job) != 0) {
+    snprintf(job->err, sizeof job->err, "cannot start the run thread");
+    return NE_EIO;
+  }
+  for (;;) {
+    int done;
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&job->mu);
+    if (!job->done) {
+      struct timespec t;
+      clock_gettime(CLOCK_REALTIME, &t);
+      t.tv_nsec += 100 * 1000 * 1000;
+      if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
+      pthread_cond_timedwait(&job->cv, &job->mu, &t);
+    }
+    done = job->done;
+    pthread_mutex_unlock(&job->mu);
+    Py_END_ALLOW_THREADS
+    if (done) break;
+    // Ctrl-C: ask the loop to stop at the next candidate, then keep waiting for its checkpoint
+    if (!*interrupted && PyErr_CheckSignals() < 0) {
+      job->stop = 1;
+      *interrupted = 1;
+    }
+  }
+  pthread_join(tid, NULL);
+  return job->rc;
+}
+
+#define PY_ERROR 1  // a Python exception is set (library codes are <= 0)
+
+// Builds the config: a file (or the defaults), then the overrides. 0, an NE_E* code, or PY_ERROR.
+static int build_config(const char* path, PyObject* overrides, ne_config** out, char* err) {
+  *out = ne_config_create();
+  if (!*out) return NE_ENOMEM;
+  int rc = path ? ne_config_load_file(*out, path, err) : 0;
+  if (rc || !overrides || overrides == Py_None) return rc;
+  PyObject* seq = PySequence_Fast(overrides, "overrides must be a list of 'section.key=value' strings");
+  if (!seq) return PY_ERROR;
+  for (Py_ssize_t i = 0; !rc && i < PySequence_Fast_GET_SIZE(seq); i++) {
+    const char* a = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(seq, i));
+    rc = a ? ne_config_override(*out, a, "neuroevo.run()", err) : PY_ERROR;
+  }
+  Py_DECREF(seq);
+  return rc;
+}
+
+static PyObject* py_run(PyObject* self, PyObject* args, PyObject* kw) {
+  (void)self;
+  static char* kwlist[] = {"config", "overrides", "name", "out_dir", "threads", "generations", "quiet", "resume", NULL};
+  const char *config = NULL, *name = NULL, *out_dir = NULL, *resume = NULL;
+  PyObject* overrides = NULL;
+  int threads = 0, quiet = 1;
+  long long generations = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "z|OzziLpz", kwlist, &config, &overrides, &name, &out_dir, &threads,
+                                   &generations, &quiet, &resume))
+    return NULL;
+  char err[NE_ERRSTR_LEN] = "";
+  ne_config* cfg = NULL;
+  int rc = resume ? 0 : build_config(config, overrides, &cfg, err);
+  if (rc) {
+    ne_config_destroy(cfg);
+    return rc == PY_ERROR ? NULL : pyne_raise(rc, err);
+  }
+  run_job job;
+  memset(&job, 0, sizeof job);
+  pthread_mutex_init(&job.mu, NULL);
+  pthread_cond_init(&job.cv, NULL);
+  ne_run_options opt = {0};
+  opt.name = name;
+  opt.out_dir = out_dir;
+  opt.threads = threads;
+  opt.generations = generations;
+  opt.quiet = quiet;
+  opt.stop = &job.stop;
+  // creating a run makes its env (a gym: probe server) and executor: no GIL needed
+  Py_BEGIN_ALLOW_THREADS
+  rc = resume ? ne_run_resume(resume, &opt, &job.run, err) : ne_run_create(cfg, &opt, &job.run, err);
+  Py_END_ALLOW_THREADS
+  ne_config_destroy(cfg);
+  int interrupted = 0;
+  if (!rc) rc = loop_releasing_gil(&job, &interrupted);
+  if (rc && job.err[0]) snprintf(err, sizeof err, "%s", job.err);  // the loop's message
+  PyObject* result = NULL;
+  if (!rc) result = Py_BuildValue("(sId)", ne_run_dir(job.run), ne_run_generation(job.run), ne_run_best_score(job.run));
+  else if (!interrupted) pyne_raise(rc, err);
+  if (interrupted) Py_CLEAR(result);  // KeyboardInterrupt is set: the run stopped at a checkpoint
+  ne_run_destroy(job.run);
+  pthread_mutex_destroy(&job.mu);
+  pthread_cond_destroy(&job.cv);
+  return result;
+}
+
+// ---- genome text ---------------------------------------------------------------------------------------
+
+static PyObject* seeds_to_list(const ne_genome* g) {
+  PyObject* list = PyList_New((Py_ssize_t)g->n_seeds);
+  for (size_t i = 0; list && i < g->n_seeds; i++) {
+    PyObject* v = PyLong_FromUnsignedLongLong(g->seeds[i]);
+    if (!v) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SET_ITEM(list, (Py_ssize_t)i, v);
+  }
+  return list;
+}
+
+static PyObject* py_genome_parse(PyObject* self, PyObject* args) {
+  (void)self;
+  const char *text, *name = "<genome>";
+  if (!PyArg_ParseTuple(args, "s|s", &text, &name)) return NULL;
+  ne_genome g;
+  ne_genome_header h;
+  ne_genome_init(&g);
+  char err[NE_ERRSTR_LEN] = "";
+  int rc = ne_genome_parse(text, name, &g, &h, err);
+  PyObject* result = NULL;
+  if (rc) pyne_raise(rc, err);
+  else result = Py_BuildValue("(NdN)", seeds_to_list(&g), (double)g.sigma, pyne_header_to_py(&h));
+  ne_genome_free(&g);
+  return result;
+}
+
+static PyObject* py_genome_format(PyObject* self, PyObject* args) {
+  (void)self;
+  PyObject *seeds_obj, *header_obj;
+  double sigma;
+  if (!PyArg_ParseTuple(args, "OdO", &seeds_obj, &sigma, &header_obj)) return NULL;
+  ne_genome_header h;
+  size_t n = 0;
+  if (pyne_header_from_py(header_obj, &h)) return NULL;
+  uint64_t* seeds = pyne_seeds_from_py(seeds_obj, &n);
+  if (!seeds) return NULL;
+  ne_genome g;
+  ne_genome_init(&g);
+  char* text = ne_genome_set(&g, seeds, n, (float)sigma) == 0 ? ne_genome_format(&g, &h) : NULL;
+  PyMem_Free(seeds);
+  ne_genome_free(&g);
+  if (!text) return PyErr_NoMemory();
+  PyObject* s = PyUnicode_FromString(text);
+  ne_free(text);
+  return s;
+}
+
+// ---- env + policy from a genome header -----------------------------------------------------------------
+
+// What a genome header rebuilds: the config, the env and the policy (as `neuroevo eval` does).
+typedef struct rebuilt {
+  ne_config* cfg;
+  ne_env_spec* env;
+  ne_policy_spec policy;
+} rebuilt;
+
+static void rebuilt_free(rebuilt* r) {
+  ne_env_spec_destroy(r->env);
+  ne_config_destroy(r->cfg);
+}
+
+// 0, or -1 with an exception set. Making a gym: env blocks on a probe server: no GIL held then.
+static int rebuild(PyObject* header_obj, rebuilt* r) {
+  memset(r, 0, sizeof *r);
+  ne_genome_header h;
+  if (pyne_header_from_py(header_obj, &h)) return -1;
+  char err[NE_ERRSTR_LEN] = "";
+  r->cfg = ne_config_create();
+  if (!r->cfg) return PyErr_NoMemory(), -1;
+  int rc = ne_config_apply_genome_header(r->cfg, &h, "genome header", err);
+  if (!rc) {
+    Py_BEGIN_ALLOW_THREADS
+    rc = ne_env_from_config(r->cfg, &r->env, err);
+    Py_END_ALLOW_THREADS
+  }
+  if (!rc) rc = ne_policy_from_config(r->cfg, r->env, &r->policy, err);
+  if (rc) {
+    rebuilt_free(r);
+    pyne_raise(rc, err);
+    return -1;
+  }
+  return 0;
+}
+
+// Fills params (n_params floats) from a seed chain or an explicit float32 buffer; 0 or -1.
+static int fill_params(const rebuilt* r, PyObject* seeds_obj, double sigma, PyObject* params_obj, float* params) {
+  if (params_obj && params_obj != Py_None) {
+    Py_buffer v;
+    if (PyObject_GetBuffer(params_obj, &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+    int ok = strcmp(v.format, "f") == 0 && (size_t)v.len == r->policy.n_params * sizeof(float);
+    if (ok) memcpy(params, v.buf, (size_t)v.len);
+    PyBuffer_Release(&v);
+    if (!ok) PyErr_Format(PyExc_ValueError, "params must be %zu float32 values", r->policy.n_params);
+    return ok ? 0 : -1;
+  }
+  size_t n = 0;
+  uint64_t* seeds = pyne_seeds_from_py(seeds_obj, &n);
+  if (!seeds) return -1;
+  ne_genome_materialize(&r->policy, seeds, n, (float)sigma, params);
+  PyMem_Free(seeds);
+  return 0;
+}
+
+static PyObject* py_genome_params(PyObject* self, PyObject* args) {
+  (void)self;
+  PyObject *header, *seeds;
+  double sigma;
+  if (!PyArg_ParseTuple(args, "OOd", &header, &seeds, &sigma)) return NULL;
+  rebuilt r;
+  if (rebuild(header, &r)) return NULL;
+  PyObject* buf = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(r.policy.n_params * sizeof(float)));
+  char spec[256];
+  ne_policy_spec_format(&r.policy, spec, sizeof spec);
+  if (buf && fill_params(&r, seeds, sigma, NULL, (float*)PyByteArray_AS_STRING(buf))) Py_CLEAR(buf);
+  rebuilt_free(&r);
+  return buf ? Py_BuildValue("(Ns)", buf, spec) : NULL;
+}
+
+// ---- evaluate: `neuroevo eval`'s episodes -------------------------------------------------------------
+
+typedef struct eval_job {
+  ne_evaluator** evaluators;  // (threads)
+  const float* params;        // shared parameters
+  uint64_t seed;              // base of the episode seeds
+  double* returns;            // (episodes)
+  uint64_t* steps;            // (episodes)
+} eval_job;
+
+// the same episode seeds as src/cli/cmd_eval.c, so the figures agree with `neuroevo eval`
+static void eval_episodes(void* data, int thread, int begin, int end) {
+  eval_job* job = data;
+  for (int e = begin; e < end; e++) {
+    uint64_t seed = ne_seed_derive(job->seed, 0, (uint64_t)e, NE_PURPOSE_EVAL);
+    job->steps[e] = 0;
+    job->returns[e] = ne_evaluator_episode(job->evaluators[thread], job->params, seed, NULL, &job->steps[e]);
+  }
+}
+
+// Runs the episodes on a pool of `threads`; 0 or an NE_E* code (an env failure's message in err).
+static int run_episodes(const rebuilt* r, const float* params, int episodes, uint64_t seed, int threads,
+                        double* returns, uint64_t* steps, char* err) {
+  ne_pool* pool = NULL;
+  int rc = ne_pool_create(threads, &pool);
+  int n = pool ? ne_pool_threads(pool) : 0;
+  ne_evaluator** evs = rc ? NULL : ne_calloc((size_t)n, sizeof *evs);
+  if (!rc && !evs) rc = NE_ENOMEM;
+  for (int t = 0; evs && t < n; t++)
+    if (!(evs[t] = ne_evaluator_create(r->env, &r->policy, NULL))) rc = NE_ENOMEM;
+  if (!rc) {
+    eval_job job = {evs, params, seed, returns, steps};
+    rc = ne_pool_for(pool, episodes, 1, eval_episodes, &job, NULL);
+  }
+  // a gym: env whose server failed: report it rather than a NaN mean
+  for (int t = 0; !rc && evs && t < n; t++) {
+    const char* why = ne_evaluator_env_error(evs[t]);
+    if (why) {
+      snprintf(err, NE_ERRSTR_LEN, "%s", why);
+      rc = NE_EIO;
+    }
+  }
+  for (int t = 0; evs && t < n; t++) ne_evaluator_destroy(evs[t]);
+  ne_free(evs);
+  ne_pool_destroy(pool);
+  return rc;
+}
+
+static PyObject* py_evaluate(PyObject* self, PyObject* args, PyObject* kw) {
+  (void)self;
+  static char* kwlist[] = {"header", "seeds", "sigma", "episodes", "seed", "threads", "params", NULL};
+  PyObject *header, *seeds, *params_obj = NULL;
+  double sigma;
+  int episodes = 100, threads = 0;
+  unsigned long long seed = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOd|iKiO", kwlist, &header, &seeds, &sigma, &episodes, &seed, &threads,
+                                   &params_obj))
+    return NULL;
+  if (episodes < 1) return PyErr_Format(PyExc_ValueError, "episodes must be >= 1, got %d", episodes);
+  rebuilt r;
+  if (rebuild(header, &r)) return NULL;
+  float* params = PyMem_Malloc(r.policy.n_params * sizeof(float));
+  PyObject* returns = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)episodes * 8);
+  uint64_t* steps = PyMem_Calloc((size_t)episodes, sizeof *steps);
+  int rc = -1;
+  if (!params || !returns || !steps) PyErr_NoMemory();
+  else if (fill_params(&r, seeds, sigma, params_obj, params) == 0) {
+    double* ret = (double*)PyByteArray_AS_STRING(returns);
+    char err[NE_ERRSTR_LEN] = "evaluation failed";
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_episodes(&r, params, episodes, (uint64_t)seed, threads, ret, steps, err);
+    Py_END_ALLOW_THREADS
+    if (rc) pyne_raise(rc, err);
+  }
+  unsigned long long total = 0;
+  for (int e = 0; steps && e < episodes; e++) total += steps[e];
+  PyMem_Free(params);
+  PyMem_Free(steps);
+  rebuilt_free(&r);
+  if (rc) {
+    Py_XDECREF(returns);
+    return NULL;
+  }
+  return Py_BuildValue("(NK)", returns, total);
+}
+
+PyMethodDef pyne_run_methods[] = {
+    {"run", (PyCFunction)(void (*)(void))py_run, METH_VARARGS | METH_KEYWORDS,
+     "run(config, overrides=None, name=None, out_dir=None, threads=0, generations=0, quiet=True, resume=None)"
+     " -> (run_dir, generations, best_score)"},
+    {"evaluate", (PyCFunction)(void (*)(void))py_evaluate, METH_VARARGS | METH_KEYWORDS,
+     "evaluate(header, seeds, sigma, episodes=100, seed=0, threads=0, params=None) -> (float64 returns, steps)"},
+    {"genome_parse", py_genome_parse, METH_VARARGS, "genome_parse(text, name='<genome>') -> (seeds, sigma, header)"},
+    {"genome_format", py_genome_format, METH_VARARGS, "genome_format(seeds, sigma, header) -> str"},
+    {"genome_params", py_genome_params, METH_VARARGS,
+     "genome_params(header, seeds, sigma) -> (float32 bytearray, policy description)"},
+    {NULL, NULL, 0, NULL},
+};

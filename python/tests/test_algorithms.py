@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+# neuroevo.algorithms: ask/tell over the C vtables with NumPy arrays and Python fitness functions.
+# CMA-ES minimizes a Python-defined Rosenbrock; every registered algorithm gets a class and
+# improves on a sphere from x0; tell() validates its input; save/load restores a state exactly;
+# the same seed gives the same candidates.
+import numpy as np
+import pytest
+
+import neuroevo
+from neuroevo import _core, algorithms
+
+
+def rosenbrock(x):
+    return float(np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2))
+
+
+def sphere(x):
+    return float(np.sum((x - 0.5) ** 2))
+
+
+def test_every_registered_algorithm_has_a_class():
+    names = [n for n, _ in _core.algorithms()]
+    assert names == algorithms.names() and "ga" in names
+    for name in names:
+        cls = algorithms.get(name)
+        assert issubclass(cls, algorithms.AskTell) and cls.algorithm == name
+        assert getattr(algorithms, cls.__name__) is cls
+    with pytest.raises(ValueError, match="available"):
+        algorithms.get("nope")
+
+
+@pytest.mark.skipif("cmaes" not in algorithms.names(), reason="CMA-ES not in this build")
+def test_cmaes_minimizes_rosenbrock():
+    es = algorithms.CMAES(np.zeros(6), 0.5, seed=3)
+    x, fx = es.optimize(rosenbrock, generations=2000, target=1e-8)
+    assert fx <= 1e-8, (fx, x)
+    np.testing.assert_allclose(x, np.ones(6), atol=1e-3)
+    assert x.shape == (6,) and es.report()["best"] >= 0
+
+
+@pytest.mark.parametrize("name", algorithms.names())
+def test_algorithm_improves_on_a_sphere(name):
+    cls = algorithms.get(name)
+    x0 = np.full(8, 2.0)
+    opt = cls(x0, 0.05 if name == "ga" else 0.3, seed=1, **({"population": 50} if name == "ga" else {}))
+    X = opt.ask()
+    assert X.shape[1] == 8 and X.dtype == np.float64
+    np.testing.assert_allclose(X.mean(axis=0), x0, atol=1.0)  # candidates start around x0
+    x, fx = opt.optimize(sphere, generations=60)
+    assert opt.generations == 60
+    assert fx < 0.5 * sphere(x0), (name, fx)
+    assert sphere(x) == pytest.approx(fx, rel=1e-6, abs=1e-9)
+
+
+def test_ask_is_idempotent_and_tell_checks_its_input():
+    opt = algorithms.get("ga")(np.zeros(3), 0.1, population=10, truncation=3)
+    X = opt.ask()
+    np.testing.assert_array_equal(opt.ask(), X)
+    with pytest.raises(ValueError, match="values"):
+        opt.tell(np.zeros(len(X) + 1))
+    with pytest.raises(ValueError, match="solutions"):
+        opt.tell(np.zeros((2, 3)), np.zeros(len(X)))
+    opt.tell(X, [sphere(x) for x in X])
+    with pytest.raises(RuntimeError, match="without a pending ask"):
+        opt._c.tell(np.zeros(len(X)))
+
+
+def test_maximize_and_nan_as_failed():
+    opt = algorithms.get("ga")(np.zeros(2), 0.1, population=20, truncation=5, maximize=True, seed=2)
+    for _ in range(30):
+        X = opt.ask()
+        values = [-sphere(x) for x in X]
+        values[0] = float("nan")  # a failed evaluation is ranked last, never an error
+        opt.tell(values)
+    x, value = opt.best
+    assert value <= 0 and value > -sphere(np.zeros(2))
+
+
+def test_save_load_and_seed_determinism():
+    name = "cmaes" if "cmaes" in algorithms.names() else "ga"
+    cls = algorithms.get(name)
+    a, b = cls(np.ones(4), 0.3, seed=9), cls(np.ones(4), 0.3, seed=9)
+    for _ in range(5):
+        Xa, Xb = a.ask(), b.ask()
+        np.testing.assert_array_equal(Xa, Xb)
+        a.tell([rosenbrock(x) for x in Xa])
+        b.tell([rosenbrock(x) for x in Xb])
+    state = a.save()
+    c = cls(np.ones(4), 0.3, seed=9)
+    c.load(state)
+    np.testing.assert_array_equal(a.ask(), c.ask())
+
+
+def test_unknown_setting_names_the_key():
+    with pytest.raises(neuroevo.Error, match="populaton"):
+        algorithms.get("ga")(np.zeros(2), populaton=5)
+    with pytest.raises(TypeError, match="popsize"):
+        type("X", (algorithms.AskTell,), {"algorithm": "ga", "section": "nosuch"})(np.zeros(2), popsize=4)
