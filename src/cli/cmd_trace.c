@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+// `neuroevo trace ENV_ID --state v1,... (--actions a1,... | --actions-file FILE)`: sets an env's
+// internal state, applies the actions and prints one CSV row per step (fidelity checks against
+// Gymnasium; the format is a stable contract). All input is parsed and checked before the first
+// row is printed, so bad input gives exit 2 and no partial CSV.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "core/util.h"  // ne__read_file
+#include "neuroevo/alloc.h"
+#include "neuroevo/env.h"
+#include "neuroevo/error.h"
+
+#define CMD "neuroevo trace"
+
+// what the command line asked for
+typedef struct trace_args {
+  const char* env_id;        // positional ENV_ID
+  const char* state;         // --state text
+  const char* actions;       // --actions text (NULL when --actions-file is used)
+  const char* actions_file;  // --actions-file path (NULL when --actions is used)
+} trace_args;
+
+// the actions to apply, parsed and checked
+typedef struct action_list {
+  float* v;  // (n, act_dim), owned (ne_free)
+  int n;     // number of actions
+} action_list;
+
+static void usage(FILE* out) {
+  fprintf(out,
+          "usage: " CMD " ENV_ID --state v1,v2,... (--actions a1,a2,... | --actions-file FILE)\n\n"
+          "Sets ENV_ID's internal state (Gymnasium's env.unwrapped.state layout, e.g. CartPole-v1:\n"
+          "x,x_dot,theta,theta_dot) with the step counter at 0, applies the actions in order and stops\n"
+          "after the last one or at the first terminated/truncated step.\n\n"
+          "  --state V,...         the state vector (comma-separated numbers)\n"
+          "  --actions A,...       discrete: integers; 1-D continuous: floats; several dimensions:\n"
+          "                        actions separated by ';', components by ','\n"
+          "  --actions-file FILE   one action per line, components separated by commas ('#' comments)\n\n"
+          "Prints CSV: step,obs_0,...,obs_{n-1},reward,terminated,truncated; row 0 is the observation of\n"
+          "the given state. Numbers use %%.17g (observations are float32 values). Exit 2 on bad input.\n"
+          "Environment ids: neuroevo envs\n");
+}
+
+// takes the value of option `name` from "--name VALUE" or "--name=VALUE"; 1 if argv[*i] is that option
+static int option_value(int argc, char** argv, int* i, const char* name, const char** value, int* missing) {
+  size_t len = strlen(name);
+  if (strncmp(argv[*i], name, len) != 0) return 0;
+  if (argv[*i][len] == '=') {
+    *value = argv[*i] + len + 1;
+    return 1;
+  }
+  if (argv[*i][len] != '\0') return 0;
+  if (*i + 1 >= argc) {
+    *missing = 1;
+    return 1;
+  }
+  *value = argv[++*i];
+  return 1;
+}
+
+// fills a from argv; prints the problem and returns 2 on bad usage
+static int parse_args(int argc, char** argv, trace_args* a) {
+  memset(a, 0, sizeof *a);
+  // options may come before or after ENV_ID; values may start with '-' (negative numbers)
+  for (int i = 1; i < argc; i++) {
+    int missing = 0;
+    if (option_value(argc, argv, &i, "--state", &a->state, &missing) ||
+        option_value(argc, argv, &i, "--actions-file", &a->actions_file, &missing) ||
+        option_value(argc, argv, &i, "--actions", &a->actions, &missing)) {
+      if (missing) return fprintf(stderr, CMD ": %s needs a value\n", argv[i]), 2;
+    } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+      return fprintf(stderr, CMD ": unknown option '%s' (see " CMD " --help)\n", argv[i]), 2;
+    } else if (!a->env_id) {
+      a->env_id = argv[i];
+    } else {
+      return fprintf(stderr, CMD ": unexpected argument '%s' (see " CMD " --help)\n", argv[i]), 2;
+    }
+  }
+  // the required pieces, and exactly one source of actions
+  if (!a->env_id) return fprintf(stderr, CMD ": missing ENV_ID (see " CMD " --help)\n"), 2;
+  if (!a->state) return fprintf(stderr, CMD ": missing --state (see " CMD " --help)\n"), 2;
+  if (!a->actions == !a->actions_file)
+    return fprintf(stderr, CMD ": give exactly one of --actions and --actions-file\n"), 2;
+  return 0;
+}
+
+// copies the token [s, s+len) without surrounding blanks into buf; a token too long for buf is cut
+// and ends in "...", which no number parse accepts, so it is reported rather than misread
+static void token_copy(const char* s, size_t len, char* buf, size_t size) {
+  while (len > 0 && (*s == ' ' || *s == '\t')) s++, len--;
+  while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r')) len--;
+  if (len < size) {
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return;
+  }
+  memcpy(buf, s, size - 4);
+  memcpy(buf + size - 4, "...", 4);
+}
+
+// parses a whole token as a double (single: as a float, rounded once); prints and returns 2 if not a number
+static int parse_number(const char* label, const char* tok, int single, double* out) {
+  char* end = NULL;
+  *out = single ? (double)strtof(tok, &end) : strtod(tok, &end);
+  if (tok[0] == '\0' || end == tok || *end != '\0')
+    return fprintf(stderr, CMD ": %s: cannot parse '%s' as a number\n", label, tok), 2;
+  return 0;
+}
+
+// parses the comma-separated state into v (NE_ENV_MAX_STATE values at most)
+static int parse_state(const char* text, double* v, int* n) {
+  *n = 0;
+  for (const char* s = text;;) {
+    const char* comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    char tok[128];
+    token_copy(s, len, tok, sizeof tok);
+    if (*n == NE_ENV_MAX_STATE) return fprintf(stderr, CMD ": --state has more than %d values\n", NE_ENV_MAX_STATE), 2;
+    char label[48];
+    snprintf(label, sizeof label, "--state value %d", *n + 1);
+    if (parse_number(label, tok, 0, &v[*n])) return 2;
+    (*n)++;
+    if (!comma) return 0;
+    s = comma + 1;
+  }
+}
+
+// parses one action of spec->act_dim comma-separated components into a and checks the space; label
+// says where it came from in messages ("--actions action 3", "FILE:7")
+static int parse_action(const ne_env_spec* spec, const char* label, const char* text, size_t len, float* a) {
+  char tok[1024];
+  token_copy(text, len, tok, sizeof tok);
+  // each component: a number, an integer for discrete spaces, no more than act_dim of them
+  int k = 0;
+  for (const char* s = tok;; k++) {
+    const char* comma = strchr(s, ',');
+    size_t clen = comma ? (size_t)(comma - s) : strlen(s);
+    char comp[128];
+    token_copy(s, clen, comp, sizeof comp);
+    if (k >= spec->act_dim)
+      return fprintf(stderr, CMD ": %s ('%s'): %s takes %d component(s)\n", label, tok, spec->id, spec->act_dim), 2;
+    double d;
+    if (parse_number(label, comp, !spec->discrete, &d)) return 2;
+    // a discrete action is an integer; refuse 1.5 before the float cast could hide it
+    if (spec->discrete && (d != floor(d) || fabs(d) > 1e9))
+      return fprintf(stderr, CMD ": %s: '%s' is not an integer (%s has Discrete(%d) actions)\n", label, comp,
+                     spec->id, spec->n_actions), 2;
+    a[k] = (float)d;
+    if (!comma) break;
+    s = comma + 1;
+  }
+  // the right number of components, and inside the space
+  if (k + 1 != spec->act_dim)
+    return fprintf(stderr, CMD ": %s ('%s'): %s takes %d components, got %d\n", label, tok, spec->id,
+                   spec->act_dim, k + 1), 2;
+  char err[NE_ERRSTR_LEN];
+  if (ne_env_check_action(spec, a, err)) return fprintf(stderr, CMD ": %s: %s\n", label, err), 2;
+  return 0;
+}
+
+// counts the pieces text splits into at sep (an upper bound on the number of actions)
+static int count_pieces(const char* text, char sep) {
+  int n = 1;
+  for (const char* p = text; *p; p++) n += *p == sep;
+  return n;
+}
+
+// 1 if the line holds nothing but blanks or a '#' comment
+static int blank_line(const char* s, size_t len) {
+  while (len > 0 && (*s == ' ' || *s == '\t' || *s == '\r')) s++, len--;
+  return len == 0 || *s == '#';
+}
+
+// parses text into out: actions separated by sep (';' or ',' inline, '\n' in a file)
+static int parse_action_text(const ne_env_spec* spec, const char* where, const char* text, char sep, action_list* out) {
+  // one allocation for every action, sized by the separators
+  int cap = count_pieces(text, sep);
+  out->v = ne_malloc((size_t)cap * (size_t)spec->act_dim * sizeof *out->v);
+  out->n = 0;
+  if (!out->v) return fprintf(stderr, CMD ": out of memory for %d actions\n", cap), 1;
+  if (sep != '\n' && text[0] == '\0') return 0;  // --actions "" applies nothing
+  int piece = 0;
+  for (const char* s = text;;) {
+    const char* end = strchr(s, sep);
+    size_t len = end ? (size_t)(end - s) : strlen(s);
+    int skip = sep == '\n' && blank_line(s, len);
+    char label[300];
+    // a file's actions are named by line, inline ones by position
+    if (sep == '\n') snprintf(label, sizeof label, "%s:%d", where, ++piece);
+    else snprintf(label, sizeof label, "%s action %d", where, ++piece);
+    if (!skip && parse_action(spec, label, s, len, out->v + (size_t)out->n * (size_t)spec->act_dim)) return 2;
+    out->n += !skip;
+    if (!end) return 0;
+    s = end + 1;
+  }
+}
+
+// reads the actions from --actions or --actions-file
+static int load_actions(const ne_env_spec* spec, const trace_args* a, action_list* out) {
+  if (a->actions) {
+    // one component per action: the commas separate actions; otherwise ';' does
+    char sep = spec->act_dim == 1 ? ',' : ';';
+    return parse_action_text(spec, "--actions", a->actions, sep, out);
+  }
+  // a file: one action per line, named by line number in errors
+  char* text = NULL;
+  char err[NE_ERRSTR_LEN];
+  int rc = ne__read_file(a->actions_file, &text, NULL, err);
+  if (rc) return fprintf(stderr, CMD ": --actions-file: %s\n", err), rc == NE_ENOMEM ? 1 : 2;
+  rc = parse_action_text(spec, a->actions_file, text, '\n', out);
+  ne_free(text);
+  return rc;
+}
+
+// step,obs_0,...,obs_{n-1},reward,terminated,truncated
+static void print_header(const ne_env_spec* spec) {
+  printf("step");
+  for (int i = 0; i < spec->obs_dim; i++) printf(",obs_%d", i);
+  printf(",reward,terminated,truncated\n");
+}
+
+// %.17g round-trips every double, so the float32 observations and float64 rewards are exact
+static void print_row(const ne_env_spec* spec, int step, const float* obs, double reward, int term, int trunc) {
+  printf("%d", step);
+  for (int i = 0; i < spec->obs_dim; i++) printf(",%.17g", (double)obs[i]);
+  printf(",%.17g,%d,%d\n", reward, term, trunc);
+}
+
+// sets the state, prints row 0, steps through the actions; returns the exit code
+static int run_trace(const ne_env_spec* spec, ne_env_state* state, const double* sv, int sn, const action_list* acts) {
+  char err[NE_ERRSTR_LEN];
+  int rc = ne_env_set_state(spec, state, sv, sn, err);
+  if (rc) return fprintf(stderr, CMD ": --state: %s\n", err), 2;
+  // row 0 is the given state's observation; then one row per step until the episode ends
+  print_header(spec);
+  print_row(spec, 0, state->obs, 0.0, 0, 0);
+  for (int i = 0; i < acts->n; i++) {
+    ne_step_out out;
+    rc = ne_env_step(spec, state, acts->v + (size_t)i * (size_t)spec->act_dim, &out);
+    if (rc) return fprintf(stderr, CMD ": step %d: %s\n", i + 1, ne_strerror(rc)), 1;
+    print_row(spec, i + 1, state->obs, out.reward, out.terminated, out.truncated);
+    if (out.terminated || out.truncated) break;
+  }
+  // a full disk or closed pipe must not look like success
+  if (fflush(stdout) != 0 || ferror(stdout)) return fprintf(stderr, CMD ": writing stdout failed\n"), 1;
+  return 0;
+}
+
+// the library's unknown-id message; when its buffer cut the list of ids short, the whole list too
+static void print_unknown_id(const char* err) {
+  fprintf(stderr, CMD ": %s\n", err);
+  size_t len = strlen(err);
+  if (len < 3 || strcmp(err + len - 3, "...") != 0) return;
+  fprintf(stderr, "all valid ids:");
+  for (int i = 0; i < ne_env_registry_count(); i++) fprintf(stderr, "%s %s", i ? "," : "", ne_env_registry_id(i));
+  fprintf(stderr, "\n");
+}
+
+int ne_cmd_trace(int argc, char** argv) {
+  if (ne_cli_wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
+  trace_args args;
+  int rc = parse_args(argc, argv, &args);
+  if (rc) return rc;
+
+  // an unknown id: the library's message lists the valid ids
+  char err[NE_ERRSTR_LEN];
+  ne_env_spec* spec = NULL;
+  rc = ne_env_make(args.env_id, NULL, &spec, err);
+  if (rc == NE_ENOTFOUND) return print_unknown_id(err), 2;
+  if (rc) return fprintf(stderr, CMD ": %s\n", err), rc == NE_ENOMEM ? 1 : 2;
+
+  // parse everything before the first row is printed
+  double sv[NE_ENV_MAX_STATE];
+  int sn = 0;
+  action_list acts = {NULL, 0};
+  ne_env_state* state = NULL;
+  rc = parse_state(args.state, sv, &sn);
+  if (!rc) rc = load_actions(spec, &args, &acts);
+  if (!rc) {
+    state = ne_env_state_create(spec);
+    rc = state ? run_trace(spec, state, sv, sn, &acts) : (fprintf(stderr, CMD ": out of memory\n"), 1);
+  }
+  // every path ends here, so each object is freed once
+  ne_env_state_destroy(state);
+  ne_free(acts.v);
+  ne_env_spec_destroy(spec);
+  return rc;
+}

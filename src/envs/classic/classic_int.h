@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// What the classic-control files share: their make functions (listed in classic.c), spec filling,
+// and the few arithmetic helpers that reproduce how CPython/NumPy evaluate Gymnasium 1.4.0's
+// expressions bit for bit (`x**2` is libm pow, `%` is Python's floored modulo, np.clip keeps NaN).
+#ifndef NEUROEVO_ENVS_CLASSIC_INT_H
+#define NEUROEVO_ENVS_CLASSIC_INT_H
+
+#include <math.h>
+
+#include "envs/envs_int.h"
+
+// Per-id constructors (envs_int.h's ne_env_entry.make signature).
+int ne__cartpole_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr);
+int ne__acrobot_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr);
+int ne__mountain_car_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr);
+int ne__mountain_car_continuous_make(const char* id, const ne_env_options* options, ne_env_spec* spec,
+                                     char* errstr);
+int ne__pendulum_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr);
+
+// Fills what every classic spec shares: id, a flat float vector observation of obs_dim, the
+// set_state length, the registered TimeLimit and the family. Action space and threshold are the
+// caller's.
+void ne__classic_spec_init(ne_env_spec* spec, const char* id, const ne_env_family* family, int obs_dim,
+                           int state_dim, int max_episode_steps);
+
+// Sets a Discrete(n) action space.
+void ne__classic_discrete(ne_env_spec* spec, int n);
+
+// Sets a 1-D Box(low, high, (1,)) float32 action space.
+void ne__classic_box1(ne_env_spec* spec, float low, float high);
+
+// NE_EINVAL naming the expected length and the layout unless n == spec->state_dim. Nullable: errstr.
+int ne__classic_check_len(const ne_env_spec* spec, int n, const char* layout, char* errstr);
+
+// x**2 as CPython and NumPy scalars compute it: libm pow(x, 2). GCC rewrites pow(x, 2.0) as x*x,
+// which differs from glibc's pow in the last bit for about 1 input in 1000, so the exponent is
+// read through a volatile to keep the call.
+static inline double ne__py_sq(double x) {
+  static volatile double two = 2.0;
+  return pow(x, two);
+}
+
+// np.float32 ** 2: libm powf (same reason as above).
+static inline float ne__np_sqf(float x) {
+  static volatile float two = 2.0f;
+  return powf(x, two);
+}
+
+// Python/NumPy float modulo: fmod, moved to the sign of b, zero signed like b (npy_divmod).
+static inline double ne__py_mod(double a, double b) {
+  double m = fmod(a, b);
+  if (m != 0) {
+    if ((b < 0) != (m < 0)) m += b;
+  } else {
+    m = copysign(0.0, b);
+  }
+  return m;
+}
+
+// np.clip on a float64 scalar: NaN passes through, like np.minimum(np.maximum(x, lo), hi).
+static inline double ne__np_clip(double x, double lo, double hi) {
+  if (x < lo) return lo;
+  if (x > hi) return hi;
+  return x;
+}
+
+// A float32 value held in a double, as numpy's float32 scalars are promoted when mixed with float64.
+// The volatile is load-bearing: GCC 12's SLP vectorizer at -O2 drops a bare (double)(float)x pair
+// when two adjacent doubles are stored (mcc_step's state), leaving them unrounded.
+static inline double ne__f32(double x) {
+  volatile float f = (float)x;
+  return f;
+}
+
+#endif

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// Pendulum-v1, matching Gymnasium 1.4.0 classic_control/pendulum.py (PendulumEnv, g=10.0) bit for
+// bit. The state is float64; the torque u stays an np.float32 after np.clip, so the terms that
+// involve it (0.001 * u**2 and 3.0 * u) are float32 under NumPy 2's promotion rules.
+//
+// Action space: Box(-2, 2, (1,)) torque, clipped to +-2 inside step.
+// Observation (float32): cos(theta), sin(theta) in [-1, 1], theta_dot in [-8, 8].
+// Reward: -(angle_normalize(theta)^2 + 0.1 theta_dot^2 + 0.001 u^2) on the pre-step state, where
+//   angle_normalize maps to [-pi, pi) with Python's floored modulo. No reward threshold.
+// Start state: theta uniform in [-pi, pi), theta_dot uniform in [-1, 1).
+// Termination: never.
+// Truncation: the TimeLimit at 200 steps (applied by ne_env_step).
+#include "envs/classic/classic_int.h"
+
+// constants of PendulumEnv, in one place
+#define MAX_SPEED 8
+#define MAX_TORQUE 2.0
+#define DT 0.05
+#define GRAV 10.0  // g
+#define MASS 1.0  // m
+#define LEN 1.0   // l
+#define RESET_THETA M_PI  // DEFAULT_X
+#define RESET_THETA_DOT 1.0  // DEFAULT_Y
+#define MAX_EPISODE_STEPS 200
+
+// Gymnasium's `state` layout
+typedef struct pendulum {
+  double theta;      // 0 is upright
+  double theta_dot;  // angular velocity
+} pendulum;
+
+// ((x + pi) % (2 * pi)) - pi, in float64
+static double angle_normalize(double x) { return ne__py_mod(x + M_PI, 2 * M_PI) - M_PI; }
+
+static void pd_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
+  (void)spec;
+  pendulum* s = impl;
+  // uniform(low=-high, high=high) with high = [pi, 1]
+  s->theta = ne_rng_range(rng, -RESET_THETA, RESET_THETA);
+  s->theta_dot = ne_rng_range(rng, -RESET_THETA_DOT, RESET_THETA_DOT);
+}
+
+static void pd_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
+  (void)spec;
+  pendulum* s = impl;
+  double th = s->theta, thdot = s->theta_dot;
+  // u = np.clip(u, -max_torque, max_torque)[0]: still float32, NaN kept
+  float u = act[0];
+  if (u < (float)-MAX_TORQUE) u = (float)-MAX_TORQUE;
+  if (u > (float)MAX_TORQUE) u = (float)MAX_TORQUE;
+
+  // cost of the pre-step state; 0.001 * (u**2) is float32 * Python float -> float32
+  float u_cost = (float)0.001 * ne__np_sqf(u);
+  double costs = ne__py_sq(angle_normalize(th)) + 0.1 * ne__py_sq(thdot) + (double)u_cost;
+
+  // 3 * g / (2 * l) * sin(th) is float64; 3.0 / (m * l**2) * u is float32
+  float u_acc = (float)(3.0 / (MASS * ne__py_sq(LEN))) * u;
+  double newthdot = thdot + (3 * GRAV / (2 * LEN) * sin(th) + (double)u_acc) * DT;
+  newthdot = ne__np_clip(newthdot, -MAX_SPEED, MAX_SPEED);
+  s->theta = th + newthdot * DT;
+  s->theta_dot = newthdot;
+  *reward = -costs;
+  *terminated = 0;
+}
+
+static void pd_observe(const ne_env_spec* spec, const void* impl, float* obs) {
+  (void)spec;
+  const pendulum* s = impl;
+  obs[0] = (float)cos(s->theta);
+  obs[1] = (float)sin(s->theta);
+  obs[2] = (float)s->theta_dot;
+}
+
+static int pd_set_state(const ne_env_spec* spec, void* impl, const double* v, int n, char* errstr) {
+  int rc = ne__classic_check_len(spec, n, "theta, theta_dot", errstr);
+  if (rc) return rc;
+  pendulum* s = impl;
+  s->theta = v[0];
+  s->theta_dot = v[1];
+  return 0;
+}
+
+static void pd_get_state(const ne_env_spec* spec, const void* impl, double* v) {
+  (void)spec;
+  const pendulum* s = impl;
+  v[0] = s->theta;
+  v[1] = s->theta_dot;
+}
+
+static const ne_env_family pendulum_family = {
+    "classic", sizeof(pendulum), pd_reset, pd_step, pd_observe, pd_set_state, pd_get_state, NULL,
+};
+
+int ne__pendulum_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
+  (void)options;
+  (void)errstr;
+  ne__classic_spec_init(spec, id, &pendulum_family, 3, 2, MAX_EPISODE_STEPS);
+  ne__classic_box1(spec, (float)-MAX_TORQUE, (float)MAX_TORQUE);
+  spec->has_threshold = 0;
+  return 0;
+}

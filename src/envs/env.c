@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+// The family-independent half of env.h: make (registry lookup and the TimeLimit override), state
+// lifetime, and reset/step/set_state with Gymnasium's TimeLimit applied once here. Families only
+// implement dynamics and `terminated`. No allocation after ne_env_state_create: step, reset and
+// set_state write into the state's own buffers.
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"        // ne__set_error, ne__nearest
+#include "envs/envs_int.h"    // ne__env_lookup
+#include "neuroevo/alloc.h"
+#include "neuroevo/env.h"
+#include "neuroevo/error.h"
+
+// appends the registered ids to buf (size bytes) as "A, B, C", ending in ", ..." if they do not fit
+static void append_valid_ids(char* buf, size_t size) {
+  size_t len = strlen(buf);
+  int n = ne_env_registry_count();
+  for (int i = 0; i < n; i++) {
+    const char* id = ne_env_registry_id(i);
+    const char* sep = i ? ", " : "";
+    // keep room for ", ..." in case a later id does not fit
+    if (len + strlen(sep) + strlen(id) + 6 >= size) {
+      snprintf(buf + len, size - len, ", ...");
+      return;
+    }
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", sep, id);
+  }
+}
+
+// the nearest registered id to a misspelt one, or NULL
+static const char* nearest_id(const char* id) {
+  int n = ne_env_registry_count();
+  const char** ids = ne_malloc((size_t)n * sizeof *ids);
+  if (!ids) return NULL;  // the suggestion is a courtesy; the list of ids still follows
+  for (int i = 0; i < n; i++) ids[i] = ne_env_registry_id(i);
+  const char* best = ne__nearest(id, ids, n);
+  ne_free(ids);
+  return best;
+}
+
+static int unknown_id_error(const char* id, char* errstr) {
+  if (!errstr) return NE_ENOTFOUND;
+  char msg[NE_ERRSTR_LEN];
+  const char* best = nearest_id(id);
+  if (best) snprintf(msg, sizeof msg, "unknown environment id '%s' (did you mean '%s'?); valid ids: ", id, best);
+  else snprintf(msg, sizeof msg, "unknown environment id '%s'; valid ids: ", id);
+  append_valid_ids(msg, sizeof msg);
+  return ne__set_error(errstr, NE_ENOTFOUND, "%s", msg);
+}
+
+// looks id up, lets its family fill a zeroed spec, then applies the options every family shares
+int ne_env_make(const char* id, const ne_env_options* options, ne_env_spec** out, char* errstr) {
+  assert(out);
+  *out = NULL;
+  if (!id) return ne__set_error(errstr, NE_EINVAL, "environment id is NULL");
+  // an unknown id is the common typo case: say what was meant and what exists
+  const ne_env_entry* entry = ne__env_lookup(id);
+  if (!entry) return unknown_id_error(id, errstr);
+  if (options && options->max_episode_steps < 0)
+    return ne__set_error(errstr, NE_EINVAL, "%s: max_episode_steps must be >= 0 (0 keeps the registered limit), got %d",
+                         id, options->max_episode_steps);
+
+  // the family fills the spec; on failure it has freed its own data, and destroy frees the rest
+  ne_env_spec* spec = ne_calloc(1, sizeof *spec);
+  if (!spec) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", id);
+  int rc = entry->make(id, options, spec, errstr);
+  if (rc) {
+    ne_env_spec_destroy(spec);
+    return rc;
+  }
+  snprintf(spec->id, sizeof spec->id, "%s", id);
+  // the TimeLimit override replaces the registered max_episode_steps, as gymnasium.make's does
+  if (options && options->max_episode_steps > 0) spec->max_episode_steps = options->max_episode_steps;
+  *out = spec;
+  return 0;
+}
+
+void ne_env_spec_destroy(ne_env_spec* spec) {
+  if (!spec) return;
+  if (spec->family && spec->family->destroy) spec->family->destroy(spec);
+  ne_free(spec);
+}
+
+// all of a state's memory is allocated here, once: reset, step and set_state never allocate
+ne_env_state* ne_env_state_create(const ne_env_spec* spec) {
+  assert(spec && spec->family);
+  ne_env_state* state = ne_calloc(1, sizeof *state);
+  if (!state) return NULL;
+  state->spec = spec;
+  state->needs_reset = 1;  // stepping before the first reset or set_state is NE_ESTATE
+  state->obs = ne_calloc((size_t)spec->obs_dim, sizeof *state->obs);
+  state->impl = ne_calloc(1, spec->family->state_bytes);
+  if (!state->obs || !state->impl) {
+    ne_env_state_destroy(state);
+    return NULL;
+  }
+  // a family whose state owns more than impl (MuJoCo's mjData, a Box2D world) sets it up here
+  if (spec->hooks && spec->hooks->state_init && spec->hooks->state_init(spec, state->impl)) {
+    ne_free(state->impl);  // state_init left nothing to release
+    state->impl = NULL;
+    ne_env_state_destroy(state);
+    return NULL;
+  }
+  return state;
+}
+
+void ne_env_state_destroy(ne_env_state* state) {
+  if (!state) return;
+  // what spec->hooks->state_init acquired, before impl itself goes
+  const ne_env_hooks* hooks = state->spec ? state->spec->hooks : NULL;
+  if (state->impl && hooks && hooks->state_free) hooks->state_free(state->spec, state->impl);
+  ne_free(state->obs);
+  ne_free(state->impl);
+  ne_free(state);
+}
+
+// writes the observation and counts it if it holds NaN or inf
+static void observe(const ne_env_spec* spec, ne_env_state* state) {
+  spec->family->observe(spec, state->impl, state->obs);
+  for (int i = 0; i < spec->obs_dim; i++) {
+    if (!isfinite(state->obs[i])) {
+      state->n_nan_obs++;
+      return;
+    }
+  }
+}
+
+// the env's own stream restarts from seed, so an episode is a pure function of (policy, seed)
+int ne_env_reset(const ne_env_spec* spec, ne_env_state* state, uint64_t seed) {
+  if (!spec || !state || state->spec != spec) return NE_EINVAL;
+  ne_rng_seed(&state->rng, seed);
+  spec->family->reset(spec, state->impl, &state->rng);
+  // gym: bridge: a family that can fail outside the process (env server) reports it here
+  int failed = spec->status ? spec->status(spec, state->impl, NULL) : 0;
+  if (failed) {
+    state->needs_reset = 1;
+    return failed;
+  }
+  observe(spec, state);
+  state->t = 0;
+  state->needs_reset = 0;
+  return 0;
+}
+
+// like assigning env.unwrapped.state after a reset: a new episode at t = 0 from the given state; the
+// family checks the length and names its layout. A failed call leaves the state as it was
+int ne_env_set_state(const ne_env_spec* spec, ne_env_state* state, const double* v, int n, char* errstr) {
+  if (!spec || !state || state->spec != spec) return ne__set_error(errstr, NE_EINVAL, "state/spec mismatch");
+  if (!v && n > 0) return ne__set_error(errstr, NE_EINVAL, "%s: state vector is NULL", spec->id);
+  int rc = spec->family->set_state(spec, state->impl, v, n, errstr);
+  if (rc) return rc;
+  observe(spec, state);
+  state->t = 0;
+  state->needs_reset = 0;
+  return 0;
+}
+
+void ne_env_get_state(const ne_env_spec* spec, const ne_env_state* state, double* v) {
+  assert(spec && state && v);
+  spec->family->get_state(spec, state->impl, v);
+}
+
+// one step of the family's dynamics, then Gymnasium's TimeLimit; an ended episode needs a reset
+int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, ne_step_out* out) {
+  if (!spec || !state || !act || !out || state->spec != spec) return NE_EINVAL;
+  if (state->needs_reset) return NE_ESTATE;
+  // Gymnasium asserts a discrete action is in its space; continuous ones are clipped by the family
+  if (spec->discrete && ne_env_check_action(spec, act, NULL)) return NE_ERANGE;
+
+  // dynamics, observation and counters
+  double reward = 0.0;
+  int terminated = 0;
+  spec->family->step(spec, state->impl, act, &reward, &terminated);
+  // gym: bridge: a failure outside the process (env server) ends the episode with its code
+  int failed = spec->status ? spec->status(spec, state->impl, NULL) : 0;
+  if (failed) {
+    state->needs_reset = 1;
+    return failed;
+  }
+  observe(spec, state);
+  state->t++;
+  state->n_steps_total++;
+
+  // the TimeLimit wrapper: truncated only when the episode did not also terminate
+  out->reward = reward;
+  out->terminated = terminated != 0;
+  out->truncated = !out->terminated && spec->max_episode_steps > 0 && state->t >= spec->max_episode_steps;
+  if (out->terminated || out->truncated) state->needs_reset = 1;
+  return 0;
+}
+
+// "Discrete(3)", "Box(-2, 2, (1,))", or "Box((6,))" when the bounds differ per component, into buf
+static void format_space(const ne_env_spec* spec, char* buf, size_t size) {
+  if (spec->discrete) {
+    snprintf(buf, size, "Discrete(%d)", spec->n_actions);
+    return;
+  }
+  int uniform = 1;
+  for (int i = 1; i < spec->act_dim; i++)
+    uniform &= spec->act_low[i] == spec->act_low[0] && spec->act_high[i] == spec->act_high[0];
+  if (uniform) snprintf(buf, size, "Box(%.9g, %.9g, (%d,))", spec->act_low[0], spec->act_high[0], spec->act_dim);
+  else snprintf(buf, size, "Box((%d,))", spec->act_dim);
+}
+
+// Gymnasium's action_space.contains, plus finiteness; the message names the value and the space
+int ne_env_check_action(const ne_env_spec* spec, const float* act, char* errstr) {
+  assert(spec && act);
+  char space[96];
+  // Discrete(n): an integer value in [0, n)
+  if (spec->discrete) {
+    double a = act[0];
+    if (isfinite(a) && a == floor(a) && a >= 0 && a < spec->n_actions) return 0;
+    format_space(spec, space, sizeof space);
+    return ne__set_error(errstr, NE_ERANGE, "%s: action %.9g is outside the action space %s (an integer in [0, %d))",
+                         spec->id, a, space, spec->n_actions);
+  }
+  // each component finite and inside its own bounds
+  for (int i = 0; i < spec->act_dim; i++) {
+    double a = act[i];
+    if (isfinite(a) && a >= spec->act_low[i] && a <= spec->act_high[i]) continue;
+    format_space(spec, space, sizeof space);
+    return ne__set_error(errstr, NE_ERANGE, "%s: action[%d] = %.9g is outside the action space %s ([%.9g, %.9g])",
+                         spec->id, i, a, space, spec->act_low[i], spec->act_high[i]);
+  }
+  return 0;
+}

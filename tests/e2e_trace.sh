@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End-to-end checks of `neuroevo trace` and `neuroevo envs`: exit codes, the error messages a user
+# sees (unknown id with the valid ids, wrong state length, unparsable numbers, actions outside the
+# space), the CSV shape, and stopping at terminated/truncated. Usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR
+set -u
+BIN=${1:?usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR}
+TMP=${2:?usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR}
+rm -rf "$TMP" && mkdir -p "$TMP"
+FAILS=0
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+
+# run CMD...: captures exit code, stdout, stderr
+run() {
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  RC=$?
+}
+
+# expect_fail CODE NEEDLE CMD...: exit code CODE, stderr contains NEEDLE, nothing on stdout
+expect_fail() {
+  local code=$1 needle=$2
+  shift 2
+  run "$@"
+  [ "$RC" -eq "$code" ] || fail "'$*' exited $RC, expected $code (stderr: $(cat "$TMP/err"))"
+  grep -qF -- "$needle" "$TMP/err" || fail "'$*' stderr lacks '$needle': $(cat "$TMP/err")"
+  [ ! -s "$TMP/out" ] || fail "'$*' printed to stdout on error: $(head -3 "$TMP/out")"
+}
+
+# --help exits 0 and shows the usage
+run "$BIN" trace --help
+[ "$RC" -eq 0 ] || fail "trace --help exited $RC"
+grep -q "usage: neuroevo trace ENV_ID" "$TMP/out" || fail "trace --help shows no usage"
+run "$BIN" envs --help
+[ "$RC" -eq 0 ] || fail "envs --help exited $RC"
+
+# unknown env id: exit 2, a suggestion and every valid id
+expect_fail 2 "unknown environment id 'CartPole-v9'" "$BIN" trace CartPole-v9 --state 0,0,0,0 --actions 1
+for id in CartPole-v1 Acrobot-v1 MountainCar-v0 MountainCarContinuous-v0 Pendulum-v1; do
+  grep -qF "$id" "$TMP/err" || fail "unknown-id message does not list $id"
+done
+grep -qF "did you mean 'CartPole-v1'?" "$TMP/err" || fail "unknown-id message has no suggestion"
+
+# state of the wrong length names the expected length
+expect_fail 2 "needs 4 values" "$BIN" trace CartPole-v1 --state 0,0,0 --actions 1
+expect_fail 2 "got 3" "$BIN" trace Pendulum-v1 --state 1,2,3 --actions 0
+# unparsable numbers are named
+expect_fail 2 "'abc'" "$BIN" trace CartPole-v1 --state 0,abc,0,0 --actions 1
+expect_fail 2 "'x1'" "$BIN" trace MountainCar-v0 --state -0.5,0 --actions 1,x1
+# actions outside the space are named with the space
+expect_fail 2 "action 3 " "$BIN" trace CartPole-v1 --state 0,0,0,0 --actions 1,3
+grep -qF "Discrete(2)" "$TMP/err" || fail "out-of-space message does not name Discrete(2)"
+expect_fail 2 "2.5" "$BIN" trace Pendulum-v1 --state 0,0 --actions 0.5,2.5
+grep -qF "Box(-2, 2, (1,))" "$TMP/err" || fail "out-of-space message does not name the Box"
+expect_fail 2 "'1.5' is not an integer" "$BIN" trace Acrobot-v1 --state 0,0,0,0 --actions 1.5
+expect_fail 2 "nan" "$BIN" trace MountainCarContinuous-v0 --state -0.5,0 --actions nan
+# usage errors
+expect_fail 2 "exactly one of --actions and --actions-file" "$BIN" trace CartPole-v1 --state 0,0,0,0
+expect_fail 2 "missing --state" "$BIN" trace CartPole-v1 --actions 1
+expect_fail 2 "unknown option '--bogus'" "$BIN" trace CartPole-v1 --state 0,0,0,0 --actions 1 --bogus
+expect_fail 2 "cannot open" "$BIN" trace CartPole-v1 --state 0,0,0,0 --actions-file "$TMP/missing.txt"
+
+# the CSV: header, row 0 with the given state's observation, one row per step
+run "$BIN" trace CartPole-v1 --state 0.01,0.02,0.03,0.04 --actions 1,0,1
+[ "$RC" -eq 0 ] || fail "trace exited $RC: $(cat "$TMP/err")"
+[ "$(head -1 "$TMP/out")" = "step,obs_0,obs_1,obs_2,obs_3,reward,terminated,truncated" ] || fail "bad header: $(head -1 "$TMP/out")"
+[ "$(wc -l <"$TMP/out")" -eq 5 ] || fail "expected 5 lines, got $(wc -l <"$TMP/out")"
+[ "$(sed -n 2p "$TMP/out")" = "0,0.0099999997764825821,0.019999999552965164,0.029999999329447746,0.039999999105930328,0,0,0" ] ||
+  fail "bad row 0: $(sed -n 2p "$TMP/out")"
+[ "$(sed -n 3p "$TMP/out" | cut -d, -f1,6-)" = "1,1,0,0" ] || fail "bad row 1: $(sed -n 3p "$TMP/out")"
+
+# stops at the first terminated step (the pole is already past 12 degrees after one step)
+run "$BIN" trace CartPole-v1 --state 0,0,0.2,1 --actions 0,0,0,0
+[ "$RC" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 3 ] || fail "did not stop at termination: $(cat "$TMP/out")"
+[ "$(tail -1 "$TMP/out" | cut -d, -f6-)" = "1,1,0" ] || fail "terminating row: $(tail -1 "$TMP/out")"
+
+# stops at the TimeLimit (Pendulum: 200) with an actions file longer than that
+for i in $(seq 1 250); do echo "0.5"; done >"$TMP/pendulum.actions"
+run "$BIN" trace Pendulum-v1 --state 1,0 --actions-file "$TMP/pendulum.actions"
+[ "$RC" -eq 0 ] || fail "trace --actions-file exited $RC: $(cat "$TMP/err")"
+[ "$(wc -l <"$TMP/out")" -eq 202 ] || fail "expected 202 lines at the TimeLimit, got $(wc -l <"$TMP/out")"
+[ "$(tail -1 "$TMP/out" | cut -d, -f1,6-)" = "200,0,1" ] || fail "truncating row: $(tail -1 "$TMP/out")"
+
+# envs shows each id with its spaces (filtered to the classic ids: other families load models)
+run "$BIN" envs CartPole-v1
+[ "$RC" -eq 0 ] || fail "envs exited $RC"
+grep -q "^CartPole-v1 .*Discrete(2) .* 500 .*475.0" "$TMP/out" || fail "envs row for CartPole-v1: $(cat "$TMP/out")"
+run "$BIN" envs Pendulum-v1
+grep -q "^Pendulum-v1 .*Box(-2.0, 2.0, (1,)) .* 200 .* -$" "$TMP/out" || fail "envs row for Pendulum-v1: $(cat "$TMP/out")"
+expect_fail 2 "no environment id contains" "$BIN" envs NoSuchEnv
+
+if [ "$FAILS" -ne 0 ]; then
+  echo "$FAILS check(s) failed" >&2
+  exit 1
+fi
+echo "e2e_trace: all checks passed"
