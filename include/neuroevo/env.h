@@ -68,6 +68,12 @@ struct ne_env_spec {
   int has_threshold;             // 1 if reward_threshold is set
   double reward_threshold;       // Gymnasium's reward_threshold (solved)
   int state_dim;                 // length of the set_state/get_state vector
+  // Black-box functions (bbob/*) only, NULL for MDPs: f(x) to minimize over n = dim parameters.
+  // The parameters are then x itself (a policy spec with act_dim 0 that nothing runs, see
+  // ne_policy_from_config), a candidate's fitness is -f(x), and one evaluation counts as one step. (A spec field rather than a hook in
+  // ne_env_family / ne_env_hooks: their tables are positional initializers a new member breaks.)
+  double (*evaluate)(const ne_env_spec* spec, const float* x, size_t n);
+  int dim;                       // black-box dimension (0 for MDPs)
   const ne_env_family* family;   // implementation
   void* data;                    // family-specific immutable data (owned; family->destroy frees)
   double params[8];              // family-specific constants chosen at make time (e.g. goal velocity)

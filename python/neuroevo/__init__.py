@@ -6,7 +6,7 @@ The package is a thin layer over the C library (the extension module ``neuroevo.
 - ``make(id)``: a neuroevo env with Gymnasium's API; also registered as ``neuroevo/<id>`` for
   ``gymnasium.make`` once neuroevo is imported.
 - ``run(config, **overrides)``: trains in the C thread pool (GIL released) and returns a ``Run``.
-- ``Genome``, ``evaluate_policy``: seed-chain genomes in best.genome's text format.
+- ``Genome``, ``Params``, ``evaluate_policy``: best.genome seed chains and best.params vectors.
 - ``neuroevo.algorithms``: ask/tell classes over every algorithm registered in C.
 - ``env.id = gym:ID`` in a config makes any installed Gymnasium env a neuroevo task through an env
   server process (``neuroevo.envserver``).
@@ -19,7 +19,7 @@ import sys
 from . import _core
 from ._core import Error
 from ._env import NeuroevoEnv, make, register_envs
-from ._genome import Genome, evaluate_policy
+from ._genome import Genome, Params, evaluate_policy
 from ._run import Run, find_config, resume, run
 from . import algorithms
 
@@ -29,6 +29,7 @@ __all__ = [
     "Error",
     "Genome",
     "NeuroevoEnv",
+    "Params",
     "Run",
     "algorithms",
     "env_ids",

@@ -4,7 +4,11 @@
 # checkers see through it into the C layer.
 from typing import Any, Iterable, Mapping, Sequence
 
-from typing_extensions import Buffer
+import numpy as np
+from typing_extensions import Buffer as _Buffer
+
+# bytes-like objects; NumPy arrays export the buffer protocol too (typed as such from Python 3.12)
+Buffer = _Buffer | np.ndarray
 
 __version__: str
 
@@ -57,8 +61,9 @@ def config_keys() -> list[tuple[str, str, str, str, str, str | None]]: ...
 def run(config: str | None, overrides: Sequence[str] | None = None, name: str | None = None,
         out_dir: str | None = None, threads: int = 0, generations: int = 0, quiet: bool = True,
         resume: str | None = None) -> tuple[str, int, float]: ...
-def evaluate(header: Header, seeds: Iterable[int], sigma: float, episodes: int = 100, seed: int = 0,
-             threads: int = 0, params: Buffer | None = None) -> tuple[bytearray, int]: ...
+def evaluate(header: Header, seeds: Iterable[int] | None, sigma: float, episodes: int = 100, seed: int = 0,
+             threads: int = 0, params: Buffer | None = None, obs_mean: Buffer | None = None,
+             obs_std: Buffer | None = None, obs_clip: float = 0.0) -> tuple[bytearray, int]: ...
 def genome_parse(text: str, name: str = "<genome>", /) -> tuple[list[int], float, list[tuple[str, str]]]: ...
 def genome_format(seeds: Iterable[int], sigma: float, header: Header, /) -> str: ...
 def genome_params(header: Header, seeds: Iterable[int], sigma: float, /) -> tuple[bytearray, str]: ...

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Seed-chain genomes (Such et al. 2017) in best.genome's text format, and their evaluation.
+"""Seed-chain genomes (Such et al. 2017) in best.genome's text format, vector solutions in
+best.params' (the ES family), and their evaluation.
 
 A genome is ``theta = init(seeds[0]) + sigma * sum(eps(s) for s in seeds[1:])`` plus a header of the
 config keys that rebuild its policy (``env.id``, ``policy.*``). Parsing, printing, materializing and
@@ -120,16 +121,77 @@ class Genome:
         return float(evaluate_policy(self, episodes=episodes, seed=seed, threads=threads))
 
 
-def evaluate_policy(env_id: str | Genome, seeds: Iterable[int] | None = None, episodes: int = 100, *,
+class Params:
+    """A vector solution as the ES family writes it (best.params): explicit float32 parameters, the
+    header that rebuilds the policy, and the observation normalization they were trained with."""
+
+    def __init__(self, params: np.ndarray, header: Mapping[str, str], obs_mean: np.ndarray | None = None,
+                 obs_std: np.ndarray | None = None, obs_clip: float = 0.0, score: float = float("nan"),
+                 generation: int = 0):
+        self.params = np.ascontiguousarray(params, dtype=np.float32)
+        self.header = dict(header)
+        self.obs_mean = None if obs_mean is None else np.ascontiguousarray(obs_mean, dtype=np.float32)
+        self.obs_std = None if obs_std is None else np.ascontiguousarray(obs_std, dtype=np.float32)
+        self.obs_clip = float(obs_clip)
+        self.score = float(score)
+        self.generation = int(generation)
+
+    @property
+    def env_id(self) -> str | None:
+        return self.header.get("env.id")
+
+    def __repr__(self) -> str:
+        return (f"Params(env_id={self.env_id!r}, n_params={self.params.size}, score={self.score:g}, "
+                f"normalized={self.obs_mean is not None})")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Params:
+        """Reads a best.params file (``# neuroevo params v1``)."""
+        fields: dict[str, str] = {}
+        with open(os.fspath(path), encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                line = line.strip()
+                if not line or line.startswith("#"):
+                    continue
+                key, sep, value = line.partition("=")
+                if not sep:
+                    raise ValueError(f"{os.fspath(path)}:{n}: expected 'key = value'")
+                fields[key.strip()] = value.strip()
+
+        def floats(key: str) -> np.ndarray | None:
+            return np.array(fields[key].split(), dtype=np.float32) if key in fields else None
+
+        params = floats("params")
+        if params is None:
+            raise ValueError(f"{os.fspath(path)}: no params line")
+        header = {k: v for k, v in fields.items() if "." in k}
+        return cls(params, header, floats("obs_mean"), floats("obs_std"), float(fields.get("obs_clip", 0)),
+                   float(fields.get("score", "nan")), int(fields.get("generation", 0)))
+
+    def evaluate(self, episodes: int = 100, *, seed: int = 0, threads: int = 0) -> float:
+        """Mean return over ``episodes`` episodes, exactly as ``neuroevo eval`` on the run."""
+        return float(evaluate_policy(self, episodes=episodes, seed=seed, threads=threads))
+
+
+def evaluate_policy(env_id: str | Genome | Params, seeds: Iterable[int] | None = None, episodes: int = 100, *,
                     sigma: float | None = None, seed: int = 0, threads: int = 0, return_episodes: bool = False,
                     **policy: object) -> float | np.ndarray:
     """Mean return of a seed-chain policy over ``episodes`` episodes, as in the Deep GA replications.
 
-    ``evaluate_policy(genome, episodes=100)`` or ``evaluate_policy("CartPole-v1", seeds, 100,
-    sigma=0.1, hidden=(16,))``. Episode seeds derive from ``seed`` exactly as in ``neuroevo eval``, so
+    ``evaluate_policy(genome, episodes=100)``, ``evaluate_policy(params, episodes=100)`` (a vector
+    solution, ``Run.best`` of an ES run) or ``evaluate_policy("CartPole-v1", seeds, 100, sigma=0.1,
+    hidden=(16,))``. Episode seeds derive from ``seed`` exactly as in ``neuroevo eval``, so
     the figure is deterministic and equals the CLI's. Runs on the C thread pool (GIL released).
     With ``return_episodes=True`` the per-episode returns (float64 array) are returned instead.
     """
+    if isinstance(env_id, Params):
+        p = env_id
+        if seeds is not None or sigma is not None or policy:
+            raise TypeError("evaluate_policy(params, ...) takes no seeds, sigma or policy fields")
+        buf, _ = _core.evaluate(list(p.header.items()), None, 0.0, episodes=int(episodes), seed=int(seed),
+                                threads=int(threads), params=p.params, obs_mean=p.obs_mean, obs_std=p.obs_std,
+                                obs_clip=p.obs_clip)
+        return _mean_or_all(np.frombuffer(buf, dtype=np.float64), return_episodes)
     if isinstance(env_id, Genome):
         genome = env_id
         if seeds is not None or sigma is not None or policy:
@@ -141,7 +203,10 @@ def evaluate_policy(env_id: str | Genome, seeds: Iterable[int] | None = None, ep
         genome.header.update(_policy_fields(policy))
     buf, _ = _core.evaluate(list(genome.header.items()), genome.seeds, genome.sigma, episodes=int(episodes),
                             seed=int(seed), threads=int(threads))
-    returns = np.frombuffer(buf, dtype=np.float64)
+    return _mean_or_all(np.frombuffer(buf, dtype=np.float64), return_episodes)
+
+
+def _mean_or_all(returns: np.ndarray, return_episodes: bool) -> float | np.ndarray:
     if return_episodes:
         return returns
     # the same summation as `neuroevo eval`: sum of r / n in episode order

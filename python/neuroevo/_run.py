@@ -15,7 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import _core
-from ._genome import Genome
+from ._genome import Genome, Params
 
 _INT_COLUMNS = {"generation", "evaluations", "env_steps"}
 
@@ -98,10 +98,14 @@ class Run:
         return read_metrics(os.path.join(self.dir, "metrics.csv"))
 
     @property
-    def best(self) -> Genome | None:
-        """The best elite as a Genome (best.genome), or None when the algorithm keeps vectors."""
+    def best(self) -> Genome | Params | None:
+        """The best solution: a Genome (best.genome, the GA) or Params (best.params: the ES family's
+        vector solutions with their observation normalization); None before the first."""
         path = os.path.join(self.dir, "best.genome")
-        return Genome.load(path) if os.path.exists(path) else None
+        if os.path.exists(path):
+            return Genome.load(path)
+        path = os.path.join(self.dir, "best.params")
+        return Params.load(path) if os.path.exists(path) else None
 
     @property
     def config(self) -> str:

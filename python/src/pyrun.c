@@ -268,6 +268,7 @@ static PyObject* py_genome_params(PyObject* self, PyObject* args) {
 typedef struct eval_job {
   ne_evaluator** evaluators;  // (threads)
   const float* params;        // shared parameters
+  const ne_batch* norm;       // observation normalization (best.params of the ES family), or NULL
   uint64_t seed;              // base of the episode seeds
   double* returns;            // (episodes)
   uint64_t* steps;            // (episodes)
@@ -279,13 +280,13 @@ static void eval_episodes(void* data, int thread, int begin, int end) {
   for (int e = begin; e < end; e++) {
     uint64_t seed = ne_seed_derive(job->seed, 0, (uint64_t)e, NE_PURPOSE_EVAL);
     job->steps[e] = 0;
-    job->returns[e] = ne_evaluator_episode(job->evaluators[thread], job->params, seed, NULL, &job->steps[e]);
+    job->returns[e] = ne_evaluator_episode(job->evaluators[thread], job->params, seed, job->norm, &job->steps[e]);
   }
 }
 
 // Runs the episodes on a pool of `threads`; 0 or an NE_E* code (an env failure's message in err).
-static int run_episodes(const rebuilt* r, const float* params, int episodes, uint64_t seed, int threads,
-                        double* returns, uint64_t* steps, char* err) {
+static int run_episodes(const rebuilt* r, const float* params, const ne_batch* norm, int episodes, uint64_t seed,
+                        int threads, double* returns, uint64_t* steps, char* err) {
   ne_pool* pool = NULL;
   int rc = ne_pool_create(threads, &pool);
   int n = pool ? ne_pool_threads(pool) : 0;
@@ -294,7 +295,7 @@ static int run_episodes(const rebuilt* r, const float* params, int episodes, uin
   for (int t = 0; evs && t < n; t++)
     if (!(evs[t] = ne_evaluator_create(r->env, &r->policy, NULL))) rc = NE_ENOMEM;
   if (!rc) {
-    eval_job job = {evs, params, seed, returns, steps};
+    eval_job job = {evs, params, norm, seed, returns, steps};
     rc = ne_pool_for(pool, episodes, 1, eval_episodes, &job, NULL);
   }
   // a gym: env whose server failed: report it rather than a NaN mean
@@ -311,15 +312,30 @@ static int run_episodes(const rebuilt* r, const float* params, int episodes, uin
   return rc;
 }
 
+// Copies n float32 values from a buffer into out; 0, or -1 with an exception set.
+static int read_floats(PyObject* obj, float* out, int n, const char* what) {
+  Py_buffer v;
+  if (!obj || PyObject_GetBuffer(obj, &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s is missing", what);
+    return -1;
+  }
+  int ok = strcmp(v.format, "f") == 0 && v.len == (Py_ssize_t)n * 4;
+  if (ok) memcpy(out, v.buf, (size_t)v.len);
+  PyBuffer_Release(&v);
+  if (!ok) PyErr_Format(PyExc_ValueError, "%s must be %d float32 values", what, n);
+  return ok ? 0 : -1;
+}
+
 static PyObject* py_evaluate(PyObject* self, PyObject* args, PyObject* kw) {
   (void)self;
-  static char* kwlist[] = {"header", "seeds", "sigma", "episodes", "seed", "threads", "params", NULL};
-  PyObject *header, *seeds, *params_obj = NULL;
-  double sigma;
+  static char* kwlist[] = {"header", "seeds", "sigma", "episodes", "seed", "threads",
+                           "params", "obs_mean", "obs_std", "obs_clip", NULL};
+  PyObject *header, *seeds, *params_obj = NULL, *mean_obj = NULL, *std_obj = NULL;
+  double sigma, obs_clip = 0;
   int episodes = 100, threads = 0;
   unsigned long long seed = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOd|iKiO", kwlist, &header, &seeds, &sigma, &episodes, &seed, &threads,
-                                   &params_obj))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOd|iKiOOOd", kwlist, &header, &seeds, &sigma, &episodes, &seed,
+                                   &threads, &params_obj, &mean_obj, &std_obj, &obs_clip))
     return NULL;
   if (episodes < 1) return PyErr_Format(PyExc_ValueError, "episodes must be >= 1, got %d", episodes);
   rebuilt r;
@@ -327,16 +343,29 @@ static PyObject* py_evaluate(PyObject* self, PyObject* args, PyObject* kw) {
   float* params = PyMem_Malloc(r.policy.n_params * sizeof(float));
   PyObject* returns = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)episodes * 8);
   uint64_t* steps = PyMem_Calloc((size_t)episodes, sizeof *steps);
+  // observation normalization as the ES family trained with it (both arrays, or neither)
+  float* norm_mem = PyMem_Malloc(2 * (size_t)r.env->obs_dim * sizeof(float) + 1);
+  ne_batch norm;
+  memset(&norm, 0, sizeof norm);
+  int has_norm = mean_obj && mean_obj != Py_None;
   int rc = -1;
-  if (!params || !returns || !steps) PyErr_NoMemory();
-  else if (fill_params(&r, seeds, sigma, params_obj, params) == 0) {
+  int ready = params && returns && steps && norm_mem;
+  if (!ready) PyErr_NoMemory();
+  if (ready && has_norm)
+    ready = read_floats(mean_obj, norm_mem, r.env->obs_dim, "obs_mean") == 0 &&
+            read_floats(std_obj, norm_mem + r.env->obs_dim, r.env->obs_dim, "obs_std") == 0;
+  if (ready && fill_params(&r, seeds, sigma, params_obj, params) == 0) {
+    norm.obs_mean = has_norm ? norm_mem : NULL;
+    norm.obs_std = has_norm ? norm_mem + r.env->obs_dim : NULL;
+    norm.obs_clip = (float)obs_clip;
     double* ret = (double*)PyByteArray_AS_STRING(returns);
     char err[NE_ERRSTR_LEN] = "evaluation failed";
     Py_BEGIN_ALLOW_THREADS
-    rc = run_episodes(&r, params, episodes, (uint64_t)seed, threads, ret, steps, err);
+    rc = run_episodes(&r, params, has_norm ? &norm : NULL, episodes, (uint64_t)seed, threads, ret, steps, err);
     Py_END_ALLOW_THREADS
     if (rc) pyne_raise(rc, err);
   }
+  PyMem_Free(norm_mem);
   unsigned long long total = 0;
   for (int e = 0; steps && e < episodes; e++) total += steps[e];
   PyMem_Free(params);
@@ -354,7 +383,8 @@ PyMethodDef pyne_run_methods[] = {
      "run(config, overrides=None, name=None, out_dir=None, threads=0, generations=0, quiet=True, resume=None)"
      " -> (run_dir, generations, best_score)"},
     {"evaluate", (PyCFunction)(void (*)(void))py_evaluate, METH_VARARGS | METH_KEYWORDS,
-     "evaluate(header, seeds, sigma, episodes=100, seed=0, threads=0, params=None) -> (float64 returns, steps)"},
+     "evaluate(header, seeds, sigma, episodes=100, seed=0, threads=0, params=None, obs_mean=None, obs_std=None,"
+     " obs_clip=0) -> (float64 returns, steps)"},
     {"genome_parse", py_genome_parse, METH_VARARGS, "genome_parse(text, name='<genome>') -> (seeds, sigma, header)"},
     {"genome_format", py_genome_format, METH_VARARGS, "genome_format(seeds, sigma, header) -> str"},
     {"genome_params", py_genome_params, METH_VARARGS,

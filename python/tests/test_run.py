@@ -124,3 +124,14 @@ def test_ctrl_c_stops_at_a_checkpoint_and_resume_continues(tmp_path):
     assert done >= 1 and os.listdir(tmp_path / "r" / "checkpoints")
     resumed = neuroevo.resume(tmp_path / "r", generations=done + 2)
     assert resumed.generations == done + 2 and len(resumed.metrics) == done + 2
+
+
+def test_es_run_best_is_params_and_evaluates_like_the_cli(tmp_path, cli):
+    run = neuroevo.run("cartpole-es", out=tmp_path, generations=3, threads=2)
+    best = run.best
+    assert isinstance(best, neuroevo.Params) and best.env_id == "CartPole-v1"
+    assert best.params.dtype == np.float32 and best.obs_mean is not None and best.obs_std.shape == (4,)
+    ours = best.evaluate(12, seed=4)
+    out = subprocess.run([cli, "eval", run.dir, "--episodes", "12", "--seed", "4"], capture_output=True, text=True,
+                         check=True).stdout
+    assert f"{ours:.2f}" == f"{float(re.search(r'mean return (-?[0-9.]+)', out).group(1)):.2f}", out

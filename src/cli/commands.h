@@ -11,6 +11,7 @@ int ne_cmd_eval(int argc, char** argv);
 int ne_cmd_plot(int argc, char** argv);
 int ne_cmd_envs(int argc, char** argv);
 int ne_cmd_trace(int argc, char** argv);
+int ne_cmd_compare(int argc, char** argv);  // cmd_compare.c: several configs x seeds, summarized
 
 // 1 if argv holds -h or --help.
 int ne_cli_wants_help(int argc, char** argv);

@@ -16,6 +16,7 @@ typedef struct ne_env_entry {
 
 // Family tables, each terminated by an entry with id == NULL.
 extern const ne_env_entry ne__classic_envs[];
+extern const ne_env_entry ne__bbob_envs[];  // src/envs/bbob: black-box test functions
 
 // gym: bridge: a family that serves every id starting with its entry's id (the prefix "gym:"),
 // looked up after the exact ids and not listed by ne_env_registry_* (src/envs/gym/gym.c)

@@ -98,6 +98,11 @@ static void add_obs_stats(const float* obs, int d, ne_result* out) {
 static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch,
                           uint64_t* steps, ne_result* stats) {
   const ne_env_spec* env = ev->env;
+  // black-box functions (bbob/*): the parameters are the point x, the return is -f(x), one step
+  if (env->evaluate) {
+    if (steps) *steps += 1;
+    return -env->evaluate(env, params, ev->policy->n_params);
+  }
   ne_env_state* st = ev->state;
   int rc = ne_env_reset(env, st, seed);
   double ret = 0;

@@ -13,7 +13,7 @@
 
 // [run]: what to train and when to stop; where results go.
 static const ne_config_key run_keys[] = {
-    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga|es|ars|pgpe|snes",
+    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga|es|ars|pgpe|snes|cmaes|sepcmaes",
      "training algorithm; its own section ([ga], ...) holds its settings"},
     {"run", "seed", NE_CFG_INT, "0", 0, 9.2e18, NULL,
      "run seed: every random choice derives from it, so a seed reproduces a run bit for bit"},
@@ -25,7 +25,7 @@ static const ne_config_key run_keys[] = {
      "stop after this many seconds of wall-clock time (0 = no limit)"},
     {"run", "target", NE_CFG_STRING, "auto", 1, 0, NULL,
      "stop when the elite's re-evaluation mean reaches this return: auto (the env's reward "
-     "threshold), none, or a number"},
+     "threshold), none, or a number (bbob/*: a function value to get at or below; auto = 1e-8)"},
     {"run", "threads", NE_CFG_INT, "0", 0, 1024, NULL, "evaluation threads (0 = all cores)"},
     {"run", "out", NE_CFG_STRING, "runs", 1, 0, NULL,
      "parent directory of run directories (each run gets <config>-<timestamp> inside)"},
@@ -45,6 +45,10 @@ static const ne_config_key env_keys[] = {
      "episodes per fitness evaluation; fitness is their mean return"},
     {"env", "max_episode_steps", NE_CFG_INT, "0", 0, 1e9, NULL,
      "truncate episodes after this many steps (0 = the env's own TimeLimit)"},
+    {"env", "dim", NE_CFG_INT, "10", 1, 1e7, NULL,
+     "dimension of black-box functions (bbob/*); ignored by other environments"},
+    {"env", "shift_seed", NE_CFG_INT, "0", 0, 9.2e18, NULL,
+     "bbob/*: random optimum shift and rotation from this seed (0 = the plain function)"},
 };
 
 // [policy]: the network that maps observations to actions.
@@ -144,6 +148,47 @@ static const ne_config_key snes_keys[] = {
      "episodes of the centre each generation (its mean is the elite score)"},
 };
 
+// ---- CMA-ES (src/algos/cmaes.c, sepcmaes.c; shared settings in cma_core.c) ------------------
+
+// The keys [cmaes] and [sepcmaes] share; `active` exists only for the full covariance matrix.
+#define NE_CMA_KEYS(sec)                                                                              \
+    {sec, "sigma0", NE_CFG_FLOAT, "0.1", 1e-12, 1e6, NULL,                                            \
+     "initial step size: standard deviation of the first samples around x0"},                         \
+    {sec, "popsize", NE_CFG_INT, "0", 0, 1e7, NULL,                                                   \
+     "samples per generation lambda (0 = 4 + floor(3 ln n), n = number of parameters)"},              \
+    {sec, "ipop", NE_CFG_BOOL, "true", 1, 0, NULL,                                                    \
+     "IPOP: when a stop criterion fires (tolfun, tolx, conditioning, ...) restart with twice the population"}, \
+    {sec, "max_restarts", NE_CFG_INT, "9", 0, 20, NULL, "most IPOP restarts in a run"},               \
+    {sec, "tolfun", NE_CFG_FLOAT, "1e-12", 0, 1e30, NULL,                                             \
+     "restart when recent best and current fitness values span less than this"},                       \
+    {sec, "tolx", NE_CFG_FLOAT, "1e-12", 0, 1e30, NULL,                                               \
+     "restart when every coordinate's standard deviation is below tolx * sigma0"},                     \
+    {sec, "tolcond", NE_CFG_FLOAT, "1e14", 1, 1e300, NULL,                                            \
+     "restart when the covariance matrix's condition number exceeds this"},                            \
+    {sec, "tolupsigma", NE_CFG_FLOAT, "1e20", 1, 1e300, NULL,                                         \
+     "restart when sigma / sigma0 exceeds this times the largest axis length (divergence)"},           \
+    {sec, "x0", NE_CFG_ENUM, "auto", 1, 0, "auto|policy|zeros|uniform",                               \
+     "initial mean: policy init (new seed per restart), zeros, or uniform in [-x0_range, x0_range]; "   \
+     "auto = policy for networks, uniform for bbob/*"},                                                 \
+    {sec, "x0_range", NE_CFG_FLOAT, "4", 0, 1e9, NULL, "half-width of the box of x0 = uniform"},     \
+    {sec, "eval_mean", NE_CFG_BOOL, "true", 1, 0, NULL,                                               \
+     "evaluate the mean each generation as one more candidate (its return is the elite score)"},       \
+    {sec, "mean_episodes", NE_CFG_INT, "0", 0, 1e6, NULL,                                             \
+     "episodes of the mean's evaluation (0 = env.episodes)"}
+
+// [cmaes]: CMA-ES (Hansen's 2016 tutorial) with a full covariance matrix and IPOP restarts.
+static const ne_config_key cmaes_keys[] = {
+    NE_CMA_KEYS("cmaes"),
+    {"cmaes", "active", NE_CFG_BOOL, "true", 1, 0, NULL,
+     "active CMA: negative recombination weights for the worst samples (2016 tutorial default)"},
+};
+
+// [sepcmaes]: sep-CMA-ES (Ros & Hansen 2008): diagonal covariance, O(n) per sample.
+static const ne_config_key sepcmaes_keys[] = {
+    NE_CMA_KEYS("sepcmaes"),
+};
+#undef NE_CMA_KEYS
+
 // Every section, in the order the resolved config is written. algorithm != NULL marks a section
 // that only that run.algorithm may use.
 static const ne__cfg_section sections[] = {
@@ -155,6 +200,8 @@ static const ne__cfg_section sections[] = {
     {"ars", ars_keys, COUNT(ars_keys), "ars", "Augmented Random Search (V1/V2, top-b directions)"},
     {"pgpe", pgpe_keys, COUNT(pgpe_keys), "pgpe", "PGPE with symmetric sampling and ClipUp"},
     {"snes", snes_keys, COUNT(snes_keys), "snes", "separable natural evolution strategies"},
+    {"cmaes", cmaes_keys, COUNT(cmaes_keys), "cmaes", "CMA-ES, full covariance, IPOP restarts"},
+    {"sepcmaes", sepcmaes_keys, COUNT(sepcmaes_keys), "sepcmaes", "sep-CMA-ES, diagonal covariance, IPOP restarts"},
 };
 
 // Item limits of INTLIST keys that have one tighter than NE__CFG_LIST_CAP.

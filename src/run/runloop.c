@@ -82,6 +82,13 @@ static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uin
   }
   if (run->exec->vt->describe) run->exec->vt->describe(run->exec, where, sizeof where);
   char elite[32] = "     -";
+  if (run->minimize) {
+    // black-box functions: f = -fitness, in %g because f spans many orders of magnitude
+    if (!isnan(r->elite_mean)) snprintf(elite, sizeof elite, "%9.3g", -r->elite_mean);
+    ne__run_say(run, "gen %5u  evals %7s  %7s evals/s  f best %9.3g  mean %9.3g  f(mean) %s  [%s]  %s%s\n",
+                r->generation, evals, rate, -r->best, -r->mean, elite, where, elapsed, eta);
+    return;
+  }
   if (!isnan(r->elite_mean)) snprintf(elite, sizeof elite, "%9.2f", r->elite_mean);
   ne__run_say(run, "gen %5u  evals %7s  steps %8s  %7s evals/s  best %9.2f  mean %9.2f  elite %s  [%s]  %s%s\n",
               r->generation, evals, steps, rate, r->best, r->mean, elite, where, elapsed, eta);
@@ -172,8 +179,12 @@ static const char* stop_reason(const ne_run* run, const ne_gen_report* r) {
 
 static void finish(ne_run* run, const char* reason) {
   plot(run);
-  ne__run_say(run, "%s after %u generations, %llu env steps, %.1fs; best elite score %.2f\n", reason,
-              run->generation, (unsigned long long)run->env_steps, run->wall_s, run->best_score);
+  if (run->minimize)  // black-box functions: the best function value found
+    ne__run_say(run, "%s after %u generations, %llu evaluations, %.1fs; best f %.6g\n", reason, run->generation,
+                (unsigned long long)run->evaluations, run->wall_s, -run->best_score);
+  else
+    ne__run_say(run, "%s after %u generations, %llu env steps, %.1fs; best elite score %.2f\n", reason,
+                run->generation, (unsigned long long)run->env_steps, run->wall_s, run->best_score);
   ne__run_say(run, "run directory: %s\ncurve:         %s/curve.png\n", run->dir, run->dir);
 }
 

@@ -23,6 +23,13 @@
 #include "run/runner_int.h"
 
 static const char METRICS_HEADER[] = "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean\n";
+// Black-box functions (bbob/*) are minimized: their metrics hold f = -fitness (best = the lowest f
+// of the generation) and a ninth column `minimized` = 1 tells readers so. Other runs keep the
+// eight columns; a missing column means 0.
+static const char METRICS_HEADER_MIN[] =
+    "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean,minimized\n";
+
+static const char* metrics_header(const ne_run* run) { return run->minimize ? METRICS_HEADER_MIN : METRICS_HEADER; }
 
 // ---- output --------------------------------------------------------------------------------
 
@@ -49,9 +56,10 @@ static void path_in(const ne_run* run, char* buf, size_t size, const char* name)
 // Appends one row with a single write(2), so a crash never leaves half a row plus a later row.
 int ne__run_append_metrics(ne_run* run, const ne_gen_report* r, char* errstr) {
   char row[512];
-  int n = snprintf(row, sizeof row, "%u,%llu,%llu,%.3f,%.10g,%.10g,%.10g,%.10g\n", r->generation,
-                   (unsigned long long)run->evaluations, (unsigned long long)run->env_steps, run->wall_s, r->best,
-                   r->mean, r->median, r->elite_mean);
+  double s = run->minimize ? -1.0 : 1.0;  // fitness -> f for minimized tasks
+  int n = snprintf(row, sizeof row, "%u,%llu,%llu,%.3f,%.10g,%.10g,%.10g,%.10g%s\n", r->generation,
+                   (unsigned long long)run->evaluations, (unsigned long long)run->env_steps, run->wall_s, s * r->best,
+                   s * r->mean, s * r->median, s * r->elite_mean, run->minimize ? ",1" : "");
   char path[4096];
   path_in(run, path, sizeof path, "metrics.csv");
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
@@ -70,7 +78,8 @@ static int truncate_metrics(ne_run* run, uint32_t keep_generations, char* errstr
   char* text = NULL;
   size_t len = 0;
   int rc = ne__read_file(path, &text, &len, errstr);
-  if (rc == NE_ENOTFOUND) return ne__write_file_atomic(path, METRICS_HEADER, strlen(METRICS_HEADER), errstr);
+  const char* header = metrics_header(run);
+  if (rc == NE_ENOTFOUND) return ne__write_file_atomic(path, header, strlen(header), errstr);
   if (rc) return rc;
   size_t kept = 0;
   // walk complete lines; a torn last line (no newline) is dropped
@@ -136,6 +145,7 @@ static int parse_target(ne_run* run, char* errstr) {
   if (*end || end == t || !isfinite(run->target))
     return ne__set_error(errstr, NE_EINVAL, "run.target = '%s': expected auto, none or a number", t);
   run->has_target = 1;
+  if (run->minimize) run->target = -run->target;  // bbob/*: the target is an f value to get below
   return 0;
 }
 
@@ -143,6 +153,7 @@ static int parse_target(ne_run* run, char* errstr) {
 static int build(ne_run* run, char* errstr) {
   int rc = ne_env_from_config(run->cfg, &run->env, errstr);
   if (!rc) rc = ne_policy_from_config(run->cfg, run->env, &run->policy, errstr);
+  if (!rc) run->minimize = run->env->evaluate != NULL;
   if (!rc) rc = parse_target(run, errstr);
   if (rc) return rc;
   const char* algo = ne_config_str(run->cfg, "run", "algorithm");

@@ -11,10 +11,31 @@
 int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr) {
   ne_env_options opt = {0};
   opt.max_episode_steps = (int)ne_config_int(cfg, "env", "max_episode_steps");
+  opt.dim = (int)ne_config_int(cfg, "env", "dim");                        // bbob/* only
+  opt.shift_seed = (uint64_t)ne_config_int(cfg, "env", "shift_seed");     // bbob/* only
   return ne_env_make(ne_config_str(cfg, "env", "id"), &opt, out, errstr);
 }
 
+// Black-box functions (bbob/*, env->evaluate set) search x itself: no policy maps observations to
+// actions, the parameters are the point. The spec is one linear layer (dim - 1) -> 1, dim
+// parameters in all, only so that every algorithm's initial parameters are well defined
+// (ne_policy_init_params: normc weights near 0, bias 0); act_dim = 0 marks it as no controller.
+// Nothing runs it: the evaluator calls env->evaluate instead (src/exec/evaluator.c), and CMA-ES
+// starts such problems from a uniform box (x0 = auto).
+static int identity_policy(const ne_env_spec* env, ne_policy_spec* out) {
+  memset(out, 0, sizeof *out);
+  out->n_layers = 1;
+  out->sizes[0] = env->dim - 1;
+  out->sizes[1] = 1;
+  out->head = NE_HEAD_CLIP;
+  out->init = NE_INIT_NORMC;
+  out->act_dim = 0;
+  out->n_params = (size_t)env->dim;
+  return 0;
+}
+
 int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_policy_spec* out, char* errstr) {
+  if (env->evaluate) return identity_policy(env, out);
   int hidden[NE_POLICY_MAX_LAYERS];
   int n_hidden = ne_config_intlist(cfg, "policy", "hidden", hidden, NE_POLICY_MAX_LAYERS);
   if (n_hidden > NE_POLICY_MAX_LAYERS - 1)

@@ -1,0 +1,99 @@
+# Physics envs and rendering: finds MuJoCo, Box2D, giflib and a headless OpenGL (OSMesa / EGL),
+# adds src/envs/mujoco, src/envs/box2d and the GL/GIF parts of rendering to the `neuroevo` target
+# when their library is there, and says so through NE_HAVE_* compile definitions. Included by the
+# top-level CMakeLists.txt after add_library(neuroevo). scripts/install-deps installs all of them,
+# so CI always builds every family; a developer without one still gets a working build.
+#
+# MuJoCo: the C library and headers shipped inside PyPI's `mujoco` wheel (mujoco/libmujoco.so.*,
+# mujoco/include/mujoco/*.h) — the very binary Gymnasium's Python envs step, so the comparison in
+# tests/py_mujoco_compare.py can be exact. Debian's libmujoco-dev (2.2.2) is too old for Gymnasium
+# v5's models. Override with -DNE_MUJOCO_DIR=/path/to/site-packages/mujoco.
+# The model XMLs are read at run time from the installed gymnasium package (never copied into the
+# repository); the folder is found here and compiled in as NE_MUJOCO_ASSETS (overridable at run
+# time with the NEUROEVO_MUJOCO_ASSETS environment variable).
+
+find_package(Python3 COMPONENTS Interpreter)
+
+# the folder holding a Python package's __init__.py, without importing it
+function(ne_python_package_dir module out)
+  set(${out} "" PARENT_SCOPE)
+  if(NOT Python3_Interpreter_FOUND)
+    return()
+  endif()
+  execute_process(
+    COMMAND ${Python3_EXECUTABLE} -c
+      "import importlib.util as u, os; s = u.find_spec('${module}'); print(os.path.dirname(s.origin) if s and s.origin else '')"
+    OUTPUT_VARIABLE dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+  if(rc EQUAL 0 AND dir)
+    set(${out} "${dir}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# ---- MuJoCo ------------------------------------------------------------------------------------
+set(NE_MUJOCO_DIR "" CACHE PATH "Folder with libmujoco.so.* and include/mujoco (default: the pip `mujoco` package)")
+set(NE_MUJOCO_ASSETS "" CACHE PATH "Gymnasium's MuJoCo model folder (default: gymnasium/envs/mujoco/assets)")
+if(NOT NE_MUJOCO_DIR)
+  ne_python_package_dir(mujoco _ne_mj_dir)
+  set(NE_MUJOCO_DIR "${_ne_mj_dir}")
+endif()
+if(NOT NE_MUJOCO_ASSETS)
+  ne_python_package_dir(gymnasium _ne_gym_dir)
+  if(_ne_gym_dir AND EXISTS "${_ne_gym_dir}/envs/mujoco/assets/hopper.xml")
+    set(NE_MUJOCO_ASSETS "${_ne_gym_dir}/envs/mujoco/assets")
+  endif()
+endif()
+set(NE_MUJOCO_LIB "")
+if(NE_MUJOCO_DIR AND EXISTS "${NE_MUJOCO_DIR}/include/mujoco/mujoco.h")
+  # the wheel ships libmujoco.so.X.Y.Z only (no unversioned symlink)
+  file(GLOB _ne_mj_libs "${NE_MUJOCO_DIR}/libmujoco.so*")
+  list(SORT _ne_mj_libs)
+  list(LENGTH _ne_mj_libs _ne_n)
+  if(_ne_n GREATER 0)
+    list(GET _ne_mj_libs 0 NE_MUJOCO_LIB)
+  endif()
+endif()
+if(NE_MUJOCO_LIB AND NE_MUJOCO_ASSETS)
+  message(STATUS "MuJoCo: ${NE_MUJOCO_LIB}; models: ${NE_MUJOCO_ASSETS}")
+  add_library(ne_mujoco SHARED IMPORTED)
+  set_target_properties(ne_mujoco PROPERTIES IMPORTED_LOCATION "${NE_MUJOCO_LIB}"
+    IMPORTED_NO_SONAME FALSE INTERFACE_INCLUDE_DIRECTORIES "${NE_MUJOCO_DIR}/include")
+  file(GLOB _ne_mj_src CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/envs/mujoco/*.c)
+  target_sources(neuroevo PRIVATE ${_ne_mj_src})
+  target_link_libraries(neuroevo PUBLIC ne_mujoco)
+  target_compile_definitions(neuroevo PUBLIC NE_HAVE_MUJOCO=1 PRIVATE NE_MUJOCO_ASSETS="${NE_MUJOCO_ASSETS}")
+  set(NE_HAVE_MUJOCO ON)
+else()
+  message(STATUS "MuJoCo not found (run scripts/install-deps): the MuJoCo envs are not built")
+  set(NE_HAVE_MUJOCO OFF)
+endif()
+
+# ---- Box2D (Debian's libbox2d-dev, C++ 2.4.1, behind the extern "C" shim src/envs/box2d/b2shim.cpp)
+find_package(box2d CONFIG QUIET)
+if(box2d_FOUND)
+  message(STATUS "Box2D: ${box2d_VERSION}")
+  enable_language(CXX)
+  file(GLOB _ne_b2_src CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/envs/box2d/*.c ${PROJECT_SOURCE_DIR}/src/envs/box2d/*.cpp)
+  target_sources(neuroevo PRIVATE ${_ne_b2_src})
+  # the shim alone is C++; box2d's headers need C++11, and nothing else in the library changes
+  set_target_properties(neuroevo PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+  target_link_libraries(neuroevo PUBLIC box2d::box2d)
+  target_compile_definitions(neuroevo PUBLIC NE_HAVE_BOX2D=1)
+  set(NE_HAVE_BOX2D ON)
+else()
+  message(STATUS "Box2D not found (run scripts/install-deps): LunarLander and BipedalWalker are not built")
+  set(NE_HAVE_BOX2D OFF)
+endif()
+
+# ---- rendering: giflib for GIFs, a headless OpenGL for MuJoCo's offscreen renderer ------------------
+find_package(GIF QUIET)
+if(GIF_FOUND)
+  target_link_libraries(neuroevo PUBLIC GIF::GIF)
+  target_compile_definitions(neuroevo PUBLIC NE_HAVE_GIFLIB=1)
+else()
+  message(STATUS "giflib not found (run scripts/install-deps): `neuroevo render` cannot write GIFs")
+endif()
+# MuJoCo's renderer needs a current OpenGL context; src/envs/mujoco/mj_render.c dlopens libEGL or
+# libOSMesa at run time (MUJOCO_GL=egl|osmesa), so neither is a link-time dependency
+if(NE_HAVE_MUJOCO)
+  target_link_libraries(neuroevo PUBLIC ${CMAKE_DL_LIBS})
+endif()

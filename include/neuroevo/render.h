@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// Videos of agents: frames of an env state (the env's render hook — MuJoCo's offscreen renderer,
+// the Box2D drawings — or the built-in classic-control drawings), an animated-GIF writer (giflib),
+// and the loop that records a policy's episodes into a file. For humans looking at results, never
+// on a training path: rendering allocates, and MuJoCo's needs an OpenGL context (EGL or OSMesa,
+// chosen by MUJOCO_GL).
+#ifndef NEUROEVO_RENDER_H
+#define NEUROEVO_RENDER_H
+
+#include <stdint.h>
+
+#include "neuroevo/algo.h"    // ne_batch (observation normalization)
+#include "neuroevo/env.h"
+#include "neuroevo/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// 1 if ne_env_render can draw spec's environment.
+int ne_env_can_render(const ne_env_spec* spec);
+
+// Draws the current frame of state into rgb (height rows of width RGB pixels, top row first).
+// *ctx starts NULL and may receive a renderer kept for later frames of the same spec (an OpenGL
+// context); free it with ne_env_render_free. NE_EUNSUPPORTED for envs without a drawing, other
+// NE_E* codes with errstr on failure. Nullable: errstr.
+int ne_env_render(const ne_env_spec* spec, const ne_env_state* state, void** ctx, unsigned char* rgb, int width,
+                  int height, char* errstr);
+
+// Releases what ne_env_render kept in ctx. Nullable: ctx.
+void ne_env_render_free(const ne_env_spec* spec, void* ctx);
+
+// An animated GIF being written, one frame at a time (each frame gets its own 256-colour palette,
+// median-cut by giflib). Owned by the caller until ne_gif_close.
+typedef struct ne_gif ne_gif;
+
+// Creates path and writes the header of a looping width x height animation showing each frame for
+// delay_cs hundredths of a second. NE_EUNSUPPORTED when built without giflib. Caller finishes it
+// with ne_gif_close. Nullable: errstr.
+int ne_gif_open(const char* path, int width, int height, int delay_cs, ne_gif** out, char* errstr);
+
+// Appends one RGB frame (width * height * 3 bytes, top row first). Nullable: errstr.
+int ne_gif_add_frame(ne_gif* gif, const unsigned char* rgb, char* errstr);
+
+// Writes the trailer, closes the file and frees gif (also after a failed add). Nullable: gif, errstr.
+int ne_gif_close(ne_gif* gif, char* errstr);
+
+// What ne_render_episodes records; zero fields take the defaults.
+typedef struct ne_render_options {
+  int width, height;  // frame size in pixels (default 400 x 300)
+  int episodes;       // episodes recorded one after another (default 1)
+  uint64_t seed;      // episode e starts from ne_seed_derive(seed, 0, e, NE_PURPOSE_EVAL), as in eval
+  int max_frames;     // at most this many frames in all; later steps are skipped evenly (default 500)
+  int fps;            // playback frames per second (default 30)
+} ne_render_options;
+
+// Runs `episodes` of the policy (parameters params, observations normalized by norm) and writes
+// their frames to path, which must end in .gif. returns (episodes values) receives each episode's
+// return. Nullable: norm, returns, errstr.
+int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, const float* params, const ne_batch* norm,
+                       const ne_render_options* options, const char* path, double* returns, char* errstr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

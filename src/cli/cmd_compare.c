@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+// `neuroevo compare CONFIG... [--seeds K] [--threads N] [section.key=value ...] [--out DIR]`:
+// trains every config with seeds 0..K-1 and writes summary.csv, summary.md and compare.png next to
+// the run directories (the work is in src/run/compare.c). Ctrl-C checkpoints the current run; the
+// same command then continues where it stopped.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "neuroevo/compare.h"
+#include "neuroevo/config.h"
+#include "neuroevo/error.h"
+
+#define MAX_CONFIGS 32
+#define MAX_OVERRIDES 256
+
+static const char COMPARE_USAGE[] =
+    "usage: neuroevo compare CONFIG... [section.key=value ...] [options]\n"
+    "\n"
+    "Trains each CONFIG (a named config such as pendulum-cmaes, or an INI path) with seeds 0..K-1\n"
+    "and compares them. Overrides apply to every config (e.g. run.generations=50).\n"
+    "\n"
+    "options:\n"
+    "  --seeds K         runs per config (default 3)\n"
+    "  --threads N       evaluation threads (default: each config's run.threads, 0 = all cores)\n"
+    "  --out DIR         output directory (default: runs/compare-<timestamp>); an existing one is\n"
+    "                    continued: finished runs are kept, interrupted ones resumed\n"
+    "  --threshold X     score that counts as solved, for every config (default: each config's\n"
+    "                    run.target; for bbob/* an f value to get at or below)\n"
+    "  --quiet           no progress lines\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "DIR gets summary.csv (config, seed, final score, best score, env steps or evaluations to the\n"
+    "threshold, wall time), summary.md (mean, median, 95% bootstrap interval per config),\n"
+    "compare.png (mean curve with its bootstrap band per config) and every run's directory.\n";
+
+// Parsed command line.
+typedef struct compare_args {
+  const char* configs[MAX_CONFIGS];  // CONFIG arguments
+  int n_configs;
+  const char* overrides[MAX_OVERRIDES];  // section.key=value arguments
+  int n_overrides;
+  ne_compare_options opt;  // seeds, threads, out_dir, threshold, quiet
+} compare_args;
+
+// Parses an option with a value; returns 0 or the exit code.
+static int parse_valued(const char* a, const char* value, compare_args* args) {
+  long long v;
+  int rc;
+  if (strcmp(a, "--seeds") == 0) {
+    if ((rc = ne_cli_parse_int("compare", a, value, 1, 1000, &v))) return rc;
+    args->opt.seeds = (int)v;
+  } else if (strcmp(a, "--threads") == 0) {
+    if ((rc = ne_cli_parse_int("compare", a, value, 1, 1024, &v))) return rc;
+    args->opt.threads = (int)v;
+  } else if (strcmp(a, "--out") == 0) {
+    args->opt.out_dir = value;
+  } else if (strcmp(a, "--threshold") == 0) {
+    char* end;
+    args->opt.threshold = strtod(value, &end);
+    if (*end || end == value) {
+      fprintf(stderr, "neuroevo compare: --threshold expects a number, got '%s'\n", value);
+      return 2;
+    }
+    args->opt.has_threshold = 1;
+  } else {
+    fprintf(stderr, "neuroevo compare: unknown option %s (see neuroevo compare --help)\n", a);
+    return 2;
+  }
+  return 0;
+}
+
+static int parse_args(int argc, char** argv, compare_args* args) {
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    if (strcmp(a, "--quiet") == 0) {
+      args->opt.quiet = 1;
+    } else if (a[0] == '-') {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "neuroevo compare: %s needs a value\n", a);
+        return 2;
+      }
+      int rc = parse_valued(a, argv[++i], args);
+      if (rc) return rc;
+    } else if (ne_cli_is_override(a)) {
+      if (args->n_overrides == MAX_OVERRIDES) return fprintf(stderr, "neuroevo compare: too many overrides\n"), 2;
+      args->overrides[args->n_overrides++] = a;
+    } else {
+      if (args->n_configs == MAX_CONFIGS) return fprintf(stderr, "neuroevo compare: at most %d configs\n", MAX_CONFIGS), 2;
+      args->configs[args->n_configs++] = a;
+    }
+  }
+  if (args->n_configs == 0) {
+    fputs(COMPARE_USAGE, stderr);
+    return 2;
+  }
+  return 0;
+}
+
+// Loads config i with the overrides; names it after the file (made unique with -2, -3, ...).
+static int load_config(const compare_args* args, int i, ne_config** out, char* name, size_t name_size) {
+  char path[4096], base[200], err[NE_ERRSTR_LEN];
+  int rc = ne_cli_find_config(args->configs[i], path, sizeof path, base, sizeof base);
+  if (rc) return rc;
+  snprintf(name, name_size, "%s", base);
+  *out = ne_config_create();
+  if (!*out) return 1;
+  if (ne_config_load_file(*out, path, err) != 0) {
+    fprintf(stderr, "neuroevo: %s\n", err);
+    return 2;
+  }
+  for (int k = 0; k < args->n_overrides; k++)
+    if (ne_config_override(*out, args->overrides[k], "command line", err) != 0) {
+      fprintf(stderr, "neuroevo: %s\n", err);
+      return 2;
+    }
+  if (ne_config_validate(*out, err) != 0) {
+    fprintf(stderr, "neuroevo: %s: %s\n", path, err);
+    return 2;
+  }
+  return 0;
+}
+
+static void unique_names(char (*names)[256], int n) {
+  for (int i = 1; i < n; i++)
+    for (int j = 0, dup = 2; j < i; j++)
+      if (strcmp(names[i], names[j]) == 0) {
+        char base[200];
+        snprintf(base, sizeof base, "%s", names[i]);
+        snprintf(names[i], sizeof names[i], "%s-%d", base, dup++);
+        j = -1;  // check the new name against all earlier ones again
+      }
+}
+
+static void default_out(char* buf, size_t size) {
+  char stamp[32];
+  time_t now = time(NULL);
+  struct tm tm;
+  localtime_r(&now, &tm);
+  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  snprintf(buf, size, "runs/compare-%s", stamp);
+}
+
+int ne_cmd_compare(int argc, char** argv) {
+  if (ne_cli_wants_help(argc, argv)) {
+    fputs(COMPARE_USAGE, stdout);
+    return 0;
+  }
+  static compare_args args;
+  memset(&args, 0, sizeof args);
+  int rc = parse_args(argc, argv, &args);
+  if (rc) return rc;
+  ne_config* cfgs[MAX_CONFIGS] = {0};
+  static char names[MAX_CONFIGS][256];
+  for (int i = 0; i < args.n_configs && !rc; i++) rc = load_config(&args, i, &cfgs[i], names[i], sizeof names[i]);
+  unique_names(names, args.n_configs);
+  char out[4096];
+  if (!args.opt.out_dir) {
+    default_out(out, sizeof out);
+    args.opt.out_dir = out;
+  }
+  if (!rc) {
+    ne_compare_entry entries[MAX_CONFIGS];
+    for (int i = 0; i < args.n_configs; i++) entries[i] = (ne_compare_entry){names[i], cfgs[i]};
+    ne_cli_install_stop_handler();
+    args.opt.stop = &ne_cli_stop;
+    if (!args.opt.quiet) printf("compare directory: %s\n", args.opt.out_dir);
+    char err[NE_ERRSTR_LEN];
+    int crc = ne_compare_run(entries, args.n_configs, &args.opt, err);
+    if (crc) fprintf(stderr, "neuroevo: %s\n", err);
+    rc = crc == 0 ? 0 : crc == NE_EINTR ? 130 : crc == NE_EINVAL || crc == NE_ENOTFOUND || crc == NE_EPARSE ? 2 : 1;
+    if (!rc && !args.opt.quiet)
+      printf("summary:           %s/summary.md\nplot:              %s/compare.png\n", args.opt.out_dir, args.opt.out_dir);
+  }
+  for (int i = 0; i < args.n_configs; i++) ne_config_destroy(cfgs[i]);
+  return rc;
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// What the MuJoCo env files share: the per-id task table (one `ne_mj_task` per Gymnasium v5 env,
+// defined in that env's file), the spec data (a shared read-only mjModel plus the ids and constants
+// a task looks up once) and the NumPy-exact reductions the reward terms need. Not public API.
+//
+// Threading: the mjModel is loaded once per process per XML file and shared by every spec and
+// thread (mujoco.c keeps the cache); each env state owns one mjData.
+#ifndef NEUROEVO_ENVS_MUJOCO_INT_H
+#define NEUROEVO_ENVS_MUJOCO_INT_H
+
+#include <math.h>
+
+#include <mujoco/mujoco.h>  // mjModel, mjData, mj_step
+
+#include "envs/envs_int.h"
+
+typedef struct ne_mj_task ne_mj_task;
+
+// spec->data of every MuJoCo env: immutable after make.
+typedef struct ne_mj_spec {
+  const ne_mj_task* task;  // the env's constants and hooks
+  const mjModel* m;        // the shared model (mujoco.c's cache holds the reference)
+  double dt;               // m->opt.timestep * frame_skip (Gymnasium's `self.dt`)
+  int body[2];             // bodies a task names (Ant: main body; Reacher: fingertip, target)
+  double total_mass;       // sum of model->body_mass (Humanoid's mass_center denominator)
+} ne_mj_spec;
+
+// The per-state impl (family->state_bytes); `d` is made by the state_init hook.
+typedef struct ne_mj_state {
+  mjData* d;  // this env's simulation data, owned (mj_deleteData in state_free)
+} ne_mj_state;
+
+// One Gymnasium v5 MuJoCo env: what differs from env to env. The shared step (mujoco.c) records
+// `position` before the frames, writes ctrl = action, runs frame_skip mj_step calls and
+// mj_rnePostConstraint (as MujocoEnv._step_mujoco_simulation), then asks `reward`.
+struct ne_mj_task {
+  const char* id;            // registry id, e.g. "Hopper-v5"
+  const char* xml;           // model file inside Gymnasium's assets folder
+  int frame_skip;            // mj_step calls per env step
+  int max_episode_steps;     // registered TimeLimit
+  int has_threshold;         // 1 if Gymnasium registers a reward_threshold
+  double reward_threshold;   // that threshold
+  // observation length for the loaded model
+  int (*obs_dim)(const mjModel* m);
+  // finds body ids and constants in the model; NE_E* with errstr if the model lacks one. Nullable
+  int (*prepare)(ne_mj_spec* s, char* errstr);
+  // draws qpos/qvel into d (reset_model's noise; d was just mj_resetData'd, qpos = qpos0)
+  void (*reset)(const ne_mj_spec* s, mjData* d, ne_rng* rng);
+  // writes the observation (obs_dim floats)
+  void (*observe)(const ne_mj_spec* s, const mjData* d, float* obs);
+  // the position whose finite difference is the forward velocity (x or xy). Nullable
+  void (*position)(const ne_mj_spec* s, const mjData* d, double xy[2]);
+  // the reward of the step just simulated and whether it terminated
+  double (*reward)(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
+                   int* terminated);
+};
+
+// The tasks, one per file (hopper.c, ...).
+extern const ne_mj_task ne__mj_hopper, ne__mj_half_cheetah, ne__mj_walker2d, ne__mj_ant, ne__mj_humanoid,
+    ne__mj_swimmer, ne__mj_inverted_pendulum, ne__mj_inverted_double_pendulum, ne__mj_reacher;
+
+// The render hook (mj_render.c): MuJoCo's own offscreen renderer in an EGL or OSMesa context.
+int ne__mj_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
+                  char* errstr);
+void ne__mj_render_free(const ne_env_spec* spec, void* ctx);
+
+// ---- reductions as NumPy computes them ----------------------------------------------------------
+
+// np.sum over a contiguous float32 array: pairwise summation with 8 accumulators per block of up
+// to 128 elements (numpy's pairwise_sum), in float32. Checked against NumPy 2 for n <= 33.
+float ne__mj_pairwise_sumf(const float* a, int n);
+
+// The same for float64 arrays.
+double ne__mj_pairwise_sum(const double* a, int n);
+
+// np.sum(np.square(action)) over a float32 action: squares and sum in float32, as NumPy does.
+float ne__mj_sumsq_f32(const float* a, int n);
+
+// np.sum(np.square(x)) over a float64 array (n <= 512).
+double ne__mj_sumsq(const double* x, int n);
+
+// np.clip on a float64 scalar: NaN passes through.
+static inline double ne__mj_clip(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+// ---- reset noise, as reset_model draws it ----------------------------------------------------------
+
+// x[i] = x0[i] + uniform(-scale, scale) for i < n (x0 NULL: zeros, Gymnasium's init_qvel). Nullable: x0
+void ne__mj_noise_uniform(ne_rng* rng, double* x, const double* x0, int n, double scale);
+
+// x[i] = x0[i] + scale * standard_normal() for i < n. Nullable: x0
+void ne__mj_noise_normal(ne_rng* rng, double* x, const double* x0, int n, double scale);
+
+// The obs for the common "qpos[skip:], qvel" layout; qvel clipped to [-vclip, vclip] when vclip > 0.
+// Returns the number of floats written.
+int ne__mj_obs_qpos_qvel(const mjModel* m, const mjData* d, int skip, double vclip, float* obs);
+
+// Body id by name, or NE_ENOTFOUND naming the model file. Nullable: errstr.
+int ne__mj_body(const ne_mj_spec* s, const char* name, int* id, char* errstr);
+
+#endif
