@@ -53,6 +53,24 @@ typedef struct ne_env_family {
   void (*destroy)(ne_env_spec* spec);
 } ne_env_family;
 
+// Optional hooks beyond ne_env_family, reached through spec->hooks (NULL for families without
+// any). Kept out of ne_env_family so that adding one never changes the families' positional
+// table initializers. Every member is nullable.
+typedef struct ne_env_hooks {
+  // prepares a freshly zeroed impl (e.g. allocates a physics engine's data); NE_E* on failure
+  int (*state_init)(const ne_env_spec* spec, void* impl);
+  // releases what state_init acquired (impl itself is freed by env.c)
+  void (*state_free)(const ne_env_spec* spec, void* impl);
+  // draws the current frame into rgb (height rows of width RGB pixels, top row first). *ctx is
+  // the caller's per-renderer slot, NULL at first: the hook may keep a renderer there (an OpenGL
+  // context, a scene) for later frames; render_free releases it. NE_E* with errstr on failure
+  // (e.g. no OpenGL). Nullable: errstr
+  int (*render)(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width,
+                int height, char* errstr);
+  // releases what render left in *ctx. Nullable: ctx
+  void (*render_free)(const ne_env_spec* spec, void* ctx);
+} ne_env_hooks;
+
 // Immutable description of an environment instance type.
 struct ne_env_spec {
   char id[NE_ENV_ID_LEN];        // registry id, e.g. "CartPole-v1"
@@ -77,6 +95,7 @@ struct ne_env_spec {
   const ne_env_family* family;   // implementation
   void* data;                    // family-specific immutable data (owned; family->destroy frees)
   double params[8];              // family-specific constants chosen at make time (e.g. goal velocity)
+  const ne_env_hooks* hooks;     // optional state lifetime / render hooks (NULL: none)
   // gym: bridge (src/envs/gym): for families whose reset/step can fail outside this process (a
   // crashed env server): 0, or the NE_E* code of the last reset/step's failure with its message
   // (naming the env) copied to errstr. ne_env_reset/ne_env_step return that code. NULL: cannot fail.

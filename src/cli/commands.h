@@ -11,6 +11,7 @@ int ne_cmd_eval(int argc, char** argv);
 int ne_cmd_plot(int argc, char** argv);
 int ne_cmd_envs(int argc, char** argv);
 int ne_cmd_trace(int argc, char** argv);
+int ne_cmd_render(int argc, char** argv);  // cmd_render.c: a GIF of an agent
 int ne_cmd_compare(int argc, char** argv);  // cmd_compare.c: several configs x seeds, summarized
 
 // 1 if argv holds -h or --help.

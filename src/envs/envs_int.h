@@ -16,6 +16,9 @@ typedef struct ne_env_entry {
 
 // Family tables, each terminated by an entry with id == NULL.
 extern const ne_env_entry ne__classic_envs[];
+// physics families, built only when their library is found (cmake/physics.cmake)
+extern const ne_env_entry ne__mujoco_envs[];  // src/envs/mujoco (NE_HAVE_MUJOCO)
+extern const ne_env_entry ne__box2d_envs[];   // src/envs/box2d (NE_HAVE_BOX2D)
 extern const ne_env_entry ne__bbob_envs[];  // src/envs/bbob: black-box test functions
 
 // gym: bridge: a family that serves every id starting with its entry's id (the prefix "gym:"),
