@@ -63,7 +63,49 @@ class DictObs(Countdown):
         self.observation_space = spaces.Dict({"a": spaces.Box(0, 1, shape=(2,))})
 
 
+class Shapes(gym.Env):
+    """2-D uint8 observations and a (2, 2) Box action: obs[i, j] = t + i + j, reward = sum(action)."""
+
+    def __init__(self):
+        self.observation_space = spaces.Box(0, 255, shape=(2, 3), dtype=np.uint8)
+        self.action_space = spaces.Box(-1.0, np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32), dtype=np.float32)
+        self.t = 0
+
+    def _obs(self):
+        return (self.t + np.add.outer(np.arange(2), np.arange(3))).astype(np.uint8)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return self._obs(), {}
+
+    def step(self, action):
+        assert action.shape == (2, 2) and action.dtype == np.float32
+        self.t += 1
+        return self._obs(), float(action.sum()), False, False, {}
+
+
+class DiscreteObs(gym.Env):
+    """Discrete(5, start=1) observations (one-hot on the C side), Discrete(3, start=-1) actions:
+    the next observation is 1 + (obs - 1 + action) mod 5."""
+
+    def __init__(self):
+        self.observation_space = spaces.Discrete(5, start=1)
+        self.action_space = spaces.Discrete(3, start=-1)
+        self.s = 1
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.s = 1
+        return self.s, {}
+
+    def step(self, action):
+        assert action in (-1, 0, 1)
+        self.s = 1 + (self.s - 1 + int(action)) % 5
+        return self.s, float(action), False, False, {}
+
+
 for _name, _cls in [("Countdown", Countdown), ("Raises", Raises), ("Exits", Exits), ("Flaky", Flaky),
-                    ("DictObs", DictObs)]:
+                    ("DictObs", DictObs), ("Shapes", Shapes), ("DiscreteObs", DiscreteObs)]:
     if f"{_name}-v0" not in gym.registry:
         gym.register(id=f"{_name}-v0", entry_point=_cls, max_episode_steps=50)

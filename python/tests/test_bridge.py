@@ -106,3 +106,23 @@ def test_server_that_dies_once_is_restarted_and_retried(tmp_path, monkeypatch):
     assert os.path.exists(tmp_path / "died-once")
     assert run.generations == 2 and np.all(run.metrics.best == 20.0)
     assert no_servers_left() == []
+
+
+def test_spaces_are_flattened_as_documented():
+    env = neuroevo.make("gym:bridge_envs:Shapes-v0")
+    assert env.observation_space.shape == (2, 3, 1)  # 2-D observations travel as (H, W, 1) images
+    assert env.action_space.shape == (4,)
+    assert env.action_space.high.tolist() == [1.0, 2.0, 3.0, 4.0]
+    obs, _ = env.reset(seed=0)
+    assert obs[..., 0].tolist() == [[0, 1, 2], [1, 2, 3]]
+    obs, r, *_ = env.step(np.array([0.5, 5.0, -3.0, 1.0], dtype=np.float32))  # clipped to the bounds
+    assert r == pytest.approx(0.5 + 2.0 - 1.0 + 1.0) and obs[..., 0].tolist() == [[1, 2, 3], [2, 3, 4]]
+    env.close()
+    env = neuroevo.make("gym:bridge_envs:DiscreteObs-v0")
+    assert env.observation_space.shape == (5,) and env.action_space.n == 3
+    obs, _ = env.reset(seed=0)
+    assert obs.tolist() == [1, 0, 0, 0, 0]  # state 1 = the first of Discrete(5, start=1)
+    obs, r, *_ = env.step(0)  # action index 0 = the env's action -1
+    assert obs.tolist() == [0, 0, 0, 0, 1] and r == -1.0
+    env.close()
+    assert no_servers_left() == []
