@@ -29,7 +29,6 @@ def test_every_registered_algorithm_has_a_class():
         algorithms.get("nope")
 
 
-@pytest.mark.skipif("cmaes" not in algorithms.names(), reason="CMA-ES not in this build")
 def test_cmaes_minimizes_rosenbrock():
     es = algorithms.CMAES(np.zeros(6), 0.5, seed=3)
     x, fx = es.optimize(rosenbrock, generations=2000, target=1e-8)
