@@ -36,6 +36,7 @@
 #define NE_EGL_PLATFORM_SURFACELESS_MESA 0x31DD
 #define NE_GL_RGBA 0x1908
 #define NE_GL_UNSIGNED_BYTE 0x1401
+#define NE_GL_VERSION 0x1F02
 
 enum { BACKEND_EGL = 1, BACKEND_OSMESA = 2 };
 
@@ -56,6 +57,7 @@ typedef struct gl_api {
   void* (*OSMesaCreateContextExt)(unsigned, int, int, int, void*);
   unsigned char (*OSMesaMakeCurrent)(void*, void*, unsigned, int, int);
   void (*OSMesaDestroyContext)(void*);
+  void* (*OSMesaGetProcAddress)(const char*);
 } gl_api;
 
 // one renderer, kept in the caller's render slot
@@ -144,7 +146,8 @@ static int start_osmesa(mj_renderer* r, int width, int height, char* errstr) {
     return ne__set_error(errstr, NE_EUNSUPPORTED, "OSMesa: cannot load libOSMesa.so.8 (apt-get install libosmesa6)");
   int ok = sym(r, &r->gl.OSMesaCreateContextExt, "OSMesaCreateContextExt") &&
            sym(r, &r->gl.OSMesaMakeCurrent, "OSMesaMakeCurrent") &&
-           sym(r, &r->gl.OSMesaDestroyContext, "OSMesaDestroyContext");
+           sym(r, &r->gl.OSMesaDestroyContext, "OSMesaDestroyContext") &&
+           sym(r, &r->gl.OSMesaGetProcAddress, "OSMesaGetProcAddress");
   if (!ok) return ne__set_error(errstr, NE_EUNSUPPORTED, "OSMesa: libOSMesa lacks a core function");
   r->context = r->gl.OSMesaCreateContextExt(NE_GL_RGBA, 24, 8, 0, NULL);
   if (!r->context) return ne__set_error(errstr, NE_EUNSUPPORTED, "OSMesa: cannot create a context");
@@ -178,6 +181,20 @@ static void stop_backend(mj_renderer* r) {
   r->backend = 0;
 }
 
+// MuJoCo's mjr_makeContext reports a GL it cannot load through mju_error, whose default handler
+// exits the process; so the context is first checked here the way MuJoCo's loader will use it:
+// glGetString through the backend's GetProcAddress, and a version string from the current context
+static int check_gl(mj_renderer* r, char* errstr) {
+  void* p = r->backend == BACKEND_EGL ? r->gl.eglGetProcAddress("glGetString") : r->gl.OSMesaGetProcAddress("glGetString");
+  const unsigned char* (*get_string)(unsigned) = NULL;
+  memcpy(&get_string, &p, sizeof p);
+  const unsigned char* version = get_string ? get_string(NE_GL_VERSION) : NULL;
+  if (!version || version[0] < '1' || version[0] > '9')
+    return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: the OpenGL context does not answer (no GL version)",
+                         r->backend == BACKEND_EGL ? "EGL" : "OSMesa");
+  return 0;
+}
+
 // starts the backend MUJOCO_GL names (unset: EGL, then OSMesa)
 static int start_backend(mj_renderer* r, int width, int height, char* errstr) {
   const char* want = getenv("MUJOCO_GL");
@@ -188,11 +205,13 @@ static int start_backend(mj_renderer* r, int width, int height, char* errstr) {
   if (!want || !want[0] || strcmp(want, "egl") == 0) {
     r->backend = BACKEND_EGL;
     rc = start_egl(r, errstr);
+    if (!rc) rc = check_gl(r, errstr);
     if (rc) stop_backend(r);
   }
   if (rc && (!want || !want[0] || strcmp(want, "osmesa") == 0)) {
     r->backend = BACKEND_OSMESA;
     rc = start_osmesa(r, width, height, errstr);
+    if (!rc) rc = check_gl(r, errstr);
     if (rc) stop_backend(r);
   }
   return rc;
