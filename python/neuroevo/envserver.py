@@ -199,6 +199,12 @@ class Server:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # run as a script, Python put this package's folder first on sys.path, where its modules would
+    # shadow top-level ones; the working directory goes there instead, as with `python -m`, so that
+    # gym:my_module:Env-v0 finds my_module.py beside the run
+    here = os.path.dirname(os.path.abspath(__file__))
+    if sys.path and os.path.abspath(sys.path[0] or ".") == here:
+        sys.path[0] = os.getcwd()
     p = argparse.ArgumentParser(description="neuroevo's Gymnasium env server (started by the C library)")
     p.add_argument("--sock", type=int, required=True, help="socket fd for the doorbells")
     p.add_argument("--shm", type=int, required=True, help="fd of the shared block")
