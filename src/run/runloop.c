@@ -11,6 +11,7 @@
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/plot.h"
 #include "run/params_file.h"  // best.params for vector solutions
+#include "run/run_tfevents.h"  // TensorBoard events, one per generation
 #include "run/runner_int.h"
 
 // Grows the result buffers to n candidates (with observation sums when the batch wants them).
@@ -130,7 +131,18 @@ static int write_best(ne_run* run, char* errstr) {
   return rc;
 }
 
+// The best-so-far score, for the progress line and the final summary (files are written with
+// checkpoints, see write_checkpoint).
+static void note_best_score(ne_run* run) {
+  ne_best best;
+  if (run->vt->best(run->algo, &best) == 0) run->best_score = best.score;
+}
+
+// best.genome / best.params go to disk together with the checkpoint of the same generation: one
+// more fsync per checkpoint instead of one per improvement (which dominated short generations).
 static int write_checkpoint(ne_run* run, const uint8_t* state, size_t len, char* errstr) {
+  int rc_best = write_best(run, errstr);
+  if (rc_best) return rc_best;
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/checkpoints", run->dir);
   ne_checkpoint ck = {run->generation, run->evaluations, run->env_steps, run->wall_s, (uint8_t*)state, len};
@@ -226,7 +238,8 @@ int ne_run_loop(ne_run* run, char* errstr) {
     session_gens++;
     run->vt->report(run->algo, &r);
     rc = ne__run_append_metrics(run, &r, errstr);
-    if (!rc) rc = write_best(run, errstr);
+    if (!rc) ne__run_tb_write(run, &r);  // TensorBoard events (run_tfevents.c)
+    note_best_score(run);
     const char* why = stop_reason(run, &r);
     if (!rc) rc = boundary_state(run, why != NULL, errstr);
     if (rc) return rc;
