@@ -19,9 +19,11 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The default experiment: prints the run directory, the curve and the eval command at the end.
+# The default experiment: prints the run directory, the curve and the eval command at the end,
+# then writes the run's HTML report (neuroevo report) and prints its path.
 run: build
 	@$(BUILD)/neuroevo run $(CONFIG)
+	@$(BUILD)/neuroevo report "$$(ls -td runs/*/ | head -n 1)"  # HTML report of the newest run in runs/
 
 # Every test: the release build (warnings are errors), then the same suite under ASan + UBSan.
 test: build

@@ -13,6 +13,9 @@ int ne_cmd_envs(int argc, char** argv);
 int ne_cmd_trace(int argc, char** argv);
 int ne_cmd_render(int argc, char** argv);  // cmd_render.c: a GIF of an agent
 int ne_cmd_compare(int argc, char** argv);  // cmd_compare.c: several configs x seeds, summarized
+// watching runs: live dashboard (cmd_dashboard.c) and HTML run report (cmd_report.c)
+int ne_cmd_dashboard(int argc, char** argv);
+int ne_cmd_report(int argc, char** argv);
 
 // 1 if argv holds -h or --help.
 int ne_cli_wants_help(int argc, char** argv);

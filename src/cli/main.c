@@ -22,13 +22,16 @@ static const command commands[] = {
     {"trace", ne_cmd_trace, "step an environment from a given state and print CSV (fidelity checks)"},
     {"render", ne_cmd_render, "record a run's best agent (or a genome file) as an animated GIF"},
     {"compare", ne_cmd_compare, "train several configs x seeds; summary table, bootstrap intervals, plot"},
+    // watching runs (cmd_dashboard.c, cmd_report.c)
+    {"dashboard", ne_cmd_dashboard, "serve a live page with the curves, ETA and throughput of runs (+ Redis)"},
+    {"report", ne_cmd_report, "write a self-contained HTML report of a run (curves, evaluation, agent)"},
 };
 static const int n_commands = (int)(sizeof commands / sizeof commands[0]);
 
 static void usage(FILE* out) {
   fprintf(out, "neuroevo %s - distributed neuroevolution (Deep GA, ES, ...)\n\n", NE_VERSION_STRING);
   fprintf(out, "usage: neuroevo COMMAND [ARGS...]   (neuroevo COMMAND --help for details)\n\ncommands:\n");
-  for (int i = 0; i < n_commands; i++) fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  for (int i = 0; i < n_commands; i++) fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 }
 
 int ne_cli_wants_help(int argc, char** argv) {

@@ -20,6 +20,7 @@
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/plot.h"
 #include "neuroevo/run.h"
+#include "run/run_tfevents.h"  // TensorBoard events of the run directory
 #include "run/runner_int.h"
 
 static const char METRICS_HEADER[] = "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean\n";
@@ -207,6 +208,7 @@ int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out,
     rc = ne_config_write_file(run->cfg, path, errstr);
   }
   if (!rc) rc = truncate_metrics(run, 0, errstr);
+  if (!rc) ne__run_tb_open(run);  // TensorBoard events (run_tfevents.c); warns, never fails
   if (!rc) rc = open_log(run, errstr);
   if (rc) {
     ne_run_destroy(run);
@@ -246,6 +248,8 @@ int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, 
     rc = truncate_metrics(run, ck.generation, errstr);
   }
   ne_checkpoint_free(&ck);
+  // TensorBoard events: drops those of generations >= the checkpoint's, as metrics.csv does
+  if (!rc) ne__run_tb_open(run);
   if (!rc) rc = open_log(run, errstr);
   if (rc) {
     ne_run_destroy(run);
@@ -265,6 +269,7 @@ void ne_run_destroy(ne_run* run) {
   ne_free(run->obs_stats);
   ne_free(run->pending_state);
   if (run->log) fclose(run->log);
+  ne__run_tb_close(run);
   ne_free(run);
 }
 

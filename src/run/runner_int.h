@@ -43,6 +43,7 @@ struct ne_run {
   double* obs_stats;             // (2 * results_cap * obs_dim) when a batch wants observation sums
   int obs_stats_cap;
   int plot_warned;               // 1 after the first plotting failure was reported
+  struct ne__run_tb* tb;         // TensorBoard event writer (run_tfevents.c); NULL when off
   int minimize;                  // 1 for black-box functions: metrics report f = -fitness (see runner.c)
 };
 

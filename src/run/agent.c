@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// Agent files evaluated over episodes (see agent.h): load a genome or params file, rebuild env and
+// policy from its header, materialize the parameters once, run the episodes on a thread pool with one
+// evaluator per thread, and reduce the returns in episode order. Setup allocates; episodes do not.
+#include "neuroevo/agent.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>  // access: best.genome or best.params
+
+#include "core/util.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/config.h"
+#include "neuroevo/error.h"
+#include "neuroevo/evaluator.h"
+#include "neuroevo/genome.h"
+#include "neuroevo/pool.h"
+#include "neuroevo/rng.h"
+#include "neuroevo/run.h"
+#include "run/params_file.h"  // best.params: vector solutions of the ES family
+
+// An agent file loaded: everything its episodes need.
+typedef struct agent {
+  ne_genome genome;      // seed chain (genome files)
+  ne_params_file pf;     // explicit parameters (params files)
+  int is_params;         // 1 for a params file
+  ne_config* cfg;        // config rebuilt from the file's header
+  ne_env_spec* env;      // owned
+  ne_policy_spec policy; // policy spec
+  ne_batch norm;         // observation normalization (params files), else zero
+  float* params;         // (policy.n_params) materialized parameters
+} agent;
+
+// One pool job: episodes [begin, end) on the calling thread's evaluator.
+typedef struct episodes_job {
+  ne_evaluator** evaluators;  // (threads)
+  const agent* a;             // the agent
+  uint64_t seed;              // base of the episode seeds
+  double* returns;            // (episodes)
+  uint64_t* steps;            // (episodes)
+} episodes_job;
+
+int ne_agent_path(const char* run_dir, char* path, size_t size) {
+  char params[4096];
+  snprintf(params, sizeof params, "%s/best.params", run_dir);
+  snprintf(path, size, "%s/best.genome", run_dir);
+  if (access(path, F_OK) == 0) return 0;
+  if (access(params, F_OK) != 0) return NE_ENOTFOUND;
+  snprintf(path, size, "%s", params);
+  return 0;
+}
+
+static void agent_free(agent* a) {
+  ne__params_file_free(&a->pf);
+  ne_genome_free(&a->genome);
+  ne_config_destroy(a->cfg);
+  ne_env_spec_destroy(a->env);
+  ne_free(a->params);
+}
+
+// A params file must fit the policy and env its header rebuilt; sets the normalization batch.
+static int check_params(const char* path, agent* a, char* err) {
+  const ne_params_file* pf = &a->pf;
+  if (pf->n_params != a->policy.n_params)
+    return ne__set_error(err, NE_EPARSE, "%s: %zu parameters, but its policy has %zu", path, pf->n_params,
+                         a->policy.n_params);
+  if (pf->obs_dim && pf->obs_dim != a->env->obs_dim)
+    return ne__set_error(err, NE_EPARSE, "%s: obs_mean has %d values, but %s observations have %d", path,
+                         pf->obs_dim, a->env->id, a->env->obs_dim);
+  a->norm.obs_mean = pf->obs_dim ? pf->obs_mean : NULL;
+  a->norm.obs_std = pf->obs_dim ? pf->obs_std : NULL;
+  a->norm.obs_clip = pf->obs_clip;
+  return 0;
+}
+
+// Reads the file at path into a (zero-initialized): header -> config -> env, policy, parameters.
+static int agent_load(const char* path, agent* a, char* err) {
+  ne_genome_init(&a->genome);
+  ne_genome_header h;
+  a->is_params = ne__params_file_sniff(path);
+  a->cfg = ne_config_create();
+  if (!a->cfg) return ne__set_error(err, NE_ENOMEM, "out of memory");
+  int rc = a->is_params ? ne__params_file_read(path, &a->pf, err) : ne_genome_read_file(path, &a->genome, &h, err);
+  if (!rc && a->is_params) h = a->pf.header;
+  if (!rc) rc = ne_config_apply_genome_header(a->cfg, &h, path, err);
+  if (!rc) rc = ne_env_from_config(a->cfg, &a->env, err);
+  if (!rc) rc = ne_policy_from_config(a->cfg, a->env, &a->policy, err);
+  if (!rc && a->is_params) rc = check_params(path, a, err);
+  if (rc) return rc;
+  // materialize once: every episode shares the vector
+  a->params = ne_malloc(a->policy.n_params * sizeof(float));
+  if (!a->params) return ne__set_error(err, NE_ENOMEM, "out of memory for %zu parameters", a->policy.n_params);
+  if (a->is_params) memcpy(a->params, a->pf.params, a->policy.n_params * sizeof(float));
+  else ne_genome_materialize(&a->policy, a->genome.seeds, a->genome.n_seeds, a->genome.sigma, a->params);
+  return 0;
+}
+
+static void run_episodes(void* data, int thread, int begin, int end) {
+  episodes_job* job = data;
+  const ne_batch* norm = job->a->is_params ? &job->a->norm : NULL;
+  for (int e = begin; e < end; e++) {
+    uint64_t seed = ne_seed_derive(job->seed, 0, (uint64_t)e, NE_PURPOSE_EVAL);
+    job->steps[e] = 0;
+    job->returns[e] = ne_evaluator_episode(job->evaluators[thread], job->a->params, seed, norm, &job->steps[e]);
+  }
+}
+
+// Mean, std, extremes and steps of the episodes, summed in episode order.
+static void summarize(const double* returns, const uint64_t* steps, int n, ne_agent_eval* out) {
+  double mean = 0, var = 0;
+  out->min = INFINITY;
+  out->max = -INFINITY;
+  out->steps = 0;
+  for (int e = 0; e < n; e++) {
+    mean += returns[e] / (double)n;
+    out->min = fmin(out->min, returns[e]);
+    out->max = fmax(out->max, returns[e]);
+    out->steps += steps[e];
+  }
+  for (int e = 0; e < n; e++) var += (returns[e] - mean) * (returns[e] - mean) / (double)n;
+  out->mean = mean;
+  out->std = sqrt(var);
+  out->episodes = n;
+}
+
+// Runs the episodes of a loaded agent on a new pool; returns and steps get one entry per episode.
+static int evaluate_loaded(const agent* a, int episodes, uint64_t seed, int threads, double* returns,
+                           uint64_t* steps, char* err) {
+  ne_pool* pool = NULL;
+  int rc = ne_pool_create(threads, &pool);
+  if (rc) return ne__set_error(err, rc, "cannot start %d threads: %s", threads, ne_strerror(rc));
+  int n = ne_pool_threads(pool);
+  ne_evaluator** evs = ne_calloc((size_t)n, sizeof *evs);
+  for (int t = 0; evs && t < n; t++)
+    if (!(evs[t] = ne_evaluator_create(a->env, &a->policy, NULL))) rc = NE_ENOMEM;
+  if (!evs) rc = NE_ENOMEM;
+  if (!rc) {
+    episodes_job job = {evs, a, seed, returns, steps};
+    ne_pool_for(pool, episodes, 1, run_episodes, &job, NULL);
+  } else {
+    ne__set_error(err, rc, "out of memory for %d evaluators", n);
+  }
+  for (int t = 0; evs && t < n; t++) ne_evaluator_destroy(evs[t]);
+  ne_free(evs);
+  ne_pool_destroy(pool);
+  return rc;
+}
+
+int ne_agent_evaluate(const char* path, int episodes, uint64_t seed, int threads, ne_agent_eval* out,
+                      double* returns, char* errstr) {
+  memset(out, 0, sizeof *out);
+  if (episodes < 1) return ne__set_error(errstr, NE_EINVAL, "episodes = %d: expected at least 1", episodes);
+  agent a = {0};
+  int rc = agent_load(path, &a, errstr);
+  double* r = returns ? returns : ne_calloc((size_t)episodes, sizeof(double));
+  uint64_t* steps = ne_calloc((size_t)episodes, sizeof(uint64_t));
+  if (!rc && (!r || !steps)) rc = ne__set_error(errstr, NE_ENOMEM, "out of memory for %d episodes", episodes);
+  double t0 = ne__now();
+  if (!rc) rc = evaluate_loaded(&a, episodes, seed, threads, r, steps, errstr);
+  if (!rc) {
+    summarize(r, steps, episodes, out);
+    out->seconds = ne__now() - t0;
+    snprintf(out->env_id, sizeof out->env_id, "%s", a.env->id);
+  }
+  if (r != returns) ne_free(r);
+  ne_free(steps);
+  agent_free(&a);
+  return rc;
+}
+
+void ne_agent_eval_line(const ne_agent_eval* e, char* buf, size_t size) {
+  snprintf(buf, size, "%s: mean return %.2f ± %.2f over %d episodes (min %.2f, max %.2f, %llu steps)", e->env_id,
+           e->mean, e->std, e->episodes, e->min, e->max, (unsigned long long)e->steps);
+}
