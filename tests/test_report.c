@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/time.h>  // utimes: an old metrics.csv
+#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -106,7 +108,23 @@ static void test_rundata_reads_metrics_eta_and_rate(void) {
   ne__rundata_rate(&d, &e, &s);
   ASSERT_NEAR(e, 5, 1e-12);
   ASSERT_NEAR(s, 100, 1e-12);
+  ASSERT_STR_EQ(d.state, "starting");  // no log.txt yet
   ne__rundata_free(&d);
+  // the log says running; metrics untouched for an hour: the process is gone
+  char path[256];
+  snprintf(path, sizeof path, "%s/log.txt", dir);
+  ASSERT_EQ(ne__write_file_atomic(path, "gen     0  evals ...\n", 21, NULL), 0);
+  ASSERT_EQ(ne__rundata_load(dir, &d, NULL), 0);
+  ASSERT_STR_EQ(d.state, "running");
+  ne__rundata_free(&d);
+  snprintf(path, sizeof path, "%s/metrics.csv", dir);
+  struct timeval old[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+  ASSERT_EQ(utimes(path, old), 0);
+  ASSERT_EQ(ne__rundata_load(dir, &d, NULL), 0);
+  ASSERT_STR_EQ(d.state, "stopped");
+  ne__rundata_free(&d);
+  snprintf(path, sizeof path, "%s/log.txt", dir);
+  unlink(path);
   remove_run(dir);
   ASSERT_EQ(ne__rundata_load("/nonexistent/run", &d, NULL), NE_ENOTFOUND);
 }

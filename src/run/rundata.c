@@ -207,6 +207,15 @@ static int read_metrics(ne__rundata* d, char* errstr) {
   return rc;
 }
 
+// A run whose log says "running" but whose metrics stopped changing for much longer than its
+// generations take (a killed process, a lost machine) is "stopped".
+static void mark_stopped(ne__rundata* d) {
+  if (strcmp(d->state, "running") != 0 || d->n_rows < 2) return;
+  double wall = ne__rundata_at(d, d->n_rows - 1, NE__RD_WALL) - ne__rundata_at(d, 0, NE__RD_WALL);
+  double per_gen = wall / (d->n_rows - 1);
+  if (d->metrics_age_s > 60 + 20 * per_gen) snprintf(d->state, sizeof d->state, "stopped");
+}
+
 int ne__rundata_load(const char* dir, ne__rundata* out, char* errstr) {
   memset(out, 0, sizeof *out);
   if (!ne__rundata_is_run(dir)) return ne__set_error(errstr, NE_ENOTFOUND, "%s: not a run directory", dir);
@@ -215,6 +224,7 @@ int ne__rundata_load(const char* dir, ne__rundata* out, char* errstr) {
   read_config(out);
   read_log(out);
   int rc = read_metrics(out, errstr);
+  if (!rc) mark_stopped(out);
   if (rc) ne__rundata_free(out);
   return rc;
 }
