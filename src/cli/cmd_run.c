@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli_redis.h"  // --redis: distributed evaluation (cmd_cluster.c)
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "neuroevo/config.h"
@@ -22,16 +23,22 @@ static const char RUN_USAGE[] =
     "  --out DIR         run directory to create (default: <run.out>/<config>-<timestamp>)\n"
     "  --generations G   stop after G generations in all (overrides run.generations)\n"
     "  --quiet           no progress lines (log.txt in the run directory still has them)\n"
+    "  --redis URL       evaluate on Redis workers (`neuroevo worker --redis URL`) instead of local\n"
+    "                    threads; the results are identical (docs/scaling.md)\n"
+    "  --task-timeout S  with --redis: re-publish tasks a silent worker held this long (default 10)\n"
+    "  --chunk N         with --redis: candidates per task (default: sized from the live workers)\n"
     "  -h, --help        this text\n"
     "\n"
     "The run directory gets config.ini, metrics.csv, checkpoints/, best.genome, curve.png, log.txt.\n"
     "Ctrl-C writes a checkpoint and exits; `neuroevo resume RUN_DIR` continues.\n";
 
 static const char RESUME_USAGE[] =
-    "usage: neuroevo resume RUN_DIR [--generations G] [--threads N] [--quiet]\n"
+    "usage: neuroevo resume RUN_DIR [--generations G] [--threads N] [--quiet] [--redis URL]\n"
     "\n"
     "Continues a run from its newest valid checkpoint (older ones are tried if it is corrupt).\n"
-    "The results are identical to an uninterrupted run. --generations G sets a new total budget.\n";
+    "The results are identical to an uninterrupted run. --generations G sets a new total budget.\n"
+    "--redis URL continues on Redis workers; results of the interrupted generation already in\n"
+    "Redis are reused (--task-timeout S and --chunk N as for run).\n";
 
 // Parses the options shared by run and resume; returns 0, or the exit code on a bad option.
 static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_options* opt) {
@@ -55,6 +62,8 @@ static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_o
     opt->generations = v;
   } else if (strcmp(a, "--out") == 0 && strcmp(cmd, "run") == 0) {
     opt->out_dir = value;
+  } else if (ne_cli_redis_option(cmd, a, value, &rc)) {  // --redis, --task-timeout, --chunk (cli_redis.h)
+    if (rc) return rc;
   } else {
     fprintf(stderr, "neuroevo %s: unknown option %s (see neuroevo %s --help)\n", cmd, a, cmd);
     return 2;
@@ -112,6 +121,8 @@ int ne_cmd_run(int argc, char** argv) {
       rc = 2;
     }
   ne_run* run = NULL;
+  // --redis: a Redis master evaluates instead of local threads (cli_redis.h; no-op without --redis)
+  if (!rc) rc = ne_cli_redis_attach(cfg, name, NULL, &opt.executor);
   if (!rc) {
     ne_cli_install_stop_handler();
     opt.stop = &ne_cli_stop;
@@ -122,11 +133,13 @@ int ne_cmd_run(int argc, char** argv) {
       rc = crc == NE_EIO || crc == NE_ENOMEM ? 1 : 2;
     }
   }
+  if (!rc) rc = ne_cli_redis_bind(opt.executor, ne_run_dir(run));  // --redis: redis.id for resume
   if (!rc) {
     if (!opt.quiet) printf("run directory: %s\n", ne_run_dir(run));
     rc = train(run, opt.quiet);
   }
   ne_run_destroy(run);
+  ne_cli_redis_detach(opt.executor, rc);  // --redis: a completed run finishes its experiment
   ne_config_destroy(cfg);
   return rc;
 }
@@ -154,15 +167,20 @@ int ne_cmd_resume(int argc, char** argv) {
   if (rc) return rc;
   ne_cli_install_stop_handler();
   opt.stop = &ne_cli_stop;
+  // --redis: a Redis master continues the run's experiment (cli_redis.h; no-op without --redis)
+  if ((rc = ne_cli_redis_attach_dir(dir, &opt.executor)) != 0) return rc;
   char err[NE_ERRSTR_LEN];
   ne_run* run = NULL;
   int crc = ne_run_resume(dir, &opt, &run, err);
   if (crc) {
     fprintf(stderr, "neuroevo: cannot resume %s: %s\n", dir, err);
+    ne_cli_redis_detach(opt.executor, 1);
     return crc == NE_EIO || crc == NE_ENOMEM ? 1 : 2;
   }
   if (!opt.quiet) printf("resuming %s at generation %u\n", ne_run_dir(run), ne_run_generation(run));
-  rc = train(run, opt.quiet);
+  rc = ne_cli_redis_bind(opt.executor, ne_run_dir(run));
+  if (!rc) rc = train(run, opt.quiet);
   ne_run_destroy(run);
+  ne_cli_redis_detach(opt.executor, rc);
   return rc;
 }

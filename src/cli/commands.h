@@ -13,6 +13,10 @@ int ne_cmd_envs(int argc, char** argv);
 int ne_cmd_trace(int argc, char** argv);
 int ne_cmd_render(int argc, char** argv);  // cmd_render.c: a GIF of an agent
 int ne_cmd_compare(int argc, char** argv);  // cmd_compare.c: several configs x seeds, summarized
+// distributed runs over Redis
+int ne_cmd_worker(int argc, char** argv);
+int ne_cmd_status(int argc, char** argv);
+int ne_cmd_cluster(int argc, char** argv);
 // watching runs: live dashboard (cmd_dashboard.c) and HTML run report (cmd_report.c)
 int ne_cmd_dashboard(int argc, char** argv);
 int ne_cmd_report(int argc, char** argv);

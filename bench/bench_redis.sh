@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The Redis benchmarks end to end (bench_redis runs this when started without a URL, so `make bench`
+# covers it): a private redis-server on a free loopback port, then
+#  1. master throughput: results/s accepted and bytes per result with 2 synthetic workers
+#     (`neuroevo worker --synthetic`), for 1-seed and 1000-seed (GA generation 1000) candidates;
+#  2. parallel efficiency: training wall time (metrics.csv wall_s) of `run --threads 2` against
+#     `run --redis` with 2 workers x 1 thread, on CartPole and Acrobot (and the runs must be identical).
+# usage: bench/bench_redis.sh BUILD_DIR   (BUILD_DIR holds neuroevo and bench/bench_redis)
+set -euo pipefail
+BUILD=$(cd "${1:-build}" && pwd)
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN=$BUILD/neuroevo
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench_redis.XXXXXX")
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  bash "$SRC/tests/redis_test_server.sh" stop "$TMP/redis" || true
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+port=$(bash "$SRC/tests/redis_test_server.sh" start "$TMP/redis")
+URL=redis://127.0.0.1:$port
+workers() {  # workers K [options]: start K workers of 1 thread
+  local k=$1
+  shift
+  for i in $(seq 1 "$k"); do
+    "$BIN" worker --redis "$URL" --threads 1 --name "bench-$i" "$@" >>"$TMP/workers.log" 2>&1 &
+    PIDS+=($!)
+  done
+  sleep 0.5
+}
+stop_workers() {
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  PIDS=()
+}
+
+echo "== master throughput (synthetic workers, loopback, $(nproc) cores) =="
+workers 2 --synthetic
+"$BUILD/bench/bench_redis" "$URL" --candidates 100000 --rounds 5
+"$BUILD/bench/bench_redis" "$URL" --candidates 10000 --rounds 3 --chain 1000 --latency 0
+stop_workers
+
+echo "== parallel efficiency: 2 workers x 1 thread vs local 2 threads (training wall_s, best of 3) =="
+last_wall() { tail -n 1 "$1/metrics.csv" | cut -d, -f4; }
+efficiency() {  # efficiency CONFIG GENERATIONS
+  local cfg=$1 gens=$2 best_l=999999 best_r=999999
+  workers 2
+  for rep in 1 2 3; do
+    "$BIN" run "$cfg" run.target=none --generations "$gens" --threads 2 --out "$TMP/L-$cfg-$rep" --quiet
+    "$BIN" run "$cfg" run.target=none --generations "$gens" --redis "$URL" --out "$TMP/R-$cfg-$rep" --quiet
+    diff <(cut -d, -f1-3,5- "$TMP/L-$cfg-$rep/metrics.csv") <(cut -d, -f1-3,5- "$TMP/R-$cfg-$rep/metrics.csv") >/dev/null ||
+      { echo "bench_redis: $cfg: distributed metrics differ from the local run" >&2; exit 1; }
+    best_l=$(awk -v a="$best_l" -v b="$(last_wall "$TMP/L-$cfg-$rep")" 'BEGIN { print (b < a ? b : a) }')
+    best_r=$(awk -v a="$best_r" -v b="$(last_wall "$TMP/R-$cfg-$rep")" 'BEGIN { print (b < a ? b : a) }')
+  done
+  stop_workers
+  awk -v c="$cfg" -v g="$gens" -v l="$best_l" -v r="$best_r" \
+    'BEGIN { printf "%-12s %3d generations: local %6.2f s, redis %6.2f s, efficiency %.3f (identical metrics)\n", c, g, l, r, l / r }'
+}
+efficiency cartpole-ga 100
+efficiency acrobot-ga 150

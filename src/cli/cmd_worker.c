@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// `neuroevo worker --redis URL [--threads N] [--name NAME]`: evaluates the tasks of whatever
+// experiment the newest master published on that Redis, until SIGTERM/Ctrl-C (which lets the task
+// in hand finish). Start any number, on any machine, before or after the master.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "neuroevo/cluster.h"
+#include "neuroevo/error.h"
+
+static const char USAGE[] =
+    "usage: neuroevo worker --redis URL [--threads N] [--name NAME] [options]\n"
+    "\n"
+    "Evaluates candidates for the experiment the newest master published on that Redis: reads the\n"
+    "config from Redis, builds the env and policy, and re-initializes when a new experiment starts.\n"
+    "Start it before or after the master; it waits for Redis and for work. SIGTERM or Ctrl-C finishes\n"
+    "the task in hand and leaves; a worker killed outright loses nothing (its tasks are re-claimed).\n"
+    "\n"
+    "options:\n"
+    "  --redis URL       redis://[user:password@]host:port[/db] (default: $NEUROEVO_REDIS_URL); the\n"
+    "                    password may also come from $NEUROEVO_REDIS_PASSWORD. A non-loopback Redis\n"
+    "                    without a password is refused.\n"
+    "  --threads N       evaluation threads, one Redis connection each (default: all cores)\n"
+    "  --name NAME       unique worker name shown by `neuroevo status` (default: HOSTNAME-PID)\n"
+    "  --heartbeat S     heartbeat period in seconds (default 1)\n"
+    "  --synthetic       benchmark mode: return a synthetic fitness without running an env\n"
+    "                    (joins only experiments started for benchmarking)\n"
+    "  --max-tasks N     leave after N tasks (testing)\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "exit status: 0 after SIGTERM/Ctrl-C or --max-tasks, 2 for bad usage, refused credentials or a\n"
+    "master of another neuroevo version, 1 for other failures.\n";
+
+// Parses one option; returns 0 or an exit code.
+static int parse_option(int argc, char** argv, int* i, ne_cluster_worker_options* o) {
+  const char* a = argv[*i];
+  long long v;
+  int rc;
+  if (strcmp(a, "--synthetic") == 0) {
+    o->synthetic = 1;
+    return 0;
+  }
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "neuroevo worker: %s needs a value\n", a);
+    return 2;
+  }
+  const char* value = argv[++*i];
+  if (strcmp(a, "--redis") == 0) o->url = value;
+  else if (strcmp(a, "--name") == 0) o->name = value;
+  else if (strcmp(a, "--threads") == 0) {
+    if ((rc = ne_cli_parse_int("worker", a, value, 1, 4096, &v))) return rc;
+    o->threads = (int)v;
+  } else if (strcmp(a, "--max-tasks") == 0) {
+    if ((rc = ne_cli_parse_int("worker", a, value, 1, 1000000000, &v))) return rc;
+    o->max_tasks = (long)v;
+  } else if (strcmp(a, "--heartbeat") == 0) {
+    char* end;
+    o->heartbeat_s = strtod(value, &end);
+    if (*end || end == value || !(o->heartbeat_s >= 0.05 && o->heartbeat_s <= 3600)) {
+      fprintf(stderr, "neuroevo worker: --heartbeat expects seconds in [0.05, 3600], got '%s'\n", value);
+      return 2;
+    }
+  } else {
+    fprintf(stderr, "neuroevo worker: unknown option %s (see neuroevo worker --help)\n", a);
+    return 2;
+  }
+  return 0;
+}
+
+int ne_cmd_worker(int argc, char** argv) {
+  if (ne_cli_wants_help(argc, argv)) {
+    fputs(USAGE, stdout);
+    return 0;
+  }
+  ne_cluster_worker_options o;
+  memset(&o, 0, sizeof o);
+  o.url = getenv("NEUROEVO_REDIS_URL");
+  int rc = 0;
+  for (int i = 1; i < argc && !rc; i++) {
+    if (argv[i][0] == '-') rc = parse_option(argc, argv, &i, &o);
+    else {
+      fprintf(stderr, "neuroevo worker: unexpected argument '%s'\n", argv[i]);
+      rc = 2;
+    }
+  }
+  if (!rc && (!o.url || !*o.url)) {
+    fprintf(stderr, "neuroevo worker: no Redis: give --redis URL or set NEUROEVO_REDIS_URL\n");
+    rc = 2;
+  }
+  if (rc) return rc;
+#ifdef NE_HAVE_HIREDIS
+  ne_cli_install_stop_handler();
+  o.stop = &ne_cli_stop;
+  char err[NE_ERRSTR_LEN];
+  int wrc = ne_cluster_worker_run(&o, err);
+  if (wrc) {
+    fprintf(stderr, "neuroevo worker: %s\n", err);
+    return wrc == NE_EINVAL || wrc == NE_EVERSION ? 2 : 1;
+  }
+  return 0;
+#else
+  fprintf(stderr, "neuroevo worker: this build has no Redis support (install libhiredis-dev and rebuild)\n");
+  return 2;
+#endif
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+// Redis connection plumbing (see redis_conn.h). Every failure is recorded through
+// ne__rconn_set_error, so callers print rc->errstr; an I/O error drops the context so the next
+// call reconnects instead of reusing a desynchronized socket.
+#include "exec/redis_conn.h"
+
+#include <arpa/inet.h>  // inet_pton
+#include <ctype.h>
+#include <netdb.h>  // getaddrinfo
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "core/util.h"
+
+// ---- URLs ---------------------------------------------------------------------------------
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c = (char)tolower((unsigned char)c);
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+// Copies text[0..n) percent-decoded into out; -1 if it does not fit or has a bad escape.
+static int pct_decode(const char* text, size_t n, char* out, size_t size) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = text[i];
+    if (c == '%') {
+      if (i + 2 >= n) return -1;
+      int hi = hexval(text[i + 1]), lo = hexval(text[i + 2]);
+      if (hi < 0 || lo < 0) return -1;
+      c = (char)(hi * 16 + lo);
+      i += 2;
+    }
+    if (k + 1 >= size) return -1;
+    out[k++] = c;
+  }
+  out[k] = '\0';
+  return 0;
+}
+
+static int bad_url(const char* url, char* errstr, const char* why) {
+  return ne__set_error(errstr, NE_EINVAL, "Redis URL '%s': %s (expected redis://[user:password@]host:port[/db])",
+                       url, why);
+}
+
+// Splits "user:password" (or ":password" or "user") into out.
+static int parse_userinfo(const char* url, const char* s, size_t n, ne__redis_url* out, char* errstr) {
+  const char* colon = memchr(s, ':', n);
+  size_t ulen = colon ? (size_t)(colon - s) : n;
+  if (pct_decode(s, ulen, out->user, sizeof out->user)) return bad_url(url, errstr, "bad user name");
+  if (colon) {
+    if (pct_decode(colon + 1, n - ulen - 1, out->password, sizeof out->password))
+      return bad_url(url, errstr, "bad password");
+    out->has_password = out->password[0] != '\0';
+  }
+  return 0;
+}
+
+// Parses "host[:port]" or "[v6]:port" of length n.
+static int parse_hostport(const char* url, const char* s, size_t n, ne__redis_url* out, char* errstr) {
+  const char* port = NULL;
+  if (n && s[0] == '[') {
+    const char* close = memchr(s, ']', n);
+    if (!close) return bad_url(url, errstr, "unclosed '[' in the host");
+    snprintf(out->host, sizeof out->host, "%.*s", (int)(close - s - 1), s + 1);
+    if (close + 1 < s + n && close[1] == ':') port = close + 2;
+    else if (close + 1 != s + n) return bad_url(url, errstr, "junk after the IPv6 address");
+  } else {
+    const char* colon = memchr(s, ':', n);
+    size_t hlen = colon ? (size_t)(colon - s) : n;
+    if (hlen >= sizeof out->host) return bad_url(url, errstr, "host name too long");
+    snprintf(out->host, sizeof out->host, "%.*s", (int)hlen, s);
+    if (colon) port = colon + 1;
+  }
+  if (!out->host[0]) return bad_url(url, errstr, "no host");
+  if (port) {
+    char* end;
+    long p = strtol(port, &end, 10);
+    if (end != s + n || end == port || p < 1 || p > 65535) return bad_url(url, errstr, "port must be 1..65535");
+    out->port = (int)p;
+  }
+  return 0;
+}
+
+static void show_url(ne__redis_url* u) {
+  const char* v6 = strchr(u->host, ':') ? "[" : "";
+  const char* v6e = *v6 ? "]" : "";
+  snprintf(u->shown, sizeof u->shown, "redis://%s%s%s%s%s%s:%d/%d", u->user, u->has_password ? ":***" : "",
+           u->user[0] || u->has_password ? "@" : "", v6, u->host, v6e, u->port, u->db);
+}
+
+int ne__redis_url_parse(const char* url, ne__redis_url* out, char* errstr) {
+  memset(out, 0, sizeof *out);
+  out->port = 6379;
+  if (!url || !*url) return bad_url("", errstr, "empty");
+  const char* s = url;
+  if (strncmp(s, "redis://", 8) == 0) s += 8;
+  else if (strstr(s, "://")) return bad_url(url, errstr, "only the redis:// scheme is supported");
+  // [userinfo@]hostport[/db]
+  const char* slash = strchr(s, '/');
+  const char* end = slash ? slash : s + strlen(s);
+  const char* at = NULL;
+  for (const char* p = s; p < end; p++)
+    if (*p == '@') at = p;
+  int rc = at ? parse_userinfo(url, s, (size_t)(at - s), out, errstr) : 0;
+  if (!rc) rc = parse_hostport(url, at ? at + 1 : s, (size_t)(end - (at ? at + 1 : s)), out, errstr);
+  if (rc) return rc;
+  if (slash && slash[1]) {
+    char* dend;
+    long db = strtol(slash + 1, &dend, 10);
+    if (*dend || db < 0 || db > 1000000) return bad_url(url, errstr, "database must be a number");
+    out->db = (int)db;
+  }
+  const char* env = getenv("NEUROEVO_REDIS_PASSWORD");
+  if (!out->has_password && env && *env) {
+    snprintf(out->password, sizeof out->password, "%s", env);
+    out->has_password = 1;
+  }
+  show_url(out);
+  return 0;
+}
+
+static int addr_is_loopback(const struct sockaddr* sa) {
+  if (sa->sa_family == AF_INET) {
+    uint32_t a = ntohl(((const struct sockaddr_in*)sa)->sin_addr.s_addr);
+    return (a >> 24) == 127;
+  }
+  if (sa->sa_family == AF_INET6) {
+    static const unsigned char lo[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    return memcmp(&((const struct sockaddr_in6*)sa)->sin6_addr, lo, 16) == 0;
+  }
+  return 0;
+}
+
+int ne__redis_url_is_loopback(const ne__redis_url* url) {
+  struct addrinfo hints, *res = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_socktype = SOCK_STREAM;
+  if (getaddrinfo(url->host, NULL, &hints, &res) != 0 || !res) return 0;
+  int all = 1;
+  for (struct addrinfo* a = res; a; a = a->ai_next) all = all && addr_is_loopback(a->ai_addr);
+  freeaddrinfo(res);
+  return all;
+}
+
+int ne__redis_url_check_auth(const ne__redis_url* url, const char* who, char* errstr) {
+  if (url->has_password || ne__redis_url_is_loopback(url)) return 0;
+  return ne__set_error(errstr, NE_EINVAL,
+                       "%s refuses to use the non-loopback Redis at %s without credentials (anyone who can reach it "
+                       "could inject tasks and results): give redis://[user]:PASSWORD@%s:%d or set "
+                       "NEUROEVO_REDIS_PASSWORD",
+                       who, url->shown, url->host, url->port);
+}
+
+// ---- connections --------------------------------------------------------------------------
+
+int ne__rconn_set_error(ne__rconn* rc, int code, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(rc->errstr, sizeof rc->errstr, fmt, ap);
+  va_end(ap);
+  rc->err = code;
+  return code;
+}
+
+void ne__rconn_close(ne__rconn* rc) {
+  if (!rc || !rc->c) return;
+  redisFree(rc->c);
+  rc->c = NULL;
+}
+
+// Drops the context after an I/O error, keeping hiredis's reason.
+static void drop(ne__rconn* rc, const char* doing) {
+  const char* why = rc->c && rc->c->errstr[0] ? rc->c->errstr : "connection lost";
+  ne__rconn_set_error(rc, NE_ENET, "Redis at %s: %s: %s", rc->url.shown, doing, why);
+  ne__rconn_close(rc);
+}
+
+// AUTH and SELECT on a fresh connection.
+static int login(ne__rconn* rc) {
+  redisReply* r = NULL;
+  if (rc->url.has_password && rc->url.user[0])
+    r = redisCommand(rc->c, "AUTH %s %s", rc->url.user, rc->url.password);
+  else if (rc->url.has_password)
+    r = redisCommand(rc->c, "AUTH %s", rc->url.password);
+  if (rc->url.has_password && !r) return drop(rc, "AUTH"), NE_ENET;
+  if (r && r->type == REDIS_REPLY_ERROR) {
+    ne__rconn_set_error(rc, NE_EINVAL, "Redis at %s refused the credentials: %s", rc->url.shown, r->str);
+    freeReplyObject(r);
+    ne__rconn_close(rc);
+    return NE_EINVAL;
+  }
+  if (r) freeReplyObject(r);
+  r = redisCommand(rc->c, "SELECT %d", rc->url.db);
+  if (!r) return drop(rc, "SELECT"), NE_ENET;
+  int bad = r->type == REDIS_REPLY_ERROR;
+  if (bad && strncmp(r->str, "NOAUTH", 6) == 0)
+    ne__rconn_set_error(rc, NE_EINVAL, "Redis at %s needs a password: give redis://[user]:PASSWORD@host:port or set "
+                        "NEUROEVO_REDIS_PASSWORD", rc->url.shown);
+  else if (bad) ne__rconn_set_error(rc, NE_EINVAL, "Redis at %s: SELECT %d: %s", rc->url.shown, rc->url.db, r->str);
+  freeReplyObject(r);
+  if (bad) ne__rconn_close(rc);
+  return bad ? rc->err : 0;
+}
+
+// Streams with consumer groups and XAUTOCLAIM need Redis 6.2.
+static int check_version(ne__rconn* rc) {
+  redisReply* r = redisCommand(rc->c, "INFO server");
+  if (!r) return drop(rc, "INFO"), NE_ENET;
+  int major = 0, minor = 0;
+  const char* v = r->type == REDIS_REPLY_STRING ? strstr(r->str, "redis_version:") : NULL;
+  if (v) sscanf(v, "redis_version:%d.%d", &major, &minor);
+  freeReplyObject(r);
+  if (v && (major < 6 || (major == 6 && minor < 2))) {
+    ne__rconn_close(rc);
+    return ne__rconn_set_error(rc, NE_EUNSUPPORTED, "Redis at %s is version %d.%d; neuroevo needs 6.2 or newer (XAUTOCLAIM)",
+                               rc->url.shown, major, minor);
+  }
+  return 0;
+}
+
+int ne__rconn_open(ne__rconn* rc, const ne__redis_url* url, double timeout_s) {
+  if (rc->c) ne__rconn_close(rc);
+  if (url != &rc->url) rc->url = *url;
+  rc->timeout_s = timeout_s > 0 ? timeout_s : 2;
+  rc->err = 0;
+  rc->errstr[0] = '\0';
+  struct timeval tv = {(time_t)rc->timeout_s, (suseconds_t)((rc->timeout_s - (double)(time_t)rc->timeout_s) * 1e6)};
+  rc->c = redisConnectWithTimeout(rc->url.host, rc->url.port, tv);
+  if (!rc->c) return ne__rconn_set_error(rc, NE_ENOMEM, "out of memory connecting to %s", rc->url.shown);
+  if (rc->c->err) {
+    drop(rc, "connect");
+    return NE_ENET;
+  }
+  double cmd_s = rc->timeout_s > 5 ? rc->timeout_s : 5;
+  struct timeval ctv = {(time_t)cmd_s, 0};
+  redisSetTimeout(rc->c, ctv);
+  int err = login(rc);
+  if (!err) err = check_version(rc);
+  return err;
+}
+
+int ne__rconn_ensure(ne__rconn* rc) { return rc->c ? 0 : ne__rconn_open(rc, &rc->url, rc->timeout_s); }
+
+static void sleep_s(double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+int ne__rconn_wait(ne__rconn* rc, const volatile int* stop, double max_s) {
+  double t0 = ne__now(), backoff = 0.05;
+  for (;;) {
+    int err = ne__rconn_ensure(rc);
+    if (!err || err == NE_EINVAL || err == NE_EUNSUPPORTED) return err;
+    if (stop && *stop) return NE_EINTR;
+    if (max_s > 0 && ne__now() - t0 > max_s) return err;
+    // sleep in slices so a stop request is seen quickly
+    for (double slept = 0; slept < backoff && !(stop && *stop); slept += 0.05) sleep_s(0.05);
+    backoff = backoff < 1 ? backoff * 2 : 1;
+  }
+}
+
+redisReply* ne__rconn_command(ne__rconn* rc, const char* fmt, ...) {
+  if (!rc->c && ne__rconn_ensure(rc)) return NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  redisReply* r = redisvCommand(rc->c, fmt, ap);
+  va_end(ap);
+  if (!r) drop(rc, "command");
+  return r;
+}
+
+redisReply* ne__rconn_argv(ne__rconn* rc, int argc, const char** argv, const size_t* lens) {
+  if (!rc->c && ne__rconn_ensure(rc)) return NULL;
+  redisReply* r = redisCommandArgv(rc->c, argc, argv, lens);
+  if (!r) drop(rc, argv[0]);
+  return r;
+}
+
+int ne__rconn_append(ne__rconn* rc, int argc, const char** argv, const size_t* lens) {
+  // never reconnect inside a pipeline: replies queued on the old socket would be miscounted
+  if (!rc->c) return NE_ENET;
+  if (redisAppendCommandArgv(rc->c, argc, argv, lens) != REDIS_OK) {
+    drop(rc, argv[0]);
+    return NE_ENET;
+  }
+  return 0;
+}
+
+redisReply* ne__rconn_get_reply(ne__rconn* rc) {
+  if (!rc->c) return NULL;
+  void* reply = NULL;
+  if (redisGetReply(rc->c, &reply) != REDIS_OK || !reply) {
+    drop(rc, "reply");
+    return NULL;
+  }
+  return reply;
+}
+
+int ne__reply_error_is(const redisReply* reply, const char* prefix) {
+  return reply && reply->type == REDIS_REPLY_ERROR && reply->str && strncmp(reply->str, prefix, strlen(prefix)) == 0;
+}
+
+int ne__stream_id_parse(const char* text, uint64_t* ms, uint64_t* seq) {
+  char* end;
+  *ms = *seq = 0;
+  if (!text) return -1;
+  *ms = strtoull(text, &end, 10);
+  if (end == text) return -1;
+  if (*end == '\0') return 0;
+  if (*end != '-') return -1;
+  const char* s = end + 1;
+  *seq = strtoull(s, &end, 10);
+  return end == s || *end ? -1 : 0;
+}
+
+int ne__stream_id_cmp(const char* a, const char* b) {
+  uint64_t am, as, bm, bs;
+  ne__stream_id_parse(a, &am, &as);
+  ne__stream_id_parse(b, &bm, &bs);
+  if (am != bm) return am < bm ? -1 : 1;
+  if (as != bs) return as < bs ? -1 : 1;
+  return 0;
+}
+
+void ne__key_exp(char key[NE_KEY_LEN], const char* id_hex, const char* suffix) {
+  snprintf(key, NE_KEY_LEN, "ne:exp:%s:%s", id_hex, suffix);
+}

@@ -1,0 +1,922 @@
+// SPDX-License-Identifier: MIT
+// The Redis master executor (cluster.h, DESIGN.md §4). One evaluate call = one round: store the
+// round's broadcast blobs once, publish its candidates as chunked tasks to a stream read by workers
+// through a consumer group, and collect results from the result stream until every candidate index
+// has its first valid result. Everything else is recovery: tasks idle in a silent worker's hands are
+// re-published, candidates whose results were lost or rejected are re-published once nothing is in
+// flight, and an experiment that vanished from Redis (restart without persistence) is re-created.
+// Results land by candidate index, so the algorithm sees exactly what a local run would.
+// Single-threaded: one connection, one round at a time. Per result the master decodes ~22 bytes.
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/util.h"
+#include "exec/redis_conn.h"
+#include "exec/redis_wire.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/cluster.h"
+#include "neuroevo/run.h"
+
+#define READ_COUNT 256        // result entries per XREAD
+#define BLOCK_MS 100          // XREAD block: how often the loop looks at the stop flag and timers
+#define TICK_S 0.25           // reclaim / stall checks
+#define WORKERS_EVERY_S 1.0   // live-worker refresh and experiment-exists check
+#define MAX_CHUNK 1024        // candidates per task when sizing automatically
+#define PIPELINE 64           // commands queued before replies are read
+#define BLOB_TTL_S 86400      // safety expiry of blobs (deleted explicitly each generation)
+#define N_WARN_KINDS 6
+#define WARN_LINES 5          // messages printed per kind before the rest are only counted
+
+enum { W_MALFORMED, W_FOREIGN, W_BUILD, W_GENERATION, W_BATCH, W_INFO };
+static const char* const warn_names[N_WARN_KINDS] = {"malformed", "out-of-experiment", "wrong-build",
+                                                     "wrong-generation", "wrong-batch", "info"};
+
+typedef struct master {
+  ne_cluster_master_options opt;  // as given (url pointer not kept)
+  ne__rconn conn;                 // the master's only connection
+  char name[128];                 // experiment name shown by status
+  char* config_text;              // resolved config published to workers (owned)
+  ne_env_spec* env;               // for the fingerprint and the observation length (owned)
+  ne_policy_spec policy;          // for the fingerprint
+  uint64_t fingerprint;           // this build's ne__wire_fingerprint
+  uint64_t exp;                   // experiment id
+  char id[17];                    // its hex form
+  char k_meta[NE_KEY_LEN], k_tasks[NE_KEY_LEN], k_results[NE_KEY_LEN], k_workers[NE_KEY_LEN];
+  double task_timeout_s;          // re-claim threshold
+  int lost;                       // 1: the connection or the experiment must be recovered
+  int queued;                     // pipelined commands whose replies are not read yet
+  // the round in flight
+  const ne_batch* batch;          // being evaluated (not owned)
+  ne_result* results;             // caller's results (n)
+  ne__wire_round rd;              // its identity
+  uint64_t norm_hash[2];          // content hashes of obs_mean / obs_std
+  uint8_t* have;                  // (have_cap) 1 once candidate i has its result
+  uint8_t* redo;                  // (have_cap) 1: re-publish candidate i now (its result was rejected)
+  int have_cap, n_have, n_redo;
+  int* idx;                       // (have_cap) scratch list of missing indices
+  uint32_t task_no;               // tasks published so far
+  char last_read[48];             // result stream position
+  char consumed[48];              // results up to here belong to completed generations
+  char round_first_task[48];      // first task id of this round ("" before publishing)
+  char last_task[48];             // newest task id this master published
+  int reread;                     // 1: results of this generation may predate us (resume, recovery)
+  int in_generation;              // 1 after the first round of this master
+  uint32_t gen;                   // generation of the last round
+  uint64_t* blobs;                // (cap_blobs) hashes stored for the current generation
+  int n_blobs, cap_blobs;
+  // live workers, refreshed every WORKERS_EVERY_S
+  double workers_at, tick_at, progress_at;
+  ne_buf enc;                     // encoding scratch
+  ne__wire_results dec;           // decoding scratch
+  ne_cluster_master_stats stats;  // counters
+  int warned[N_WARN_KINDS];       // messages printed per kind
+} master;
+
+// ---- messages -----------------------------------------------------------------------------
+
+static void warn(master* m, int kind, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+static void warn(master* m, int kind, const char* fmt, ...) {
+  // progress notes (W_INFO) are always printed; problems are printed WARN_LINES times per kind
+  if (m->opt.quiet || (kind != W_INFO && m->warned[kind] > WARN_LINES)) return;
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (kind == W_INFO || ++m->warned[kind] <= WARN_LINES) fprintf(stderr, "neuroevo: master: %s\n", line);
+  else fprintf(stderr, "neuroevo: master: further %s messages are only counted\n", warn_names[kind]);
+}
+
+// ---- small Redis helpers ------------------------------------------------------------------
+
+// Runs a command whose reply is not needed. 0, NE_ENET (m->lost set) or NE_EIO for an error reply.
+static int cmd(master* m, const char* fmt, ...) {
+  if (!m->conn.c && ne__rconn_ensure(&m->conn)) return m->lost = 1, NE_ENET;
+  va_list ap;
+  va_start(ap, fmt);
+  redisReply* r = redisvCommand(m->conn.c, fmt, ap);
+  va_end(ap);
+  if (!r) {
+    ne__rconn_set_error(&m->conn, NE_ENET, "Redis at %s: %s", m->conn.url.shown, m->conn.c->errstr);
+    ne__rconn_close(&m->conn);
+    m->lost = 1;
+    return NE_ENET;
+  }
+  int rc = r->type == REDIS_REPLY_ERROR ? ne__rconn_set_error(&m->conn, NE_EIO, "Redis: %s", r->str) : 0;
+  freeReplyObject(r);
+  return rc;
+}
+
+// The reply of a command, or NULL with m->lost set after an I/O error.
+static redisReply* query(master* m, const char* fmt, ...) {
+  if (!m->conn.c && ne__rconn_ensure(&m->conn)) return m->lost = 1, NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  redisReply* r = redisvCommand(m->conn.c, fmt, ap);
+  va_end(ap);
+  if (!r) {
+    ne__rconn_set_error(&m->conn, NE_ENET, "Redis at %s: %s", m->conn.url.shown, m->conn.c->errstr);
+    ne__rconn_close(&m->conn);
+    m->lost = 1;
+  }
+  return r;
+}
+
+// ---- pipelining: a round's bookkeeping goes out in one or two round trips --------------------
+
+// Queues one command (printf-style). NE_ENET (m->lost set) when disconnected.
+static int pipe_cmd(master* m, const char* fmt, ...) {
+  if (!m->conn.c) return m->lost = 1, NE_ENET;
+  va_list ap;
+  va_start(ap, fmt);
+  int ok = redisvAppendCommand(m->conn.c, fmt, ap) == REDIS_OK;
+  va_end(ap);
+  if (!ok) {
+    ne__rconn_close(&m->conn);
+    return m->lost = 1, NE_ENET;
+  }
+  m->queued++;
+  return 0;
+}
+
+// Queues one binary-safe command.
+static int pipe_argv(master* m, int argc, const char** argv, const size_t* lens) {
+  if (ne__rconn_append(&m->conn, argc, argv, lens)) return m->lost = 1, NE_ENET;
+  m->queued++;
+  return 0;
+}
+
+// Reads every queued reply. XADD replies (stream ids) advance round_first_task / last_task; the
+// first error reply is returned as NE_EIO (with errstr), a broken connection as NE_ENET.
+static int flush(master* m) {
+  int rc = 0;
+  for (; m->queued > 0; m->queued--) {
+    redisReply* r = ne__rconn_get_reply(&m->conn);
+    if (!r) {
+      m->queued = 0;
+      return m->lost = 1, NE_ENET;
+    }
+    if (r->type == REDIS_REPLY_STRING) {
+      if (!m->round_first_task[0]) snprintf(m->round_first_task, sizeof m->round_first_task, "%s", r->str);
+      if (ne__stream_id_cmp(r->str, m->last_task) > 0) snprintf(m->last_task, sizeof m->last_task, "%s", r->str);
+    } else if (r->type == REDIS_REPLY_ERROR && !rc) {
+      rc = ne__rconn_set_error(&m->conn, NE_EIO, "Redis: %s", r->str);
+    }
+    freeReplyObject(r);
+  }
+  return rc;
+}
+
+static const redisReply* field_of(const redisReply* fields, const char* name) {
+  if (!fields || fields->type != REDIS_REPLY_ARRAY) return NULL;
+  for (size_t i = 0; i + 1 < fields->elements; i += 2) {
+    const redisReply* k = fields->element[i];
+    if (k->type == REDIS_REPLY_STRING && strcmp(k->str, name) == 0) return fields->element[i + 1];
+  }
+  return NULL;
+}
+
+// Stream id just after `id` (XTRIM MINID keeps ids >= its argument).
+static void id_after(const char* id, char* out, size_t size) {
+  uint64_t ms, seq;
+  ne__stream_id_parse(id, &ms, &seq);
+  snprintf(out, size, "%llu-%llu", (unsigned long long)ms, (unsigned long long)seq + 1);
+}
+
+// ---- the experiment -----------------------------------------------------------------------
+
+static uint64_t random_id(void) {
+  uint64_t id = 0;
+  int fd = open("/dev/urandom", O_RDONLY);
+  if (fd >= 0) {
+    if (read(fd, &id, sizeof id) != (ssize_t)sizeof id) id = 0;
+    close(fd);
+  }
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return id ^ ne_hash2((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, (uint64_t)getpid());
+}
+
+// Writes the experiment's description workers read when they join.
+static int write_meta(master* m) {
+  char fp[17], host[128] = "?";
+  ne__wire_id_format(m->fingerprint, fp);
+  gethostname(host, sizeof host - 1);
+  char wire[16], timeout_ms[32], created[32], master_name[192];
+  snprintf(wire, sizeof wire, "%d", NE_WIRE_VERSION);
+  snprintf(timeout_ms, sizeof timeout_ms, "%.0f", m->task_timeout_s * 1000);
+  snprintf(created, sizeof created, "%lld", (long long)time(NULL));
+  snprintf(master_name, sizeof master_name, "%s:%d", host, (int)getpid());
+  return cmd(m, "HSET %s config %s wire %s fingerprint %s name %s created %s status running task_timeout_ms %s "
+                "synthetic %d master %s",
+             m->k_meta, m->config_text, wire, fp, m->name, created, timeout_ms, m->opt.synthetic ? 1 : 0, master_name);
+}
+
+// Creates the experiment's keys, or adopts them when they exist (a resumed master). Adoption drops
+// the old master's queued tasks: whatever is still missing is re-published.
+static int setup_experiment(master* m, int* adopted) {
+  redisReply* r = query(m, "EXISTS %s", m->k_meta);
+  if (!r) return NE_ENET;
+  *adopted = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+  freeReplyObject(r);
+  int rc = write_meta(m);
+  if (!rc) {
+    r = query(m, "XGROUP CREATE %s %s $ MKSTREAM", m->k_tasks, NE_GROUP);
+    if (!r) return NE_ENET;
+    if (r->type == REDIS_REPLY_ERROR && !ne__reply_error_is(r, "BUSYGROUP"))
+      rc = ne__rconn_set_error(&m->conn, NE_EIO, "Redis: XGROUP CREATE %s: %s", m->k_tasks, r->str);
+    freeReplyObject(r);
+  }
+  if (!rc && *adopted) rc = cmd(m, "XTRIM %s MAXLEN 0", m->k_tasks);
+  if (!rc) rc = cmd(m, "SET %s %s", NE_KEY_CURRENT, m->id);
+  // wakes idle workers at once (they block on this stream instead of polling ne:current)
+  if (!rc) rc = cmd(m, "XADD %s MAXLEN ~ 100 * id %s", NE_KEY_ANNOUNCE, m->id);
+  snprintf(m->last_read, sizeof m->last_read, "0-0");
+  m->reread = 1;
+  return rc;
+}
+
+// ---- live workers -------------------------------------------------------------------------
+
+// Server time in ms (workers stamp heartbeats with it too, so clocks of other machines don't matter).
+static int server_ms(master* m, int64_t* now) {
+  redisReply* r = query(m, "TIME");
+  if (!r) return NE_ENET;
+  int ok = r->type == REDIS_REPLY_ARRAY && r->elements == 2;
+  if (ok) *now = strtoll(r->element[0]->str, NULL, 10) * 1000 + strtoll(r->element[1]->str, NULL, 10) / 1000;
+  freeReplyObject(r);
+  return ok ? 0 : NE_EIO;
+}
+
+// Counts live workers and threads from the experiment's worker hash (name -> "beat threads
+// interval_ms"); forgets workers silent for a minute.
+static int refresh_workers(master* m) {
+  int64_t now;
+  int rc = server_ms(m, &now);
+  if (rc) return rc;
+  redisReply* r = query(m, "HGETALL %s", m->k_workers);
+  if (!r) return NE_ENET;
+  int workers = 0, threads = 0;
+  for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
+    long long beat = 0, interval = 1000;
+    int th = 0;
+    if (sscanf(r->element[i + 1]->str, "%lld %d %lld", &beat, &th, &interval) < 2) continue;
+    if (now - beat <= 3 * interval + 1000) {
+      workers++;
+      threads += th > 0 ? th : 1;
+    } else if (now - beat > 60000) {
+      cmd(m, "HDEL %s %s", m->k_workers, r->element[i]->str);
+    }
+  }
+  freeReplyObject(r);
+  m->stats.live_workers = workers;
+  m->stats.live_threads = threads;
+  return m->lost ? NE_ENET : 0;
+}
+
+// ---- blobs --------------------------------------------------------------------------------
+
+static int remember_blob(master* m, uint64_t hash) {
+  for (int i = 0; i < m->n_blobs; i++)
+    if (m->blobs[i] == hash) return 1;
+  if (m->n_blobs == m->cap_blobs) {
+    int cap = m->cap_blobs ? 2 * m->cap_blobs : 16;
+    uint64_t* grown = ne_realloc(m->blobs, (size_t)cap * sizeof *grown);
+    if (!grown) return -1;
+    m->blobs = grown;
+    m->cap_blobs = cap;
+  }
+  m->blobs[m->n_blobs++] = hash;
+  return 0;
+}
+
+static void blob_key(const master* m, uint64_t hash, char key[NE_KEY_LEN]) {
+  char suffix[32], hex[17];
+  ne__wire_id_format(hash, hex);
+  snprintf(suffix, sizeof suffix, "blob:%s", hex);
+  ne__key_exp(key, m->id, suffix);
+}
+
+// Queues SET of one blob unless already stored this generation (force: again).
+static int queue_blob(master* m, uint64_t hash, const float* data, size_t n, int force) {
+  int seen = remember_blob(m, hash);
+  if (seen < 0) return NE_ENOMEM;
+  if (seen && !force) return 0;
+  int rc = ne__wire_encode_blob(&m->enc, hash, data, n);
+  if (rc) return rc;
+  char key[NE_KEY_LEN], ttl[16];
+  blob_key(m, hash, key);
+  snprintf(ttl, sizeof ttl, "%d", BLOB_TTL_S);
+  const char* argv[] = {"SET", key, (const char*)m->enc.data, "EX", ttl};
+  size_t lens[] = {3, strlen(key), m->enc.len, 2, strlen(ttl)};
+  return pipe_argv(m, 5, argv, lens);
+}
+
+// Queues the round's broadcast vectors (force: again, after Redis lost them).
+static int publish_blobs(master* m, int force) {
+  const ne_batch* b = m->batch;
+  int rc = 0;
+  for (int k = 0; !rc && k < b->n_blobs; k++) rc = queue_blob(m, b->blobs[k].hash, b->blobs[k].data, b->blobs[k].n, force);
+  if (!rc && b->obs_mean && b->obs_std) {
+    size_t d = (size_t)m->env->obs_dim;
+    rc = queue_blob(m, m->norm_hash[0], b->obs_mean, d, force);
+    if (!rc) rc = queue_blob(m, m->norm_hash[1], b->obs_std, d, force);
+  }
+  return rc;
+}
+
+// A new generation: queues the removal of the previous generation's results and blobs.
+static int start_generation(master* m) {
+  int rc = 0;
+  if (m->in_generation && m->consumed[0]) {
+    char min[48];
+    id_after(m->consumed, min, sizeof min);
+    rc = pipe_cmd(m, "XTRIM %s MINID %s", m->k_results, min);
+  }
+  for (int i = 0; !rc && i < m->n_blobs; i++) {
+    char key[NE_KEY_LEN];
+    blob_key(m, m->blobs[i], key);
+    rc = pipe_cmd(m, "DEL %s", key);
+  }
+  if (!rc) m->n_blobs = 0;
+  m->reread = m->reread && !m->in_generation;
+  return rc;
+}
+
+// ---- tasks --------------------------------------------------------------------------------
+
+// Guided self-scheduling: each task takes a share of what is left (remaining / (2 * threads)), so
+// a round starts with big chunks (few messages) and ends with single candidates (no worker idles
+// while another finishes a big last chunk). --chunk N fixes the size instead.
+static int chunk_size(const master* m, int remaining) {
+  if (m->opt.chunk > 0) return m->opt.chunk;
+  int threads = m->stats.live_threads > 2 ? m->stats.live_threads : 2;
+  int c = (remaining + 2 * threads - 1) / (2 * threads);
+  return c < 1 ? 1 : (c > MAX_CHUNK ? MAX_CHUNK : c);
+}
+
+static int queue_task(master* m, const int* idx, int n) {
+  int rc = ne__wire_encode_task(&m->enc, &m->rd, m->task_no++, m->batch, m->norm_hash, m->env->obs_dim, idx, n);
+  if (rc) return rc;
+  const char* argv[] = {"XADD", m->k_tasks, "*", "m", (const char*)m->enc.data};
+  size_t lens[] = {4, strlen(m->k_tasks), 1, 1, m->enc.len};
+  m->stats.task_bytes += m->enc.len;
+  return pipe_argv(m, 5, argv, lens);
+}
+
+// Publishes the candidates m->idx[0..n) in chunks (after whatever is already queued), then reads
+// all replies.
+static int publish_list(master* m, int n) {
+  int rc = 0;
+  for (int off = 0, chunk; off < n && !rc; off += chunk) {
+    chunk = chunk_size(m, n - off);
+    if (chunk > n - off) chunk = n - off;
+    rc = queue_task(m, m->idx + off, chunk);
+    if (!rc && m->queued >= PIPELINE) rc = flush(m);
+  }
+  if (!rc && n) {
+    char gen[16], round[16], total[16];
+    snprintf(gen, sizeof gen, "%u", m->rd.generation);
+    snprintf(round, sizeof round, "%u", m->rd.round);
+    snprintf(total, sizeof total, "%d", m->batch->n);
+    rc = pipe_cmd(m, "HSET %s generation %s round %s candidates %s", m->k_meta, gen, round, total);
+  }
+  int frc = m->lost ? NE_ENET : flush(m);
+  return rc ? rc : frc;
+}
+
+// Publishes every candidate without a result. *count gets how many.
+static int publish_missing(master* m, int* count) {
+  int n = 0;
+  for (int i = 0; i < m->batch->n; i++)
+    if (!m->have[i]) m->idx[n++] = i;
+  *count = n;
+  for (int i = 0; i < m->batch->n; i++) m->redo[i] = 0;
+  m->n_redo = 0;
+  return publish_list(m, n);
+}
+
+// Re-publishes at once the candidates whose results were rejected (a worker of another build).
+static int publish_redo(master* m) {
+  int n = 0;
+  for (int i = 0; i < m->batch->n; i++) {
+    if (m->redo[i] && !m->have[i]) m->idx[n++] = i;
+    m->redo[i] = 0;
+  }
+  m->n_redo = 0;
+  if (n) m->stats.republished += (uint64_t)n;
+  return publish_list(m, n);
+}
+
+// ---- results ------------------------------------------------------------------------------
+
+// 1 if the message belongs to the batch in flight (whatever its fingerprint).
+static int h_is_current(const master* m, const ne__wire_results* d) {
+  const ne__wire_round* r = &d->hdr.round;
+  return r->exp == m->exp && r->generation == m->rd.generation && r->round == m->rd.round && r->digest == m->rd.digest;
+}
+
+// Checks a decoded message against the round in flight; returns the warning kind or -1 if usable.
+static int classify(master* m, const ne__wire_results* d, int* stale) {
+  const ne__wire_result_hdr* h = &d->hdr;
+  *stale = 0;
+  if (h->round.exp != m->exp) return W_FOREIGN;
+  if (h->fingerprint != m->fingerprint) return W_BUILD;
+  if (h->round.generation != m->rd.generation || h->round.round != m->rd.round) {
+    *stale = 1;
+    return W_GENERATION;
+  }
+  if (h->round.digest != m->rd.digest) return W_BATCH;
+  int want_d = m->batch->want_obs_stats ? m->env->obs_dim : 0;
+  if (h->obs_dim != want_d) return W_MALFORMED;
+  for (int i = 0; i < d->n; i++)
+    if (d->index[i] >= (uint32_t)m->batch->n) return W_MALFORMED;
+  return -1;
+}
+
+static void explain_drop(master* m, int kind, const char* entry, const ne__wire_results* d) {
+  const ne__wire_result_hdr* h = &d->hdr;
+  char theirs[17], ours[17];
+  switch (kind) {
+    case W_FOREIGN:
+      ne__wire_id_format(h->round.exp, theirs);
+      warn(m, kind, "dropped result entry %s from worker '%s': experiment %s is not this run's (%s)", entry, h->worker,
+           theirs, m->id);
+      break;
+    case W_BUILD:
+      ne__wire_id_format(h->fingerprint, theirs);
+      ne__wire_id_format(m->fingerprint, ours);
+      warn(m, kind, "rejected %d results from worker '%s': its build/spec fingerprint %s differs from the master's %s "
+           "(another neuroevo version or a different env/policy); the candidates go to other workers",
+           d->n, h->worker, theirs, ours);
+      break;
+    case W_GENERATION:
+      warn(m, kind, "dropped result entry %s from worker '%s' for generation %u round %u (now %u round %u)", entry,
+           h->worker, h->round.generation, h->round.round, m->rd.generation, m->rd.round);
+      break;
+    case W_BATCH:
+      warn(m, kind, "dropped result entry %s from worker '%s': computed for a different batch of generation %u", entry,
+           h->worker, h->round.generation);
+      break;
+    default:
+      warn(m, kind, "dropped malformed result entry %s from worker '%s': bad candidate index or observation sums",
+           entry, h->worker);
+  }
+}
+
+static void accept_result(master* m, uint32_t i, const ne_result* src) {
+  if (m->have[i]) {
+    m->stats.duplicates++;
+    return;
+  }
+  ne_result* dst = &m->results[i];
+  dst->fitness = src->fitness;
+  dst->return_std = src->return_std;
+  dst->episodes = src->episodes;
+  dst->steps = src->steps;
+  dst->status = src->status;
+  dst->obs_count = src->obs_count;
+  if (m->batch->want_obs_stats && dst->obs_sum && dst->obs_sumsq && src->obs_sum) {
+    size_t d = (size_t)m->env->obs_dim;
+    memcpy(dst->obs_sum, src->obs_sum, d * sizeof(double));
+    memcpy(dst->obs_sumsq, src->obs_sumsq, d * sizeof(double));
+  }
+  m->have[i] = 1;
+  m->n_have++;
+  m->stats.accepted++;
+}
+
+// Validates one stream entry and takes its results. Never fails: bad entries are logged and dropped.
+static void handle_entry(master* m, const char* entry, const redisReply* fields, int quiet_stale) {
+  const redisReply* v = field_of(fields, "r");
+  char why[NE_ERRSTR_LEN];
+  if (!v || v->type != REDIS_REPLY_STRING) {
+    m->stats.dropped++;
+    warn(m, W_MALFORMED, "dropped malformed result entry %s: no 'r' field", entry);
+    return;
+  }
+  if (ne__wire_decode_results(&m->dec, v->str, v->len, why) != 0) {
+    m->stats.dropped++;
+    warn(m, W_MALFORMED, "dropped malformed result entry %s: %s", entry, why);
+    return;
+  }
+  int stale, kind = classify(m, &m->dec, &stale);
+  if (kind >= 0) {
+    if (stale) m->stats.stale++;
+    else m->stats.dropped++;
+    if (!(stale && quiet_stale)) explain_drop(m, kind, entry, &m->dec);
+    // a rejected build's results name candidates of this round: give them to other workers now
+    for (int i = 0; kind == W_BUILD && h_is_current(m, &m->dec) && i < m->dec.n; i++)
+      if (m->dec.index[i] < (uint32_t)m->batch->n && !m->redo[m->dec.index[i]]) {
+        m->redo[m->dec.index[i]] = 1;
+        m->n_redo++;
+      }
+    return;
+  }
+  m->stats.result_bytes += v->len;
+  for (int i = 0; i < m->dec.n; i++) accept_result(m, m->dec.index[i], &m->dec.results[i]);
+  m->progress_at = ne__now();
+}
+
+// One XREAD from last_read (block_ms < 0: do not block). *got gets the entries read.
+static int read_results(master* m, int block_ms, int* got) {
+  char count[16], block[16];
+  snprintf(count, sizeof count, "%d", READ_COUNT);
+  snprintf(block, sizeof block, "%d", block_ms);
+  redisReply* r = block_ms >= 0 ? query(m, "XREAD COUNT %s BLOCK %s STREAMS %s %s", count, block, m->k_results, m->last_read)
+                                : query(m, "XREAD COUNT %s STREAMS %s %s", count, m->k_results, m->last_read);
+  *got = 0;
+  if (!r) return NE_ENET;
+  if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->elements == 2) {
+    const redisReply* entries = r->element[0]->element[1];
+    for (size_t i = 0; i < entries->elements; i++) {
+      const redisReply* e = entries->element[i];
+      if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING) continue;
+      handle_entry(m, e->element[0]->str, e->element[1], m->reread);
+      snprintf(m->last_read, sizeof m->last_read, "%s", e->element[0]->str);
+      (*got)++;
+    }
+  }
+  freeReplyObject(r);
+  return 0;
+}
+
+// Reads everything already in the result stream.
+static int drain_results(master* m) {
+  int got;
+  do {
+    int rc = read_results(m, -1, &got);
+    if (rc) return rc;
+  } while (got == READ_COUNT);
+  return 0;
+}
+
+// ---- recovery -----------------------------------------------------------------------------
+
+// Re-publishes tasks held too long by workers that stopped (killed, partitioned): XAUTOCLAIM moves
+// them to the master, which adds each payload again as a new entry any worker can read.
+static int reclaim(master* m) {
+  char cursor[48] = "0-0", idle[32];
+  snprintf(idle, sizeof idle, "%.0f", m->task_timeout_s * 1000);
+  for (int pass = 0; pass < 16; pass++) {
+    redisReply* r = query(m, "XAUTOCLAIM %s %s master %s %s COUNT 128", m->k_tasks, NE_GROUP, idle, cursor);
+    if (!r) return NE_ENET;
+    if (r->type != REDIS_REPLY_ARRAY || r->elements < 2) {
+      freeReplyObject(r);
+      return 0;
+    }
+    snprintf(cursor, sizeof cursor, "%s", r->element[0]->str ? r->element[0]->str : "0-0");
+    const redisReply* entries = r->element[1];
+    int queued = 0, moved = 0;
+    for (size_t i = 0; i < entries->elements; i++) {
+      const redisReply* e = entries->element[i];
+      if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
+      const char* id = e->element[0]->str;
+      const redisReply* payload = field_of(e->element[1], "m");
+      if (payload && payload->type == REDIS_REPLY_STRING) {
+        const char* argv[] = {"XADD", m->k_tasks, "*", "m", payload->str};
+        size_t lens[] = {4, strlen(m->k_tasks), 1, 1, payload->len};
+        if (ne__rconn_append(&m->conn, 5, argv, lens)) break;
+        queued++, moved++;
+      }
+      const char* ack[] = {"XACK", m->k_tasks, NE_GROUP, id};
+      const char* del[] = {"XDEL", m->k_tasks, id};
+      ne__rconn_append(&m->conn, 4, ack, NULL);
+      ne__rconn_append(&m->conn, 3, del, NULL);
+      queued += 2;
+    }
+    // Redis 7 lists entries deleted while pending; acknowledge them so they leave the PEL
+    for (size_t i = 0; r->elements > 2 && i < r->element[2]->elements; i++) {
+      const char* ack[] = {"XACK", m->k_tasks, NE_GROUP, r->element[2]->element[i]->str};
+      ne__rconn_append(&m->conn, 4, ack, NULL);
+      queued++;
+    }
+    freeReplyObject(r);
+    if (m->lost || !m->conn.c) return m->lost = 1, NE_ENET;
+    // replies in queue order: XADD ids (the newest becomes last_task), then XACK/XDEL counts
+    int rc = 0;
+    for (int i = 0; i < queued; i++) {
+      redisReply* x = ne__rconn_get_reply(&m->conn);
+      if (!x) return m->lost = 1, NE_ENET;
+      if (x->type == REDIS_REPLY_STRING && x->str[0] >= '0' && x->str[0] <= '9' && strchr(x->str, '-') &&
+          ne__stream_id_cmp(x->str, m->last_task) > 0)
+        snprintf(m->last_task, sizeof m->last_task, "%s", x->str);
+      freeReplyObject(x);
+    }
+    if (moved) {
+      m->stats.reclaimed += (uint64_t)moved;
+      warn(m, W_INFO, "re-published %d task%s idle for more than %.1fs (a worker stopped?)", moved, moved == 1 ? "" : "s",
+           m->task_timeout_s);
+    }
+    if (rc || strcmp(cursor, "0-0") == 0) return rc;
+  }
+  return 0;
+}
+
+// Nothing in flight (every task of this round delivered and acknowledged) yet results missing:
+// they were lost or rejected. Re-publish the missing candidates.
+static int check_stall(master* m) {
+  if (!m->round_first_task[0]) return 0;
+  redisReply* r = query(m, "XINFO GROUPS %s", m->k_tasks);
+  if (!r) return NE_ENET;
+  if (r->type == REDIS_REPLY_ERROR) {  // the stream vanished: Redis lost the experiment
+    freeReplyObject(r);
+    m->lost = 1;
+    return NE_ENET;
+  }
+  char delivered[48] = "0-0";
+  for (size_t g = 0; r->type == REDIS_REPLY_ARRAY && g < r->elements; g++) {
+    const redisReply* name = field_of(r->element[g], "name");
+    const redisReply* last = field_of(r->element[g], "last-delivered-id");
+    if (name && last && name->str && last->str && strcmp(name->str, NE_GROUP) == 0)
+      snprintf(delivered, sizeof delivered, "%s", last->str);
+  }
+  freeReplyObject(r);
+  if (ne__stream_id_cmp(delivered, m->last_task) < 0) return 0;  // tasks still queued
+  r = query(m, "XPENDING %s %s %s + 1", m->k_tasks, NE_GROUP, m->round_first_task);
+  if (!r) return NE_ENET;
+  int pending = r->type == REDIS_REPLY_ARRAY && r->elements > 0;
+  freeReplyObject(r);
+  if (pending) return 0;
+  int rc = drain_results(m), n = 0;
+  if (!rc && m->n_have < m->batch->n) rc = publish_missing(m, &n);
+  if (!rc && n) {
+    m->stats.republished += (uint64_t)n;
+    warn(m, W_INFO, "re-published %d candidate%s of generation %u round %u whose results were lost or rejected", n,
+         n == 1 ? "" : "s", m->rd.generation, m->rd.round);
+  }
+  return rc;
+}
+
+// Reconnects (waiting for Redis as long as it takes) and re-creates the experiment if Redis lost
+// it, then re-publishes the round. Returns 0, NE_EINTR or a fatal error (refused credentials).
+static int recover(master* m, const volatile int* stop, char* errstr) {
+  for (;;) {
+    int rc = ne__rconn_wait(&m->conn, stop, 0);
+    if (rc == NE_EINTR) return ne__set_error(errstr, rc, "interrupted while waiting for Redis");
+    if (rc) return ne__set_error(errstr, rc, "%s", m->conn.errstr);
+    m->lost = 0;
+    redisReply* r = query(m, "EXISTS %s", m->k_meta);
+    if (!r) continue;
+    int exists = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+    freeReplyObject(r);
+    // a broken pipeline may have lost some blob SETs: store the round's blobs again
+    if (exists && m->batch && m->round_first_task[0]) {
+      m->queued = 0;
+      rc = publish_blobs(m, 1);
+      if (!rc) rc = flush(m);
+    }
+    if (exists && rc == NE_ENET) continue;
+    if (exists) return rc ? ne__set_error(errstr, rc, "%s", m->conn.errstr) : 0;
+    warn(m, W_INFO, "experiment %s vanished from Redis (restarted without persistence?): re-creating it and "
+         "re-publishing generation %u round %u", m->id, m->rd.generation, m->rd.round);
+    m->stats.recoveries++;
+    int adopted, n = 0;
+    rc = setup_experiment(m, &adopted);
+    m->round_first_task[0] = '\0';
+    snprintf(m->last_task, sizeof m->last_task, "0-0");
+    m->queued = 0;
+    if (!rc) rc = publish_blobs(m, 1);
+    if (!rc) rc = flush(m);
+    if (!rc) rc = drain_results(m);
+    if (!rc) rc = publish_missing(m, &n);
+    if (!rc) return 0;
+    if (rc != NE_ENET) return ne__set_error(errstr, rc, "re-creating the experiment: %s", m->conn.errstr);
+  }
+}
+
+// Periodic work while waiting for results.
+static int tick(master* m, double now) {
+  int rc = 0;
+  if (now >= m->workers_at) {
+    m->workers_at = now + WORKERS_EVERY_S;
+    redisReply* r = query(m, "EXISTS %s", m->k_meta);
+    if (!r) return NE_ENET;
+    int exists = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+    freeReplyObject(r);
+    if (!exists) return m->lost = 1, NE_ENET;
+    rc = refresh_workers(m);
+  }
+  if (!rc) rc = reclaim(m);
+  if (!rc && now - m->progress_at >= TICK_S) rc = check_stall(m);
+  return rc;
+}
+
+// ---- evaluate -----------------------------------------------------------------------------
+
+static int begin_round(master* m, const ne_batch* b, ne_result* results) {
+  if (b->n > m->have_cap) {
+    ne_free(m->have);
+    ne_free(m->redo);
+    ne_free(m->idx);
+    m->have = ne_malloc((size_t)b->n);
+    m->redo = ne_malloc((size_t)b->n);
+    m->idx = ne_malloc((size_t)b->n * sizeof *m->idx);
+    m->have_cap = m->have && m->redo && m->idx ? b->n : 0;
+    if (!m->have_cap) return NE_ENOMEM;
+  }
+  memset(m->have, 0, (size_t)b->n);
+  memset(m->redo, 0, (size_t)b->n);
+  m->n_redo = 0;
+  m->n_have = 0;
+  m->batch = b;
+  m->results = results;
+  size_t d = (size_t)m->env->obs_dim;
+  m->norm_hash[0] = b->obs_mean ? ne__wire_hash_floats(b->obs_mean, d) : 0;
+  m->norm_hash[1] = b->obs_std ? ne__wire_hash_floats(b->obs_std, d) : 0;
+  m->rd = (ne__wire_round){m->exp, b->generation, b->round, ne__wire_batch_digest(b, m->norm_hash, (int)d)};
+  for (int i = 0; i < b->n; i++) {
+    results[i].status = NE_ESTATE;
+    results[i].fitness = NAN;
+  }
+  return 0;
+}
+
+// Stores blobs, takes results already in Redis, publishes the rest. NE_ENET means "recover".
+static int start_round(master* m) {
+  int rc = 0, n = 0;
+  if (!m->conn.c && ne__rconn_ensure(&m->conn)) return m->lost = 1, NE_ENET;
+  m->queued = 0;
+  if (!m->in_generation || m->rd.generation != m->gen) rc = start_generation(m);
+  m->in_generation = 1;
+  m->gen = m->rd.generation;
+  m->round_first_task[0] = '\0';
+  // tasks of earlier rounds are obsolete (their rounds completed): trim them with this round's bookkeeping
+  if (!rc && strcmp(m->last_task, "0-0") != 0) {
+    char min[48];
+    id_after(m->last_task, min, sizeof min);
+    rc = pipe_cmd(m, "XTRIM %s MINID %s", m->k_tasks, min);
+  }
+  if (!rc) rc = publish_blobs(m, 0);
+  if (!rc) rc = flush(m);
+  if (!rc && m->reread) {
+    snprintf(m->last_read, sizeof m->last_read, "0-0");
+    uint64_t before = m->stats.accepted;
+    rc = drain_results(m);
+    uint64_t reused = m->stats.accepted - before;
+    m->stats.reused += reused;
+    if (reused) warn(m, W_INFO, "reused %llu results of generation %u round %u already in Redis",
+                     (unsigned long long)reused, m->rd.generation, m->rd.round);
+  }
+  if (!rc && m->stats.live_threads == 0) rc = refresh_workers(m);
+  if (!rc) rc = publish_missing(m, &n);
+  return rc;
+}
+
+static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
+                           char* errstr) {
+  master* m = ex->impl;
+  if (begin_round(m, batch, results)) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
+  m->progress_at = m->tick_at = ne__now();
+  int rc = m->lost ? NE_ENET : start_round(m);
+  while (rc == 0 || rc == NE_ENET) {
+    if (rc == NE_ENET) {
+      rc = recover(m, stop, errstr);
+      if (rc) return rc;
+      if (!m->round_first_task[0] && (rc = start_round(m)) != 0) continue;
+    }
+    if (m->n_have == batch->n) break;
+    if (stop && *stop) return ne__set_error(errstr, NE_EINTR, "interrupted");
+    int got;
+    rc = read_results(m, BLOCK_MS, &got);
+    if (!rc && m->n_redo) rc = publish_redo(m);
+    double now = ne__now();
+    if (!rc && now >= m->tick_at) {
+      m->tick_at = now + TICK_S;
+      rc = tick(m, now);
+    }
+  }
+  if (rc) return ne__set_error(errstr, rc, "%s", m->conn.errstr);
+  snprintf(m->consumed, sizeof m->consumed, "%s", m->last_read);
+  return 0;
+}
+
+static void master_describe(ne_executor* ex, char* buf, int size) {
+  master* m = ex->impl;
+  int w = m->stats.live_workers;
+  int n = snprintf(buf, (size_t)size, "redis %d worker%s/%d thr", w, w == 1 ? "" : "s", m->stats.live_threads);
+  if (m->stats.dropped && n < size)
+    snprintf(buf + n, (size_t)(size - n), ", %llu dropped", (unsigned long long)m->stats.dropped);
+}
+
+static void master_destroy(ne_executor* ex) {
+  master* m = ex->impl;
+  if (m) {
+    if (!m->opt.quiet && (m->stats.dropped || m->stats.reclaimed || m->stats.republished || m->stats.recoveries))
+      fprintf(stderr,
+              "neuroevo: master: %llu results accepted, %llu duplicates, %llu stale, %llu dropped; %llu tasks "
+              "re-claimed, %llu candidates re-published, %llu recoveries\n",
+              (unsigned long long)m->stats.accepted, (unsigned long long)m->stats.duplicates,
+              (unsigned long long)m->stats.stale, (unsigned long long)m->stats.dropped,
+              (unsigned long long)m->stats.reclaimed, (unsigned long long)m->stats.republished,
+              (unsigned long long)m->stats.recoveries);
+    ne__rconn_close(&m->conn);
+    ne_env_spec_destroy(m->env);
+    ne_free(m->config_text);
+    ne_free(m->have);
+    ne_free(m->redo);
+    ne_free(m->idx);
+    ne_free(m->blobs);
+    ne_buf_free(&m->enc);
+    ne__wire_results_free(&m->dec);
+    ne_free(m);
+  }
+  ne_free(ex);
+}
+
+static const ne_executor_vt master_vt = {"redis", master_evaluate, master_describe, master_destroy};
+
+// ---- creation -----------------------------------------------------------------------------
+
+// Parses the URL, applies the credentials rule and connects.
+static int connect_master(master* m, const char* url, char* errstr) {
+  ne__redis_url u;
+  int rc = ne__redis_url_parse(url, &u, errstr);
+  if (!rc) rc = ne__redis_url_check_auth(&u, "the master", errstr);
+  if (rc) return rc;
+  rc = ne__rconn_open(&m->conn, &u, 2.0);
+  return rc ? ne__set_error(errstr, rc, "%s", m->conn.errstr) : 0;
+}
+
+// Env, policy, fingerprint, config text, experiment id and key names.
+static int prepare(master* m, const ne_config* cfg, char* errstr) {
+  int rc = ne_env_from_config(cfg, &m->env, errstr);
+  if (!rc) rc = ne_policy_from_config(cfg, m->env, &m->policy, errstr);
+  if (rc) return rc;
+  m->fingerprint = ne__wire_fingerprint(m->env, &m->policy, m->opt.synthetic);
+  m->config_text = ne_config_format(cfg);
+  if (!m->config_text) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  if (m->opt.experiment_id) {
+    if (ne__wire_id_parse(m->opt.experiment_id, &m->exp))
+      return ne__set_error(errstr, NE_EINVAL, "experiment id '%s': expected 16 hex digits", m->opt.experiment_id);
+  } else {
+    m->exp = random_id();
+  }
+  ne__wire_id_format(m->exp, m->id);
+  ne__key_exp(m->k_meta, m->id, "meta");
+  ne__key_exp(m->k_tasks, m->id, "tasks");
+  ne__key_exp(m->k_results, m->id, "results");
+  ne__key_exp(m->k_workers, m->id, "workers");
+  snprintf(m->last_task, sizeof m->last_task, "0-0");
+  return 0;
+}
+
+int ne_cluster_master_create(const ne_config* cfg, const ne_cluster_master_options* opt, ne_executor** out,
+                             char* errstr) {
+  *out = NULL;
+  if (!opt || !opt->url) return ne__set_error(errstr, NE_EINVAL, "no Redis URL");
+  ne_executor* ex = ne_calloc(1, sizeof *ex);
+  master* m = ne_calloc(1, sizeof *m);
+  if (!ex || !m) {
+    ne_free(ex);
+    ne_free(m);
+    return ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  }
+  ex->vt = &master_vt;
+  ex->impl = m;
+  m->opt = *opt;
+  m->opt.url = NULL;
+  m->opt.experiment_id = NULL;
+  snprintf(m->name, sizeof m->name, "%s", opt->name ? opt->name : "run");
+  m->task_timeout_s = opt->task_timeout_s > 0 ? opt->task_timeout_s : 10;
+  m->opt.experiment_id = opt->experiment_id;
+  int rc = prepare(m, cfg, errstr);
+  m->opt.experiment_id = NULL;
+  if (!rc) rc = connect_master(m, opt->url, errstr);
+  int adopted = 0;
+  if (!rc && setup_experiment(m, &adopted) != 0) rc = ne__set_error(errstr, NE_ENET, "%s", m->conn.errstr);
+  if (rc) {
+    master_destroy(ex);
+    return rc;
+  }
+  if (adopted) warn(m, W_INFO, "continuing experiment %s already in Redis", m->id);
+  *out = ex;
+  return 0;
+}
+
+const char* ne_cluster_master_id(const ne_executor* ex) { return ((const master*)ex->impl)->id; }
+
+void ne_cluster_master_get_stats(const ne_executor* ex, ne_cluster_master_stats* out) {
+  *out = ((const master*)ex->impl)->stats;
+}
+
+int ne_cluster_master_finish(ne_executor* ex, char* errstr) {
+  master* m = ex->impl;
+  int rc = cmd(m, "HSET %s status done", m->k_meta);
+  if (!rc) rc = cmd(m, "DEL %s %s %s", m->k_tasks, m->k_results, m->k_workers);
+  for (int i = 0; !rc && i < m->n_blobs; i++) {
+    char key[NE_KEY_LEN];
+    blob_key(m, m->blobs[i], key);
+    rc = cmd(m, "DEL %s", key);
+  }
+  if (!rc) rc = cmd(m, "EXPIRE %s %d", m->k_meta, BLOB_TTL_S);
+  m->n_blobs = 0;
+  return rc ? ne__set_error(errstr, rc, "%s", m->conn.errstr) : 0;
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+// `neuroevo status`: a read-only report of a Redis used by neuroevo (cluster.h) -- the experiment
+// workers follow, its generation and round, queued and claimed tasks, waiting results, and the
+// workers that heartbeat, with throughput and the age of their last beat. Never writes to Redis.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/util.h"
+#include "exec/redis_conn.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/cluster.h"
+
+#define LIST_WINDOW_MS 60000  // workers silent longer than this are not listed
+
+// A field of a flat name/value reply (HGETALL, XINFO), or NULL.
+static const redisReply* field_of(const redisReply* r, const char* name) {
+  for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2)
+    if (r->element[i]->type == REDIS_REPLY_STRING && strcmp(r->element[i]->str, name) == 0) return r->element[i + 1];
+  return NULL;
+}
+
+static const char* str_of(const redisReply* r, const char* name, const char* fallback) {
+  const redisReply* v = field_of(r, name);
+  return v && v->type == REDIS_REPLY_STRING ? v->str : fallback;
+}
+
+static long long int_of(const redisReply* r, const char* name, long long fallback) {
+  const redisReply* v = field_of(r, name);
+  if (!v) return fallback;
+  if (v->type == REDIS_REPLY_INTEGER) return v->integer;
+  return v->type == REDIS_REPLY_STRING ? strtoll(v->str, NULL, 10) : fallback;
+}
+
+static int server_ms(ne__rconn* c, long long* now) {
+  redisReply* r = ne__rconn_command(c, "TIME");
+  if (!r) return NE_ENET;
+  int ok = r->type == REDIS_REPLY_ARRAY && r->elements == 2;
+  if (ok) *now = strtoll(r->element[0]->str, NULL, 10) * 1000 + strtoll(r->element[1]->str, NULL, 10) / 1000;
+  freeReplyObject(r);
+  return ok ? 0 : NE_EIO;
+}
+
+static void print_server(ne__rconn* c, FILE* out) {
+  redisReply* r = ne__rconn_command(c, "INFO");
+  char version[32] = "?", memory[32] = "?";
+  if (r && r->type == REDIS_REPLY_STRING) {
+    const char* v = strstr(r->str, "redis_version:");
+    const char* m = strstr(r->str, "used_memory_human:");
+    if (v) sscanf(v, "redis_version:%31s", version);
+    if (m) sscanf(m, "used_memory_human:%31s", memory);
+  }
+  if (r) freeReplyObject(r);
+  fprintf(out, "redis:       %s (server %s, memory used %s)\n", c->url.shown, version, memory);
+}
+
+// Generation, round and task/result queue figures of experiment id.
+static void print_experiment(ne__rconn* c, FILE* out, const char* id) {
+  char key[NE_KEY_LEN];
+  ne__key_exp(key, id, "meta");
+  redisReply* meta = ne__rconn_command(c, "HGETALL %s", key);
+  if (!meta || meta->type != REDIS_REPLY_ARRAY || meta->elements == 0) {
+    fprintf(out, "experiment:  %s (description missing: Redis restarted? the master re-creates it)\n", id);
+    if (meta) freeReplyObject(meta);
+    return;
+  }
+  time_t created = (time_t)int_of(meta, "created", 0);
+  char when[32] = "?";
+  struct tm tm;
+  if (created && localtime_r(&created, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+  fprintf(out, "experiment:  %s '%s', %s, started %s by %s (wire v%s)\n", id, str_of(meta, "name", "?"),
+          str_of(meta, "status", "?"), when, str_of(meta, "master", "?"), str_of(meta, "wire", "?"));
+  fprintf(out, "generation:  %s, round %s: %s candidates\n", str_of(meta, "generation", "-"),
+          str_of(meta, "round", "-"), str_of(meta, "candidates", "-"));
+  freeReplyObject(meta);
+  // tasks: queued (not yet delivered) and claimed (delivered, not acknowledged)
+  ne__key_exp(key, id, "tasks");
+  redisReply* groups = ne__rconn_command(c, "XINFO GROUPS %s", key);
+  long long pending = -1, lag = -1;
+  for (size_t g = 0; groups && groups->type == REDIS_REPLY_ARRAY && g < groups->elements; g++)
+    if (strcmp(str_of(groups->element[g], "name", ""), NE_GROUP) == 0) {
+      pending = int_of(groups->element[g], "pending", -1);
+      lag = int_of(groups->element[g], "lag", -1);
+    }
+  if (groups) freeReplyObject(groups);
+  char queued[32];
+  if (lag >= 0) snprintf(queued, sizeof queued, "%lld", lag);
+  else snprintf(queued, sizeof queued, "?");
+  fprintf(out, "tasks:       %s queued, %lld claimed by workers\n", queued, pending < 0 ? 0 : pending);
+  ne__key_exp(key, id, "results");
+  redisReply* len = ne__rconn_command(c, "XLEN %s", key);
+  fprintf(out, "results:     %lld entries in the result stream\n",
+          len && len->type == REDIS_REPLY_INTEGER ? len->integer : 0);
+  if (len) freeReplyObject(len);
+}
+
+static void print_worker(FILE* out, const char* name, const redisReply* h, long long now, const char* current) {
+  long long beat = int_of(h, "beat", 0), interval = int_of(h, "interval_ms", 1000);
+  const char* exp = str_of(h, "experiment", "-");
+  int live = now - beat <= 3 * interval + 1000;
+  fprintf(out, "  %-24.24s %7lld %10lld %9s %8.1fs  %-5s %s%s\n", name, int_of(h, "threads", 0),
+          int_of(h, "results", 0), str_of(h, "rate", "0"), (double)(now - beat) / 1000, live ? "live" : "silent",
+          exp, current && strcmp(exp, current) != 0 && strcmp(exp, "-") != 0 ? " (other)" : "");
+}
+
+// Workers that beat within the last minute, newest first, with their figures.
+static int print_workers(ne__rconn* c, FILE* out, int max_workers, const char* current) {
+  long long now;
+  int rc = server_ms(c, &now);
+  if (rc) return rc;
+  char min[32], limit[16];
+  snprintf(min, sizeof min, "%lld", now - LIST_WINDOW_MS);
+  snprintf(limit, sizeof limit, "%d", max_workers > 0 ? max_workers : 1000000);
+  redisReply* names = ne__rconn_command(c, "ZREVRANGEBYSCORE %s +inf %s LIMIT 0 %s", NE_KEY_WORKERS, min, limit);
+  if (!names) return NE_ENET;
+  redisReply* total = ne__rconn_command(c, "ZCOUNT %s %s +inf", NE_KEY_WORKERS, min);
+  long long n_total = total && total->type == REDIS_REPLY_INTEGER ? total->integer : 0;
+  if (total) freeReplyObject(total);
+  // pipeline one HGETALL per listed worker
+  for (size_t i = 0; names->type == REDIS_REPLY_ARRAY && i < names->elements; i++) {
+    char key[NE_KEY_LEN];
+    snprintf(key, sizeof key, NE_KEY_WORKER_FMT, names->element[i]->str);
+    const char* argv[] = {"HGETALL", key};
+    if (ne__rconn_append(c, 2, argv, NULL)) break;
+  }
+  size_t n = names->type == REDIS_REPLY_ARRAY ? names->elements : 0;
+  redisReply** hashes = ne_calloc(n ? n : 1, sizeof *hashes);
+  long long threads = 0, live = 0;
+  double rate = 0;
+  for (size_t i = 0; i < n && hashes; i++) {
+    hashes[i] = ne__rconn_get_reply(c);
+    if (!hashes[i]) break;
+    long long beat = int_of(hashes[i], "beat", 0), interval = int_of(hashes[i], "interval_ms", 1000);
+    if (now - beat > 3 * interval + 1000) continue;
+    live++;
+    threads += int_of(hashes[i], "threads", 0);
+    rate += atof(str_of(hashes[i], "rate", "0"));
+  }
+  fprintf(out, "workers:     %lld live, %lld threads, %.1f results/s (%lld beat within %ds)\n", live, threads, rate,
+          n_total, LIST_WINDOW_MS / 1000);
+  if (n) fprintf(out, "  %-24s %7s %10s %9s %9s  %-5s %s\n", "NAME", "THREADS", "RESULTS", "RES/S", "LAST BEAT", "STATE",
+                 "EXPERIMENT");
+  for (size_t i = 0; i < n && hashes && hashes[i]; i++) print_worker(out, names->element[i]->str, hashes[i], now, current);
+  if ((long long)n < n_total) fprintf(out, "  ... %lld more (use --workers 0 to list all)\n", n_total - (long long)n);
+  for (size_t i = 0; i < n && hashes; i++)
+    if (hashes[i]) freeReplyObject(hashes[i]);
+  ne_free(hashes);
+  freeReplyObject(names);
+  return c->c ? 0 : NE_ENET;
+}
+
+int ne_cluster_status(const char* url, FILE* out, int max_workers, char* errstr) {
+  ne__redis_url u;
+  int rc = ne__redis_url_parse(url, &u, errstr);
+  if (!rc) rc = ne__redis_url_check_auth(&u, "status", errstr);
+  if (rc) return rc;
+  ne__rconn c = {0};
+  rc = ne__rconn_open(&c, &u, 2.0);
+  if (rc) return ne__set_error(errstr, rc, "%s", c.errstr);
+  print_server(&c, out);
+  char current[64] = "";
+  redisReply* r = ne__rconn_command(&c, "GET %s", NE_KEY_CURRENT);
+  if (r && r->type == REDIS_REPLY_STRING) snprintf(current, sizeof current, "%s", r->str);
+  if (r) freeReplyObject(r);
+  if (current[0]) print_experiment(&c, out, current);
+  else fprintf(out, "experiment:  none (no master has started on this Redis)\n");
+  rc = print_workers(&c, out, max_workers, current[0] ? current : NULL);
+  if (rc) rc = ne__set_error(errstr, rc, "%s", c.errstr);
+  ne__rconn_close(&c);
+  return rc;
+}
