@@ -45,3 +45,15 @@ bench: build
 
 clean:
 	rm -rf $(BUILD) $(ASAN)
+
+# Hardening (fuzz/, scripts/fuzz, scripts/soak). `make fuzz SECONDS=N` builds the libFuzzer targets in
+# their own clang build (build-fuzz, -DNE_FUZZ=ON; gcc builds untouched) and runs each for N seconds,
+# one at a time; `make test` only replays their corpora (ctest fuzz_replay_*). `make soak MINUTES=N`
+# runs a Redis worker for N minutes and prints its RSS at start, after warm-up and at the end.
+.PHONY: fuzz soak
+SECONDS ?= 60
+MINUTES ?= 1
+fuzz: deps
+	@BUILD=build-fuzz JOBS=$(JOBS) scripts/fuzz $(SECONDS)
+soak: build
+	@BIN=$(CURDIR)/$(BUILD)/neuroevo OUT=$(CURDIR)/$(BUILD)/soak scripts/soak $(MINUTES)

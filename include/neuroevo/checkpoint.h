@@ -27,6 +27,11 @@ int ne_checkpoint_write(const char* dir, const ne_checkpoint* ckpt, int keep, ch
 // Reads one checkpoint file; NE_ECORRUPT / NE_EVERSION with a message naming the file and the fault.
 int ne_checkpoint_read(const char* path, ne_checkpoint* out, char* errstr);
 
+// Decodes a checkpoint from memory (what ne_checkpoint_read does after reading the file; the
+// fuzzer's entry point). Never reads outside data[0..len). `name` stands for the file in messages.
+// On success caller frees with ne_checkpoint_free. Nullable: name, errstr.
+int ne_checkpoint_decode(const void* data, size_t len, const char* name, ne_checkpoint* out, char* errstr);
+
 // Reads the newest checkpoint in dir that verifies; each one skipped is described on `warn` lines
 // (one per skipped file; Nullable). NE_ENOTFOUND when none verifies. Caller frees with ne_checkpoint_free.
 int ne_checkpoint_read_latest(const char* dir, ne_checkpoint* out, char* errstr, void (*warn)(const char* msg));

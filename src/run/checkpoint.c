@@ -126,6 +126,10 @@ static int decode(const char* path, const uint8_t* data, size_t len, ne_checkpoi
   return 0;
 }
 
+int ne_checkpoint_decode(const void* data, size_t len, const char* name, ne_checkpoint* out, char* errstr) {
+  return decode(name ? name : "checkpoint", (const uint8_t*)data, len, out, errstr);
+}
+
 int ne_checkpoint_read(const char* path, ne_checkpoint* out, char* errstr) {
   char* data = NULL;
   size_t len = 0;

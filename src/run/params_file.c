@@ -161,16 +161,34 @@ static int parse_text(parse_ctx* c, char* text, ne_params_file* f) {
   return 0;
 }
 
+// parses the caller's writable copy of the text in place
+static int parse_owned(char* text, const char* name, ne_params_file* out, char* errstr) {
+  parse_ctx c = {name, 0, errstr};
+  int rc = parse_text(&c, text, out);
+  if (rc) ne__params_file_free(out);
+  return rc;
+}
+
+int ne__params_file_parse(const char* text, const char* name, ne_params_file* out, char* errstr) {
+  memset(out, 0, sizeof *out);
+  out->score = NAN;
+  size_t len = strlen(text);
+  char* copy = ne_malloc(len + 1);
+  if (!copy) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", name);
+  memcpy(copy, text, len + 1);
+  int rc = parse_owned(copy, name, out, errstr);
+  ne_free(copy);
+  return rc;
+}
+
 int ne__params_file_read(const char* path, ne_params_file* out, char* errstr) {
   memset(out, 0, sizeof *out);
   out->score = NAN;
   char* text = NULL;
   int rc = ne__read_file(path, &text, NULL, errstr);
   if (rc) return rc;
-  parse_ctx c = {path, 0, errstr};
-  rc = parse_text(&c, text, out);
+  rc = parse_owned(text, path, out, errstr);
   ne_free(text);
-  if (rc) ne__params_file_free(out);
   return rc;
 }
 

@@ -48,6 +48,10 @@ int ne__params_file_write(const char* path, const ne_genome_header* h, const ne_
 // NE_ENOMEM. On success free with ne__params_file_free. Nullable: errstr.
 int ne__params_file_read(const char* path, ne_params_file* out, char* errstr);
 
+// Parses params-file text (what ne__params_file_read does after reading the file; the fuzzer's
+// entry point). `name` stands for the file in messages. Frees as ne__params_file_read. Nullable: errstr.
+int ne__params_file_parse(const char* text, const char* name, ne_params_file* out, char* errstr);
+
 // Frees the arrays. Nullable: f.
 void ne__params_file_free(ne_params_file* f);
 

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// Fuzz target: `neuroevo trace` argument parsing. The command's parsers are static, so this file
+// includes src/cli/cmd_trace.c whole (no hook in the CLI). Input: NUL-separated argv words; an
+// --actions-file value is parsed as the file's text. Cheap envs only, so inputs stay fast.
+#include "../src/cli/cmd_trace.c"
+
+#include "fuzz.h"
+
+// cmd_trace.c calls this CLI helper (src/cli/cli_util.c, not linked here)
+int ne_cli_wants_help(int argc, char** argv) {
+  (void)argc;
+  (void)argv;
+  return 0;
+}
+
+// the envs a fuzzed ENV_ID may name: classic control, a black-box function and one Box2D env with
+// 2-component actions (when built with Box2D); the other physics envs are too slow to build per input
+static ne_env_spec* make_env(const char* id) {
+  static const char* ok[] = {"CartPole-v1", "Acrobot-v1", "MountainCar-v0", "MountainCarContinuous-v0",
+                             "Pendulum-v1", "bbob/sphere", "LunarLanderContinuous-v3"};
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+    if (strcmp(id, ok[i]) != 0) continue;
+    ne_env_options opt = {0, 3, 0};
+    ne_env_spec* spec = NULL;
+    char err[NE_ERRSTR_LEN];
+    return ne_env_make(id, &opt, &spec, err) == 0 ? spec : NULL;
+  }
+  return NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static int quiet;
+  if (!quiet) quiet = freopen("/dev/null", "w", stdout) != NULL;  // the CSV rows are not the point
+  char* text = fuzz_cstr(data, size);
+  char* argv[34];
+  argv[0] = "trace";
+  int argc = 1 + fuzz_split(text, size, argv + 1, 32);
+  argv[argc] = NULL;
+  trace_args a;
+  double sv[NE_ENV_MAX_STATE];
+  int sn = 0;
+  // the whole command minus file I/O: arguments, state, actions, then the steps themselves
+  if (parse_args(argc, argv, &a) == 0 && parse_state(a.state, sv, &sn) == 0) {
+    ne_env_spec* spec = make_env(a.env_id);
+    action_list acts = {NULL, 0};
+    int rc = 1;
+    if (spec && a.actions) rc = load_actions(spec, &a, &acts);
+    else if (spec) rc = parse_action_text(spec, "fuzz.actions", a.actions_file, '\n', &acts);
+    ne_env_state* state = spec && rc == 0 ? ne_env_state_create(spec) : NULL;
+    if (state) run_trace(spec, state, sv, sn, &acts);
+    ne_env_state_destroy(state);
+    ne_free(acts.v);
+    ne_env_spec_destroy(spec);
+  }
+  ne_free(text);
+  return 0;
+}
