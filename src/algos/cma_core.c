@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "algos/cma_int.h"
+#include "algos/es_common.h"  // report serialization shared by every algorithm
 #include "core/detmath.h"  // ne__log: deterministic log for the weights
 #include "core/linalg.h"   // ne__exp: deterministic exp for sigma and h_sigma
 #include "core/util.h"
@@ -479,32 +480,6 @@ int ne__cma_best(const ne_cma* c, ne_best* out) {
 
 // ---- serialization ------------------------------------------------------------------------------
 
-void ne__buf_f64s(ne_buf* b, const double* v, size_t n) {
-  for (size_t i = 0; i < n; i++) ne_buf_f64(b, v[i]);
-}
-
-void ne__reader_f64s(ne_reader* r, double* v, size_t n) {
-  for (size_t i = 0; i < n; i++) v[i] = ne_reader_f64(r);
-}
-
-static void save_report(const ne_gen_report* r, ne_buf* b) {
-  ne_buf_u32(b, r->generation);
-  ne_buf_f64(b, r->best);
-  ne_buf_f64(b, r->mean);
-  ne_buf_f64(b, r->median);
-  ne_buf_f64(b, r->elite_mean);
-  ne__buf_f64s(b, r->extra, 4);
-}
-
-static void load_report(ne_gen_report* r, ne_reader* rd) {
-  r->generation = ne_reader_u32(rd);
-  r->best = ne_reader_f64(rd);
-  r->mean = ne_reader_f64(rd);
-  r->median = ne_reader_f64(rd);
-  r->elite_mean = ne_reader_f64(rd);
-  ne__reader_f64s(rd, r->extra, 4);
-}
-
 void ne__cma_save(const ne_cma* c, uint32_t magic, ne_buf* b) {
   size_t n = (size_t)c->n;
   ne_buf_u32(b, magic);
@@ -516,18 +491,18 @@ void ne__cma_save(const ne_cma* c, uint32_t magic, ne_buf* b) {
   ne_buf_u32(b, c->gen);
   ne_buf_u32(b, c->g);
   ne_buf_f64(b, c->sigma);
-  ne__buf_f64s(b, c->m, n);
-  ne__buf_f64s(b, c->ps, n);
-  ne__buf_f64s(b, c->pc, n);
+  ne_buf_f64s(b, c->m, n);
+  ne_buf_f64s(b, c->ps, n);
+  ne_buf_f64s(b, c->pc, n);
   ne_buf_u32(b, (uint32_t)c->hist_len);
   ne_buf_u32(b, (uint32_t)c->hist_n);
   ne_buf_u32(b, (uint32_t)c->hist_pos);
-  ne__buf_f64s(b, c->hist, (size_t)c->hist_len);
+  ne_buf_f64s(b, c->hist, (size_t)c->hist_len);
   ne_buf_u32(b, (uint32_t)c->has_best);
   ne_buf_f64(b, c->best_score);
   ne_buf_u32(b, c->best_gen);
   ne_buf_f32s(b, c->best_x, n);
-  save_report(&c->report, b);
+  ne__report_save(&c->report, b);
 }
 
 // the header fields that must agree with this run's config
@@ -557,20 +532,20 @@ int ne__cma_load(ne_cma* c, uint32_t magic, ne_reader* r, char* errstr) {
   c->gen = ne_reader_u32(r);
   c->g = ne_reader_u32(r);
   c->sigma = ne_reader_f64(r);
-  ne__reader_f64s(r, c->m, n);
-  ne__reader_f64s(r, c->ps, n);
-  ne__reader_f64s(r, c->pc, n);
+  ne_reader_f64s(r, c->m, n);
+  ne_reader_f64s(r, c->ps, n);
+  ne_reader_f64s(r, c->pc, n);
   uint32_t hl = ne_reader_u32(r), hn = ne_reader_u32(r), hp = ne_reader_u32(r);
   if (r->bad || hl != (uint32_t)c->hist_len || hn > hl || hp >= hl)
     return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state has a corrupt fitness history");
   c->hist_n = (int)hn;
   c->hist_pos = (int)hp;
-  ne__reader_f64s(r, c->hist, hl);
+  ne_reader_f64s(r, c->hist, hl);
   c->has_best = (int)ne_reader_u32(r);
   c->best_score = ne_reader_f64(r);
   c->best_gen = ne_reader_u32(r);
   ne_reader_f32s(r, c->best_x, n);
-  load_report(&c->report, r);
+  ne__report_load(&c->report, r);
   if (r->bad) return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated");
   c->phase = NE_CMA_IDLE;
   return 0;

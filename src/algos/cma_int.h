@@ -165,7 +165,5 @@ void ne__cma_save(const ne_cma* c, uint32_t magic, ne_buf* b);
 int ne__cma_load(ne_cma* c, uint32_t magic, ne_reader* r, char* errstr);
 
 // Writes / reads n doubles (little-endian bit patterns).
-void ne__buf_f64s(ne_buf* b, const double* v, size_t n);
-void ne__reader_f64s(ne_reader* r, double* v, size_t n);
 
 #endif

@@ -238,9 +238,9 @@ static int cmaes_save(void* self, uint8_t** data, size_t* len) {
   // the eigensystem is saved, not recomputed: it is refreshed lazily, so it may be older than C
   ne_buf_u32(&b, s->eigen_g);
   ne_buf_u32(&b, (uint32_t)s->eigen_failed);
-  ne__buf_f64s(&b, s->C, n * n);
-  ne__buf_f64s(&b, s->B, n * n);
-  ne__buf_f64s(&b, s->d, n);
+  ne_buf_f64s(&b, s->C, n * n);
+  ne_buf_f64s(&b, s->B, n * n);
+  ne_buf_f64s(&b, s->d, n);
   if (b.oom) {
     ne_buf_free(&b);
     return NE_ENOMEM;
@@ -260,9 +260,9 @@ static int cmaes_load(void* self, const uint8_t* data, size_t len, char* errstr)
   size_t n = (size_t)s->c.n;
   s->eigen_g = ne_reader_u32(&r);
   s->eigen_failed = (int)ne_reader_u32(&r);
-  ne__reader_f64s(&r, s->C, n * n);
-  ne__reader_f64s(&r, s->B, n * n);
-  ne__reader_f64s(&r, s->d, n);
+  ne_reader_f64s(&r, s->C, n * n);
+  ne_reader_f64s(&r, s->B, n * n);
+  ne_reader_f64s(&r, s->d, n);
   if (r.bad || r.pos != r.len) return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated or has trailing bytes");
   return 0;
 }

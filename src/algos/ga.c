@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "algos/chains.h"
+#include "algos/es_common.h"  // ranking, population figures, report serialization
 #include "core/buf.h"
 #include "core/util.h"
 #include "neuroevo/algo.h"
@@ -17,11 +18,6 @@
 #include "neuroevo/rng.h"
 
 #define GA_STATE_MAGIC 0x31304147u  // "GA01"
-
-typedef struct ranked {
-  double fitness;
-  int index;
-} ranked;
 
 typedef enum phase { PHASE_POPULATION, PHASE_REEVAL, PHASE_DONE } phase;
 
@@ -48,7 +44,7 @@ typedef struct ga {
   ne_chains pop;         // population of the generation in progress
   double* fitness;       // (population) round-0 fitness
   int* order;            // (population) indices sorted by fitness, best first
-  ranked* ranks;       // (population) sort scratch
+  ne__ranked* ranks;     // (population) sort scratch
   ne_candidate* cands;   // (population) candidates of the current batch
   ne_batch batch;        // the batch handed out by ask
   int n_reeval;          // candidates in the re-evaluation round
@@ -172,31 +168,15 @@ static int ga_ask(void* self, const ne_batch** out) {
 
 // ---- tell ----------------------------------------------------------------------------------
 
-static int by_fitness_desc(const void* a, const void* b) {
-  const ranked *x = a, *y = b;
-  if (x->fitness > y->fitness) return -1;
-  if (x->fitness < y->fitness) return 1;
-  return (x->index > y->index) - (x->index < y->index);  // ties: lower index first (deterministic)
-}
-
-// Sorts population indices by fitness, best first (failed evaluations hold -inf).
-static void rank(ga* g) {
-  for (int i = 0; i < g->population; i++) g->ranks[i] = (ranked){g->fitness[i], i};
-  qsort(g->ranks, (size_t)g->population, sizeof *g->ranks, by_fitness_desc);
-  for (int i = 0; i < g->population; i++) g->order[i] = g->ranks[i].index;
-}
-
-static void population_stats(ga* g) {
+// Ranks the population best first (failed evaluations hold -inf; ties: lower index first) and
+// fills the report's best/mean/median.
+static void rank_population(ga* g) {
   ne_gen_report* r = &g->report;
   memset(r, 0, sizeof *r);
   r->generation = g->generation;
-  double sum = 0;
-  int n = g->population;
-  for (int i = 0; i < n; i++) sum += g->fitness[i];
-  r->best = g->fitness[g->order[0]];
-  r->mean = sum / n;
-  r->median = n % 2 ? g->fitness[g->order[n / 2]] : 0.5 * (g->fitness[g->order[n / 2 - 1]] + g->fitness[g->order[n / 2]]);
   r->elite_mean = NAN;
+  ne__population_figures(g->fitness, g->population, g->ranks, r);
+  for (int i = 0; i < g->population; i++) g->order[i] = g->ranks[i].index;
 }
 
 static int keep_parents(ga* g) {
@@ -244,8 +224,7 @@ static int finish_generation(ga* g) {
 static int tell_population(ga* g, const ne_result* results, int* done) {
   for (int i = 0; i < g->population; i++)
     g->fitness[i] = results[i].status == 0 && !isnan(results[i].fitness) ? results[i].fitness : -INFINITY;
-  rank(g);
-  population_stats(g);
+  rank_population(g);
   int rc = keep_parents(g);
   if (rc) return rc;
   if (g->elite_candidates > 0 && g->elite_episodes > 0) {
@@ -298,24 +277,6 @@ static int ga_best(void* self, ne_best* out) {
   return 0;
 }
 
-static void save_report(const ne_gen_report* r, ne_buf* b) {
-  ne_buf_u32(b, r->generation);
-  ne_buf_f64(b, r->best);
-  ne_buf_f64(b, r->mean);
-  ne_buf_f64(b, r->median);
-  ne_buf_f64(b, r->elite_mean);
-  for (int i = 0; i < 4; i++) ne_buf_f64(b, r->extra[i]);
-}
-
-static void load_report(ne_gen_report* r, ne_reader* rd) {
-  r->generation = ne_reader_u32(rd);
-  r->best = ne_reader_f64(rd);
-  r->mean = ne_reader_f64(rd);
-  r->median = ne_reader_f64(rd);
-  r->elite_mean = ne_reader_f64(rd);
-  for (int i = 0; i < 4; i++) r->extra[i] = ne_reader_f64(rd);
-}
-
 static int ga_save(void* self, uint8_t** data, size_t* len) {
   ga* g = self;
   if (g->phase != PHASE_DONE) return NE_ESTATE;
@@ -330,7 +291,7 @@ static int ga_save(void* self, uint8_t** data, size_t* len) {
   ne__chains_save(&g->best, &b);
   ne_buf_f64(&b, g->best_score);
   ne_buf_u32(&b, g->best_generation);
-  save_report(&g->report, &b);
+  ne__report_save(&g->report, &b);
   if (b.oom) {
     ne_buf_free(&b);
     return NE_ENOMEM;
@@ -355,7 +316,7 @@ static int ga_load(void* self, const uint8_t* data, size_t len, char* errstr) {
   if (!rc) rc = ne__chains_load(&g->best, &r);
   g->best_score = ne_reader_f64(&r);
   g->best_generation = ne_reader_u32(&r);
-  load_report(&g->report, &r);
+  ne__report_load(&g->report, &r);
   if (rc == NE_ENOMEM) return ne__set_error(errstr, rc, "out of memory");
   if (rc || r.bad || g->elite.n > 1 || g->best.n > 1)
     return ne__set_error(errstr, NE_ECORRUPT, "GA state is truncated or corrupt");

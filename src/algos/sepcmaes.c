@@ -148,7 +148,7 @@ static int sep_save(void* self, uint8_t** data, size_t* len) {
   ne_buf b;
   ne_buf_init(&b);
   ne__cma_save(&s->c, SEPCMAES_MAGIC, &b);
-  ne__buf_f64s(&b, s->cdiag, (size_t)s->c.n);
+  ne_buf_f64s(&b, s->cdiag, (size_t)s->c.n);
   if (b.oom) {
     ne_buf_free(&b);
     return NE_ENOMEM;
@@ -164,7 +164,7 @@ static int sep_load(void* self, const uint8_t* data, size_t len, char* errstr) {
   ne_reader_init(&r, data, len);
   int rc = ne__cma_load(&s->c, SEPCMAES_MAGIC, &r, errstr);
   if (rc) return rc;
-  ne__reader_f64s(&r, s->cdiag, (size_t)s->c.n);
+  ne_reader_f64s(&r, s->cdiag, (size_t)s->c.n);
   if (r.bad || r.pos != r.len) return ne__set_error(errstr, NE_ECORRUPT, "sep-CMA-ES state is truncated or has trailing bytes");
   // d is a pure function of C (IEEE sqrt), so recomputing it is bit-exact
   for (int i = 0; i < s->c.n; i++) s->d[i] = sqrt(s->cdiag[i]);

@@ -61,6 +61,10 @@ void ne_buf_u64s(ne_buf* b, const uint64_t* v, size_t n) {
   for (size_t i = 0; i < n; i++) ne_buf_u64(b, v[i]);
 }
 
+void ne_buf_f64s(ne_buf* b, const double* v, size_t n) {
+  for (size_t i = 0; i < n; i++) ne_buf_f64(b, v[i]);
+}
+
 void ne_reader_init(ne_reader* r, const void* data, size_t len) {
   r->data = data;
   r->len = len;
@@ -123,4 +127,8 @@ uint32_t ne_crc32c(uint32_t crc, const void* data, size_t n) {
     for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
   }
   return ~crc;
+}
+
+void ne_reader_f64s(ne_reader* r, double* out, size_t n) {
+  for (size_t i = 0; i < n; i++) out[i] = ne_reader_f64(r);
 }

@@ -31,6 +31,7 @@ void ne_buf_u64(ne_buf* b, uint64_t v);
 void ne_buf_f64(ne_buf* b, double v);
 void ne_buf_f32s(ne_buf* b, const float* v, size_t n);
 void ne_buf_u64s(ne_buf* b, const uint64_t* v, size_t n);
+void ne_buf_f64s(ne_buf* b, const double* v, size_t n);
 
 void ne_reader_init(ne_reader* r, const void* data, size_t len);
 void ne_reader_bytes(ne_reader* r, void* out, size_t n);
@@ -39,6 +40,7 @@ uint64_t ne_reader_u64(ne_reader* r);
 double ne_reader_f64(ne_reader* r);
 void ne_reader_f32s(ne_reader* r, float* out, size_t n);
 void ne_reader_u64s(ne_reader* r, uint64_t* out, size_t n);
+void ne_reader_f64s(ne_reader* r, double* out, size_t n);
 // Bytes left; a count read from input must be checked against this before allocating.
 size_t ne_reader_left(const ne_reader* r);
 
