@@ -6,7 +6,7 @@ ASAN      ?= build-asan
 CONFIG    ?= cartpole-ga
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test test-fast test-asan bench clean
+.PHONY: all build deps run test test-fast test-asan bench clean ale
 
 all: build
 
@@ -45,6 +45,15 @@ bench: build
 
 clean:
 	rm -rf $(BUILD) $(ASAN)
+
+# The Atari family (ALE/*), opt-in: builds ALE's C++ library from ale-py's sdist (scripts/build-ale,
+# ~2.5 min once), then a build with -DNE_ALE=ON, and runs its tests (ctest label "ale").
+ALE_BUILD ?= build-ale
+ale: deps
+	@scripts/build-ale $(ALE_BUILD)/_ale
+	@cmake -S . -B $(ALE_BUILD) -DCMAKE_BUILD_TYPE=Release -DNE_ALE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(ALE_BUILD) -j $(JOBS)
+	@cd $(ALE_BUILD) && ctest --output-on-failure -L ale
 
 # Hardening (fuzz/, scripts/fuzz, scripts/soak). `make fuzz SECONDS=N` builds the libFuzzer targets in
 # their own clang build (build-fuzz, -DNE_FUZZ=ON; gcc builds untouched) and runs each for N seconds,

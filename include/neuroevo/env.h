@@ -122,6 +122,14 @@ int ne_env_make(const char* id, const ne_env_options* options, ne_env_spec** out
 // Frees a spec. Nullable: spec.
 void ne_env_spec_destroy(ne_env_spec* spec);
 
+// Pixel families (MinAtar/*, ALE/*; src/envs/pixels.c), right after ne_env_make and before any
+// state is created: sticky actions (sticky_prob 0 keeps the env's default, MinAtar 0.1 and ALE off;
+// < 0 turns them off; otherwise the probability of repeating the previous action, Gymnasium v5
+// uses 0.25) and MinAtar's difficulty ramp (ramping 0 turns it off). Other envs ignore both.
+// NE_EINVAL for a probability above 1. (Kept out of ne_env_options, whose positional initializers
+// a new member would break.) Nullable: errstr.
+int ne_env_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ramping, char* errstr);
+
 // Creates a state for spec (needs a reset before stepping). Caller frees with ne_env_state_destroy.
 // NULL on allocation failure.
 ne_env_state* ne_env_state_create(const ne_env_spec* spec);

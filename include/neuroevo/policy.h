@@ -37,7 +37,29 @@ typedef enum ne_init {
   NE_INIT_HE = 2,      // N(0, 2 / fan_in)
 } ne_init;
 
-// Immutable description of an MLP policy.
+// conv policies (src/policy/conv.c, neuroevo/conv.h): which forward a spec runs. MLP is 0 so that
+// a zeroed or MLP-initialized spec keeps meaning what it always did.
+typedef enum ne_policy_kind {
+  NE_POLICY_MLP = 0,   // dense layers over the flat observation
+  NE_POLICY_CONV = 1,  // conv layers over an (H, W, C) image, then the dense layers in sizes[]
+} ne_policy_kind;
+
+#define NE_POLICY_MAX_CONV 6  // largest number of conv layers
+
+// One VALID-padded conv layer (conv policies): filters x kernel x kernel / stride over an
+// (in_h, in_w, in_c) input giving (out_h, out_w, filters). Parameters: W (kernel, kernel, in_c,
+// filters) row-major, i.e. a (kernel*kernel*in_c, filters) matrix like a dense layer's, then b
+// (filters).
+typedef struct ne_conv_layer {
+  int filters;                 // output channels
+  int kernel;                  // square kernel size
+  int stride;                  // stride in both directions
+  int in_h, in_w, in_c;        // input shape (derived by ne_policy_spec_init_conv)
+  int out_h, out_w;            // output height and width (derived)
+} ne_conv_layer;
+
+// Immutable description of an MLP policy (or, with kind = NE_POLICY_CONV, of a conv policy whose
+// dense part is described by n_layers/sizes: sizes[0] is then the flattened last conv output).
 typedef struct ne_policy_spec {
   int n_layers;                          // number of weight layers (hidden + 1)
   int sizes[NE_POLICY_MAX_LAYERS + 1];   // (n_layers + 1) layer widths: obs_dim, hidden..., out_dim
@@ -49,6 +71,10 @@ typedef struct ne_policy_spec {
   float act_high[NE_POLICY_MAX_ACT];     // (act_dim) upper action bounds (continuous heads)
   size_t n_params;                       // length of the flat parameter vector
   size_t scratch_floats;                 // floats of scratch forward needs
+  // conv policies (neuroevo/conv.h); all zero for an MLP
+  ne_policy_kind kind;                   // NE_POLICY_MLP or NE_POLICY_CONV
+  int n_conv;                            // number of conv layers before the dense ones
+  ne_conv_layer conv[NE_POLICY_MAX_CONV]; // (n_conv) conv layers, input first
 } ne_policy_spec;
 
 // Fills `spec` for an MLP obs_dim -> hidden[0..n_hidden) -> out_dim. For NE_HEAD_ARGMAX out_dim is the
@@ -67,6 +93,16 @@ void ne_policy_init_params(const ne_policy_spec* spec, uint64_t seed, float* out
 // distinct scratch buffers.
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
                        float* action);
+
+// Computes the actions for n observations (obs: n rows of the input size, actions: n rows of
+// act_dim) with the same parameters, bit-identical to n calls of ne_policy_forward: conv policies
+// run each layer as one matrix product over the whole batch (elite re-evaluation, eval episodes),
+// MLPs loop. `scratch` holds ne_policy_batch_scratch_floats(spec, n) floats. Allocates nothing.
+void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n,
+                             float* scratch, float* actions);
+
+// Floats of scratch ne_policy_forward_batch needs for n observations (n * scratch_floats).
+size_t ne_policy_batch_scratch_floats(const ne_policy_spec* spec, int n);
 
 // A one-line text form, e.g. "mlp 4-64-64-2 tanh argmax normc"; returns bytes written (snprintf rules).
 int ne_policy_spec_format(const ne_policy_spec* spec, char* buf, size_t size);

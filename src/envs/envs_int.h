@@ -16,13 +16,19 @@ typedef struct ne_env_entry {
 
 // Family tables, each terminated by an entry with id == NULL.
 extern const ne_env_entry ne__classic_envs[];
+extern const ne_env_entry ne__bbob_envs[];  // src/envs/bbob: black-box test functions
 // physics families, built only when their library is found (cmake/physics.cmake)
 extern const ne_env_entry ne__mujoco_envs[];  // src/envs/mujoco (NE_HAVE_MUJOCO)
 extern const ne_env_entry ne__box2d_envs[];   // src/envs/box2d (NE_HAVE_BOX2D)
-extern const ne_env_entry ne__bbob_envs[];  // src/envs/bbob: black-box test functions
+// pixel families: MinAtar always; Atari through ALE only in opt-in builds (-DNE_ALE=ON, NE_HAVE_ALE)
+extern const ne_env_entry ne__minatar_envs[];  // src/envs/minatar
+extern const ne_env_entry ne__ale_envs[];      // src/envs/ale (NE_HAVE_ALE)
 
 // gym: bridge: a family that serves every id starting with its entry's id (the prefix "gym:"),
 // looked up after the exact ids and not listed by ne_env_registry_* (src/envs/gym/gym.c)
 extern const ne_env_entry ne__gym_envs[];
+
+// The registry entry for id over every family table, or NULL (src/envs/registry.c).
+const ne_env_entry* ne__env_lookup(const char* id);
 
 #endif

@@ -14,6 +14,7 @@
 #include "neuroevo/noise.h"
 #include "neuroevo/policy.h"
 #include "neuroevo/rng.h"
+#include "policy/policy_int.h"  // conv policies: dispatch by spec->kind, shared layer helpers
 
 #define MAX_WIDTH (1 << 24)  // largest layer width accepted (keeps every index product in range)
 
@@ -139,6 +140,7 @@ int ne_policy_spec_init(ne_policy_spec* spec, int obs_dim, const int* hidden, in
 }
 
 int ne_policy_spec_format(const ne_policy_spec* spec, char* buf, size_t size) {
+  if (spec->kind == NE_POLICY_CONV) return ne__conv_format(spec, buf, size);  // src/policy/conv.c
   char sizes[NE_POLICY_MAX_LAYERS * 12 + 16];
   size_t len = 0;
   for (int l = 0; l <= spec->n_layers && len < sizeof sizes; l++)
@@ -174,21 +176,29 @@ static void scale(float* w, size_t n, double s) {
   for (size_t i = 0; i < n; i++) w[i] = (float)((double)w[i] * s);
 }
 
+// weights: ε of a per-layer seed, so layers do not share noise; biases start at zero
+void ne__policy_init_layer(ne_init init, uint64_t seed, int index, int in, int o, int is_output, float* p) {
+  size_t nw = (size_t)in * (size_t)o;
+  ne_noise_fill(ne_hash2(seed, (uint64_t)index), 0, nw, p);
+  if (init == NE_INIT_NORMC)
+    normalize_columns(p, in, o, is_output ? 0.01 : 1.0);
+  else if (init == NE_INIT_XAVIER)
+    scale(p, nw, sqrt(2.0 / (double)(in + o)));
+  else
+    scale(p, nw, sqrt(2.0 / (double)in));
+  memset(p + nw, 0, (size_t)o * sizeof *p);
+}
+
 void ne_policy_init_params(const ne_policy_spec* spec, uint64_t seed, float* out) {
+  if (spec->kind == NE_POLICY_CONV) {  // src/policy/conv.c
+    ne__conv_init_params(spec, seed, out);
+    return;
+  }
   float* p = out;
   for (int l = 0; l < spec->n_layers; l++) {
     int in = spec->sizes[l], o = spec->sizes[l + 1];
-    size_t nw = (size_t)in * (size_t)o;
-    // weights: ε of a per-layer seed, so layers do not share noise; biases start at zero
-    ne_noise_fill(ne_hash2(seed, (uint64_t)l), 0, nw, p);
-    if (spec->init == NE_INIT_NORMC)
-      normalize_columns(p, in, o, l == spec->n_layers - 1 ? 0.01 : 1.0);
-    else if (spec->init == NE_INIT_XAVIER)
-      scale(p, nw, sqrt(2.0 / (double)(in + o)));
-    else
-      scale(p, nw, sqrt(2.0 / (double)in));
-    memset(p + nw, 0, (size_t)o * sizeof *p);
-    p += nw + (size_t)o;
+    ne__policy_init_layer(spec->init, seed, l, in, o, l == spec->n_layers - 1, p);
+    p += (size_t)in * (size_t)o + (size_t)o;
   }
 }
 
@@ -262,7 +272,7 @@ static void dense(const float* restrict x, int in, const float* restrict w, cons
 }
 
 // Hidden nonlinearity in place. relu keeps NaN (y < 0 is false for NaN) so bad inputs stay visible.
-static void activate(ne_activation a, float* y, int n) {
+void ne__policy_activate(ne_activation a, float* y, int n) {
   if (a == NE_ACT_TANH) {
     ne__tanhf_inplace(y, n);
     return;
@@ -285,7 +295,7 @@ static float clampf(float v, float lo, float hi) {
 }
 
 // Turns the output layer into the action.
-static void apply_head(const ne_policy_spec* spec, const float* y, float* action) {
+void ne__policy_head(const ne_policy_spec* spec, const float* y, float* action) {
   int n = spec->sizes[spec->n_layers];
   if (spec->head == NE_HEAD_ARGMAX) {
     action[0] = (float)argmax(y, n);
@@ -301,6 +311,10 @@ static void apply_head(const ne_policy_spec* spec, const float* y, float* action
 
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
                        float* action) {
+  if (spec->kind == NE_POLICY_CONV) {  // src/policy/conv.c: a batch of one
+    ne__conv_forward_batch(spec, params, obs, 1, scratch, action);
+    return;
+  }
   const float* x = obs;
   const float* p = params;
   size_t half = spec->scratch_floats / 2;
@@ -309,9 +323,25 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
     int in = spec->sizes[l], out = spec->sizes[l + 1];
     float* y = scratch + (l & 1) * half;
     dense(x, in, p, p + (size_t)in * (size_t)out, out, y);
-    if (l < spec->n_layers - 1) activate(spec->activation, y, out);
+    if (l < spec->n_layers - 1) ne__policy_activate(spec->activation, y, out);
     p += (size_t)in * (size_t)out + (size_t)out;
     x = y;
   }
-  apply_head(spec, x, action);
+  ne__policy_head(spec, x, action);
+}
+
+// conv policies batch whole layers (conv.c); an MLP's rows are independent forwards
+void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n,
+                             float* scratch, float* actions) {
+  if (spec->kind == NE_POLICY_CONV) {
+    ne__conv_forward_batch(spec, params, obs, n, scratch, actions);
+    return;
+  }
+  for (int i = 0; i < n; i++)
+    ne_policy_forward(spec, params, obs + (size_t)i * (size_t)spec->sizes[0], scratch,
+                      actions + (size_t)i * (size_t)spec->act_dim);
+}
+
+size_t ne_policy_batch_scratch_floats(const ne_policy_spec* spec, int n) {
+  return (size_t)(n > 0 ? n : 1) * spec->scratch_floats;
 }

@@ -49,6 +49,12 @@ static const ne_config_key env_keys[] = {
      "dimension of black-box functions (bbob/*); ignored by other environments"},
     {"env", "shift_seed", NE_CFG_INT, "0", 0, 9.2e18, NULL,
      "bbob/*: random optimum shift and rotation from this seed (0 = the plain function)"},
+    // pixel families (src/envs/minatar, src/envs/ale)
+    {"env", "sticky_prob", NE_CFG_FLOAT, "0", -1, 1, NULL,
+     "MinAtar/*, ALE/*: sticky actions, the probability of repeating the previous action: 0 = the "
+     "env's default (MinAtar 0.1, ALE off as in the Deep GA paper), -1 = off, 0.25 = Gymnasium v5"},
+    {"env", "difficulty_ramping", NE_CFG_BOOL, "true", 1, 0, NULL,
+     "MinAtar/*: speed the game up over an episode as MinAtar does (false = a constant difficulty)"},
 };
 
 // [policy]: the network that maps observations to actions.
@@ -60,6 +66,14 @@ static const ne_config_key policy_keys[] = {
      "output head: argmax (discrete actions), tanh or clip (continuous), auto = from the action space"},
     {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he",
      "weight initialization of the initial genomes"},
+    // conv policies for image observations (src/policy/conv.c, src/run/setup_conv.c)
+    {"policy", "type", NE_CFG_ENUM, "mlp", 1, 0, "mlp|conv",
+     "mlp (dense layers) or conv (conv layers over an image observation, then the hidden dense layers)"},
+    {"policy", "conv", NE_CFG_STRING, "", 1, 0, NULL,
+     "conv layers as FILTERSxKxK/STRIDE, comma-separated, VALID padding (type = conv), e.g. 32x8x8/4,64x4x4/2"},
+    {"policy", "preset", NE_CFG_ENUM, "none", 1, 0, "none|nature|minatar",
+     "a published conv net; implies type = conv and fixes conv, hidden and activation = relu: nature = "
+     "DQN Nature (32x8x8/4,64x4x4/2,64x3x3/1, 512), minatar = MinAtar's (16x3x3/1, 128)"},
 };
 
 // [ga]: Deep GA (Such et al. 2017): truncation selection + Gaussian mutation, genomes as seed chains.

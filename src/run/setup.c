@@ -7,13 +7,21 @@
 
 #include "core/util.h"
 #include "neuroevo/run.h"
+#include "run/setup_conv.h"  // conv policies
 
 int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr) {
   ne_env_options opt = {0};
   opt.max_episode_steps = (int)ne_config_int(cfg, "env", "max_episode_steps");
   opt.dim = (int)ne_config_int(cfg, "env", "dim");                        // bbob/* only
   opt.shift_seed = (uint64_t)ne_config_int(cfg, "env", "shift_seed");     // bbob/* only
-  return ne_env_make(ne_config_str(cfg, "env", "id"), &opt, out, errstr);
+  int rc = ne_env_make(ne_config_str(cfg, "env", "id"), &opt, out, errstr);
+  // pixel families (MinAtar/*, ALE/*): sticky actions and difficulty ramp; others ignore them
+  if (rc == 0 && (rc = ne_env_set_pixel_options(*out, ne_config_float(cfg, "env", "sticky_prob"),
+                                                ne_config_bool(cfg, "env", "difficulty_ramping"), errstr)) != 0) {
+    ne_env_spec_destroy(*out);
+    *out = NULL;
+  }
+  return rc;
 }
 
 // Black-box functions (bbob/*, env->evaluate set) search x itself: no policy maps observations to
@@ -54,6 +62,8 @@ int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_polic
                          head_name, env->id, env->discrete ? "discrete" : "continuous",
                          env->discrete ? "argmax" : "tanh or clip");
   int out_dim = env->discrete ? env->n_actions : env->act_dim;
+  // conv policies over image observations (src/run/setup_conv.c): policy.type = conv or a preset
+  if (ne__config_wants_conv(cfg)) return ne__conv_policy_from_config(cfg, env, out_dim, head, init, out, errstr);
   return ne_policy_spec_init(out, env->obs_dim, hidden, n_hidden, out_dim, act, head, init,
                              env->discrete ? NULL : env->act_low, env->discrete ? NULL : env->act_high, errstr);
 }

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+// Pixel benchmarks, single thread: the Nature-DQN conv policy's forward (ms per frame, GFLOP/s,
+// single and batched) against OpenBLAS's own SGEMM peak on this machine (dlopen'ed when installed,
+// with a check of whether its bits stay the same across calls and batch sizes), the MinAtar net's
+// forward rate, MinAtar env steps/s per game against the reference Python implementation (timed by
+// bench/minatar_ref.py), ALE frames/s through the env against raw ALE (builds with -DNE_ALE=ON),
+// and the projected core-hours of 1 billion Atari frames of Deep GA. Each figure is the best of 5
+// runs of >= 0.2 s, so other load on the machine inflates times less. About 30-60 s in all.
+#include <dlfcn.h>  // OpenBLAS is optional: looked up at run time, never linked
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "neuroevo/alloc.h"
+#include "neuroevo/conv.h"
+#include "neuroevo/env.h"
+#include "neuroevo/noise.h"
+#include "neuroevo/rng.h"
+#include "policy/policy_int.h"  // ne__conv_set_kernel: which variant runs
+#ifdef NE_HAVE_ALE
+#include "envs/ale/ale_int.h"   // ne__ale_rom_path
+#include "envs/ale/ale_shim.h"  // raw ALE, for the overhead ratio
+#endif
+
+#define MIN_SECONDS 0.2
+#define REPEATS 5
+#define FRAMES_TOTAL 1e9  // the Deep GA paper's budget
+#define FRAME_SKIP 4
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// Seconds per call of fn(ctx): the best of REPEATS runs of >= MIN_SECONDS each.
+static double time_op(void (*fn)(void*), void* ctx) {
+  double best = 1e30;
+  for (int r = 0; r < REPEATS; r++) {
+    long iters = 0;
+    double t0 = now(), t;
+    do {
+      fn(ctx);
+      iters++;
+    } while ((t = now() - t0) < MIN_SECONDS);
+    if (t / (double)iters < best) best = t / (double)iters;
+  }
+  return best;
+}
+
+static void* xmalloc(size_t n) {
+  void* p = ne_malloc(n);
+  if (!p) {
+    fprintf(stderr, "bench_pixels: out of memory\n");
+    exit(1);
+  }
+  return p;
+}
+
+// ---- conv forward ------------------------------------------------------------------------------
+
+typedef struct fwd_ctx {
+  ne_policy_spec spec;
+  float *params, *obs, *scratch, actions[64];
+  int batch;
+} fwd_ctx;
+
+static void fwd_op(void* p) {
+  fwd_ctx* c = p;
+  ne_policy_forward_batch(&c->spec, c->params, c->obs, c->batch, c->scratch, c->actions);
+}
+
+// a preset's spec over shape, parameters from its init, random observations for up to 32 frames
+static void fwd_setup(fwd_ctx* c, const char* preset, const int shape[3], int n_actions) {
+  const ne_conv_preset* p = ne_conv_preset_find(preset);
+  ne_conv_layer L[NE_POLICY_MAX_CONV];
+  char err[256];
+  int n = ne_conv_parse(p->conv, L, NE_POLICY_MAX_CONV, err);
+  if (n < 0 || ne_policy_spec_init_conv(&c->spec, shape, L, n, p->hidden, p->n_hidden, n_actions, NE_ACT_RELU,
+                                        NE_HEAD_ARGMAX, NE_INIT_XAVIER, NULL, NULL, err)) {
+    fprintf(stderr, "bench_pixels: %s\n", err);
+    exit(1);
+  }
+  size_t d = (size_t)shape[0] * (size_t)shape[1] * (size_t)shape[2];
+  c->params = xmalloc(c->spec.n_params * sizeof(float));
+  c->obs = xmalloc(32 * d * sizeof(float));
+  c->scratch = xmalloc(ne_policy_batch_scratch_floats(&c->spec, 32) * sizeof(float));
+  ne_policy_init_params(&c->spec, 1, c->params);
+  ne_noise_fill(2, 0, 32 * d, c->obs);
+}
+
+static void fwd_free(fwd_ctx* c) {
+  ne_free(c->params);
+  ne_free(c->obs);
+  ne_free(c->scratch);
+}
+
+// seconds per frame of a batch of b
+static double per_frame(fwd_ctx* c, int b) {
+  c->batch = b;
+  return time_op(fwd_op, c) / b;
+}
+
+// ---- OpenBLAS (optional, dlopen) ----------------------------------------------------------------
+
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
+                         int);
+typedef struct blas_ctx {
+  sgemm_fn sgemm;
+  int m, n, k;
+  float *a, *b, *c;
+} blas_ctx;
+
+static void blas_op(void* p) {
+  blas_ctx* c = p;
+  c->sgemm(101 /*RowMajor*/, 111 /*NoTrans*/, 111, c->m, c->n, c->k, 1.0f, c->a, c->k, c->b, c->n, 0.0f, c->c, c->n);
+}
+
+// single-thread SGEMM GFLOP/s for (m, n, k), or 0
+static double blas_gflops(blas_ctx* c, int m, int n, int k) {
+  c->m = m, c->n = n, c->k = k;
+  c->a = xmalloc((size_t)m * k * sizeof(float));
+  c->b = xmalloc((size_t)k * n * sizeof(float));
+  c->c = xmalloc((size_t)m * n * sizeof(float));
+  ne_noise_fill(3, 0, (size_t)m * k, c->a);
+  ne_noise_fill(4, 0, (size_t)k * n, c->b);
+  double g = 2.0 * m * n * k / time_op(blas_op, c) / 1e9;
+  ne_free(c->a);
+  ne_free(c->b);
+  ne_free(c->c);
+  return g;
+}
+
+// 1 if row 0 of a (1, n, k) product has the same bits as row 0 of the (32, n, k) product, and two
+// calls agree: whether OpenBLAS could serve deterministic batched forwards
+static void blas_determinism(sgemm_fn sgemm, int* same_calls, int* same_batch) {
+  int n = 512, k = 3136;
+  float *a = xmalloc(32 * (size_t)k * sizeof(float)), *b = xmalloc((size_t)k * n * sizeof(float));
+  float *c1 = xmalloc(32 * (size_t)n * sizeof(float)), *c2 = xmalloc(32 * (size_t)n * sizeof(float));
+  float* r1 = xmalloc((size_t)n * sizeof(float));
+  ne_noise_fill(5, 0, 32 * (size_t)k, a);
+  ne_noise_fill(6, 0, (size_t)k * n, b);
+  sgemm(101, 111, 111, 32, n, k, 1.0f, a, k, b, n, 0.0f, c1, n);
+  sgemm(101, 111, 111, 32, n, k, 1.0f, a, k, b, n, 0.0f, c2, n);
+  sgemm(101, 111, 111, 1, n, k, 1.0f, a, k, b, n, 0.0f, r1, n);
+  *same_calls = memcmp(c1, c2, 32 * (size_t)n * sizeof(float)) == 0;
+  *same_batch = memcmp(c1, r1, (size_t)n * sizeof(float)) == 0;
+  ne_free(a), ne_free(b), ne_free(c1), ne_free(c2), ne_free(r1);
+}
+
+static void bench_openblas(double ours_gflops) {
+  void* h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!h) h = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    printf("OpenBLAS: not installed (apt-get install libopenblas0); no SGEMM peak to compare with\n");
+    return;
+  }
+  sgemm_fn sgemm = (sgemm_fn)dlsym(h, "cblas_sgemm");
+  void (*set_threads)(int) = (void (*)(int))dlsym(h, "openblas_set_num_threads");
+  char* (*corename)(void) = (char* (*)(void))dlsym(h, "openblas_get_corename");
+  if (!sgemm || !set_threads) {
+    printf("OpenBLAS: cblas_sgemm not found\n");
+    dlclose(h);
+    return;
+  }
+  set_threads(1);  // one thread per worker thread, as a pool would pin it
+  blas_ctx c = {.sgemm = sgemm};
+  double peak = blas_gflops(&c, 1024, 1024, 1024);
+  double gemv = blas_gflops(&c, 1, 512, 3136);
+  double dense32 = blas_gflops(&c, 32, 512, 3136);
+  int same_calls, same_batch;
+  blas_determinism(sgemm, &same_calls, &same_batch);
+  printf("OpenBLAS (%s kernels, 1 thread): SGEMM 1024^3 %.1f GFLOP/s (the peak); Nature dense 1x512x3136 %.1f, "
+         "32x512x3136 %.1f GFLOP/s\n",
+         corename ? corename() : "?", peak, gemv, dense32);
+  printf("  Nature forward, batch 32, runs at %.0f%% of that peak\n", 100.0 * ours_gflops / peak);
+  printf("  OpenBLAS bits: identical across calls %s; row 0 of a 1-row product == row 0 of the 32-row one %s\n",
+         same_calls ? "yes" : "NO", same_batch ? "yes" : "NO");
+  dlclose(h);
+}
+
+// ---- MinAtar steps/s ----------------------------------------------------------------------------
+
+typedef struct env_ctx {
+  ne_env_spec* spec;
+  ne_env_state* st;
+  ne_rng rng;
+  long steps;
+  uint64_t episode;
+} env_ctx;
+
+// 1000 random-action steps, resetting at episode ends
+static void env_op(void* p) {
+  env_ctx* c = p;
+  ne_step_out so;
+  for (int i = 0; i < 1000; i++) {
+    float a = (float)ne_rng_below(&c->rng, (uint64_t)c->spec->n_actions);
+    if (ne_env_step(c->spec, c->st, &a, &so) != 0 || so.terminated || so.truncated)
+      ne_env_reset(c->spec, c->st, c->episode++);
+  }
+}
+
+static double env_steps_per_second(const char* id) {
+  env_ctx c = {0};
+  char err[256];
+  if (ne_env_make(id, NULL, &c.spec, err)) {
+    fprintf(stderr, "bench_pixels: %s\n", err);
+    return 0;
+  }
+  c.st = ne_env_state_create(c.spec);
+  ne_rng_seed(&c.rng, 1);
+  ne_env_reset(c.spec, c.st, c.episode++);
+  double sps = 1000.0 / time_op(env_op, &c);
+  ne_env_state_destroy(c.st);
+  ne_env_spec_destroy(c.spec);
+  return sps;
+}
+
+// the reference's steps/s per game from bench/minatar_ref.py ("Game steps_per_second" lines); 0
+// when python3 or minatar is missing
+static void reference_rates(const char* const* games, int n, double* out) {
+  memset(out, 0, (size_t)n * sizeof *out);
+  FILE* f = popen("python3 " NE_SOURCE_DIR "/bench/minatar_ref.py 2>/dev/null", "r");
+  if (!f) return;
+  char name[64];
+  double v;
+  while (fscanf(f, "%63s %lf", name, &v) == 2)
+    for (int i = 0; i < n; i++)
+      if (strcmp(name, games[i]) == 0) out[i] = v;
+  pclose(f);
+}
+
+static void bench_minatar(void) {
+  static const char* const games[] = {"Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders"};
+  double ref[5];
+  reference_rates(games, 5, ref);
+  printf("\nMinAtar env steps/s, random actions, 1 core (ours: MinAtar/<Game>-v0; reference: PyPI minatar's\n"
+         "Environment.act + state(), bench/minatar_ref.py)\n");
+  printf("%-14s %14s %14s %8s\n", "game", "neuroevo", "reference", "ratio");
+  for (int i = 0; i < 5; i++) {
+    char id[64];
+    snprintf(id, sizeof id, "MinAtar/%s-v0", games[i]);
+    double ours = env_steps_per_second(id);
+    if (ref[i] > 0) printf("%-14s %14.0f %14.0f %7.0fx\n", games[i], ours, ref[i], ours / ref[i]);
+    else printf("%-14s %14.0f %14s %8s\n", games[i], ours, "n/a", "-");
+  }
+}
+
+// ---- ALE ----------------------------------------------------------------------------------------
+
+#ifdef NE_HAVE_ALE
+typedef struct raw_ctx {
+  ne_ale* ale;
+  ne_rng rng;
+  int actions[18], n;
+} raw_ctx;
+
+// 4000 raw frames with a random minimal-set action held for 4 frames, as the env does
+static void raw_op(void* p) {
+  raw_ctx* c = p;
+  for (int i = 0; i < 1000; i++) {
+    int a = c->actions[ne_rng_below(&c->rng, (uint64_t)c->n)];
+    for (int f = 0; f < FRAME_SKIP; f++) ne__ale_act(c->ale, a);
+    if (ne__ale_game_over(c->ale)) ne__ale_reset(c->ale);
+  }
+}
+
+// env seconds per agent step (4 frames) through ALE/Frostbite-v5, and the raw/env frame ratio
+static double bench_ale(void) {
+  const char* id = "ALE/Frostbite-v5";
+  char err[256];
+  ne_env_spec* spec;
+  if (ne_env_make(id, NULL, &spec, err)) {
+    printf("\nALE: %s\n", err);
+    return 0;
+  }
+  env_ctx c = {.spec = spec};
+  c.st = ne_env_state_create(spec);
+  ne_rng_seed(&c.rng, 1);
+  ne_env_reset(spec, c.st, c.episode++);
+  double t_step = time_op(env_op, &c) / 1000.0;
+  raw_ctx r = {0};
+  r.ale = ne__ale_create(ne__ale_rom_path(spec), err, sizeof err);
+  r.n = ne__ale_minimal_actions(r.ale, r.actions, 18);
+  ne_rng_seed(&r.rng, 1);
+  double t_raw = time_op(raw_op, &r) / 1000.0;
+  printf("\nALE (%s, random actions, 1 core): raw ALE %.0f frames/s; through the env (max-pool, 84x84 area "
+         "resize, 4-stack, float obs) %.0f frames/s: ratio %.3f (target >= 0.95)\n",
+         id, FRAME_SKIP / t_raw, FRAME_SKIP / t_step, t_raw / t_step);
+  ne__ale_destroy(r.ale);
+  ne_env_state_destroy(c.st);
+  ne_env_spec_destroy(spec);
+  return t_step;
+}
+#endif
+
+int main(void) {
+  printf("bench_pixels: conv forward kernel = %s\n\n",
+         (const char*[]){"?", "portable (SSE2)", "AVX2", "AVX-512"}[ne__conv_set_kernel(0)]);
+  // the Nature net over 84x84x4 frames, 18 actions (the full Atari set)
+  fwd_ctx nat;
+  fwd_setup(&nat, "nature", (int[3]){84, 84, 4}, 18);
+  double flops = 2.0 * ne_policy_macs(&nat.spec);
+  printf("Nature DQN net (%zu parameters, %.2f MFLOP per frame), forward over a batch of B frames:\n",
+         nat.spec.n_params, flops / 1e6);
+  printf("%6s %12s %10s\n", "B", "ms/frame", "GFLOP/s");
+  double t1 = 0, t32 = 0;
+  for (int b = 1; b <= 32; b *= 2) {
+    if (b != 1 && b != 8 && b != 32) continue;
+    double t = per_frame(&nat, b);
+    if (b == 1) t1 = t;
+    if (b == 32) t32 = t;
+    printf("%6d %12.3f %10.1f\n", b, t * 1e3, flops / t / 1e9);
+  }
+  bench_openblas(flops / t32 / 1e9);
+  fwd_free(&nat);
+
+  // the MinAtar net over 10x10x4 (Breakout), 3 actions
+  fwd_ctx mt;
+  fwd_setup(&mt, "minatar", (int[3]){10, 10, 4}, 3);
+  double tm1 = per_frame(&mt, 1), tm32 = per_frame(&mt, 32);
+  printf("\nMinAtar net (%zu parameters): %.0f forwards/s single, %.0f forwards/s in batches of 32\n", mt.spec.n_params,
+         1 / tm1, 1 / tm32);
+  fwd_free(&mt);
+
+  bench_minatar();
+
+  // projected cost of the Deep GA paper's 1e9 frames: forward + env per agent step
+  double steps = FRAMES_TOTAL / FRAME_SKIP;
+#ifdef NE_HAVE_ALE
+  double t_env = bench_ale();
+  if (t_env > 0)
+    printf("\nProjected Deep GA, 1e9 Atari frames (%.2g agent steps x (%.3f ms forward + %.3f ms env)): %.0f "
+           "core-hours (goal <= 300)\n",
+           steps, t1 * 1e3, t_env * 1e3, steps * (t1 + t_env) / 3600);
+#else
+  printf("\nALE: not built (make ale); projected Deep GA, 1e9 Atari frames, forward passes alone: %.0f core-hours "
+         "(%.3f ms x %.2g steps)\n",
+         steps * t1 / 3600, t1 * 1e3, steps);
+#endif
+  return 0;
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+// Atari 2600 games through the Arcade Learning Environment (ale-py 0.12's C++ library behind
+// ale_shim.cpp), with the DeepMind preprocessing the Deep GA paper used (Such et al. 2017, after
+// Mnih et al. 2015), step for step as Gymnasium 1.x's AtariPreprocessing wrapper on a frameskip-1
+// ALE/<Game>-v5 env followed by FrameStackObservation(4). Opt-in build (-DNE_ALE=ON, `make ale`).
+//
+// Action space: the game's minimal action set (v5's default), Discrete(n <= 18).
+// Observation: 84x84x4 floats in [0, 1] (HWC; channel 0 the oldest of the 4 stacked frames): each
+//   frame is the max of the last two emulated screens' luminance, area-resized from 210x160 as
+//   OpenCV's INTER_AREA, rounded to a byte, then / 255 (scale_obs=True).
+// Step: the action is held for 4 emulated frames (frame skip 4); reward = the sum of the frames'
+//   raw game score changes (unclipped, as the Deep GA's fitness). Optional sticky actions as v5:
+//   each frame repeats the previous frame's action with probability env.sticky_prob (off here by
+//   default, as in the paper; Gymnasium v5 uses 0.25).
+// Start state: ALE's reset, then 1..30 no-op frames (uniform; the game restarts if they end it);
+//   the stack holds the first frame four times.
+// Termination: the game is over (all lives lost; a lost life does not end the episode).
+// Truncation: 4500 steps = 18,000 frames (the paper's cap; the no-op frames are not counted).
+// Randomness: every draw (no-ops, sticky actions) comes from the env's own seeded stream, and the
+//   emulator is deterministic, so an episode is a pure function of its reset seed.
+#include <math.h>    // lrintf: IEEE round-to-nearest-even, as OpenCV's cvRound
+#include <stdio.h>
+#include <stdlib.h>  // getenv
+#include <string.h>
+
+#include "core/util.h"  // ne__set_error
+#include "envs/ale/ale_int.h"
+#include "envs/ale/ale_shim.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/error.h"
+
+#define FRAME_SKIP 4
+#define NOOP_MAX 30
+#define STACK 4
+#define MAX_EPISODE_STEPS 4500  // 18,000 frames / FRAME_SKIP
+#define MAX_ACTIONS 18
+#define OUT_PIXELS (NE_ALE_OUT * NE_ALE_OUT)
+#define SCREEN (NE_ALE_H * NE_ALE_W)
+
+// spec->params layout
+enum { P_STICKY = 0 };
+
+// Per-spec immutable data (spec->data, freed by ale_destroy).
+typedef struct ale_data {
+  char rom[1024];              // ROM file path
+  int actions[MAX_ACTIONS];    // minimal action set (full-set action codes)
+  int n_actions;
+  ne_area_resize resize;       // 210x160 -> 84x84 tables
+} ale_data;
+
+// Per-instance state (one per worker thread).
+typedef struct ale_state {
+  ne_ale* ale;                  // the emulator (hooks: state_init / state_free)
+  ne_rng rng;                   // no-op starts and sticky actions
+  int last_action;              // the previous frame's full-set action (sticky actions)
+  int head;                     // index in stack of the newest frame
+  int noops;                    // no-op frames at the start of this episode
+  uint8_t screens[2][SCREEN];   // AtariPreprocessing's obs_buffer: [0] last frame (then the pooled
+                                // one, in place, as the wrapper does), [1] the one before
+  float tmp[NE_ALE_H * NE_ALE_OUT]; // horizontal pass of the resize
+  uint8_t stack[STACK][OUT_PIXELS]; // ring of preprocessed frames
+} ale_state;
+
+// ---- area resize (OpenCV INTER_AREA for non-integer scales) ---------------------------------------
+
+// one axis of OpenCV's computeResizeAreaTab: the taps of each output pixel and their weights
+static int area_axis(int in, int out, int* first, int* n, float (*w)[4]) {
+  double scale = (double)in / out;
+  for (int d = 0; d < out; d++) {
+    double f1 = d * scale, f2 = f1 + scale, cell = scale < in - f1 ? scale : in - f1;
+    int s1 = (int)ceil(f1), s2 = (int)floor(f2);
+    s2 = s2 < in - 1 ? s2 : in - 1;
+    s1 = s1 < s2 ? s1 : s2;
+    int k = 0;
+    first[d] = s1 - f1 > 1e-3 ? s1 - 1 : s1;
+    if (s1 - f1 > 1e-3) w[d][k++] = (float)((s1 - f1) / cell);
+    for (int s = s1; s < s2; s++) {
+      if (k >= 4) return NE_EINVAL;
+      w[d][k++] = (float)(1.0 / cell);
+    }
+    if (f2 - s2 > 1e-3) {
+      if (k >= 4) return NE_EINVAL;
+      double part = f2 - s2 < 1.0 ? f2 - s2 : 1.0;
+      w[d][k++] = (float)((part < cell ? part : cell) / cell);
+    }
+    n[d] = k;
+  }
+  return 0;
+}
+
+int ne__area_resize_init(ne_area_resize* r, int in_h, int in_w, int out_h, int out_w) {
+  memset(r, 0, sizeof *r);
+  if (out_h < 1 || out_w < 1 || out_h > NE_ALE_OUT || out_w > NE_ALE_OUT || in_h < out_h || in_w < out_w ||
+      in_h > 3 * out_h || in_w > 3 * out_w)
+    return NE_EINVAL;
+  r->in_h = in_h, r->in_w = in_w, r->out_h = out_h, r->out_w = out_w;
+  if (area_axis(in_w, out_w, r->x0, r->nx, r->wx) || area_axis(in_h, out_h, r->y0, r->ny, r->wy)) return NE_EINVAL;
+  return 0;
+}
+
+void ne__area_resize(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out) {
+  // horizontal: every input row into out_w columns
+  for (int y = 0; y < r->in_h; y++) {
+    const uint8_t* row = in + (size_t)y * (size_t)r->in_w;
+    float* t = tmp + (size_t)y * (size_t)r->out_w;
+    for (int x = 0; x < r->out_w; x++) {
+      const uint8_t* p = row + r->x0[x];
+      float acc = r->wx[x][0] * p[0];
+      for (int k = 1; k < r->nx[x]; k++) acc += r->wx[x][k] * p[k];
+      t[x] = acc;
+    }
+  }
+  // vertical: rows accumulated in order, then rounded to a byte (cvRound)
+  for (int y = 0; y < r->out_h; y++) {
+    const float* t = tmp + (size_t)r->y0[y] * (size_t)r->out_w;
+    for (int x = 0; x < r->out_w; x++) {
+      float acc = r->wy[y][0] * t[x];
+      for (int k = 1; k < r->ny[y]; k++) acc += r->wy[y][k] * t[(size_t)k * (size_t)r->out_w + (size_t)x];
+      long v = lrintf(acc);
+      out[(size_t)y * (size_t)r->out_w + (size_t)x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+  }
+}
+
+// ---- emulation ----------------------------------------------------------------------------------
+
+// one emulated frame: v5's sticky actions (the previous frame's action with probability p)
+static int frame(const ne_env_spec* spec, ale_state* s, int action) {
+  double p = spec->params[P_STICKY];
+  if (p > 0 && ne_rng_uniform(&s->rng) < p) action = s->last_action;
+  s->last_action = action;
+  return ne__ale_act(s->ale, action);
+}
+
+// the max of the two buffered screens (into screens[0], like the wrapper's in-place np.maximum,
+// which matters when a game over cuts the next frame skip short), resized into the next stack slot
+static void push_frame(const ale_data* d, ale_state* s) {
+  uint8_t *a = s->screens[0], *b = s->screens[1];
+  for (int i = 0; i < SCREEN; i++) a[i] = a[i] > b[i] ? a[i] : b[i];
+  s->head = (s->head + 1) % STACK;
+  ne__area_resize(&d->resize, a, s->tmp, s->stack[s->head]);
+}
+
+int ne__ale_noops(const void* impl) { return ((const ale_state*)impl)->noops; }
+
+static void ale_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
+  const ale_data* d = spec->data;
+  ale_state* s = impl;
+  ne_rng_seed(&s->rng, ne_rng_u64(rng));
+  s->last_action = 0;
+  ne__ale_reset(s->ale);
+  // AtariPreprocessing.reset: 1..noop_max no-op frames, restarting a game they end
+  int noops = s->noops = 1 + (int)ne_rng_below(&s->rng, NOOP_MAX);
+  for (int i = 0; i < noops; i++) {
+    frame(spec, s, 0);
+    if (ne__ale_game_over(s->ale)) ne__ale_reset(s->ale);
+  }
+  ne__ale_gray(s->ale, s->screens[0]);
+  memset(s->screens[1], 0, SCREEN);
+  // FrameStackObservation pads with the reset frame
+  push_frame(d, s);
+  for (int k = 1; k < STACK; k++) memcpy(s->stack[(s->head + k) % STACK], s->stack[s->head], OUT_PIXELS);
+}
+
+static void ale_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
+  const ale_data* d = spec->data;
+  ale_state* s = impl;
+  int action = d->actions[(int)act[0]];
+  // AtariPreprocessing.step: hold the action for 4 frames, keep the last two screens; a game over
+  // stops the skip early (the buffers then keep what they had, as in the wrapper)
+  long total = 0;
+  for (int t = 0; t < FRAME_SKIP; t++) {
+    total += frame(spec, s, action);
+    if (ne__ale_game_over(s->ale)) {
+      *terminated = 1;
+      break;
+    }
+    if (t == FRAME_SKIP - 2) ne__ale_gray(s->ale, s->screens[1]);
+    else if (t == FRAME_SKIP - 1) ne__ale_gray(s->ale, s->screens[0]);
+  }
+  push_frame(d, s);
+  *reward = (double)total;
+}
+
+static void ale_observe(const ne_env_spec* spec, const void* impl, float* obs) {
+  (void)spec;
+  const ale_state* s = impl;
+  // HWC with the oldest frame in channel 0
+  const uint8_t* f[STACK];
+  for (int k = 0; k < STACK; k++) f[k] = s->stack[(s->head + 1 + k) % STACK];
+  const float scale = 1.0f / 255.0f;
+  for (int i = 0; i < OUT_PIXELS; i++)
+    for (int k = 0; k < STACK; k++) obs[i * STACK + k] = f[k][i] * scale;
+}
+
+static int ale_set_state(const ne_env_spec* spec, void* impl, const double* v, int n, char* errstr) {
+  (void)impl, (void)v, (void)n;
+  return ne__set_error(errstr, NE_EINVAL, "%s: Atari games have no settable state vector", spec->id);
+}
+
+static void ale_get_state(const ne_env_spec* spec, const void* impl, double* v) { (void)spec, (void)impl, (void)v; }
+
+static void ale_destroy(ne_env_spec* spec) {
+  ne_free(spec->data);
+  spec->data = NULL;
+}
+
+static const ne_env_family ale_family = {
+    "ale", sizeof(ale_state), ale_reset, ale_step, ale_observe, ale_set_state, ale_get_state, ale_destroy,
+};
+
+// each state owns an emulator with the ROM loaded
+static int ale_state_init(const ne_env_spec* spec, void* impl) {
+  const ale_data* d = spec->data;
+  ale_state* s = impl;
+  s->ale = ne__ale_create(d->rom, NULL, 0);
+  return s->ale ? 0 : NE_EIO;
+}
+
+static void ale_state_free(const ne_env_spec* spec, void* impl) {
+  (void)spec;
+  ne__ale_destroy(((ale_state*)impl)->ale);
+}
+
+static const ne_env_hooks ale_hooks = {ale_state_init, ale_state_free, NULL, NULL};
+
+const char* ne__ale_rom_path(const ne_env_spec* spec) {
+  return spec->family == &ale_family ? ((const ale_data*)spec->data)->rom : NULL;
+}
+
+void ne__ale_set_options(ne_env_spec* spec, double sticky_prob) {
+  if (spec->family == &ale_family) spec->params[P_STICKY] = sticky_prob > 0 ? sticky_prob : 0;
+}
+
+// ---- ids ----------------------------------------------------------------------------------------
+
+// "ALE/FooBar-v5" -> "foo_bar.bin" (ale-py's ROM file names)
+static int rom_name(const char* id, char* out, size_t size) {
+  const char* name = id + 4;
+  const char* dash = strstr(name, "-v5");
+  if (!dash || dash[3] != '\0') return -1;
+  size_t n = 0;
+  for (const char* p = name; p < dash; p++) {
+    int upper = *p >= 'A' && *p <= 'Z';
+    if (n + 3 >= size) return -1;
+    if (upper && p != name) out[n++] = '_';
+    out[n++] = upper ? (char)(*p - 'A' + 'a') : *p;
+  }
+  snprintf(out + n, size - n, ".bin");
+  return 0;
+}
+
+// the ROM folder: $NEUROEVO_ALE_ROMS, else the one found at configure time
+static const char* rom_dir(void) {
+  const char* env = getenv("NEUROEVO_ALE_ROMS");
+  if (env && *env) return env;
+#ifdef NE_ALE_ROMS
+  return NE_ALE_ROMS;
+#else
+  return ".";
+#endif
+}
+
+static int ale_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
+  (void)options;  // the TimeLimit override is env.c's
+  ale_data* d = ne_calloc(1, sizeof *d);
+  if (!d) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", id);
+  spec->data = d;  // freed by ale_destroy, also on the failures below
+  spec->family = &ale_family;
+  char file[128];
+  if (rom_name(id, file, sizeof file)) return ne__set_error(errstr, NE_ENOTFOUND, "%s: not an ALE/<Game>-v5 id", id);
+  snprintf(d->rom, sizeof d->rom, "%s/%s", rom_dir(), file);
+  // the minimal action set comes from the ROM itself: load it once here
+  char msg[NE_ERRSTR_LEN];
+  ne_ale* ale = ne__ale_create(d->rom, msg, sizeof msg);
+  if (!ale) return ne__set_error(errstr, NE_EIO, "%s: %s (set NEUROEVO_ALE_ROMS to ale-py's roms folder)", id, msg);
+  d->n_actions = ne__ale_minimal_actions(ale, d->actions, MAX_ACTIONS);
+  ne__ale_destroy(ale);
+  if (ne__area_resize_init(&d->resize, NE_ALE_H, NE_ALE_W, NE_ALE_OUT, NE_ALE_OUT))
+    return ne__set_error(errstr, NE_EINVAL, "%s: resize tables", id);
+  spec->obs_dim = OUT_PIXELS * STACK;
+  spec->obs_rank = 3;
+  spec->obs_shape[0] = NE_ALE_OUT, spec->obs_shape[1] = NE_ALE_OUT, spec->obs_shape[2] = STACK;
+  spec->discrete = 1;
+  spec->n_actions = d->n_actions;
+  spec->act_dim = 1;
+  spec->max_episode_steps = MAX_EPISODE_STEPS;
+  spec->hooks = &ale_hooks;
+  spec->params[P_STICKY] = 0;
+  return 0;
+}
+
+// The registry reads this table (src/envs/registry.c): the Deep GA paper's 13 games plus common
+// benchmarks. Any other ROM ale-py ships works the same way once listed here.
+const ne_env_entry ne__ale_envs[] = {
+    {"ALE/Amidar-v5", "Atari Amidar (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Assault-v5", "Atari Assault (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Asterix-v5", "Atari Asterix (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Asteroids-v5", "Atari Asteroids (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Atlantis-v5", "Atari Atlantis (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/BeamRider-v5", "Atari BeamRider (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Breakout-v5", "Atari Breakout (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Enduro-v5", "Atari Enduro (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Frostbite-v5", "Atari Frostbite (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Gravitar-v5", "Atari Gravitar (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Kangaroo-v5", "Atari Kangaroo (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/MontezumaRevenge-v5", "Atari Montezuma's Revenge (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Pong-v5", "Atari Pong (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Qbert-v5", "Atari Q*bert (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Seaquest-v5", "Atari Seaquest (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Skiing-v5", "Atari Skiing (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/SpaceInvaders-v5", "Atari Space Invaders (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Venture-v5", "Atari Venture (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/Zaxxon-v5", "Atari Zaxxon (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {NULL, NULL, NULL},
+};

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// What the policy files share (not public API): mlp.c's per-layer helpers, which conv.c reuses so
+// that a conv policy's dense layers, init and head behave exactly like an MLP's, and conv.c's
+// entry points, which mlp.c's public functions call for specs with kind = NE_POLICY_CONV.
+#ifndef NEUROEVO_POLICY_INT_H
+#define NEUROEVO_POLICY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "neuroevo/policy.h"
+
+// ---- mlp.c ----
+
+// Initial weights of one (in, o) layer plus zero biases into p (in*o + o floats): ε of
+// hash(seed, index), then the init scheme (normc scales each column to 1, or 0.01 for the output
+// layer).
+void ne__policy_init_layer(ne_init init, uint64_t seed, int index, int in, int o, int is_output, float* p);
+
+// The hidden nonlinearity over y[0..n) in place.
+void ne__policy_activate(ne_activation a, float* y, int n);
+
+// The output head: the action (act_dim floats) from the output layer y.
+void ne__policy_head(const ne_policy_spec* spec, const float* y, float* action);
+
+// ---- conv.c ----
+
+// Forward of n observations of a conv spec (see ne_policy_forward_batch).
+void ne__conv_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n,
+                            float* scratch, float* actions);
+
+// Initial parameters of a conv spec (see ne_policy_init_params).
+void ne__conv_init_params(const ne_policy_spec* spec, uint64_t seed, float* out);
+
+// Text form of a conv spec (see ne_policy_spec_format).
+int ne__conv_format(const ne_policy_spec* spec, char* buf, size_t size);
+
+// Which matrix kernel conv.c runs: 0 picks the widest the CPU has (the default); 1 forces the
+// portable one, 2 AVX2, 3 AVX-512 (tests check that all give the same bits). Returns the kernel
+// now in use, falling back to the portable one when the CPU lacks the one asked for.
+int ne__conv_set_kernel(int which);
+
+#endif

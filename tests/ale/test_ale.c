@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+// The Atari family (src/envs/ale; opt-in build, ctest -L ale): the INTER_AREA resize against its
+// definition, spaces and limits, reproducible resets, the frame stack's shift, an episode ending,
+// and the sticky-action option. tests/ale/py_ale_compare.py checks frames and rewards against
+// Gymnasium's AtariPreprocessing on the same ROM.
+#include <string.h>
+
+#include "envs/ale/ale_int.h"
+#include "neuroevo/env.h"
+#include "neuroevo/error.h"
+#include "neuroevo/rng.h"
+#include "test.h"
+
+// the resize of a random image against a double-precision area average: within rounding
+static void test_area_resize_matches_its_definition(void) {
+  ne_area_resize r;
+  ASSERT_EQ(ne__area_resize_init(&r, 210, 160, 84, 84), 0);
+  // weights of every output pixel sum to 1
+  for (int i = 0; i < 84; i++) {
+    double sx = 0, sy = 0;
+    for (int k = 0; k < r.nx[i]; k++) sx += r.wx[i][k];
+    for (int k = 0; k < r.ny[i]; k++) sy += r.wy[i][k];
+    ASSERT_NEAR(sx, 1.0, 1e-6);
+    ASSERT_NEAR(sy, 1.0, 1e-6);
+  }
+  static uint8_t in[210 * 160], out[84 * 84];
+  static float tmp[210 * 84];
+  ne_rng rng;
+  ne_rng_seed(&rng, 5);
+  for (int i = 0; i < 210 * 160; i++) in[i] = (uint8_t)ne_rng_below(&rng, 256);
+  ne__area_resize(&r, in, tmp, out);
+  for (int oy = 0; oy < 84; oy++)
+    for (int ox = 0; ox < 84; ox++) {
+      // the exact mean over [oy*2.5, (oy+1)*2.5) x [ox*160/84, (ox+1)*160/84)
+      double y0 = oy * 2.5, y1 = y0 + 2.5, x0 = ox * 160.0 / 84, x1 = (ox + 1) * 160.0 / 84, sum = 0;
+      for (int y = (int)y0; y < y1; y++)
+        for (int x = (int)x0; x < x1 && x < 160; x++) {
+          double wy = (y + 1 < y1 ? y + 1 : y1) - (y > y0 ? y : y0);
+          double wx = (x + 1 < x1 ? x + 1 : x1) - (x > x0 ? x : x0);
+          sum += wy * wx * in[y * 160 + x];
+        }
+      double mean = sum / (2.5 * 160.0 / 84);
+      ASSERT_NEAR(out[oy * 84 + ox], mean, 0.5 + 1e-3);
+    }
+}
+
+static void test_spaces_and_limits(void) {
+  ne_env_spec* spec;
+  char err[NE_ERRSTR_LEN];
+  if (ne_env_make("ALE/Breakout-v5", NULL, &spec, err)) TEST_FAIL("%s", err);
+  ASSERT_EQ(spec->obs_rank, 3);
+  ASSERT_EQ(spec->obs_shape[0], 84);
+  ASSERT_EQ(spec->obs_shape[2], 4);
+  ASSERT_EQ(spec->n_actions, 4);  // Breakout's minimal set: noop, fire, right, left
+  ASSERT_EQ(spec->max_episode_steps, 4500);
+  ne_env_spec_destroy(spec);
+  if (ne_env_make("ALE/Frostbite-v5", NULL, &spec, err)) TEST_FAIL("%s", err);
+  ASSERT_EQ(spec->n_actions, 18);
+  ne_env_spec_destroy(spec);
+  ASSERT_EQ(ne_env_make("ALE/NoSuchGame-v5", NULL, &spec, err), NE_ENOTFOUND);
+}
+
+static void test_resets_reproducible_and_stack_shifts(void) {
+  ne_env_spec* spec;
+  char err[NE_ERRSTR_LEN];
+  if (ne_env_make("ALE/Pong-v5", NULL, &spec, err)) TEST_FAIL("%s", err);
+  ne_env_state* a = ne_env_state_create(spec);
+  ne_env_state* b = ne_env_state_create(spec);
+  ASSERT(a && b);
+  // the same seed, on two emulators and after other episodes, gives the same start
+  ASSERT_EQ(ne_env_reset(spec, a, 11), 0);
+  ASSERT_EQ(ne_env_reset(spec, b, 12), 0);
+  ASSERT_EQ(ne_env_reset(spec, b, 11), 0);
+  ASSERT_EQ(memcmp(a->obs, b->obs, (size_t)spec->obs_dim * sizeof(float)), 0);
+  ASSERT_EQ(ne__ale_noops(a->impl), ne__ale_noops(b->impl));
+  // the reset frame fills the stack; a step shifts it by one
+  for (int i = 0; i < 84 * 84; i++)
+    for (int k = 1; k < 4; k++) ASSERT(a->obs[i * 4 + k] == a->obs[i * 4]);
+  static float before[84 * 84 * 4];
+  memcpy(before, a->obs, sizeof before);
+  ne_step_out so;
+  float act = 1;
+  ASSERT_EQ(ne_env_step(spec, a, &act, &so), 0);
+  for (int i = 0; i < 84 * 84; i++)
+    for (int k = 0; k < 3; k++) ASSERT(a->obs[i * 4 + k] == before[i * 4 + k + 1]);
+  ne_env_state_destroy(a);
+  ne_env_state_destroy(b);
+  ne_env_spec_destroy(spec);
+}
+
+static void test_episode_ends_and_sticky_option(void) {
+  ne_env_spec* spec;
+  char err[NE_ERRSTR_LEN];
+  if (ne_env_make("ALE/Breakout-v5", NULL, &spec, err)) TEST_FAIL("%s", err);
+  ASSERT(spec->params[0] == 0.0);  // no sticky actions by default (the Deep GA paper's setting)
+  ASSERT_EQ(ne_env_set_pixel_options(spec, 0.25, 1, err), 0);
+  ASSERT(spec->params[0] == 0.25);
+  ne_env_state* st = ne_env_state_create(spec);
+  ASSERT_EQ(ne_env_reset(spec, st, 3), 0);
+  ne_rng rng;
+  ne_rng_seed(&rng, 4);
+  ne_step_out so = {0};
+  int n = 0;
+  double ret = 0;
+  while (!so.terminated && !so.truncated) {
+    float act = (float)ne_rng_below(&rng, 4);
+    ASSERT_EQ(ne_env_step(spec, st, &act, &so), 0);
+    ret += so.reward;
+    n++;
+  }
+  // random Breakout loses its 5 lives well before the 4500-step cap
+  ASSERT(so.terminated);
+  ASSERT_LT(n, 4500);
+  ASSERT(ret >= 0 && ret < 50);
+  ne_env_state_destroy(st);
+  ne_env_spec_destroy(spec);
+}
+
+TEST_MAIN(TEST_ENTRY(test_area_resize_matches_its_definition), TEST_ENTRY(test_spaces_and_limits),
+          TEST_ENTRY(test_resets_reproducible_and_stack_shifts), TEST_ENTRY(test_episode_ends_and_sticky_option))
