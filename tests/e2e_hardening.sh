@@ -9,6 +9,7 @@
 set -euo pipefail
 BIN=$1
 TMP=$2
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MNT=""
 cleanup() { if [ -n "$MNT" ]; then umount "$MNT" 2>/dev/null || true; fi; }
 trap cleanup EXIT
@@ -138,5 +139,33 @@ if [ "$(id -u)" -eq 0 ] && mkdir -p mnt && mount -t tmpfs -o size=256k tmpfs mnt
   echo "ok: full tmpfs (ENOSPC): run stopped cleanly $stopped time(s), resume ended identical"
 else
   echo "note: no tmpfs (not root or mount not permitted): ENOSPC checked only through the size limit"
+fi
+# --- a result from a worker of another wire version: named, dropped, the run goes on ---------
+# (a worker of another build or policy spec, i.e. another fingerprint: tests/e2e_redis.sh)
+if "$BIN" run --help | grep -q -- "--redis URL"; then
+  port=$(bash "$HERE/redis_test_server.sh" start "$TMP/redis")
+  stop_redis() { bash "$HERE/redis_test_server.sh" stop "$TMP/redis" >/dev/null 2>&1 || true; }
+  trap 'cleanup; [ -n "${WPID:-}" ] && kill -9 "$WPID" 2>/dev/null; stop_redis' EXIT
+  URL=redis://127.0.0.1:$port
+  # a worker slowed by the test hook (results unaffected), so the injections land mid-run
+  NEUROEVO_TEST_EVAL_DELAY_MS=1 "$BIN" worker --redis "$URL" --threads 1 --name w1 --heartbeat 0.25 >w1.log 2>&1 &
+  WPID=$!
+  "$BIN" run det.ini --redis "$URL" --out RV --quiet 2>RV.err &
+  mpid=$!
+  for _ in $(seq 1 200); do [ -s RV/redis.id ] && break; sleep 0.05; done
+  id=$(cat RV/redis.id)
+  # magic "NErs", wire version 99, sender "old-build" (length-prefixed), then bytes it cannot parse
+  for i in 1 2 3; do
+    printf 'NErs\x63\x09old-build%s' "payload-of-version-99-$i" | redis-cli -p "$port" -x XADD "ne:exp:$id:results" '*' r >/dev/null
+    sleep 0.2
+  done
+  wait $mpid || fail "master with a version-99 result failed: $(tail -3 RV.err)"
+  grep -q "from 'old-build' uses wire version 99, this build speaks version" RV.err || fail "old-build not named: $(cat RV.err)"
+  same_as_ref RV "run with results of another wire version injected"
+  kill -TERM $WPID && wait $WPID || fail "worker did not leave cleanly"
+  WPID=""
+  echo "ok: a result of wire version 99 names its worker ('old-build'), the run ended identical"
+else
+  echo "note: built without hiredis: the wire-version check runs only in Redis builds"
 fi
 echo "PASS"
