@@ -6,6 +6,7 @@
 // only. usage: bench_redis URL [--candidates N] [--rounds R] [--chain L] [--chunk C] [--latency K]
 // Without a URL (as `make bench` runs it) it runs bench/bench_redis.sh, which starts everything.
 #include <libgen.h>  // dirname
+#include <sys/resource.h>  // getrusage: the master's own CPU per result
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,12 @@ static ne_batch* make_batch(const bench_opt* o, uint64_t** seeds_out) {
   b->cands = c;
   *seeds_out = seeds;
   return b;
+}
+
+static double cpu_s(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec + 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 static int run_rounds(ne_executor* ex, ne_batch* b, ne_result* res, int rounds, uint32_t* gen) {
@@ -115,17 +122,17 @@ int main(int argc, char** argv) {
   int rc = run_rounds(ex, b, res, 1, &gen);
   ne_cluster_master_stats s0, s1;
   ne_cluster_master_get_stats(ex, &s0);
-  double t0 = ne__now();
+  double t0 = ne__now(), c0 = cpu_s();
   if (!rc) rc = run_rounds(ex, b, res, o.rounds, &gen);
-  double dt = ne__now() - t0;
+  double dt = ne__now() - t0, dc = cpu_s() - c0;
   ne_cluster_master_get_stats(ex, &s1);
   uint64_t accepted = s1.accepted - s0.accepted;
   if (!rc)
     printf("throughput: %d rounds x %d candidates (chain %d) on %d workers/%d threads: %.0f results/s accepted, "
-           "%.1f result bytes/result, %.1f task bytes/candidate\n",
+           "%.1f result bytes/result, %.1f task bytes/candidate, master CPU %.2f us/result\n",
            o.rounds, o.candidates, o.chain, s1.live_workers, s1.live_threads, (double)accepted / dt,
            (double)(s1.result_bytes - s0.result_bytes) / (double)accepted,
-           (double)(s1.task_bytes - s0.task_bytes) / (double)accepted);
+           (double)(s1.task_bytes - s0.task_bytes) / (double)accepted, 1e6 * dc / (double)accepted);
   // latency: rounds of a single candidate
   int n = b->n;
   b->n = 1;

@@ -43,22 +43,40 @@ workers 2 --synthetic
 "$BUILD/bench/bench_redis" "$URL" --candidates 10000 --rounds 3 --chain 1000 --latency 0
 stop_workers
 
-echo "== parallel efficiency: 2 workers x 1 thread vs local 2 threads (training wall_s, best of 3) =="
+echo "== parallel efficiency: 2 workers x 1 thread vs local 2 threads =="
+echo "   wall: training wall_s of metrics.csv (best of 3); cpu: CPU seconds of the local run over those of"
+echo "   master + workers + redis-server for the same run (insensitive to other load on the machine)"
 last_wall() { tail -n 1 "$1/metrics.csv" | cut -d, -f4; }
+ticks() {  # CPU clock ticks (user + system) of the given PIDs so far
+  local t=0
+  for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done
+  echo "$t"
+}
+cpu_of() {  # cpu_of COMMAND...: runs it, prints its user + system CPU seconds
+  local TIMEFORMAT='%U %S'
+  { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{print $1 + $2}'
+}
 efficiency() {  # efficiency CONFIG GENERATIONS
-  local cfg=$1 gens=$2 best_l=999999 best_r=999999
+  local cfg=$1 gens=$2 best_l=999999 best_r=999999 cpu_l=0 cpu_r=0 hz
+  hz=$(getconf CLK_TCK)
   workers 2
+  local redis_pid
+  redis_pid=$(cat "$TMP/redis/redis.pid")
   for rep in 1 2 3; do
-    "$BIN" run "$cfg" run.target=none --generations "$gens" --threads 2 --out "$TMP/L-$cfg-$rep" --quiet
-    "$BIN" run "$cfg" run.target=none --generations "$gens" --redis "$URL" --out "$TMP/R-$cfg-$rep" --quiet
+    cpu_l=$(awk -v a="$cpu_l" -v b="$(cpu_of "$BIN" run "$cfg" run.target=none --generations "$gens" --threads 2 --out "$TMP/L-$cfg-$rep" --quiet)" 'BEGIN { print a + b }')
+    local t0 t1 m
+    t0=$(ticks "${PIDS[@]}" "$redis_pid")
+    m=$(cpu_of "$BIN" run "$cfg" run.target=none --generations "$gens" --redis "$URL" --out "$TMP/R-$cfg-$rep" --quiet)
+    t1=$(ticks "${PIDS[@]}" "$redis_pid")
+    cpu_r=$(awk -v a="$cpu_r" -v m="$m" -v d="$((t1 - t0))" -v hz="$hz" 'BEGIN { print a + m + d / hz }')
     diff <(cut -d, -f1-3,5- "$TMP/L-$cfg-$rep/metrics.csv") <(cut -d, -f1-3,5- "$TMP/R-$cfg-$rep/metrics.csv") >/dev/null ||
       { echo "bench_redis: $cfg: distributed metrics differ from the local run" >&2; exit 1; }
     best_l=$(awk -v a="$best_l" -v b="$(last_wall "$TMP/L-$cfg-$rep")" 'BEGIN { print (b < a ? b : a) }')
     best_r=$(awk -v a="$best_r" -v b="$(last_wall "$TMP/R-$cfg-$rep")" 'BEGIN { print (b < a ? b : a) }')
   done
   stop_workers
-  awk -v c="$cfg" -v g="$gens" -v l="$best_l" -v r="$best_r" \
-    'BEGIN { printf "%-12s %3d generations: local %6.2f s, redis %6.2f s, efficiency %.3f (identical metrics)\n", c, g, l, r, l / r }'
+  awk -v c="$cfg" -v g="$gens" -v l="$best_l" -v r="$best_r" -v cl="$cpu_l" -v cr="$cpu_r" \
+    'BEGIN { printf "%-12s %3d generations: wall local %6.2f s, redis %6.2f s, efficiency %.3f; cpu %6.2f s vs %6.2f s, efficiency %.3f (identical metrics)\n", c, g, l, r, l / r, cl, cr, cl / cr }'
 }
 efficiency cartpole-ga 100
 efficiency acrobot-ga 150

@@ -28,6 +28,8 @@
 #define BLOCK_MS 100          // XREAD block: how often the loop looks at the stop flag and timers
 #define TICK_S 0.25           // reclaim / stall checks
 #define WORKERS_EVERY_S 1.0   // live-worker refresh and experiment-exists check
+#define KEEP_S (7 * 86400)    // an abandoned experiment (master killed, never resumed) expires after this
+#define KEEP_EVERY_S 60.0     // how often the master pushes that expiry back
 #define MAX_CHUNK 1024        // candidates per task when sizing automatically
 #define PIPELINE 64           // commands queued before replies are read
 #define BLOB_TTL_S 86400      // safety expiry of blobs (deleted explicitly each generation)
@@ -73,6 +75,7 @@ typedef struct master {
   int n_blobs, cap_blobs;
   // live workers, refreshed every WORKERS_EVERY_S
   double workers_at, tick_at, progress_at;
+  double keep_at;                 // next time the experiment's expiry is pushed back
   ne_buf enc;                     // encoding scratch
   ne__wire_results dec;           // decoding scratch
   ne_cluster_master_stats stats;  // counters
@@ -692,11 +695,24 @@ static int recover(master* m, const volatile int* stop, char* errstr) {
   }
 }
 
+// Keeps the experiment's keys alive while a master works on it; abandoned ones expire.
+static int keep_alive(master* m) {
+  int rc = 0;
+  const char* keys[] = {m->k_meta, m->k_tasks, m->k_results, m->k_workers};
+  for (int k = 0; k < 4 && !rc; k++) rc = pipe_cmd(m, "EXPIRE %s %d", keys[k], KEEP_S);
+  return rc ? rc : flush(m);
+}
+
 // Periodic work while waiting for results.
 static int tick(master* m, double now) {
   int rc = 0;
+  if (now >= m->keep_at) {
+    m->keep_at = now + KEEP_EVERY_S;
+    rc = keep_alive(m);
+  }
   if (now >= m->workers_at) {
     m->workers_at = now + WORKERS_EVERY_S;
+    if (rc) return rc;
     redisReply* r = query(m, "EXISTS %s", m->k_meta);
     if (!r) return NE_ENET;
     int exists = r->type == REDIS_REPLY_INTEGER && r->integer == 1;

@@ -73,7 +73,9 @@ typedef struct wthread {
   char consumer[NE_WIRE_MAX_NAME + 16]; // consumer name in the group: <worker>/<t>
   ne_evaluator* ev;               // this thread's evaluator
   ne__wire_task task;             // decoding scratch
-  ne_buf out;                     // encoding scratch
+  ne_buf out;                     // encoded results of the last task, until sent
+  char pending[ID_LEN];           // task whose results in `out` are not sent yet ("" none)
+  int pending_n;                  // its number of results
   ne_result* res;                 // (cap) results of the task in hand
   uint32_t* idx;                  // (cap) their candidate indices
   double* obs;                    // (cap * 2 * obs_dim) observation sums
@@ -307,32 +309,6 @@ static int evaluate_task(wthread* th, char* why) {
   return 0;
 }
 
-// XADD result + XACK task in one MULTI/EXEC; retried on a new connection if the socket breaks
-// (a duplicate result is harmless: the master keeps the first per candidate).
-static int send_results(wthread* th, const char* task_id) {
-  const experiment* ex = th->ex;
-  // not interruptible by the leave flag: SIGTERM means "finish the task in hand", sending included
-  for (int attempt = 0; attempt < 3; attempt++) {
-    if (ne__rconn_wait(&th->conn, NULL, 10) != 0) return NE_ENET;
-    const char* multi[] = {"MULTI"};
-    const char* xadd[] = {"XADD", ex->k_results, "*", "r", (const char*)th->out.data};
-    size_t xlens[] = {4, strlen(ex->k_results), 1, 1, th->out.len};
-    const char* xack[] = {"XACK", ex->k_tasks, NE_GROUP, task_id};
-    const char* exec[] = {"EXEC"};
-    int rc = ne__rconn_append(&th->conn, 1, multi, NULL);
-    if (!rc) rc = ne__rconn_append(&th->conn, 5, xadd, xlens);
-    if (!rc) rc = ne__rconn_append(&th->conn, 4, xack, NULL);
-    if (!rc) rc = ne__rconn_append(&th->conn, 1, exec, NULL);
-    for (int i = 0; i < 4 && !rc; i++) {
-      redisReply* r = ne__rconn_get_reply(&th->conn);
-      if (!r) rc = NE_ENET;
-      else freeReplyObject(r);
-    }
-    if (!rc) return 0;
-  }
-  return NE_ENET;
-}
-
 // Acknowledges and deletes a task that cannot be evaluated (garbage must not circulate).
 static void drop_task(wthread* th, const char* task_id) {
   const char* ack[] = {"XACK", th->ex->k_tasks, NE_GROUP, task_id};
@@ -393,10 +369,52 @@ static void process_task(wthread* th, const char* task_id, const char* data, siz
   ne__wire_result_hdr h = {"", th->task.round, th->task.task_no, th->ex->fingerprint,
                            th->task.want_obs_stats ? th->ex->env->obs_dim : 0};
   snprintf(h.worker, sizeof h.worker, "%s", w->name);
+  // sent with the next XREADGROUP in one round trip (take_task), or by flush_pending on leaving
   rc = ne__wire_encode_results(&th->out, &h, th->idx, th->res, th->task.n);
-  if (!rc) rc = send_results(th, task_id);
-  if (rc) say(w, "task %s: results not sent (%s); it will be re-claimed", task_id, ne_strerror(rc));
-  else count_done(th, th->task.n);
+  if (rc) {
+    say(w, "task %s: results not encoded (%s); it will be re-claimed", task_id, ne_strerror(rc));
+    return;
+  }
+  snprintf(th->pending, sizeof th->pending, "%s", task_id);
+  th->pending_n = th->task.n;
+}
+
+// Queues MULTI / XADD results / XACK task / EXEC for the pending results; returns replies queued.
+static int queue_pending(wthread* th) {
+  const experiment* ex = th->ex;
+  const char* multi[] = {"MULTI"};
+  const char* xadd[] = {"XADD", ex->k_results, "*", "r", (const char*)th->out.data};
+  size_t xlens[] = {4, strlen(ex->k_results), 1, 1, th->out.len};
+  const char* xack[] = {"XACK", ex->k_tasks, NE_GROUP, th->pending};
+  const char* exec[] = {"EXEC"};
+  int rc = ne__rconn_append(&th->conn, 1, multi, NULL);
+  if (!rc) rc = ne__rconn_append(&th->conn, 5, xadd, xlens);
+  if (!rc) rc = ne__rconn_append(&th->conn, 4, xack, NULL);
+  if (!rc) rc = ne__rconn_append(&th->conn, 1, exec, NULL);
+  return rc ? -1 : 4;
+}
+
+// Reads the 4 replies of queue_pending; on success the pending results are done. 0 or NE_ENET
+// (the results stay pending and are sent again after the reconnect: duplicates are harmless).
+static int read_pending(wthread* th) {
+  for (int i = 0; i < 4; i++) {
+    redisReply* r = ne__rconn_get_reply(&th->conn);
+    if (!r) return NE_ENET;
+    freeReplyObject(r);
+  }
+  count_done(th, th->pending_n);
+  th->pending[0] = '\0';
+  return 0;
+}
+
+// Sends pending results on their own (the thread is leaving), retrying on a new connection.
+static void flush_pending(wthread* th) {
+  for (int attempt = 0; attempt < 3 && th->pending[0]; attempt++) {
+    if (ne__rconn_wait(&th->conn, NULL, 10) != 0) break;
+    if (queue_pending(th) == 4) read_pending(th);
+  }
+  if (th->pending[0])
+    say(th->w, "task %s: results not sent (%s); it will be re-claimed", th->pending, th->conn.errstr);
 }
 
 // ---- evaluation threads -------------------------------------------------------------------
@@ -410,8 +428,15 @@ static void set_in_hand(wthread* th, const char* id) {
 // Reads one task entry; returns 1 and processes it, 0 when none came, -1 after a connection error.
 static int take_task(wthread* th) {
   experiment* ex = th->ex;
-  redisReply* r = ne__rconn_command(&th->conn, "XREADGROUP GROUP %s %s COUNT 1 BLOCK %d STREAMS %s >", NE_GROUP,
-                                    th->consumer, READ_BLOCK_MS, ex->k_tasks);
+  // the previous task's results and this read share one round trip
+  int queued = th->pending[0] ? queue_pending(th) : 0;
+  char block[16];
+  snprintf(block, sizeof block, "%d", READ_BLOCK_MS);
+  const char* read[] = {"XREADGROUP", "GROUP", NE_GROUP, th->consumer, "COUNT", "1", "BLOCK", block, "STREAMS",
+                        ex->k_tasks, ">"};
+  if (queued < 0 || ne__rconn_append(&th->conn, 11, read, NULL) != 0) return -1;
+  if (queued && read_pending(th) != 0) return -1;
+  redisReply* r = ne__rconn_get_reply(&th->conn);
   if (!r) return -1;
   if (r->type == REDIS_REPLY_ERROR) {  // NOGROUP: the master has not (re-)created the stream yet
     freeReplyObject(r);
@@ -448,6 +473,7 @@ static void* thread_main(void* arg) {
     if (ne__rconn_wait(&th->conn, &ex->leave, 0) != 0) break;
     take_task(th);
   }
+  if (th->pending[0]) flush_pending(th);
   ne__rconn_close(&th->conn);
   th->exited = 1;
   return NULL;
