@@ -12,7 +12,6 @@
 #include "neuroevo/plot.h"
 #include "run/params_file.h"  // best.params for vector solutions
 #include "run/run_tfevents.h"  // TensorBoard events, one per generation
-#include "run/run_tfevents.h"  // TensorBoard events, one per generation
 #include "run/runner_int.h"
 
 // Grows the result buffers to n candidates (with observation sums when the batch wants them).
@@ -239,7 +238,6 @@ int ne_run_loop(ne_run* run, char* errstr) {
     session_gens++;
     run->vt->report(run->algo, &r);
     rc = ne__run_append_metrics(run, &r, errstr);
-    if (!rc) ne__run_tb_write(run, &r);  // TensorBoard events (run_tfevents.c)
     if (!rc) ne__run_tb_write(run, &r);  // TensorBoard events (run_tfevents.c)
     note_best_score(run);
     const char* why = stop_reason(run, &r);
