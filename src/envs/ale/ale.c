@@ -57,33 +57,34 @@ typedef struct ale_state {
   int noops;                    // no-op frames at the start of this episode
   uint8_t screens[2][SCREEN];   // AtariPreprocessing's obs_buffer: [0] last frame (then the pooled
                                 // one, in place, as the wrapper does), [1] the one before
-  float tmp[NE_ALE_H * NE_ALE_OUT]; // horizontal pass of the resize
+  uint8_t lut[256];             // ALE's grayscale palette (palette index -> luminance)
+  float tmp[(NE_ALE_H + NE_AREA_TAPS - 1) * NE_ALE_OUT]; // horizontal pass of the resize, padded
+  float row[NE_ALE_W + NE_AREA_TAPS - 1];                // one input row as floats, padded
   uint8_t stack[STACK][OUT_PIXELS]; // ring of preprocessed frames
 } ale_state;
 
 // ---- area resize (OpenCV INTER_AREA for non-integer scales) ---------------------------------------
 
-// one axis of OpenCV's computeResizeAreaTab: the taps of each output pixel and their weights
-static int area_axis(int in, int out, int* first, int* n, float (*w)[4]) {
+// one axis of OpenCV's computeResizeAreaTab: the first tap of each output pixel and the weights of
+// its (at most NE_AREA_TAPS) consecutive taps, zero-padded
+static int area_axis(int in, int out, int* first, float (*w)[NE_AREA_TAPS]) {
   double scale = (double)in / out;
   for (int d = 0; d < out; d++) {
     double f1 = d * scale, f2 = f1 + scale, cell = scale < in - f1 ? scale : in - f1;
     int s1 = (int)ceil(f1), s2 = (int)floor(f2);
     s2 = s2 < in - 1 ? s2 : in - 1;
     s1 = s1 < s2 ? s1 : s2;
+    double taps[8];
     int k = 0;
     first[d] = s1 - f1 > 1e-3 ? s1 - 1 : s1;
-    if (s1 - f1 > 1e-3) w[d][k++] = (float)((s1 - f1) / cell);
-    for (int s = s1; s < s2; s++) {
-      if (k >= 4) return NE_EINVAL;
-      w[d][k++] = (float)(1.0 / cell);
-    }
-    if (f2 - s2 > 1e-3) {
-      if (k >= 4) return NE_EINVAL;
+    if (s1 - f1 > 1e-3) taps[k++] = (s1 - f1) / cell;
+    for (int s = s1; s < s2 && k < 8; s++) taps[k++] = 1.0 / cell;
+    if (f2 - s2 > 1e-3 && k < 8) {
       double part = f2 - s2 < 1.0 ? f2 - s2 : 1.0;
-      w[d][k++] = (float)((part < cell ? part : cell) / cell);
+      taps[k++] = (part < cell ? part : cell) / cell;
     }
-    n[d] = k;
+    if (k > NE_AREA_TAPS || first[d] < 0 || first[d] + k > in) return NE_EINVAL;
+    for (int j = 0; j < NE_AREA_TAPS; j++) w[d][j] = j < k ? (float)taps[j] : 0.0f;
   }
   return 0;
 }
@@ -91,32 +92,51 @@ static int area_axis(int in, int out, int* first, int* n, float (*w)[4]) {
 int ne__area_resize_init(ne_area_resize* r, int in_h, int in_w, int out_h, int out_w) {
   memset(r, 0, sizeof *r);
   if (out_h < 1 || out_w < 1 || out_h > NE_ALE_OUT || out_w > NE_ALE_OUT || in_h < out_h || in_w < out_w ||
-      in_h > 3 * out_h || in_w > 3 * out_w)
+      2 * in_h > 5 * out_h || 2 * in_w > 5 * out_w)
     return NE_EINVAL;
   r->in_h = in_h, r->in_w = in_w, r->out_h = out_h, r->out_w = out_w;
-  if (area_axis(in_w, out_w, r->x0, r->nx, r->wx) || area_axis(in_h, out_h, r->y0, r->ny, r->wy)) return NE_EINVAL;
+  if (area_axis(in_w, out_w, r->x0, r->wx) || area_axis(in_h, out_h, r->y0, r->wy)) return NE_EINVAL;
   return 0;
 }
 
-void ne__area_resize(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out) {
-  // horizontal: every input row into out_w columns
+// round to the nearest integer, ties to even (cvRound), for 0 <= v < 2^22: adding 1.5 * 2^23 leaves
+// no fraction bits, so the float addition itself rounds; no libm call
+static inline int round_even(float v) {
+  volatile float big = 12582912.0f;  // volatile: keeps gcc from folding (v + big) - big into v
+  return (int)((v + big) - big);
+}
+
+void ne__area_resize(const ne_area_resize* r, const uint8_t* in, float* tmp, float* row, uint8_t* out) {
+  // horizontal: every input row into out_w columns, taps in order (acc = w0 p0, += w1 p1, ...);
+  // row and tmp end in NE_AREA_TAPS - 1 zeros that zero-weight taps past the edge read
+  for (int x = r->in_w; x < r->in_w + NE_AREA_TAPS - 1; x++) row[x] = 0.0f;
+  for (int i = r->in_h * r->out_w; i < (r->in_h + NE_AREA_TAPS - 1) * r->out_w; i++) tmp[i] = 0.0f;
   for (int y = 0; y < r->in_h; y++) {
-    const uint8_t* row = in + (size_t)y * (size_t)r->in_w;
+    const uint8_t* src = in + (size_t)y * (size_t)r->in_w;
+    for (int x = 0; x < r->in_w; x++) row[x] = src[x];
     float* t = tmp + (size_t)y * (size_t)r->out_w;
     for (int x = 0; x < r->out_w; x++) {
-      const uint8_t* p = row + r->x0[x];
+      const float* p = row + r->x0[x];
       float acc = r->wx[x][0] * p[0];
-      for (int k = 1; k < r->nx[x]; k++) acc += r->wx[x][k] * p[k];
+      acc += r->wx[x][1] * p[1];
+      acc += r->wx[x][2] * p[2];
       t[x] = acc;
     }
   }
-  // vertical: rows accumulated in order, then rounded to a byte (cvRound)
+  // vertical: three rows accumulated in order over contiguous columns (this loop vectorizes)
   for (int y = 0; y < r->out_h; y++) {
-    const float* t = tmp + (size_t)r->y0[y] * (size_t)r->out_w;
+    const float* t0 = tmp + (size_t)r->y0[y] * (size_t)r->out_w;
+    const float *t1 = t0 + r->out_w, *t2 = t1 + r->out_w;
+    float w0 = r->wy[y][0], w1 = r->wy[y][1], w2 = r->wy[y][2];
+    float acc[NE_ALE_OUT];
     for (int x = 0; x < r->out_w; x++) {
-      float acc = r->wy[y][0] * t[x];
-      for (int k = 1; k < r->ny[y]; k++) acc += r->wy[y][k] * t[(size_t)k * (size_t)r->out_w + (size_t)x];
-      long v = lrintf(acc);
+      float a = w0 * t0[x];
+      a += w1 * t1[x];
+      a += w2 * t2[x];
+      acc[x] = a;
+    }
+    for (int x = 0; x < r->out_w; x++) {
+      int v = round_even(acc[x]);
       out[(size_t)y * (size_t)r->out_w + (size_t)x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
     }
   }
@@ -132,13 +152,34 @@ static int frame(const ne_env_spec* spec, ale_state* s, int action) {
   return ne__ale_act(s->ale, action);
 }
 
-// the max of the two buffered screens (into screens[0], like the wrapper's in-place np.maximum,
-// which matters when a game over cuts the next frame skip short), resized into the next stack slot
-static void push_frame(const ale_data* d, ale_state* s) {
+// the current screen's luminance into dst (the palette lookup of ALE's getScreenGrayscale)
+static void capture(ale_state* s, uint8_t* dst) {
+  const uint8_t* src = ne__ale_screen(s->ale);
+  for (int i = 0; i < SCREEN; i++) dst[i] = s->lut[src[i]];
+}
+
+// the last frame of a skip: its luminance pooled with screens[1] straight into screens[0] (the
+// wrapper's obs_buffer[0] = max(obs_buffer[0], obs_buffer[1]) in place, fused with the capture)
+static void capture_pooled(ale_state* s) {
+  const uint8_t* src = ne__ale_screen(s->ale);
+  uint8_t *a = s->screens[0], *b = s->screens[1];
+  for (int i = 0; i < SCREEN; i++) {
+    uint8_t v = s->lut[src[i]];
+    a[i] = v > b[i] ? v : b[i];
+  }
+}
+
+// screens[0] = max(screens[0], screens[1]) in place: a skip cut short by a game over pools what
+// the buffers hold, as the wrapper does
+static void pool(ale_state* s) {
   uint8_t *a = s->screens[0], *b = s->screens[1];
   for (int i = 0; i < SCREEN; i++) a[i] = a[i] > b[i] ? a[i] : b[i];
+}
+
+// the pooled screen, resized into the next stack slot
+static void push_frame(const ale_data* d, ale_state* s) {
   s->head = (s->head + 1) % STACK;
-  ne__area_resize(&d->resize, a, s->tmp, s->stack[s->head]);
+  ne__area_resize(&d->resize, s->screens[0], s->tmp, s->row, s->stack[s->head]);
 }
 
 int ne__ale_noops(const void* impl) { return ((const ale_state*)impl)->noops; }
@@ -155,8 +196,8 @@ static void ale_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
     frame(spec, s, 0);
     if (ne__ale_game_over(s->ale)) ne__ale_reset(s->ale);
   }
-  ne__ale_gray(s->ale, s->screens[0]);
-  memset(s->screens[1], 0, SCREEN);
+  capture(s, s->screens[0]);
+  memset(s->screens[1], 0, SCREEN);  // pooling with zeros leaves screens[0] as it is
   // FrameStackObservation pads with the reset frame
   push_frame(d, s);
   for (int k = 1; k < STACK; k++) memcpy(s->stack[(s->head + k) % STACK], s->stack[s->head], OUT_PIXELS);
@@ -169,15 +210,17 @@ static void ale_step(const ne_env_spec* spec, void* impl, const float* act, doub
   // AtariPreprocessing.step: hold the action for 4 frames, keep the last two screens; a game over
   // stops the skip early (the buffers then keep what they had, as in the wrapper)
   long total = 0;
+  int pooled = 0;
   for (int t = 0; t < FRAME_SKIP; t++) {
     total += frame(spec, s, action);
     if (ne__ale_game_over(s->ale)) {
       *terminated = 1;
       break;
     }
-    if (t == FRAME_SKIP - 2) ne__ale_gray(s->ale, s->screens[1]);
-    else if (t == FRAME_SKIP - 1) ne__ale_gray(s->ale, s->screens[0]);
+    if (t == FRAME_SKIP - 2) capture(s, s->screens[1]);
+    else if (t == FRAME_SKIP - 1) capture_pooled(s), pooled = 1;
   }
+  if (!pooled) pool(s);
   push_frame(d, s);
   *reward = (double)total;
 }
@@ -214,7 +257,9 @@ static int ale_state_init(const ne_env_spec* spec, void* impl) {
   const ale_data* d = spec->data;
   ale_state* s = impl;
   s->ale = ne__ale_create(d->rom, NULL, 0);
-  return s->ale ? 0 : NE_EIO;
+  if (!s->ale) return NE_EIO;
+  ne__ale_gray_lut(s->ale, s->lut);
+  return 0;
 }
 
 static void ale_state_free(const ne_env_spec* spec, void* impl) {

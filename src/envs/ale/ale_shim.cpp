@@ -61,6 +61,14 @@ extern "C" void ne__ale_gray(ne_ale* a, uint8_t* out) {
   std::memcpy(out, a->gray.data(), a->gray.size());
 }
 
+extern "C" const uint8_t* ne__ale_screen(const ne_ale* a) { return a->ale.getScreen().getArray(); }
+
+extern "C" void ne__ale_gray_lut(ne_ale* a, uint8_t lut[256]) {
+  uint8_t index[256];
+  for (int i = 0; i < 256; i++) index[i] = static_cast<uint8_t>(i);
+  a->ale.theOSystem->colourPalette().applyPaletteGrayscale(lut, index, 256);
+}
+
 extern "C" int ne__ale_minimal_actions(const ne_ale* a, int* out, int max) {
   int n = 0;
   for (ale::Action act : a->minimal)

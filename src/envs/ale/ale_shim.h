@@ -38,6 +38,12 @@ int ne__ale_game_over(const ne_ale* ale);
 // The current screen as 210x160 luminance bytes (ALE's grayscale palette) into out.
 void ne__ale_gray(ne_ale* ale, uint8_t* out);
 
+// The current screen's 210x160 palette indices, owned by the emulator (valid until the next act).
+const uint8_t* ne__ale_screen(const ne_ale* ale);
+
+// ALE's grayscale palette: lut[i] is the luminance byte ne__ale_gray writes for palette index i.
+void ne__ale_gray_lut(ne_ale* ale, uint8_t lut[256]);
+
 // The game's minimal action set (full-set actions) into out (max entries); returns the count.
 int ne__ale_minimal_actions(const ne_ale* ale, int* out, int max);
 
