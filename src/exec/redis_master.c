@@ -563,6 +563,31 @@ static int drain_results(master* m) {
 
 // ---- recovery -----------------------------------------------------------------------------
 
+// Queues a fresh copy of each claimed task (XADD) and the removal of the old entry (XACK, XDEL);
+// entries Redis 7 reports as deleted while pending are acknowledged so they leave the PEL.
+// Returns how many tasks were re-published, or -1 when disconnected.
+static int requeue(master* m, const redisReply* claimed) {
+  const redisReply* entries = claimed->element[1];
+  int moved = 0, rc = 0;
+  for (size_t i = 0; i < entries->elements && !rc; i++) {
+    const redisReply* e = entries->element[i];
+    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
+    const char* id = e->element[0]->str;
+    const redisReply* payload = field_of(e->element[1], "m");
+    if (payload && payload->type == REDIS_REPLY_STRING) {
+      const char* argv[] = {"XADD", m->k_tasks, "*", "m", payload->str};
+      size_t lens[] = {4, strlen(m->k_tasks), 1, 1, payload->len};
+      rc = pipe_argv(m, 5, argv, lens);
+      moved++;
+    }
+    if (!rc) rc = pipe_cmd(m, "XACK %s %s %s", m->k_tasks, NE_GROUP, id);
+    if (!rc) rc = pipe_cmd(m, "XDEL %s %s", m->k_tasks, id);
+  }
+  for (size_t i = 0; claimed->elements > 2 && i < claimed->element[2]->elements && !rc; i++)
+    rc = pipe_cmd(m, "XACK %s %s %s", m->k_tasks, NE_GROUP, claimed->element[2]->element[i]->str);
+  return rc ? -1 : moved;
+}
+
 // Re-publishes tasks held too long by workers that stopped (killed, partitioned): XAUTOCLAIM moves
 // them to the master, which adds each payload again as a new entry any worker can read.
 static int reclaim(master* m) {
@@ -571,54 +596,19 @@ static int reclaim(master* m) {
   for (int pass = 0; pass < 16; pass++) {
     redisReply* r = query(m, "XAUTOCLAIM %s %s master %s %s COUNT 128", m->k_tasks, NE_GROUP, idle, cursor);
     if (!r) return NE_ENET;
-    if (r->type != REDIS_REPLY_ARRAY || r->elements < 2) {
-      freeReplyObject(r);
-      return 0;
-    }
-    snprintf(cursor, sizeof cursor, "%s", r->element[0]->str ? r->element[0]->str : "0-0");
-    const redisReply* entries = r->element[1];
-    int queued = 0, moved = 0;
-    for (size_t i = 0; i < entries->elements; i++) {
-      const redisReply* e = entries->element[i];
-      if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
-      const char* id = e->element[0]->str;
-      const redisReply* payload = field_of(e->element[1], "m");
-      if (payload && payload->type == REDIS_REPLY_STRING) {
-        const char* argv[] = {"XADD", m->k_tasks, "*", "m", payload->str};
-        size_t lens[] = {4, strlen(m->k_tasks), 1, 1, payload->len};
-        if (ne__rconn_append(&m->conn, 5, argv, lens)) break;
-        queued++, moved++;
-      }
-      const char* ack[] = {"XACK", m->k_tasks, NE_GROUP, id};
-      const char* del[] = {"XDEL", m->k_tasks, id};
-      ne__rconn_append(&m->conn, 4, ack, NULL);
-      ne__rconn_append(&m->conn, 3, del, NULL);
-      queued += 2;
-    }
-    // Redis 7 lists entries deleted while pending; acknowledge them so they leave the PEL
-    for (size_t i = 0; r->elements > 2 && i < r->element[2]->elements; i++) {
-      const char* ack[] = {"XACK", m->k_tasks, NE_GROUP, r->element[2]->element[i]->str};
-      ne__rconn_append(&m->conn, 4, ack, NULL);
-      queued++;
-    }
+    int ok = r->type == REDIS_REPLY_ARRAY && r->elements >= 2;  // an error: the stream is gone (tick notices)
+    if (ok) snprintf(cursor, sizeof cursor, "%s", r->element[0]->str ? r->element[0]->str : "0-0");
+    int moved = ok ? requeue(m, r) : 0;
     freeReplyObject(r);
-    if (m->lost || !m->conn.c) return m->lost = 1, NE_ENET;
-    // replies in queue order: XADD ids (the newest becomes last_task), then XACK/XDEL counts
-    int rc = 0;
-    for (int i = 0; i < queued; i++) {
-      redisReply* x = ne__rconn_get_reply(&m->conn);
-      if (!x) return m->lost = 1, NE_ENET;
-      if (x->type == REDIS_REPLY_STRING && x->str[0] >= '0' && x->str[0] <= '9' && strchr(x->str, '-') &&
-          ne__stream_id_cmp(x->str, m->last_task) > 0)
-        snprintf(m->last_task, sizeof m->last_task, "%s", x->str);
-      freeReplyObject(x);
-    }
+    int rc = moved < 0 ? NE_ENET : flush(m);  // XADD replies advance last_task
+    if (rc == NE_EIO) return m->lost = 1, NE_ENET;  // NOGROUP & co: let recover() check the experiment
+    if (rc) return rc;
     if (moved) {
       m->stats.reclaimed += (uint64_t)moved;
       warn(m, W_INFO, "re-published %d task%s idle for more than %.1fs (a worker stopped?)", moved, moved == 1 ? "" : "s",
            m->task_timeout_s);
     }
-    if (rc || strcmp(cursor, "0-0") == 0) return rc;
+    if (!ok || strcmp(cursor, "0-0") == 0) return 0;
   }
   return 0;
 }
@@ -634,7 +624,7 @@ static int check_stall(master* m) {
     m->lost = 1;
     return NE_ENET;
   }
-  char delivered[48] = "0-0";
+  char delivered[48] = "";
   for (size_t g = 0; r->type == REDIS_REPLY_ARRAY && g < r->elements; g++) {
     const redisReply* name = field_of(r->element[g], "name");
     const redisReply* last = field_of(r->element[g], "last-delivered-id");
@@ -642,11 +632,13 @@ static int check_stall(master* m) {
       snprintf(delivered, sizeof delivered, "%s", last->str);
   }
   freeReplyObject(r);
+  if (!delivered[0]) return m->lost = 1, NE_ENET;  // the stream lost its group: recover() re-creates it
   if (ne__stream_id_cmp(delivered, m->last_task) < 0) return 0;  // tasks still queued
   r = query(m, "XPENDING %s %s %s + 1", m->k_tasks, NE_GROUP, m->round_first_task);
   if (!r) return NE_ENET;
-  int pending = r->type == REDIS_REPLY_ARRAY && r->elements > 0;
+  int pending = r->type == REDIS_REPLY_ARRAY && r->elements > 0, failed = r->type == REDIS_REPLY_ERROR;
   freeReplyObject(r);
+  if (failed) return m->lost = 1, NE_ENET;  // the group vanished: recover() re-creates it
   if (pending) return 0;
   int rc = drain_results(m), n = 0;
   if (!rc && m->n_have < m->batch->n) rc = publish_missing(m, &n);
@@ -658,6 +650,24 @@ static int check_stall(master* m) {
   return rc;
 }
 
+// 1 if the experiment's description and its task group exist, 0 if not, -1 when disconnected.
+static int experiment_intact(master* m) {
+  redisReply* r = query(m, "EXISTS %s", m->k_meta);
+  if (!r) return -1;
+  int ok = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+  freeReplyObject(r);
+  if (!ok) return 0;
+  r = query(m, "XINFO GROUPS %s", m->k_tasks);
+  if (!r) return -1;
+  ok = 0;
+  for (size_t g = 0; r->type == REDIS_REPLY_ARRAY && g < r->elements; g++) {
+    const redisReply* name = field_of(r->element[g], "name");
+    ok = ok || (name && name->str && strcmp(name->str, NE_GROUP) == 0);
+  }
+  freeReplyObject(r);
+  return ok;
+}
+
 // Reconnects (waiting for Redis as long as it takes) and re-creates the experiment if Redis lost
 // it, then re-publishes the round. Returns 0, NE_EINTR or a fatal error (refused credentials).
 static int recover(master* m, const volatile int* stop, char* errstr) {
@@ -666,10 +676,8 @@ static int recover(master* m, const volatile int* stop, char* errstr) {
     if (rc == NE_EINTR) return ne__set_error(errstr, rc, "interrupted while waiting for Redis");
     if (rc) return ne__set_error(errstr, rc, "%s", m->conn.errstr);
     m->lost = 0;
-    redisReply* r = query(m, "EXISTS %s", m->k_meta);
-    if (!r) continue;
-    int exists = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
-    freeReplyObject(r);
+    int exists = experiment_intact(m);
+    if (exists < 0) continue;
     // a broken pipeline may have lost some blob SETs: store the round's blobs again
     if (exists && m->batch && m->round_first_task[0]) {
       m->queued = 0;
@@ -678,8 +686,8 @@ static int recover(master* m, const volatile int* stop, char* errstr) {
     }
     if (exists && rc == NE_ENET) continue;
     if (exists) return rc ? ne__set_error(errstr, rc, "%s", m->conn.errstr) : 0;
-    warn(m, W_INFO, "experiment %s vanished from Redis (restarted without persistence?): re-creating it and "
-         "re-publishing generation %u round %u", m->id, m->rd.generation, m->rd.round);
+    warn(m, W_INFO, "experiment %s vanished from Redis (restarted without persistence?) or lost its task group: "
+         "re-creating it and re-publishing generation %u round %u", m->id, m->rd.generation, m->rd.round);
     m->stats.recoveries++;
     int adopted, n = 0;
     rc = setup_experiment(m, &adopted);
