@@ -39,6 +39,10 @@ wait_rows() {  # wait_rows DIR N: until DIR has N metric rows (60 s at most)
   fail "$1 never reached $2 generations"
 }
 T0=$(date +%s)
+# a build without hiredis cannot run this test: say so instead of failing somewhere below
+if { "$BIN" status --redis redis://127.0.0.1:1 2>&1 || true; } | grep -q "no Redis support"; then
+  fail "$BIN was built without hiredis: install libhiredis-dev (scripts/install-deps) and rebuild"
+fi
 section() { echo "[$(($(date +%s) - T0))s] $*"; }
 
 port=$(bash "$HERE/redis_test_server.sh" start "$TMP/redis")

@@ -11,6 +11,10 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rm -rf "$TMP" && mkdir -p "$TMP/fakebin" "$TMP/rt"
 cd "$TMP"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# a build without hiredis cannot run this test: say so instead of failing somewhere below
+if { "$BIN" status --redis redis://127.0.0.1:1 2>&1 || true; } | grep -q "no Redis support"; then
+  fail "$BIN was built without hiredis: install libhiredis-dev (scripts/install-deps) and rebuild"
+fi
 
 # scontrol show hostnames LIST: the "nodes" are loopback addresses
 cat > fakebin/scontrol <<'SH'

@@ -149,6 +149,7 @@ static const char USAGE[] =
     "Every other option goes to `neuroevo run` (--out, --generations, --quiet, --task-timeout, --chunk).\n"
     "Worker logs are kept in the temporary directory only while the cluster runs.\n";
 
+#ifdef NE_HAVE_HIREDIS  // the cluster needs Redis support; without it the command only explains
 typedef struct cluster {
   char dir[4096];       // temporary directory
   char url[64];         // redis://127.0.0.1:PORT
@@ -325,6 +326,8 @@ static int parse(cluster* c, int argc, char** argv, char** run_argv, int* run_ar
   }
   return 0;
 }
+
+#endif
 
 int ne_cmd_cluster(int argc, char** argv) {
   if (ne_cli_wants_help(argc, argv)) {
