@@ -10,6 +10,7 @@
 #include "neuroevo/conv.h"
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
+#include "neuroevo/evaluator.h"
 #include "neuroevo/noise.h"
 #include "neuroevo/run.h"
 #include "policy/policy_int.h"
@@ -236,6 +237,44 @@ static void test_config_keys(void) {
   ASSERT_CONTAINS(err, "policy.conv");
 }
 
+// A conv candidate's episodes run in lockstep with batched forwards (src/exec/lockstep.c) give the
+// fitness, spread and steps of the same episodes run one at a time, bit for bit.
+static void test_evaluator_lockstep_equals_sequential_episodes(void) {
+  ne_env_spec* env;
+  char err[NE_ERRSTR_LEN];
+  if (ne_env_make("MinAtar/Breakout-v1", NULL, &env, err)) TEST_FAIL("%s", err);
+  ne_policy_spec s;
+  preset_spec("minatar", env->obs_shape, env->n_actions, &s);
+  float* p = ne_malloc(s.n_params * sizeof *p);
+  ne_policy_init_params(&s, 3, p);
+  ne_noise_axpy(4, 0, s.n_params, 0.5f, p);  // a policy that does not always pick the same action
+  ne_evaluator* ev = ne_evaluator_create(env, &s, NULL);
+  ASSERT(ev != NULL);
+  // 13 episodes: a full lockstep chunk of 8 and a partial one of 5
+  ne_blob blob = {.hash = 1, .n = s.n_params, .data = p};
+  ne_candidate c = {.kind = NE_CAND_VECTOR, .episodes = 13, .episode_seed = 77, .blob = 0};
+  ne_batch batch = {.n = 1, .cands = &c, .n_blobs = 1, .blobs = &blob};
+  ne_result r = {0};
+  ASSERT_EQ(ne_evaluator_run(ev, &batch, &c, &r), 0);
+  // the sequential reference: the evaluator's own single-episode path and Welford's fold
+  double mean = 0, m2 = 0;
+  uint64_t steps = 0;
+  for (uint32_t e = 0; e < 13; e++) {
+    double ret = ne_evaluator_episode(ev, p, ne_hash2(77, e), NULL, &steps);
+    double delta = ret - mean;
+    mean += delta / (double)(e + 1);
+    m2 += delta * (ret - mean);
+  }
+  ASSERT_EQ(memcmp(&r.fitness, &mean, sizeof mean), 0);
+  ASSERT_NEAR(r.return_std, sqrt(m2 / 13), 0);
+  ASSERT_U64_EQ(r.steps, steps);
+  ASSERT_GT(steps, 13 * 5);
+  ne_evaluator_destroy(ev);
+  ne_free(p);
+  ne_env_spec_destroy(env);
+}
+
 TEST_MAIN(TEST_ENTRY(test_parse_layers), TEST_ENTRY(test_nature_net_shapes), TEST_ENTRY(test_spec_errors_name_the_layer),
           TEST_ENTRY(test_forward_matches_reference_on_every_kernel), TEST_ENTRY(test_batch_equals_single_forwards),
-          TEST_ENTRY(test_init_is_deterministic_and_normalized), TEST_ENTRY(test_config_keys))
+          TEST_ENTRY(test_init_is_deterministic_and_normalized), TEST_ENTRY(test_config_keys),
+          TEST_ENTRY(test_evaluator_lockstep_equals_sequential_episodes))

@@ -10,6 +10,7 @@
 #include "neuroevo/error.h"
 #include "neuroevo/noise.h"
 #include "neuroevo/rng.h"
+#include "exec/lockstep.h"  // conv policies: a candidate's episodes in lockstep, batched forwards
 
 struct ne_evaluator {
   const ne_env_spec* env;        // shared, read-only
@@ -22,6 +23,7 @@ struct ne_evaluator {
   float action[NE_ENV_MAX_ACT];  // policy output
   int env_failed;                // gym: bridge: NE_E* code of an env failure in the last run (0: none)
   char env_errstr[NE_ERRSTR_LEN]; // its message, naming the env
+  ne_lockstep* lockstep;         // conv policies: episodes in lockstep (NULL: one at a time)
 };
 
 ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* policy, ne_param_cache* cache) {
@@ -38,12 +40,15 @@ ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* 
     ne_evaluator_destroy(ev);
     return NULL;
   }
+  // conv policies on in-process envs batch their forwards over episodes (none: the plain loop)
+  if (policy->kind == NE_POLICY_CONV && !env->evaluate && !env->status) ev->lockstep = ne__lockstep_create(env, policy);
   return ev;
 }
 
 void ne_evaluator_destroy(ne_evaluator* ev) {
   if (!ev) return;
   ne_env_state_destroy(ev->state);
+  ne__lockstep_destroy(ev->lockstep);
   ne_free(ev->params);
   ne_free(ev->scratch);
   ne_free(ev->obs);
@@ -146,8 +151,17 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
   if (!params) return out->status;
   // Welford's running mean and variance of the episode returns
   double mean = 0, m2 = 0;
+  // conv policies: up to NE_LOCKSTEP_WIDTH episodes at a time with batched forwards, the same
+  // returns in the same order (src/exec/lockstep.c); not with obs normalization or statistics
+  int lockstep = ev->lockstep && c->episodes > 1 && !want_stats && !batch->obs_mean;
   for (uint32_t e = 0; e < c->episodes && !ev->env_failed; e++) {  // gym: bridge: stop at a failed env
-    double r = run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, want_stats ? out : NULL);
+    if (lockstep && e % NE_LOCKSTEP_WIDTH == 0) {
+      uint32_t n = c->episodes - e < NE_LOCKSTEP_WIDTH ? c->episodes - e : NE_LOCKSTEP_WIDTH;
+      ne__lockstep_run(ev->lockstep, params, c->episode_seed, e, (int)n, &out->steps);
+    }
+    double r = lockstep ? ne__lockstep_return(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH))
+                        : run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps,
+                                      want_stats ? out : NULL);
     double delta = r - mean;
     mean += delta / (double)(e + 1);
     m2 += delta * (r - mean);
