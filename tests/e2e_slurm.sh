@@ -84,4 +84,16 @@ for p in $(cat srun.log.pids); do ! kill -0 "$p" 2>/dev/null || fail "worker $p 
 ping_out=$(redis-cli -p "$port" ping 2>&1 || true)
 echo "$ping_out" | grep -q "Connection refused" || fail "redis-server still running: $ping_out"
 [ -z "$(ls rt)" ] || fail "runtime directory left behind: $(ls rt)"
+
+# a master that fails (bad config) still leaves nothing behind
+rm -f srun.log.pids
+PATH=$TMP/fakebin:$PATH SLURM_JOB_ID=4243 SLURM_JOB_NUM_NODES=1 SLURM_JOB_NODELIST='node1' SLURM_CPUS_PER_TASK=1 \
+  NEUROEVO_BIN=$BIN NEUROEVO_CONFIG=det.ini NEUROEVO_OVERRIDES=ga.populaton=5 NEUROEVO_OUT=$TMP/F \
+  NEUROEVO_REDIS_PORT=$port NEUROEVO_REDIS_BIND=127.0.0.1 NEUROEVO_REDIS_PASSWORD= TMPDIR=$TMP/rt \
+  bash "$HERE/../deploy/slurm/neuroevo.sbatch" > sbatch_fail.out 2>&1 && fail "a bad config did not fail the job"
+grep -q "populaton" sbatch_fail.out || fail "the master's error is not in the job output: $(cat sbatch_fail.out)"
+for p in $(cat srun.log.pids 2>/dev/null); do ! kill -0 "$p" 2>/dev/null || fail "worker $p still running after a failed master"; done
+ping_out=$(redis-cli -p "$port" ping 2>&1 || true)
+echo "$ping_out" | grep -q "Connection refused" || fail "redis-server still running after a failed master"
+[ -z "$(ls rt)" ] || fail "runtime directory left behind after a failed master: $(ls rt)"
 echo "e2e_slurm: all checks passed"
