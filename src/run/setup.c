@@ -14,7 +14,14 @@ int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr) {
   opt.max_episode_steps = (int)ne_config_int(cfg, "env", "max_episode_steps");
   opt.dim = (int)ne_config_int(cfg, "env", "dim");                        // bbob/* only
   opt.shift_seed = (uint64_t)ne_config_int(cfg, "env", "shift_seed");     // bbob/* only
-  int rc = ne_env_make(ne_config_str(cfg, "env", "id"), &opt, out, errstr);
+  const char* id = ne_config_str(cfg, "env", "id");
+  int rc = ne_env_make(id, &opt, out, errstr);
+#ifndef NE_HAVE_ALE
+  // Atari ids exist only in the opt-in ALE build (cmake/ale.cmake): say how to get it
+  if (rc == NE_ENOTFOUND && strncmp(id, "ALE/", 4) == 0)
+    return ne__set_error(errstr, rc, "%s: the Atari family is an opt-in build: run `make ale` and use "
+                         "build-ale/neuroevo (or configure with -DNE_ALE=ON)", id);
+#endif
   // pixel families (MinAtar/*, ALE/*): sticky actions and difficulty ramp; others ignore them
   if (rc == 0 && (rc = ne_env_set_pixel_options(*out, ne_config_float(cfg, "env", "sticky_prob"),
                                                 ne_config_bool(cfg, "env", "difficulty_ramping"), errstr)) != 0) {
