@@ -5,14 +5,14 @@
 // runs of kernel*C floats of the HWC input), so no patch matrix is ever built.
 //
 // Workload: Atari's Nature net is ~9.3 M multiply-adds per frame, so this is where Deep GA on
-// pixels spends its time. The kernel keeps a 6-row x 32-column block of Y in registers over the
-// whole K loop; AVX-512 and AVX2 variants are compiled from the same source with target attributes
-// and picked at run time. Determinism: each output is b + x0*w0 + x1*w1 + ... in k order, products
+// pixels spends its time. The kernel keeps a block of Y in registers over the whole K loop (6 rows
+// x 32 columns under AVX-512, 6 x 16 under AVX2, 4 x 8 in the portable SSE2 build); the variants
+// are compiled from one source with target attributes and picked at run time. Determinism: each output is b + x0*w0 + x1*w1 + ... in k order, products
 // rounded to float, no FMA (-ffp-contract=off), in every variant and tail path, so the bits do not
 // depend on the CPU, the batch size, the block position or the thread count. (OpenBLAS was
 // measured for comparison, bench/bench_pixels.c, but its kernels pick FMA and blocking per CPU,
 // which would make fitness depend on the machine.)
-#include <math.h>    // isnan via policy helpers only; no libm call here
+#include <pthread.h>  // pthread_once: the CPU is probed once, race-free
 #include <stdatomic.h>
 #include <stdio.h>   // snprintf
 #include <stdlib.h>  // strtol
@@ -354,9 +354,19 @@ int ne__conv_set_kernel(int which) {
   return k;
 }
 
+// the default choice, made once per process
+static void choose_default_kernel(void) {
+  int none = 0;
+  atomic_compare_exchange_strong(&kernel_choice, &none, supported_kernel(0));
+}
+
 static void gemm(const gemm_job* g) {
   int k = atomic_load_explicit(&kernel_choice, memory_order_relaxed);
-  if (k == 0) k = ne__conv_set_kernel(0);
+  if (k == 0) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, choose_default_kernel);
+    k = atomic_load(&kernel_choice);
+  }
 #ifdef HAVE_X86_VARIANTS
   if (k == 3) return gemm_avx512(g);
   if (k == 2) return gemm_avx2(g);
