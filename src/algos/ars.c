@@ -205,13 +205,7 @@ static int ars_save(void* self, uint8_t** data, size_t* len) {
   ne__obs_stats_save(&a->obs, &b);
   ne__best_save(&a->best, &b);
   ne__report_save(&a->report, &b);
-  if (b.oom) {
-    ne_buf_free(&b);
-    return NE_ENOMEM;
-  }
-  *data = b.data;
-  *len = b.len;
-  return 0;
+  return ne_buf_take(&b, data, len);
 }
 
 static int ars_load(void* self, const uint8_t* data, size_t len, char* errstr) {

@@ -241,13 +241,7 @@ static int cmaes_save(void* self, uint8_t** data, size_t* len) {
   ne_buf_f64s(&b, s->C, n * n);
   ne_buf_f64s(&b, s->B, n * n);
   ne_buf_f64s(&b, s->d, n);
-  if (b.oom) {
-    ne_buf_free(&b);
-    return NE_ENOMEM;
-  }
-  *data = b.data;
-  *len = b.len;
-  return 0;
+  return ne_buf_take(&b, data, len);
 }
 
 static int cmaes_load(void* self, const uint8_t* data, size_t len, char* errstr) {

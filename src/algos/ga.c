@@ -292,13 +292,7 @@ static int ga_save(void* self, uint8_t** data, size_t* len) {
   ne_buf_f64(&b, g->best_score);
   ne_buf_u32(&b, g->best_generation);
   ne__report_save(&g->report, &b);
-  if (b.oom) {
-    ne_buf_free(&b);
-    return NE_ENOMEM;
-  }
-  *data = b.data;
-  *len = b.len;
-  return 0;
+  return ne_buf_take(&b, data, len);
 }
 
 static int ga_load(void* self, const uint8_t* data, size_t len, char* errstr) {

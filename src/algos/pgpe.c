@@ -286,13 +286,7 @@ static int pgpe_save(void* self, uint8_t** data, size_t* len) {
   ne__obs_stats_save(&g->obs, &b);
   ne__best_save(&g->best, &b);
   ne__report_save(&g->report, &b);
-  if (b.oom) {
-    ne_buf_free(&b);
-    return NE_ENOMEM;
-  }
-  *data = b.data;
-  *len = b.len;
-  return 0;
+  return ne_buf_take(&b, data, len);
 }
 
 static int pgpe_load(void* self, const uint8_t* data, size_t len, char* errstr) {

@@ -149,13 +149,7 @@ static int sep_save(void* self, uint8_t** data, size_t* len) {
   ne_buf_init(&b);
   ne__cma_save(&s->c, SEPCMAES_MAGIC, &b);
   ne_buf_f64s(&b, s->cdiag, (size_t)s->c.n);
-  if (b.oom) {
-    ne_buf_free(&b);
-    return NE_ENOMEM;
-  }
-  *data = b.data;
-  *len = b.len;
-  return 0;
+  return ne_buf_take(&b, data, len);
 }
 
 static int sep_load(void* self, const uint8_t* data, size_t len, char* errstr) {

@@ -246,13 +246,7 @@ static int snes_save(void* self, uint8_t** data, size_t* len) {
   ne__obs_stats_save(&s->obs, &b);
   ne__best_save(&s->best, &b);
   ne__report_save(&s->report, &b);
-  if (b.oom) {
-    ne_buf_free(&b);
-    return NE_ENOMEM;
-  }
-  *data = b.data;
-  *len = b.len;
-  return 0;
+  return ne_buf_take(&b, data, len);
 }
 
 static int snes_load(void* self, const uint8_t* data, size_t len, char* errstr) {

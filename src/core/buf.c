@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "neuroevo/alloc.h"
+#include "neuroevo/error.h"
 
 void ne_buf_init(ne_buf* b) { memset(b, 0, sizeof *b); }
 
@@ -63,6 +64,17 @@ void ne_buf_u64s(ne_buf* b, const uint64_t* v, size_t n) {
 
 void ne_buf_f64s(ne_buf* b, const double* v, size_t n) {
   for (size_t i = 0; i < n; i++) ne_buf_f64(b, v[i]);
+}
+
+int ne_buf_take(ne_buf* b, uint8_t** data, size_t* len) {
+  if (b->oom) {
+    ne_buf_free(b);
+    return NE_ENOMEM;
+  }
+  *data = b->data;
+  *len = b->len;
+  ne_buf_init(b);
+  return 0;
 }
 
 void ne_reader_init(ne_reader* r, const void* data, size_t len) {

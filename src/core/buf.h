@@ -33,6 +33,10 @@ void ne_buf_f32s(ne_buf* b, const float* v, size_t n);
 void ne_buf_u64s(ne_buf* b, const uint64_t* v, size_t n);
 void ne_buf_f64s(ne_buf* b, const double* v, size_t n);
 
+// Hands the written bytes to the caller (who frees them with ne_free) and returns 0; after an
+// allocation failure frees them and returns NE_ENOMEM. Either way b is empty afterwards.
+int ne_buf_take(ne_buf* b, uint8_t** data, size_t* len);
+
 void ne_reader_init(ne_reader* r, const void* data, size_t len);
 void ne_reader_bytes(ne_reader* r, void* out, size_t n);
 uint32_t ne_reader_u32(ne_reader* r);
