@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "core/util.h"  // ne__nearest
 #include "neuroevo/version.h"
 
 typedef struct command {
@@ -56,14 +57,10 @@ int main(int argc, char** argv) {
   }
   for (int i = 0; i < n_commands; i++)
     if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
-  // suggest the nearest command for a typo
-  const char* best = NULL;
-  size_t best_common = 0;
-  for (int i = 0; i < n_commands; i++) {
-    size_t k = 0;
-    while (argv[1][k] && argv[1][k] == commands[i].name[k]) k++;
-    if (k > best_common) best_common = k, best = commands[i].name;
-  }
+  // suggest the nearest command for a typo, with the same rule as config keys and env ids
+  const char* names[sizeof commands / sizeof commands[0]];
+  for (int i = 0; i < n_commands; i++) names[i] = commands[i].name;
+  const char* best = ne__nearest(argv[1], names, n_commands);
   fprintf(stderr, "neuroevo: unknown command '%s'", argv[1]);
   if (best) fprintf(stderr, " (did you mean '%s'?)", best);
   fprintf(stderr, "\n\n");
