@@ -59,10 +59,14 @@ ale: deps
 # their own clang build (build-fuzz, -DNE_FUZZ=ON; gcc builds untouched) and runs each for N seconds,
 # one at a time; `make test` only replays their corpora (ctest fuzz_replay_*). `make soak MINUTES=N`
 # runs a Redis worker for N minutes and prints its RSS at start, after warm-up and at the end.
-.PHONY: fuzz soak
+.PHONY: fuzz fuzz-coverage soak
 SECONDS ?= 60
 MINUTES ?= 1
 fuzz: deps
 	@BUILD=build-fuzz JOBS=$(JOBS) scripts/fuzz $(SECONDS)
+# line/region coverage that the corpora (checked-in seeds + what `make fuzz` found) reach in each
+# target's parser: a clang source-coverage build of the replayers (build-cov)
+fuzz-coverage:
+	@scripts/fuzz-coverage
 soak: build
 	@BIN=$(CURDIR)/$(BUILD)/neuroevo OUT=$(CURDIR)/$(BUILD)/soak scripts/soak $(MINUTES)
