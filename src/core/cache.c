@@ -46,10 +46,10 @@ struct ne_param_cache {
 
 // ---- map and list (caller holds the lock) --------------------------------------------------------
 
-static entry** bucket_of(ne_param_cache* c, uint64_t key) {
-  // keys are already well-mixed hashes: the low bits index the table
-  return &c->buckets[key & (c->n_buckets - 1)];
-}
+// a chain hash's last step is a multiply, whose high bits are its best mixed: fold them down
+static size_t bucket_index(uint64_t key, size_t n_buckets) { return (size_t)(key ^ (key >> 32)) & (n_buckets - 1); }
+
+static entry** bucket_of(ne_param_cache* c, uint64_t key) { return &c->buckets[bucket_index(key, c->n_buckets)]; }
 
 static entry* find(ne_param_cache* c, uint64_t key) {
   entry* e = *bucket_of(c, key);
@@ -92,8 +92,8 @@ static void maybe_grow(ne_param_cache* c) {
   for (size_t i = 0; i < c->n_buckets; i++)
     for (entry *e = c->buckets[i], *next; e; e = next) {
       next = e->next_in_bucket;
-      e->next_in_bucket = b[e->key & (nb - 1)];
-      b[e->key & (nb - 1)] = e;
+      e->next_in_bucket = b[bucket_index(e->key, nb)];
+      b[bucket_index(e->key, nb)] = e;
     }
   ne_free(c->buckets);
   c->buckets = b;
