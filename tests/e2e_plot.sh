@@ -81,6 +81,27 @@ make_run first MountainCar-v0 1
 "$BIN" plot first --x evaluations > /dev/null
 check_png first/curve.png
 
+# a black-box run (metrics with the `minimized` column) gets a log f axis, an RL run a return axis;
+# a gnuplot wrapper on PATH keeps the script each plot hands over
+REAL_GNUPLOT=$(command -v gnuplot)
+mkdir -p wrap
+printf '#!/bin/sh\ncp "$1" "%s/last.gp"\nexec "%s" "$@"\n' "$PWD" "$REAL_GNUPLOT" > wrap/gnuplot
+chmod +x wrap/gnuplot
+mkdir -p bbob
+printf '[run]\nalgorithm = cmaes\n\n[env]\nid = bbob/sphere\n' > bbob/config.ini
+awk 'BEGIN {
+  print "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean,minimized"
+  for (g = 0; g < 50; g++) { f = 100 * exp(-g / 3); printf "%d,%d,%d,0.000,%.6g,%.6g,%.6g,%.6g,1\n", g, 10 * g + 10, 10 * g + 10, f, 2 * f, 2 * f, f }
+}' > bbob/metrics.csv
+PATH=$PWD/wrap:$PATH "$BIN" plot bbob > /dev/null
+check_png bbob/curve.png
+grep -q 'set logscale y' last.gp || fail "a minimized run's plot has no log y axis"
+grep -q 'f (minimized, log scale)' last.gp || fail "a minimized run's y axis is not labelled as f"
+grep -q 'set xlabel "evaluations"' last.gp || fail "a minimized run's x axis is not labelled evaluations"
+PATH=$PWD/wrap:$PATH "$BIN" plot run-a > /dev/null
+grep -q 'set logscale' last.gp && fail "an RL run's plot got a log axis"
+grep -q 'set ylabel "return"' last.gp || fail "an RL run's y axis is not labelled return"
+
 # errors name the path involved
 expect_fail 2 "no-such-run" "$BIN" plot run-a no-such-run
 mkdir -p empty-dir

@@ -34,6 +34,7 @@ typedef struct run_data {
   double* rows;    // (n_rows, N_COLS) x, best, mean, elite; NaN = missing
   int n_rows;      // rows read
   int cap_rows;    // rows allocated
+  int minimized;   // metrics.csv has the `minimized` column: y is a black-box f, lower is better
 } run_data;
 
 // Colours of successive runs (matplotlib's tab10: distinguishable, colour-blind friendlier).
@@ -166,6 +167,7 @@ static int read_metrics(const char* dir, const char* x_column, run_data* r, char
   int idx[N_COLS] = {column_index(text, hlen, x_column), column_index(text, hlen, "best"),
                      column_index(text, hlen, "mean"), column_index(text, hlen, "elite_mean")};
   const char* want[N_COLS] = {x_column, "best", "mean", "elite_mean"};
+  r->minimized = column_index(text, hlen, "minimized") >= 0;
   for (int c = 0; c < N_COLS && rc == 0; c++)
     if (idx[c] < 0 && len > 0)
       rc = ne__set_error(errstr, NE_EPARSE, "%s: header has no '%s' column (expected generation,evaluations,"
@@ -241,11 +243,25 @@ static void put_header(FILE* f, const run_data* runs, int n, const char* x_colum
   }
   fprintf(f, "\nset title ");
   put_quoted(f, title);
+  int minimized = 1, positive = 1;
+  for (int i = 0; i < n; i++) {
+    minimized &= runs[i].minimized;
+    for (int k = 0; k < runs[i].n_rows * N_COLS; k++)
+      if (k % N_COLS != COL_X && !(runs[i].rows[k] > 0) && !isnan(runs[i].rows[k])) positive = 0;
+  }
   fprintf(f, "\nset xlabel ");
-  put_quoted(f, x_title(x_column));
-  fprintf(f, "\nset ylabel \"return\"\nset grid\n");
-  // curves rise, so the lower right corner is the emptiest place for the legend
-  fprintf(f, "set key inside right bottom opaque box lc rgb \"#bbbbbb\" spacing 1.1\n");
+  // a black-box run's "env steps" are its evaluations (one step each)
+  put_quoted(f, minimized && strcmp(x_column, "env_steps") == 0 ? "evaluations" : x_title(x_column));
+  if (minimized) {
+    // black-box f falls over decades towards 0: a log axis shows the progress a linear one flattens
+    fprintf(f, "\nset ylabel \"f (minimized%s)\"\nset grid\n", positive ? ", log scale" : "");
+    if (positive) fprintf(f, "set logscale y\nset format y \"%%.0e\"\n");
+    fprintf(f, "set key inside right top opaque box lc rgb \"#bbbbbb\" spacing 1.1\n");
+  } else {
+    fprintf(f, "\nset ylabel \"return\"\nset grid\n");
+    // curves rise, so the lower right corner is the emptiest place for the legend
+    fprintf(f, "set key inside right bottom opaque box lc rgb \"#bbbbbb\" spacing 1.1\n");
+  }
   // SI prefixes keep step counts short (250.0k, 1.5M); seconds stay plain
   if (strcmp(x_column, "wall_s") != 0) fprintf(f, "set format x \"%%.1s%%c\"\n");
   fprintf(f, "set autoscale xfixmin\nset autoscale xfixmax\n");
