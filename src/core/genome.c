@@ -337,12 +337,19 @@ void ne_genome_materialize(const ne_policy_spec* spec, const uint64_t* seeds, si
   for (size_t i = 1; i < n; i++) ne_noise_axpy(seeds[i], 0, spec->n_params, sigma, out);
 }
 
-// Identity of what the initial parameters depend on: sizes and init scheme (not activation or
-// head, which do not change the vector), so different policies never share cache keys.
+// Identity of what the initial parameters depend on: sizes, conv shapes and init scheme (not
+// activation or head, which do not change the vector), so different policies never share cache
+// keys, even two nets with the same parameter count.
 static uint64_t spec_fingerprint(const ne_policy_spec* spec) {
   uint64_t h = ne_hash2(0x6e6575726f65766full /* "neuroevo" */, (uint64_t)spec->n_params);
   h = ne_hash2(h, (uint64_t)spec->n_layers);
   for (int l = 0; l <= spec->n_layers && l <= NE_POLICY_MAX_LAYERS; l++) h = ne_hash2(h, (uint64_t)spec->sizes[l]);
+  h = ne_hash2(h, (uint64_t)spec->kind);
+  for (int l = 0; l < spec->n_conv && l < NE_POLICY_MAX_CONV; l++) {
+    const ne_conv_layer* c = &spec->conv[l];
+    h = ne_hash2(h, (uint64_t)c->filters | (uint64_t)c->kernel << 20 | (uint64_t)c->stride << 40);
+    h = ne_hash2(h, (uint64_t)c->in_h | (uint64_t)c->in_w << 20 | (uint64_t)c->in_c << 40);
+  }
   return ne_hash2(h, (uint64_t)spec->init);
 }
 
