@@ -300,6 +300,15 @@ static void test_check_action_names_value_and_space(void) {
   ASSERT_EQ(ne_env_check_action(cp, (const float[]){0.5f}, err), NE_ERANGE);
   ASSERT_CONTAINS(err, "0.5");
   ASSERT_EQ(ne_env_check_action(cp, (const float[]){NAN}, NULL), NE_ERANGE);
+  // ne_env_step's own inline check agrees, and a rejected action leaves the episode running
+  ne_env_state* st = ne_env_state_create(cp);
+  ne_step_out out;
+  ASSERT_EQ(ne_env_reset(cp, st, 1), 0);
+  const float bad[] = {2, -1, 0.5f, NAN, INFINITY, 1e30f};
+  for (int i = 0; i < 6; i++) ASSERT_EQ(ne_env_step(cp, st, &bad[i], &out), NE_ERANGE);
+  ASSERT_EQ(ne_env_step(cp, st, (const float[]){1}, &out), 0);
+  ASSERT_EQ(ne_env_step(cp, st, (const float[]){-0.0f}, &out), 0);
+  ne_env_state_destroy(st);
   ne_env_spec_destroy(cp);
 
   ne_env_spec* pd = make_env("Pendulum-v1");

@@ -164,11 +164,17 @@ void ne_env_get_state(const ne_env_spec* spec, const ne_env_state* state, double
 }
 
 // one step of the family's dynamics, then Gymnasium's TimeLimit; an ended episode needs a reset
+// Discrete(n): an integer value in [0, n). Checked on every step, so no libm floor call: inside
+// [0, n) the int conversion is defined and exact for integers. NaN fails the range test.
+static inline int discrete_action_ok(const ne_env_spec* spec, float a) {
+  return a >= 0 && a < (float)spec->n_actions && (float)(int)a == a;
+}
+
 int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, ne_step_out* out) {
   if (!spec || !state || !act || !out || state->spec != spec) return NE_EINVAL;
   if (state->needs_reset) return NE_ESTATE;
   // Gymnasium asserts a discrete action is in its space; continuous ones are clipped by the family
-  if (spec->discrete && ne_env_check_action(spec, act, NULL)) return NE_ERANGE;
+  if (spec->discrete && !discrete_action_ok(spec, act[0])) return NE_ERANGE;
 
   // dynamics, observation and counters
   double reward = 0.0;
@@ -212,7 +218,7 @@ int ne_env_check_action(const ne_env_spec* spec, const float* act, char* errstr)
   // Discrete(n): an integer value in [0, n)
   if (spec->discrete) {
     double a = act[0];
-    if (isfinite(a) && a == floor(a) && a >= 0 && a < spec->n_actions) return 0;
+    if (discrete_action_ok(spec, act[0])) return 0;
     format_space(spec, space, sizeof space);
     return ne__set_error(errstr, NE_ERANGE, "%s: action %.9g is outside the action space %s (an integer in [0, %d))",
                          spec->id, a, space, spec->n_actions);
