@@ -239,6 +239,14 @@ static void print_row(const ne_env_spec* spec, int step, const float* obs, doubl
   printf(",%.17g,%d,%d\n", reward, term, trunc);
 }
 
+// the env's own message for a failed reset/step (MuJoCo's fatal error, a crashed env server), else
+// the code's text
+static const char* env_error(const ne_env_spec* spec, const ne_env_state* state, int rc) {
+  static char err[NE_ERRSTR_LEN];
+  if (spec->status && spec->status(spec, state->impl, err) == rc) return err;
+  return ne_strerror(rc);
+}
+
 // where the trace starts: a state vector (sv, sn) or a reset from a seed
 typedef struct trace_start {
   const double* sv;  // (sn) state vector, or NULL for a reset
@@ -255,7 +263,7 @@ static int start_episode(const ne_env_spec* spec, ne_env_state* state, const tra
   }
   // the seed eval and render give their episode 0, so a trace replays the start of what they show
   int rc = ne_env_reset(spec, state, ne_seed_derive(st->seed, 0, 0, NE_PURPOSE_EVAL));
-  return rc ? (fprintf(stderr, CMD ": reset with --seed %llu: %s\n", (unsigned long long)st->seed, ne_strerror(rc)), 1) : 0;
+  return rc ? (fprintf(stderr, CMD ": reset with --seed %llu: %s\n", (unsigned long long)st->seed, env_error(spec, state, rc)), 1) : 0;
 }
 
 // starts the episode, prints row 0, steps through the actions; returns the exit code
@@ -268,7 +276,7 @@ static int run_trace(const ne_env_spec* spec, ne_env_state* state, const trace_s
   for (int i = 0; i < acts->n; i++) {
     ne_step_out out;
     rc = ne_env_step(spec, state, acts->v + (size_t)i * (size_t)spec->act_dim, &out);
-    if (rc) return fprintf(stderr, CMD ": step %d: %s\n", i + 1, ne_strerror(rc)), 1;
+    if (rc) return fprintf(stderr, CMD ": step %d: %s\n", i + 1, env_error(spec, state, rc)), 1;
     print_row(spec, i + 1, state->obs, out.reward, out.terminated, out.truncated);
     if (out.terminated || out.truncated) break;
   }
