@@ -6,7 +6,7 @@ ASAN      ?= build-asan
 CONFIG    ?= cartpole-ga
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test test-fast test-asan bench clean ale
+.PHONY: all build deps run test test-fast test-asan bench bench-train clean ale
 
 all: build
 
@@ -42,6 +42,12 @@ test-asan: deps
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks
 	@bench/run-all $(BUILD)/bench
+	@if [ "$(BENCH_LONG)" = 1 ]; then bench/train-physics.sh $(BUILD)/neuroevo; fi
+
+# Training benchmarks of the physics tasks (~40 min on 2 cores: lander-es to 200 with 3 seeds, then
+# 10 minutes of halfcheetah-es); also run by `make bench BENCH_LONG=1`. See bench/train-physics.sh.
+bench-train: build
+	@bench/train-physics.sh $(BUILD)/neuroevo
 
 clean:
 	rm -rf $(BUILD) $(ASAN)

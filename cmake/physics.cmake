@@ -1,4 +1,5 @@
-# Physics envs and rendering: finds MuJoCo, Box2D, giflib and a headless OpenGL (OSMesa / EGL),
+# Physics envs and rendering: finds MuJoCo, Box2D, giflib, FFmpeg's libraries (MP4) and a headless
+# OpenGL (OSMesa / EGL),
 # adds src/envs/mujoco, src/envs/box2d and the GL/GIF parts of rendering to the `neuroevo` target
 # when their library is there, and says so through NE_HAVE_* compile definitions. Included by the
 # top-level CMakeLists.txt after add_library(neuroevo). scripts/install-deps installs all of them,
@@ -91,6 +92,16 @@ if(GIF_FOUND)
   target_compile_definitions(neuroevo PUBLIC NE_HAVE_GIFLIB=1)
 else()
   message(STATUS "giflib not found (run scripts/install-deps): `neuroevo render` cannot write GIFs")
+endif()
+# FFmpeg's libraries (Debian libavcodec-dev, libavformat-dev, libswscale-dev) for .mp4 videos
+# (src/run/video_mp4.c); without them `neuroevo render --out x.mp4` is a clear error
+# (pkg-config is found by the top-level CMakeLists.txt)
+pkg_check_modules(LIBAV QUIET IMPORTED_TARGET libavformat libavcodec libswscale libavutil)
+if(LIBAV_FOUND)
+  target_link_libraries(neuroevo PUBLIC PkgConfig::LIBAV)
+  target_compile_definitions(neuroevo PUBLIC NE_HAVE_LIBAV=1)
+else()
+  message(STATUS "libavcodec/libavformat/libswscale not found (run scripts/install-deps): `neuroevo render` cannot write MP4s")
 endif()
 # MuJoCo's renderer needs a current OpenGL context; src/envs/mujoco/mj_render.c dlopens libEGL or
 # libOSMesa at run time (MUJOCO_GL=egl|osmesa), so neither is a link-time dependency

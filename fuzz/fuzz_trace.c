@@ -38,16 +38,16 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   argv[argc] = NULL;
   trace_args a;
   double sv[NE_ENV_MAX_STATE];
-  int sn = 0;
-  // the whole command minus file I/O: arguments, state, actions, then the steps themselves
-  if (parse_args(argc, argv, &a) == 0 && parse_state(a.state, sv, &sn) == 0) {
+  // the whole command minus file I/O: arguments, state or seed, actions, then the steps themselves
+  if (parse_args(argc, argv, &a) == 0) {
     ne_env_spec* spec = make_env(a.env_id);
+    trace_start start = {NULL, 0, 0};
     action_list acts = {NULL, 0};
-    int rc = 1;
-    if (spec && a.actions) rc = load_actions(spec, &a, &acts);
-    else if (spec) rc = parse_action_text(spec, "fuzz.actions", a.actions_file, '\n', &acts);
+    int rc = !spec ? 1 : a.state ? parse_start_state(spec, a.state, sv, &start) : parse_seed(a.seed, &start);
+    if (rc == 0 && a.actions) rc = load_actions(spec, &a, &acts);
+    else if (rc == 0) rc = parse_action_text(spec, "fuzz.actions", a.actions_file, '\n', &acts);
     ne_env_state* state = spec && rc == 0 ? ne_env_state_create(spec) : NULL;
-    if (state) run_trace(spec, state, sv, sn, &acts);
+    if (state) run_trace(spec, state, &start, &acts);
     ne_env_state_destroy(state);
     ne_free(acts.v);
     ne_env_spec_destroy(spec);

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # End-to-end checks of `neuroevo render`: a trained CartPole agent and a (briefly trained) MuJoCo
 # InvertedPendulum agent through OSMesa are recorded into GIF files that start with the GIF89a
-# signature and hold several frames; a Box2D agent renders too; bad usage exits 2 and leaves no
-# file. Usage: e2e_render.sh NEUROEVO_BIN SCRATCH_DIR
+# signature and hold several frames; the CartPole agent into an MP4 that ffprobe decodes; a Box2D
+# agent renders too; bad usage exits 2 and leaves no file. Usage: e2e_render.sh NEUROEVO_BIN SCRATCH_DIR
 set -u
 BIN=${1:?usage: e2e_render.sh NEUROEVO_BIN SCRATCH_DIR}
 TMP=${2:?usage: e2e_render.sh NEUROEVO_BIN SCRATCH_DIR}
@@ -34,6 +34,28 @@ if [ -n "$RUN" ]; then
   "$BIN" render "$RUN" --out cartpole.gif --size 120x80 --max-frames 30 >out 2>err || fail "render cartpole: $(cat err)"
   grep -q "CartPole-v1: wrote cartpole.gif" out || fail "render cartpole printed: $(cat out)"
   gif_ok cartpole.gif 10
+fi
+
+# MP4 through FFmpeg's libraries: ffprobe decodes every frame (the whole episode: --max-frames is
+# above CartPole's 500 steps, so frames = return + 1), the size is the asked one, the pixel format
+# yuv420p, and the frames differ (more than one distinct hash from ffmpeg's framemd5)
+if [ -n "$RUN" ]; then
+  command -v ffprobe >/dev/null || fail "ffprobe missing (scripts/install-deps installs ffmpeg)"
+  "$BIN" render "$RUN" --out cartpole.mp4 --size 120x80 --max-frames 600 >out 2>err || fail "render mp4: $(cat err)"
+  ret=$(sed -n 's/.*wrote cartpole.mp4 (return \([0-9]*\)\.00)$/\1/p' out)
+  [ -n "$ret" ] || fail "render mp4 printed: $(cat out)"
+  probe=$(ffprobe -v error -count_frames -select_streams v:0 \
+    -show_entries stream=codec_name,width,height,pix_fmt,nb_read_frames -of csv=p=0 cartpole.mp4)
+  case "$probe" in h264,120,80,yuv420p,*|mpeg4,120,80,yuv420p,*) ;; *) fail "ffprobe cartpole.mp4: '$probe'" ;; esac
+  [ "${probe##*,}" = "$((ret + 1))" ] || fail "cartpole.mp4 has ${probe##*,} frames, expected $((ret + 1)) (return $ret)"
+  distinct=$(ffmpeg -v error -i cartpole.mp4 -f framemd5 - | grep -v '^#' | awk -F, '{print $6}' | sort -u | wc -l)
+  [ "$distinct" -gt 1 ] || fail "cartpole.mp4: all frames identical ($distinct distinct hashes)"
+  # yuv420p needs even sides: refused before any episode runs, naming a size that works
+  "$BIN" render "$RUN" --out odd.mp4 --size 121x80 >out 2>err; rc=$?
+  [ $rc -eq 2 ] && grep -q "even width and height, got 121x80 (e.g. 120x80)" err || fail "odd mp4 size: rc $rc, $(cat err)"
+  [ ! -e odd.mp4 ] || fail "a refused mp4 was left behind"
+  "$BIN" render "$RUN" --out agent.avi >out 2>err; rc=$?
+  [ $rc -eq 2 ] && grep -q "name the file \*.gif or \*.mp4" err || fail "unknown extension: rc $rc, $(cat err)"
 fi
 
 # Box2D: an untrained lander is enough to draw

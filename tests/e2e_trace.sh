@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # End-to-end checks of `neuroevo trace` and `neuroevo envs`: exit codes, the error messages a user
 # sees (unknown id with the valid ids, wrong state length, unparsable numbers, actions outside the
-# space), the CSV shape, and stopping at terminated/truncated. Usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR
+# space), the CSV shape, stopping at terminated/truncated, and Box2D traces from a reset seed. Usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR
 set -u
 BIN=${1:?usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR}
 TMP=${2:?usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR}
@@ -56,7 +56,7 @@ expect_fail 2 "'1.5' is not an integer" "$BIN" trace Acrobot-v1 --state 0,0,0,0 
 expect_fail 2 "nan" "$BIN" trace MountainCarContinuous-v0 --state -0.5,0 --actions nan
 # usage errors
 expect_fail 2 "exactly one of --actions and --actions-file" "$BIN" trace CartPole-v1 --state 0,0,0,0
-expect_fail 2 "missing --state" "$BIN" trace CartPole-v1 --actions 1
+expect_fail 2 "missing --state or --seed" "$BIN" trace CartPole-v1 --actions 1
 expect_fail 2 "unknown option '--bogus'" "$BIN" trace CartPole-v1 --state 0,0,0,0 --actions 1 --bogus
 expect_fail 2 "cannot open" "$BIN" trace CartPole-v1 --state 0,0,0,0 --actions-file "$TMP/missing.txt"
 
@@ -80,6 +80,32 @@ run "$BIN" trace Pendulum-v1 --state 1,0 --actions-file "$TMP/pendulum.actions"
 [ "$RC" -eq 0 ] || fail "trace --actions-file exited $RC: $(cat "$TMP/err")"
 [ "$(wc -l <"$TMP/out")" -eq 202 ] || fail "expected 202 lines at the TimeLimit, got $(wc -l <"$TMP/out")"
 [ "$(tail -1 "$TMP/out" | cut -d, -f1,6-)" = "200,0,1" ] || fail "truncating row: $(tail -1 "$TMP/out")"
+
+# Box2D from a reset seed: LunarLander-v3 with an all-noop actions file falls and crashes. Two runs
+# are byte-identical; the last row terminates with the crash's -100; and the episode is the one
+# `neuroevo eval --seed 3` runs for an agent that always picks noop (a linear policy with zero
+# parameters: argmax of equal logits is action 0): same length and return
+for i in $(seq 1 1000); do echo 0; done >"$TMP/noop.actions"
+run "$BIN" trace LunarLander-v3 --seed 3 --actions-file "$TMP/noop.actions"
+[ "$RC" -eq 0 ] || fail "trace LunarLander-v3 --seed exited $RC: $(cat "$TMP/err")"
+cp "$TMP/out" "$TMP/lander1.csv"
+run "$BIN" trace LunarLander-v3 --seed 3 --actions-file "$TMP/noop.actions"
+cmp -s "$TMP/out" "$TMP/lander1.csv" || fail "two LunarLander traces from seed 3 differ"
+[ "$(tail -1 "$TMP/out" | cut -d, -f10-)" = "-100,1,0" ] || fail "LunarLander crash row: $(tail -1 "$TMP/out")"
+steps=$(($(wc -l <"$TMP/out") - 2))
+ret=$(awk -F, 'NR > 2 { s += $10 } END { printf "%.2f", s }' "$TMP/out")
+{ echo "# neuroevo params v1"; echo "env.id = LunarLander-v3"; echo "policy.hidden = "
+  echo "params = $(for i in $(seq 1 36); do printf '0 '; done)"; } >"$TMP/noop.params"
+run "$BIN" eval --genome "$TMP/noop.params" --episodes 1 --seed 3
+grep -qF "mean return $ret " "$TMP/out" && grep -qF ", $steps steps)" "$TMP/out" ||
+  fail "eval of the noop agent ($(cat "$TMP/out" "$TMP/err")) is not the trace's $steps steps, return $ret"
+# BipedalWalker too (4-component actions); --state is refused for Box2D, naming --seed
+run "$BIN" trace BipedalWalker-v3 --seed 1 --actions "0,0,0,0;1,-1,0.5,0"
+[ "$RC" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 4 ] || fail "BipedalWalker trace: $RC $(cat "$TMP/err")"
+expect_fail 2 "cannot be set from a flat state vector" "$BIN" trace LunarLander-v3 --state 0,0 --actions 0
+grep -qF -- "--seed S" "$TMP/err" || fail "the Box2D --state message does not point to --seed"
+expect_fail 2 "one of --state and --seed" "$BIN" trace CartPole-v1 --state 0,0,0,0 --seed 1 --actions 1
+expect_fail 2 "--seed: 'x1'" "$BIN" trace CartPole-v1 --seed x1 --actions 1
 
 # envs shows each id with its spaces (filtered to the classic ids: other families load models)
 run "$BIN" envs CartPole-v1

@@ -2,12 +2,20 @@
 // Unit tests of the MuJoCo family (src/envs/mujoco): the nine v5 ids with their spaces, TimeLimits
 // and thresholds, one shared model per XML file, seeded resets inside v5's noise ranges,
 // set_state/get_state round trips (Gymnasium's set_state(qpos, qvel)), termination of an unhealthy
-// Hopper, Reacher's truncation at 50, and a state's mjData lifetime (ASan). Exact agreement with
+// Hopper, Reacher's truncation at 50, a state's mjData lifetime (ASan), and MuJoCo's fatal errors
+// (an arena too small for the contacts) failing one step with NE_EPHYSICS instead of the process. Exact agreement with
 // Gymnasium step by step is tests/py_mujoco_compare.py.
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>  // setenv, mkdtemp
+#include <unistd.h>  // rmdir
 
+#include "core/util.h"  // ne__read_file
+#include "neuroevo/alloc.h"
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
+#include "neuroevo/evaluator.h"
+#include "neuroevo/policy.h"
 #include "test.h"
 
 #ifndef NE_HAVE_MUJOCO
@@ -162,11 +170,112 @@ static void test_all_envs_step(void) {
   }
 }
 
+// the handler alone: mju_error inside a guard comes back as NE_EPHYSICS with its text, on any
+// number of threads at once (each thread jumps to its own guard and gets its own message)
+static void* raise_many(void* arg) {
+  const char* tag = arg;
+  for (int i = 0; i < 200; i++) {
+    char text[64], msg[NE_ERRSTR_LEN] = "";
+    snprintf(text, sizeof text, "%s error %d", tag, i);
+    if (ne__mj_guard_selftest(text, msg, sizeof msg) != NE_EPHYSICS || strcmp(msg, text) != 0) return (void*)1;
+  }
+  return NULL;
+}
+
+static void test_error_handler_per_thread(void) {
+  pthread_t t[4];
+  static const char* tags[4] = {"a", "b", "c", "d"};
+  for (int i = 0; i < 4; i++) ASSERT_EQ(pthread_create(&t[i], NULL, raise_many, (void*)tags[i]), 0);
+  for (int i = 0; i < 4; i++) {
+    void* bad = NULL;
+    pthread_join(t[i], &bad);
+    ASSERT(bad == NULL);
+  }
+  ASSERT_EQ(strcmp(ne_strerror(NE_EPHYSICS), "physics engine error"), 0);
+}
+
+// Gymnasium's hopper.xml with a 4 KB arena (<size memory>) in a scratch assets folder: enough for
+// mj_makeData and the reset, too small for the constraint solver once the foot touches the floor
+static void write_small_arena_hopper(char* dir) {
+  char* xml = NULL;
+  char path[600], err[NE_ERRSTR_LEN];
+  snprintf(path, sizeof path, "%s/hopper.xml", NE_MUJOCO_ASSETS_DIR);
+  if (ne__read_file(path, &xml, NULL, err)) TEST_FAIL("%s", err);
+  char* open_tag = strstr(xml, "<mujoco model=\"hopper\">");
+  ASSERT(open_tag != NULL);
+  char* rest = open_tag + strlen("<mujoco model=\"hopper\">");
+  ASSERT(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/hopper.xml", dir);
+  FILE* f = fopen(path, "w");
+  ASSERT(f != NULL);
+  fprintf(f, "%.*s<size memory=\"4K\"/>%s", (int)(rest - xml), xml, rest);
+  fclose(f);
+  ne_free(xml);
+}
+
+// steps with zero actions until the step fails or the episode ends; the failing step's code
+static int step_until_error(const ne_env_spec* spec, ne_env_state* st) {
+  float act[3] = {0, 0, 0};
+  ne_step_out out = {0, 0, 0};
+  int rc = 0;
+  for (int t = 0; t < 1000 && !rc && !out.terminated && !out.truncated; t++) rc = ne_env_step(spec, st, act, &out);
+  return rc;
+}
+
+static void test_fatal_error_fails_the_step(void) {
+  char dir[] = "/tmp/ne_test_mujoco_XXXXXX";
+  write_small_arena_hopper(dir);
+  setenv("NEUROEVO_MUJOCO_ASSETS", dir, 1);
+  ne_env_spec* spec = make_env("Hopper-v5");
+  ne_env_state* st = ne_env_state_create(spec);
+  ASSERT(st != NULL);
+  // the step that overflows the arena fails with MuJoCo's message; the state then needs a reset
+  char msg[NE_ERRSTR_LEN] = "";
+  ASSERT_EQ(ne_env_reset(spec, st, 0), 0);
+  ASSERT_EQ(step_until_error(spec, st), NE_EPHYSICS);
+  ASSERT_EQ(spec->status(spec, st->impl, msg), NE_EPHYSICS);
+  ASSERT_CONTAINS(msg, "Hopper-v5: MuJoCo: mj_stackAlloc: out of memory");
+  float act[3] = {0, 0, 0};
+  ne_step_out out;
+  ASSERT_EQ(ne_env_step(spec, st, act, &out), NE_ESTATE);
+  // a reset recovers the state: the same episode fails the same way again
+  ASSERT_EQ(ne_env_reset(spec, st, 0), 0);
+  ASSERT_EQ(spec->status(spec, st->impl, NULL), 0);
+  ASSERT_EQ(step_until_error(spec, st), NE_EPHYSICS);
+  // through the evaluator (what workers run): the episode is NaN and the error names MuJoCo's cause
+  ne_policy_spec pol;
+  ASSERT_EQ(ne_policy_spec_init(&pol, spec->obs_dim, NULL, 0, spec->act_dim, NE_ACT_TANH, NE_HEAD_TANH, NE_INIT_NORMC,
+                                spec->act_low, spec->act_high, NULL), 0);
+  float* params = ne_calloc(pol.n_params, sizeof(float));
+  ne_evaluator* ev = ne_evaluator_create(spec, &pol, NULL);
+  ASSERT(ev != NULL);
+  ASSERT(isnan(ne_evaluator_episode(ev, params, 0, NULL, NULL)));
+  ASSERT(ne_evaluator_env_error(ev) != NULL);
+  ASSERT_CONTAINS(ne_evaluator_env_error(ev), "mj_stackAlloc");
+  ne_evaluator_destroy(ev);
+  ne_free(params);
+  ne_env_state_destroy(st);
+  ne_env_spec_destroy(spec);
+  // the process lives on: Gymnasium's own model steps as usual
+  unsetenv("NEUROEVO_MUJOCO_ASSETS");
+  spec = make_env("Hopper-v5");
+  st = ne_env_state_create(spec);
+  ASSERT_EQ(ne_env_reset(spec, st, 0), 0);
+  ASSERT_EQ(step_until_error(spec, st), 0);
+  ne_env_state_destroy(st);
+  ne_env_spec_destroy(spec);
+  char path[600];
+  snprintf(path, sizeof path, "%s/hopper.xml", dir);
+  remove(path);
+  rmdir(dir);
+}
+
 int main(int argc, char** argv) {
   static const test_entry tests[] = {
       TEST_ENTRY(test_ids_spaces_and_limits), TEST_ENTRY(test_model_is_shared),
       TEST_ENTRY(test_reset_seeded_and_in_range), TEST_ENTRY(test_set_state_round_trip),
       TEST_ENTRY(test_termination_and_truncation), TEST_ENTRY(test_all_envs_step),
+      TEST_ENTRY(test_error_handler_per_thread), TEST_ENTRY(test_fatal_error_fails_the_step),
   };
   return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -75,15 +75,57 @@ static void test_render_errors(void) {
   ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL), 0);
   float* params = ne_calloc(pol.n_params, sizeof(float));
   char err[NE_ERRSTR_LEN] = "";
-  ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "agent.mp4", NULL, err), NE_EUNSUPPORTED);
-  ASSERT_CONTAINS(err, ".gif");
+  ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "agent.avi", NULL, err), NE_EUNSUPPORTED);
+  ASSERT_CONTAINS(err, "*.gif or *.mp4");
   ne_render_options o = {5000, 100, 1, 0, 0, 0};
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, &o, "x.gif", NULL, err), NE_EINVAL);
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "/nonexistent-dir/a.gif", NULL, err), NE_EIO);
   ASSERT(access("/nonexistent-dir/a.gif", F_OK) != 0);
+  // yuv420p needs even sides; an uncreatable MP4 is an I/O error and leaves nothing
+  ne_render_options odd = {121, 80, 1, 0, 0, 0};
+  ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, &odd, "/nonexistent-dir/a.mp4", NULL, err), NE_EINVAL);
+  ASSERT_CONTAINS(err, "got 121x80 (e.g. 120x80)");
+  ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "/nonexistent-dir/a.mp4", NULL, err), NE_EIO);
+  ASSERT(access("/nonexistent-dir/a.mp4", F_OK) != 0);
   ne_free(params);
   ne_env_spec_destroy(spec);
 }
+
+#ifdef NE_HAVE_LIBAV
+// the MP4 writer alone: frames in, a file that opens with an ISO-BMFF `ftyp` box out (decoding is
+// checked with ffprobe in e2e_render.sh)
+static void test_mp4_writes(void) {
+  ASSERT_EQ(ne_mp4_available(), 1);
+  char path[] = "/tmp/ne_test_render_XXXXXX.mp4";
+  int fd = mkstemps(path, 4);
+  ASSERT(fd >= 0);
+  close(fd);
+  ne_mp4* v = NULL;
+  char err[NE_ERRSTR_LEN] = "";
+  if (ne_mp4_open(path, W, H, 25, &v, err)) TEST_FAIL("open: %s", err);
+  static unsigned char rgb[W * H * 3];
+  for (int k = 0; k < 10; k++) {
+    for (int i = 0; i < W * H * 3; i++) rgb[i] = (unsigned char)(i * 7 + k * 40);
+    if (ne_mp4_add_frame(v, rgb, err)) TEST_FAIL("frame %d: %s", k, err);
+  }
+  if (ne_mp4_close(v, err)) TEST_FAIL("close: %s", err);
+  FILE* f = fopen(path, "rb");
+  ASSERT(f);
+  unsigned char head[8];
+  ASSERT_EQ(fread(head, 1, 8, f), 8);
+  fseek(f, 0, SEEK_END);
+  ASSERT_GE(ftell(f), 1000);
+  fclose(f);
+  ASSERT(memcmp(head + 4, "ftyp", 4) == 0);
+  remove(path);
+}
+#else
+// CI installs FFmpeg's libraries through scripts/install-deps: a build without them fails here
+static void test_mp4_writes(void) {
+  ASSERT_EQ(ne_mp4_available(), 0);
+  TEST_FAIL("libavcodec/libavformat/libswscale were not found at configure time: run scripts/install-deps");
+}
+#endif
 
 #ifdef NE_HAVE_GIFLIB
 // the RGB of pixel i of decoded image k
@@ -144,6 +186,7 @@ int main(int argc, char** argv) {
       TEST_ENTRY(test_frames_drawn_and_moving),
       TEST_ENTRY(test_render_errors),
       TEST_ENTRY(test_gif_decodes),
+      TEST_ENTRY(test_mp4_writes),
   };
   return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -25,6 +25,7 @@ enum {
   NE_EINTR = -10,     // interrupted by a stop request (Ctrl-C, SIGTERM)
   NE_ENET = -11,      // network / broker failure
   NE_EUNSUPPORTED = -12, // a feature this env/policy combination cannot serve
+  NE_EPHYSICS = -13,  // the physics engine stopped on a fatal error (MuJoCo's mju_error)
 };
 
 // Length of every `errstr` buffer in the library.

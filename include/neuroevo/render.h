@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Videos of agents: frames of an env state (the env's render hook — MuJoCo's offscreen renderer,
 // the Box2D drawings — or the built-in classic-control drawings), an animated-GIF writer (giflib),
-// and the loop that records a policy's episodes into a file. For humans looking at results, never
+// an MP4 writer (FFmpeg's libraries: H.264, else MPEG-4 part 2) and the loop that records a
+// policy's episodes into a file. For humans looking at results, never
 // on a training path: rendering allocates, and MuJoCo's needs an OpenGL context (EGL or OSMesa,
 // chosen by MUJOCO_GL).
 #ifndef NEUROEVO_RENDER_H
@@ -45,6 +46,25 @@ int ne_gif_add_frame(ne_gif* gif, const unsigned char* rgb, char* errstr);
 // Writes the trailer, closes the file and frees gif (also after a failed add). Nullable: gif, errstr.
 int ne_gif_close(ne_gif* gif, char* errstr);
 
+// An MP4 video being written, one frame at a time (yuv420p; H.264 through libx264 where libavcodec
+// has it, else MPEG-4 part 2). Owned by the caller until ne_mp4_close.
+typedef struct ne_mp4 ne_mp4;
+
+// 1 if this build writes MP4s (FFmpeg's libraries were found at configure time), else 0.
+int ne_mp4_available(void);
+
+// Creates path and starts a width x height video at fps frames per second. Width and height must be
+// even (yuv420p): NE_EINVAL naming the nearest even size otherwise. NE_EUNSUPPORTED when built
+// without FFmpeg's libraries. Caller finishes it with ne_mp4_close. Nullable: errstr.
+int ne_mp4_open(const char* path, int width, int height, int fps, ne_mp4** out, char* errstr);
+
+// Encodes one RGB frame (width * height * 3 bytes, top row first). Nullable: errstr.
+int ne_mp4_add_frame(ne_mp4* mp4, const unsigned char* rgb, char* errstr);
+
+// Drains the encoder, writes the trailer, closes the file and frees mp4 (also after a failed add).
+// Nullable: mp4, errstr.
+int ne_mp4_close(ne_mp4* mp4, char* errstr);
+
 // What ne_render_episodes records; zero fields take the defaults.
 typedef struct ne_render_options {
   int width, height;  // frame size in pixels (default 400 x 300)
@@ -55,7 +75,8 @@ typedef struct ne_render_options {
 } ne_render_options;
 
 // Runs `episodes` of the policy (parameters params, observations normalized by norm) and writes
-// their frames to path, which must end in .gif. returns (episodes values) receives each episode's
+// their frames to path: an animated GIF for *.gif, an MP4 video for *.mp4 (NE_EUNSUPPORTED for
+// other names, or for .mp4 in a build without FFmpeg's libraries). returns (episodes values) receives each episode's
 // return. Nullable: norm, returns, errstr.
 int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, const float* params, const ne_batch* norm,
                        const ne_render_options* options, const char* path, double* returns, char* errstr);

@@ -1,31 +1,29 @@
 // SPDX-License-Identifier: MIT
 // `neuroevo render RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif] [--size WxH]
 // [--max-frames N] [--fps N]`: records the best agent of a run (or a genome / params file) as an
-// animated GIF. The file names its env and policy, as for `neuroevo eval`; MuJoCo envs render
+// animated GIF or an MP4 video. The file names its env and policy, as for `neuroevo eval`; MuJoCo envs render
 // through EGL or OSMesa (MUJOCO_GL), the others through neuroevo's 2-D drawings.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>  // access: best.genome or best.params
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "core/util.h"  // ne__set_error
+#include "neuroevo/agent.h"  // loading the genome or params file: shared with eval and the report
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
-#include "neuroevo/genome.h"
 #include "neuroevo/render.h"
-#include "neuroevo/run.h"
-#include "run/params_file.h"  // best.params: vector solutions of the ES family
 
 #define CMD "neuroevo render"
 
 static const char USAGE[] =
-    "usage: " CMD " RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif] [--size WxH]\n"
+    "usage: " CMD " RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif|.mp4] [--size WxH]\n"
     "                       [--max-frames N] [--fps N]\n"
     "\n"
     "Records N episodes (default 1) of a run's best agent (RUN_DIR/best.genome or best.params) or of\n"
-    "a genome/params FILE into an animated GIF (default agent.gif; MP4 is not built in). Episode seeds\n"
+    "a genome/params FILE into an animated GIF (--out NAME.gif, the default agent.gif) or an MP4 video\n"
+    "(--out NAME.mp4: H.264, else MPEG-4 part 2; even sizes only; needs a build with FFmpeg). Episode seeds\n"
     "derive from S (default 0) as in `neuroevo eval`. Frames are WxH pixels (default 400x300); long\n"
     "episodes keep every k-th step so that at most --max-frames (default 500) are written, played at\n"
     "--fps (default 30). MuJoCo envs need a headless OpenGL: MUJOCO_GL=egl or osmesa (default: EGL,\n"
@@ -86,62 +84,8 @@ static int parse_args(int argc, char** argv, render_args* a) {
 
 // the genome or params file to load: FILE, RUN_DIR/best.genome, or RUN_DIR/best.params
 static void source_path(const render_args* a, char* path, size_t size) {
-  if (a->genome) {
-    snprintf(path, size, "%s", a->genome);
-    return;
-  }
-  snprintf(path, size, "%s/best.genome", a->run_dir);
-  if (access(path, F_OK) == 0) return;
-  char params[4096];
-  snprintf(params, sizeof params, "%s/best.params", a->run_dir);
-  if (access(params, F_OK) == 0) snprintf(path, size, "%s", params);
-}
-
-// what a genome or params file rebuilds
-typedef struct agent {
-  ne_genome g;
-  ne_params_file pf;
-  ne_config* cfg;
-  ne_env_spec* env;
-  ne_policy_spec policy;
-  float* params;
-  ne_batch norm;
-  int has_norm;
-} agent;
-
-static int load_agent(const char* path, agent* ag, char* err) {
-  ne_genome_header h;
-  int is_params = ne__params_file_sniff(path);
-  ag->cfg = ne_config_create();
-  int rc = !ag->cfg ? NE_ENOMEM : is_params ? ne__params_file_read(path, &ag->pf, err) : ne_genome_read_file(path, &ag->g, &h, err);
-  if (!rc && is_params) h = ag->pf.header;
-  if (!rc) rc = ne_config_apply_genome_header(ag->cfg, &h, path, err);
-  if (!rc) rc = ne_env_from_config(ag->cfg, &ag->env, err);
-  if (!rc) rc = ne_policy_from_config(ag->cfg, ag->env, &ag->policy, err);
-  if (rc) return rc;
-  if (is_params && ag->pf.n_params != ag->policy.n_params)
-    return ne__set_error(err, NE_EPARSE, "%s: %zu parameters, but its policy has %zu", path, ag->pf.n_params,
-                         ag->policy.n_params);
-  ag->params = ne_malloc(ag->policy.n_params * sizeof(float));
-  if (!ag->params) return ne__set_error(err, NE_ENOMEM, "out of memory");
-  if (is_params) {
-    memcpy(ag->params, ag->pf.params, ag->policy.n_params * sizeof(float));
-    ag->norm.obs_mean = ag->pf.obs_dim == ag->env->obs_dim ? ag->pf.obs_mean : NULL;
-    ag->norm.obs_std = ag->pf.obs_dim == ag->env->obs_dim ? ag->pf.obs_std : NULL;
-    ag->norm.obs_clip = ag->pf.obs_clip;
-    ag->has_norm = ag->norm.obs_mean != NULL;
-  } else {
-    ne_genome_materialize(&ag->policy, ag->g.seeds, ag->g.n_seeds, ag->g.sigma, ag->params);
-  }
-  return 0;
-}
-
-static void free_agent(agent* ag) {
-  ne_free(ag->params);
-  ne__params_file_free(&ag->pf);
-  ne_genome_free(&ag->g);
-  ne_env_spec_destroy(ag->env);
-  ne_config_destroy(ag->cfg);
+  if (a->genome) snprintf(path, size, "%s", a->genome);
+  else (void)ne_agent_path(a->run_dir, path, size);  // not found: the best.genome path, which load names
 }
 
 int ne_cmd_render(int argc, char** argv) {
@@ -151,26 +95,24 @@ int ne_cmd_render(int argc, char** argv) {
   if (rc) return rc;
   char path[4096], err[NE_ERRSTR_LEN];
   source_path(&a, path, sizeof path);
-  agent ag;
-  memset(&ag, 0, sizeof ag);
-  ne_genome_init(&ag.g);
-  rc = load_agent(path, &ag, err);
+  ne_agent* ag = NULL;
+  rc = ne_agent_load(path, &ag, err);
   if (rc) {
     fprintf(stderr, CMD ": %s\n", err);
-    free_agent(&ag);
     return rc == NE_ENOMEM ? 1 : 2;
   }
+  const ne_env_spec* env = ne_agent_env(ag);
   ne_render_options o = {(int)a.width, (int)a.height, (int)a.episodes, (uint64_t)a.seed, (int)a.max_frames, (int)a.fps};
   double* returns = ne_calloc((size_t)a.episodes, sizeof(double));
-  rc = returns ? ne_render_episodes(ag.env, &ag.policy, ag.params, ag.has_norm ? &ag.norm : NULL, &o, a.out, returns, err)
+  rc = returns ? ne_render_episodes(env, ne_agent_policy(ag), ne_agent_params(ag), ne_agent_norm(ag), &o, a.out, returns, err)
                : ne__set_error(err, NE_ENOMEM, "out of memory");
   if (rc) fprintf(stderr, CMD ": %s\n", err);
   else {
-    printf("%s: wrote %s (", ag.env->id, a.out);
+    printf("%s: wrote %s (", env->id, a.out);
     for (long long e = 0; e < a.episodes; e++) printf("%sreturn %.2f", e ? ", " : "", returns[e]);
     printf(")\n");
   }
   ne_free(returns);
-  free_agent(&ag);
+  ne_agent_destroy(ag);
   return rc == 0 ? 0 : rc == NE_EUNSUPPORTED || rc == NE_EINVAL ? 2 : 1;
 }

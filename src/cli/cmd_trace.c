@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// `neuroevo trace ENV_ID --state v1,... (--actions a1,... | --actions-file FILE)`: sets an env's
-// internal state, applies the actions and prints one CSV row per step (fidelity checks against
-// Gymnasium; the format is a stable contract). All input is parsed and checked before the first
+// `neuroevo trace ENV_ID (--state v1,... | --seed S) (--actions a1,... | --actions-file FILE)`: sets
+// an env's internal state (or resets it from a seed, the only start Box2D worlds have), applies the
+// actions and prints one CSV row per step (fidelity checks against Gymnasium; the format is a stable
+// contract). All input is parsed and checked before the first
 // row is printed, so bad input gives exit 2 and no partial CSV.
 #include <math.h>
 #include <stdio.h>
@@ -13,13 +14,15 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
+#include "neuroevo/rng.h"  // ne_seed_derive: --seed starts where eval's episode 0 starts
 
 #define CMD "neuroevo trace"
 
 // what the command line asked for
 typedef struct trace_args {
   const char* env_id;        // positional ENV_ID
-  const char* state;         // --state text
+  const char* state;         // --state text (NULL when --seed is used)
+  const char* seed;          // --seed text (NULL when --state is used)
   const char* actions;       // --actions text (NULL when --actions-file is used)
   const char* actions_file;  // --actions-file path (NULL when --actions is used)
 } trace_args;
@@ -32,16 +35,20 @@ typedef struct action_list {
 
 static void usage(FILE* out) {
   fprintf(out,
-          "usage: " CMD " ENV_ID --state v1,v2,... (--actions a1,a2,... | --actions-file FILE)\n\n"
+          "usage: " CMD " ENV_ID (--state v1,v2,... | --seed S) (--actions a1,a2,... | --actions-file FILE)\n\n"
           "Sets ENV_ID's internal state (Gymnasium's env.unwrapped.state layout, e.g. CartPole-v1:\n"
-          "x,x_dot,theta,theta_dot) with the step counter at 0, applies the actions in order and stops\n"
-          "after the last one or at the first terminated/truncated step.\n\n"
-          "  --state V,...         the state vector (comma-separated numbers)\n"
+          "x,x_dot,theta,theta_dot) with the step counter at 0, or resets it from a seed, applies the\n"
+          "actions in order and stops after the last one or at the first terminated/truncated step.\n\n"
+          "  --state V,...         the state vector (comma-separated numbers); classic control and\n"
+          "                        MuJoCo (qpos then qvel). Not Box2D (LunarLander, BipedalWalker): a\n"
+          "                        Box2D world (bodies, joints, contacts, terrain) cannot be set from a\n"
+          "                        flat vector in general, so those start from --seed\n"
+          "  --seed S              reset as episode 0 of `neuroevo eval --seed S` (and render) starts\n"
           "  --actions A,...       discrete: integers; 1-D continuous: floats; several dimensions:\n"
           "                        actions separated by ';', components by ','\n"
           "  --actions-file FILE   one action per line, components separated by commas ('#' comments)\n\n"
           "Prints CSV: step,obs_0,...,obs_{n-1},reward,terminated,truncated; row 0 is the observation of\n"
-          "the given state. Numbers use %%.17g (observations are float32 values). Exit 2 on bad input.\n"
+          "the given or reset state. Numbers use %%.17g (observations are float32 values). Exit 2 on bad input.\n"
           "Environment ids: neuroevo envs\n");
 }
 
@@ -69,6 +76,7 @@ static int parse_args(int argc, char** argv, trace_args* a) {
   for (int i = 1; i < argc; i++) {
     int missing = 0;
     if (option_value(argc, argv, &i, "--state", &a->state, &missing) ||
+        option_value(argc, argv, &i, "--seed", &a->seed, &missing) ||
         option_value(argc, argv, &i, "--actions-file", &a->actions_file, &missing) ||
         option_value(argc, argv, &i, "--actions", &a->actions, &missing)) {
       if (missing) return fprintf(stderr, CMD ": %s needs a value\n", argv[i]), 2;
@@ -82,7 +90,8 @@ static int parse_args(int argc, char** argv, trace_args* a) {
   }
   // the required pieces, and exactly one source of actions
   if (!a->env_id) return fprintf(stderr, CMD ": missing ENV_ID (see " CMD " --help)\n"), 2;
-  if (!a->state) return fprintf(stderr, CMD ": missing --state (see " CMD " --help)\n"), 2;
+  if (!a->state && !a->seed) return fprintf(stderr, CMD ": missing --state or --seed (see " CMD " --help)\n"), 2;
+  if (a->state && a->seed) return fprintf(stderr, CMD ": give one of --state and --seed, not both\n"), 2;
   if (!a->actions == !a->actions_file)
     return fprintf(stderr, CMD ": give exactly one of --actions and --actions-file\n"), 2;
   return 0;
@@ -230,23 +239,73 @@ static void print_row(const ne_env_spec* spec, int step, const float* obs, doubl
   printf(",%.17g,%d,%d\n", reward, term, trunc);
 }
 
-// sets the state, prints row 0, steps through the actions; returns the exit code
-static int run_trace(const ne_env_spec* spec, ne_env_state* state, const double* sv, int sn, const action_list* acts) {
+// the env's own message for a failed reset/step (MuJoCo's fatal error, a crashed env server), else
+// the code's text
+static const char* env_error(const ne_env_spec* spec, const ne_env_state* state, int rc) {
+  static char err[NE_ERRSTR_LEN];
+  if (spec->status && spec->status(spec, state->impl, err) == rc) return err;
+  return ne_strerror(rc);
+}
+
+// where the trace starts: a state vector (sv, sn) or a reset from a seed
+typedef struct trace_start {
+  const double* sv;  // (sn) state vector, or NULL for a reset
+  int sn;            // its length
+  uint64_t seed;     // --seed S (when sv is NULL)
+} trace_start;
+
+// sets the state or resets from the seed; returns the exit code
+static int start_episode(const ne_env_spec* spec, ne_env_state* state, const trace_start* st) {
   char err[NE_ERRSTR_LEN];
-  int rc = ne_env_set_state(spec, state, sv, sn, err);
-  if (rc) return fprintf(stderr, CMD ": --state: %s\n", err), 2;
+  if (st->sv) {
+    int rc = ne_env_set_state(spec, state, st->sv, st->sn, err);
+    return rc ? (fprintf(stderr, CMD ": --state: %s\n", err), 2) : 0;
+  }
+  // the seed eval and render give their episode 0, so a trace replays the start of what they show
+  int rc = ne_env_reset(spec, state, ne_seed_derive(st->seed, 0, 0, NE_PURPOSE_EVAL));
+  return rc ? (fprintf(stderr, CMD ": reset with --seed %llu: %s\n", (unsigned long long)st->seed, env_error(spec, state, rc)), 1) : 0;
+}
+
+// starts the episode, prints row 0, steps through the actions; returns the exit code
+static int run_trace(const ne_env_spec* spec, ne_env_state* state, const trace_start* st, const action_list* acts) {
+  int rc = start_episode(spec, state, st);
+  if (rc) return rc;
   // row 0 is the given state's observation; then one row per step until the episode ends
   print_header(spec);
   print_row(spec, 0, state->obs, 0.0, 0, 0);
   for (int i = 0; i < acts->n; i++) {
     ne_step_out out;
     rc = ne_env_step(spec, state, acts->v + (size_t)i * (size_t)spec->act_dim, &out);
-    if (rc) return fprintf(stderr, CMD ": step %d: %s\n", i + 1, ne_strerror(rc)), 1;
+    if (rc) return fprintf(stderr, CMD ": step %d: %s\n", i + 1, env_error(spec, state, rc)), 1;
     print_row(spec, i + 1, state->obs, out.reward, out.terminated, out.truncated);
     if (out.terminated || out.truncated) break;
   }
   // a full disk or closed pipe must not look like success
   if (fflush(stdout) != 0 || ferror(stdout)) return fprintf(stderr, CMD ": writing stdout failed\n"), 1;
+  return 0;
+}
+
+// --state for spec: refused up front for envs without a state vector (Box2D), else parsed into sv
+static int parse_start_state(const ne_env_spec* spec, const char* text, double* sv, trace_start* st) {
+  if (spec->state_dim == 0) {
+    // the family's own message says why and what to use instead
+    char err[NE_ERRSTR_LEN];
+    ne_env_state* probe = ne_env_state_create(spec);
+    int rc = probe ? ne_env_set_state(spec, probe, sv, 0, err) : NE_ENOMEM;
+    ne_env_state_destroy(probe);
+    if (rc == NE_ENOMEM) return fprintf(stderr, CMD ": out of memory\n"), 1;
+    if (rc) return fprintf(stderr, CMD ": --state: %s\n", err), 2;
+  }
+  st->sv = sv;
+  return parse_state(text, sv, &st->sn);
+}
+
+// --seed S (a non-negative integer, as eval's) into st
+static int parse_seed(const char* text, trace_start* st) {
+  char* end = NULL;
+  st->seed = strtoull(text, &end, 10);
+  if (text[0] < '0' || text[0] > '9' || *end != '\0' || st->seed > 9000000000000000000ULL)
+    return fprintf(stderr, CMD ": --seed: '%s' is not an integer in 0..9000000000000000000\n", text), 2;
   return 0;
 }
 
@@ -278,14 +337,14 @@ int ne_cmd_trace(int argc, char** argv) {
 
   // parse everything before the first row is printed
   double sv[NE_ENV_MAX_STATE];
-  int sn = 0;
+  trace_start start = {NULL, 0, 0};
   action_list acts = {NULL, 0};
   ne_env_state* state = NULL;
-  rc = parse_state(args.state, sv, &sn);
+  rc = args.state ? parse_start_state(spec, args.state, sv, &start) : parse_seed(args.seed, &start);
   if (!rc) rc = load_actions(spec, &args, &acts);
   if (!rc) {
     state = ne_env_state_create(spec);
-    rc = state ? run_trace(spec, state, sv, sn, &acts) : (fprintf(stderr, CMD ": out of memory\n"), 1);
+    rc = state ? run_trace(spec, state, &start, &acts) : (fprintf(stderr, CMD ": out of memory\n"), 1);
   }
   // every path ends here, so each object is freed once
   ne_env_state_destroy(state);

@@ -17,6 +17,7 @@ const char* ne_strerror(int code) {
     case NE_EINTR: return "interrupted";
     case NE_ENET: return "network or broker failure";
     case NE_EUNSUPPORTED: return "unsupported";
+    case NE_EPHYSICS: return "physics engine error";
     default: return "unknown error";
   }
 }

@@ -20,8 +20,8 @@
 #include "neuroevo/run.h"
 #include "run/params_file.h"  // best.params: vector solutions of the ES family
 
-// An agent file loaded: everything its episodes need.
-typedef struct agent {
+// An agent file loaded: everything its episodes need (agent.h's opaque ne_agent).
+struct ne_agent {
   ne_genome genome;      // seed chain (genome files)
   ne_params_file pf;     // explicit parameters (params files)
   int is_params;         // 1 for a params file
@@ -30,7 +30,8 @@ typedef struct agent {
   ne_policy_spec policy; // policy spec
   ne_batch norm;         // observation normalization (params files), else zero
   float* params;         // (policy.n_params) materialized parameters
-} agent;
+};
+typedef struct ne_agent agent;
 
 // One pool job: episodes [begin, end) on the calling thread's evaluator.
 typedef struct episodes_job {
@@ -51,12 +52,14 @@ int ne_agent_path(const char* run_dir, char* path, size_t size) {
   return 0;
 }
 
-static void agent_free(agent* a) {
+void ne_agent_destroy(ne_agent* a) {
+  if (!a) return;
   ne__params_file_free(&a->pf);
   ne_genome_free(&a->genome);
   ne_config_destroy(a->cfg);
   ne_env_spec_destroy(a->env);
   ne_free(a->params);
+  ne_free(a);
 }
 
 // A params file must fit the policy and env its header rebuilt; sets the normalization batch.
@@ -75,7 +78,7 @@ static int check_params(const char* path, agent* a, char* err) {
 }
 
 // Reads the file at path into a (zero-initialized): header -> config -> env, policy, parameters.
-static int agent_load(const char* path, agent* a, char* err) {
+static int agent_read(const char* path, agent* a, char* err) {
   ne_genome_init(&a->genome);
   ne_genome_header h;
   a->is_params = ne__params_file_sniff(path);
@@ -96,9 +99,27 @@ static int agent_load(const char* path, agent* a, char* err) {
   return 0;
 }
 
+int ne_agent_load(const char* path, ne_agent** out, char* errstr) {
+  *out = NULL;
+  agent* a = ne_calloc(1, sizeof *a);
+  if (!a) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  int rc = agent_read(path, a, errstr);
+  if (rc) {
+    ne_agent_destroy(a);
+    return rc;
+  }
+  *out = a;
+  return 0;
+}
+
+const ne_env_spec* ne_agent_env(const ne_agent* a) { return a->env; }
+const ne_policy_spec* ne_agent_policy(const ne_agent* a) { return &a->policy; }
+const float* ne_agent_params(const ne_agent* a) { return a->params; }
+const ne_batch* ne_agent_norm(const ne_agent* a) { return a->is_params && a->norm.obs_mean ? &a->norm : NULL; }
+
 static void run_episodes(void* data, int thread, int begin, int end) {
   episodes_job* job = data;
-  const ne_batch* norm = job->a->is_params ? &job->a->norm : NULL;
+  const ne_batch* norm = ne_agent_norm(job->a);
   for (int e = begin; e < end; e++) {
     uint64_t seed = ne_seed_derive(job->seed, 0, (uint64_t)e, NE_PURPOSE_EVAL);
     job->steps[e] = 0;
@@ -151,21 +172,21 @@ int ne_agent_evaluate(const char* path, int episodes, uint64_t seed, int threads
                       double* returns, char* errstr) {
   memset(out, 0, sizeof *out);
   if (episodes < 1) return ne__set_error(errstr, NE_EINVAL, "episodes = %d: expected at least 1", episodes);
-  agent a = {0};
-  int rc = agent_load(path, &a, errstr);
+  agent* a = NULL;
+  int rc = ne_agent_load(path, &a, errstr);
   double* r = returns ? returns : ne_calloc((size_t)episodes, sizeof(double));
   uint64_t* steps = ne_calloc((size_t)episodes, sizeof(uint64_t));
   if (!rc && (!r || !steps)) rc = ne__set_error(errstr, NE_ENOMEM, "out of memory for %d episodes", episodes);
   double t0 = ne__now();
-  if (!rc) rc = evaluate_loaded(&a, episodes, seed, threads, r, steps, errstr);
+  if (!rc) rc = evaluate_loaded(a, episodes, seed, threads, r, steps, errstr);
   if (!rc) {
     summarize(r, steps, episodes, out);
     out->seconds = ne__now() - t0;
-    snprintf(out->env_id, sizeof out->env_id, "%s", a.env->id);
+    snprintf(out->env_id, sizeof out->env_id, "%s", a->env->id);
   }
   if (r != returns) ne_free(r);
   ne_free(steps);
-  agent_free(&a);
+  ne_agent_destroy(a);
   return rc;
 }
 

@@ -3,7 +3,8 @@
 // classic-control drawings of src/envs/render_classic.c, which read Gymnasium's state layout through
 // ne_env_get_state), the GIF writer streams frames through giflib with a median-cut palette per
 // frame, and ne_render_episodes runs a policy twice over the same seeds — once to count steps,
-// once to draw every k-th — so that a long episode still fits in max_frames.
+// once to draw every k-th — so that a long episode still fits in max_frames. The frames go to a
+// frame sink: the GIF writer here or the MP4 writer (video_mp4.c), picked by the file's extension.
 #include <stdio.h>
 #include <string.h>
 
@@ -159,6 +160,50 @@ int ne_gif_close(ne_gif* g, char* errstr) {
 }
 #endif
 
+// ---- frame sinks: where recorded frames go --------------------------------------------------------
+
+// A video file being written: the GIF or the MP4 writer behind two calls.
+typedef struct frame_sink {
+  void* writer;                                                   // ne_gif or ne_mp4, owned
+  int (*add)(void* writer, const unsigned char* rgb, char* errstr);  // appends one RGB frame
+  int (*close)(void* writer, char* errstr);                          // finishes and frees writer
+} frame_sink;
+
+static int gif_add(void* w, const unsigned char* rgb, char* errstr) { return ne_gif_add_frame(w, rgb, errstr); }
+static int gif_close(void* w, char* errstr) { return ne_gif_close(w, errstr); }
+static int mp4_add(void* w, const unsigned char* rgb, char* errstr) { return ne_mp4_add_frame(w, rgb, errstr); }
+static int mp4_close(void* w, char* errstr) { return ne_mp4_close(w, errstr); }
+
+// 1 if s ends with suffix
+static int ends_with(const char* s, const char* suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+// 1 for the names a sink exists for
+static int is_video_path(const char* path) { return ends_with(path, ".gif") || ends_with(path, ".mp4"); }
+
+// opens the writer path's extension names (is_video_path holds)
+static int sink_open(frame_sink* s, const char* path, int width, int height, int fps, char* errstr) {
+  if (ends_with(path, ".mp4")) {
+    *s = (frame_sink){NULL, mp4_add, mp4_close};
+    return ne_mp4_open(path, width, height, fps, (ne_mp4**)&s->writer, errstr);
+  }
+  int delay = (int)(100.0 / fps + 0.5);  // GIF delays are in 1/100 s; browsers treat < 2 as 10
+  *s = (frame_sink){NULL, gif_add, gif_close};
+  return ne_gif_open(path, width, height, delay < 2 ? 2 : delay, (ne_gif**)&s->writer, errstr);
+}
+
+// refuses before any episode runs what the writer would refuse after them: MP4 in a build without
+// FFmpeg, odd sizes for yuv420p (ne_mp4_open checks both before it creates anything)
+static int sink_check(const char* path, int width, int height, char* errstr) {
+  if (!ends_with(path, ".mp4") || (ne_mp4_available() && width % 2 == 0 && height % 2 == 0)) return 0;
+  ne_mp4* v = NULL;
+  int rc = ne_mp4_open(path, width, height, DEFAULT_FPS, &v, errstr);
+  ne_mp4_close(v, NULL);
+  return rc;
+}
+
 // ---- recording episodes -------------------------------------------------------------------------------
 
 // everything one recording needs, allocated once
@@ -172,7 +217,7 @@ typedef struct recorder {
   float* obs;            // (obs_dim) normalized observation, owned
   unsigned char* rgb;    // (height, width, 3) frame, owned
   void* ctx;             // the env's renderer (ne_env_render_free)
-  ne_gif* gif;           // the output, or NULL in the counting pass
+  frame_sink* sink;      // the output, or NULL in the counting pass
   int width, height;
   long frame;            // steps seen so far over all episodes (frame candidates)
   long stride;           // draw every stride-th candidate
@@ -193,11 +238,11 @@ static const float* policy_input(recorder* r) {
 
 // draws the current state if this step is one of the kept ones (writing pass only)
 static int maybe_draw(recorder* r, char* errstr) {
-  int keep = r->gif && r->frame % r->stride == 0;
+  int keep = r->sink && r->frame % r->stride == 0;
   r->frame++;
   if (!keep) return 0;
   int rc = ne_env_render(r->env, r->state, &r->ctx, r->rgb, r->width, r->height, errstr);
-  return rc ? rc : ne_gif_add_frame(r->gif, r->rgb, errstr);
+  return rc ? rc : r->sink->add(r->sink->writer, r->rgb, errstr);
 }
 
 // one episode from seed; its return in *ret
@@ -217,7 +262,7 @@ static int run_episode(recorder* r, uint64_t seed, double* ret, char* errstr) {
   return 0;
 }
 
-// all episodes, counting (gif NULL) or drawing
+// all episodes, counting (sink NULL) or drawing
 static int run_all(recorder* r, const ne_render_options* o, double* returns, char* errstr) {
   r->frame = 0;
   for (int e = 0; e < o->episodes; e++) {
@@ -240,12 +285,6 @@ static ne_render_options resolve(const ne_render_options* in) {
   return o;
 }
 
-// 1 if s ends with suffix
-static int ends_with(const char* s, const char* suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 static void recorder_free(recorder* r) {
   ne_env_render_free(r->env, r->ctx);
   ne_env_state_destroy(r->state);
@@ -257,29 +296,32 @@ static void recorder_free(recorder* r) {
 int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, const float* params, const ne_batch* norm,
                        const ne_render_options* options, const char* path, double* returns, char* errstr) {
   if (!env || !policy || !params || !path) return ne__set_error(errstr, NE_EINVAL, "render: bad arguments");
-  if (!ends_with(path, ".gif"))
-    return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: only .gif output is supported (MP4 is not built in)", path);
+  if (!is_video_path(path))
+    return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: unknown video format: name the file *.gif or *.mp4", path);
   if (!ne_env_can_render(env)) return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing for this environment", env->id);
   ne_render_options o = resolve(options);
   if (o.width > MAX_SIDE || o.height > MAX_SIDE)
     return ne__set_error(errstr, NE_EINVAL, "frame size %dx%d: at most %d per side", o.width, o.height, MAX_SIDE);
+  int rc = sink_check(path, o.width, o.height, errstr);
+  if (rc) return rc;
   recorder r = {env, policy, params, norm, NULL, NULL, NULL, NULL, NULL, NULL, o.width, o.height, 0, 1};
   r.state = ne_env_state_create(env);
   r.scratch = ne_malloc((policy->scratch_floats + 1) * sizeof(float));
   r.obs = ne_malloc((size_t)env->obs_dim * sizeof(float));
   r.rgb = ne_malloc((size_t)o.width * (size_t)o.height * 3);
-  int rc = r.state && r.scratch && r.obs && r.rgb ? 0 : ne__set_error(errstr, NE_ENOMEM, "render: out of memory");
+  rc = r.state && r.scratch && r.obs && r.rgb ? 0 : ne__set_error(errstr, NE_ENOMEM, "render: out of memory");
   // pass 1 counts the frames (rollouts are pure functions of the seeds), pass 2 draws every k-th
   if (!rc) rc = run_all(&r, &o, NULL, errstr);
+  frame_sink sink = {NULL, NULL, NULL};
   if (!rc) {
     r.stride = (r.frame + o.max_frames - 1) / o.max_frames;
     if (r.stride < 1) r.stride = 1;
-    int delay = (int)(100.0 / o.fps + 0.5);
-    rc = ne_gif_open(path, o.width, o.height, delay < 2 ? 2 : delay, &r.gif, errstr);
+    rc = sink_open(&sink, path, o.width, o.height, o.fps, errstr);
   }
   int opened = !rc;
+  if (opened) r.sink = &sink;
   if (!rc) rc = run_all(&r, &o, returns, errstr);
-  int crc = ne_gif_close(r.gif, rc ? NULL : errstr);
+  int crc = opened ? sink.close(sink.writer, rc ? NULL : errstr) : 0;
   recorder_free(&r);
   // no half-written animation is left behind
   if (opened && (rc || crc)) remove(path);

@@ -39,8 +39,8 @@ int ne__box2d_no_set_state(const ne_env_spec* spec, void* impl, const double* v,
   (void)v;
   (void)n;
   return ne__set_error(errstr, NE_EUNSUPPORTED,
-                       "%s: a Box2D world has no Gymnasium state vector to set (trace supports classic control and "
-                       "MuJoCo envs)",
+                       "%s: a Box2D world (bodies, joints, contacts, terrain) cannot be set from a flat state "
+                       "vector; start from a reset seed instead (neuroevo trace --seed S)",
                        spec->id);
 }
 

@@ -9,10 +9,11 @@
 // mj_forward; step = ctrl = action (not clipped: MuJoCo clamps ctrl inside, while the control
 // cost sees the raw action, as in Gymnasium), frame_skip x mj_step, mj_rnePostConstraint;
 // set_state(qpos, qvel) = mj_resetData, qpos/qvel, mj_forward (state_dim = nq + nv).
-// No allocation after ne_env_state_create: the mjData is made once per state.
+// No allocation after ne_env_state_create: the mjData is made once per state. Every physics call
+// runs inside ne__mj_guard (mj_error.c): a MuJoCo fatal error fails that reset/step with
+// NE_EPHYSICS and MuJoCo's message (spec->status) instead of ending the process.
 #include <assert.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,6 @@ const ne_env_entry ne__mujoco_envs[] = {
 // ---- the model cache ---------------------------------------------------------------------------
 
 #define CACHE_SLOTS 16
-#define MAX_WARNINGS_PRINTED 3
 
 // one loaded model and how many specs use it
 typedef struct cached_model {
@@ -66,19 +66,6 @@ typedef struct cached_model {
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static cached_model cache[CACHE_SLOTS];
-// atomics, not cache_lock: MuJoCo calls the warning handler from inside mj_loadXML, which runs
-// with cache_lock held
-static atomic_int loading;           // 1 while mj_loadXML runs
-static atomic_int warnings_printed;  // MuJoCo warnings printed so far
-
-// MuJoCo's default warning handler appends to MUJOCO_LOG.TXT in the working directory; this one
-// prints the first few to stderr instead and drops the rest (mjData.warning counts them all).
-// Warnings while loading are about Gymnasium's XML (a deprecated attribute), not the user's run.
-// Installed only when the embedding program has not set its own handler.
-static void quiet_warning(const char* msg) {
-  if (atomic_load(&loading)) return;
-  if (atomic_fetch_add(&warnings_printed, 1) < MAX_WARNINGS_PRINTED) fprintf(stderr, "neuroevo: MuJoCo warning: %s\n", msg);
-}
 
 // Gymnasium's assets folder: NEUROEVO_MUJOCO_ASSETS, or the one found at configure time.
 static const char* assets_dir(void) {
@@ -92,11 +79,11 @@ static int cache_load(const char* path, char* errstr) {
   for (int i = 0; i < CACHE_SLOTS && slot < 0; i++)
     if (!cache[i].m) slot = i;
   if (slot < 0) return ne__set_error(errstr, NE_ENOMEM, "MuJoCo model cache is full (%d models)", CACHE_SLOTS);
-  if (!mju_user_warning) mju_user_warning = quiet_warning;
+  ne__mj_handlers_install();
   char err[512] = "";
-  atomic_store(&loading, 1);
+  ne__mj_loading(1);
   mjModel* m = mj_loadXML(path, NULL, err, (int)sizeof err);
-  atomic_store(&loading, 0);
+  ne__mj_loading(0);
   if (!m) return ne__set_error(errstr, NE_EIO, "cannot load MuJoCo model %s: %s", path, err);
   snprintf(cache[slot].path, sizeof cache[slot].path, "%s", path);
   cache[slot].m = m;
@@ -138,25 +125,70 @@ static void model_release(const mjModel* m) {
 
 // ---- the family ----------------------------------------------------------------------------------
 
-static void mj_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
-  const ne_mj_spec* s = spec->data;
-  mjData* d = ((ne_mj_state*)impl)->d;
+// One physics call's arguments, for running it inside ne__mj_guard.
+typedef struct mj_call {
+  const ne_env_spec* spec;  // the env
+  ne_mj_state* st;          // its state
+  ne_rng* rng;              // reset: the start-state stream
+  const float* act;         // step: the action
+  double* reward;           // step: out
+  int* terminated;          // step: out
+  const double* v;          // set_state: qpos then qvel
+} mj_call;
+
+// runs fn on call inside a guard; a MuJoCo fatal error is recorded in the state for spec->status
+static int guarded(void (*fn)(void*), mj_call* call) {
+  char msg[NE_ERRSTR_LEN];
+  ne_mj_state* st = call->st;
+  st->err = ne__mj_guard(fn, call, msg, sizeof msg);
+  st->errmsg[0] = '\0';
+  if (!st->err) return 0;
+  // MuJoCo's message spans lines (the overflow's figures): one line for logs and the CLI
+  for (char* p = msg; *p; p++)
+    if (*p == '\n') *p = ' ';
+  return ne__set_error(st->errmsg, st->err, "%s: MuJoCo: %s", call->spec->id, msg);
+}
+
+static void reset_call(void* arg) {
+  mj_call* c = arg;
+  const ne_mj_spec* s = c->spec->data;
+  mjData* d = c->st->d;
   mj_resetData(s->m, d);
-  s->task->reset(s, d, rng);
+  s->task->reset(s, d, c->rng);
   mj_forward(s->m, d);
 }
 
-static void mj_env_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
-  const ne_mj_spec* s = spec->data;
-  mjData* d = ((ne_mj_state*)impl)->d;
+static void mj_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
+  mj_call c = {spec, impl, rng, NULL, NULL, NULL, NULL};
+  guarded(reset_call, &c);
+}
+
+static void step_call(void* arg) {
+  mj_call* c = arg;
+  const ne_mj_spec* s = c->spec->data;
+  mjData* d = c->st->d;
   double before[2] = {0.0, 0.0};
   if (s->task->position) s->task->position(s, d, before);
   // _step_mujoco_simulation: ctrl = action (float32 widened), n frames, then cfrc_ext & co.
-  for (int i = 0; i < s->m->nu; i++) d->ctrl[i] = (double)act[i];
+  for (int i = 0; i < s->m->nu; i++) d->ctrl[i] = (double)c->act[i];
   for (int k = 0; k < s->task->frame_skip; k++) mj_step(s->m, d);
   mj_rnePostConstraint(s->m, d);
-  *terminated = 0;
-  *reward = s->task->reward(s, d, before, act, terminated);
+  *c->terminated = 0;
+  *c->reward = s->task->reward(s, d, before, c->act, c->terminated);
+}
+
+static void mj_env_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
+  mj_call c = {spec, impl, NULL, act, reward, terminated, NULL};
+  if (guarded(step_call, &c)) *reward = 0.0, *terminated = 0;
+}
+
+// spec->status: the MuJoCo error that stopped the last reset/step, if any (env.c then marks the
+// state as needing a reset; the evaluator reports the message for the candidate)
+static int mj_status(const ne_env_spec* spec, const void* impl, char* errstr) {
+  (void)spec;
+  const ne_mj_state* st = impl;
+  if (st->err && errstr) snprintf(errstr, NE_ERRSTR_LEN, "%s", st->errmsg);
+  return st->err;
 }
 
 static void mj_observe(const ne_env_spec* spec, const void* impl, float* obs) {
@@ -164,17 +196,25 @@ static void mj_observe(const ne_env_spec* spec, const void* impl, float* obs) {
   s->task->observe(s, ((const ne_mj_state*)impl)->d, obs);
 }
 
+static void set_state_call(void* arg) {
+  mj_call* c = arg;
+  const ne_mj_spec* s = c->spec->data;
+  mjData* d = c->st->d;
+  // MujocoEnv.set_state after a reset: fresh data, then qpos, qvel and mj_forward
+  mj_resetData(s->m, d);
+  memcpy(d->qpos, c->v, (size_t)s->m->nq * sizeof *c->v);
+  memcpy(d->qvel, c->v + s->m->nq, (size_t)s->m->nv * sizeof *c->v);
+  mj_forward(s->m, d);
+}
+
 static int mj_set_state(const ne_env_spec* spec, void* impl, const double* v, int n, char* errstr) {
   const ne_mj_spec* s = spec->data;
   if (n != spec->state_dim)
     return ne__set_error(errstr, NE_EINVAL, "%s: state needs %d values (qpos[%d], qvel[%d]), got %d", spec->id,
                          spec->state_dim, (int)s->m->nq, (int)s->m->nv, n);
-  mjData* d = ((ne_mj_state*)impl)->d;
-  // MujocoEnv.set_state after a reset: fresh data, then qpos, qvel and mj_forward
-  mj_resetData(s->m, d);
-  memcpy(d->qpos, v, (size_t)s->m->nq * sizeof *v);
-  memcpy(d->qvel, v + s->m->nq, (size_t)s->m->nv * sizeof *v);
-  mj_forward(s->m, d);
+  mj_call c = {spec, impl, NULL, NULL, NULL, NULL, v};
+  int rc = guarded(set_state_call, &c);
+  if (rc) return ne__set_error(errstr, rc, "%s", ((ne_mj_state*)impl)->errmsg);
   return 0;
 }
 
@@ -193,11 +233,15 @@ static void mj_destroy(ne_env_spec* spec) {
   spec->data = NULL;
 }
 
+static void make_data_call(void* arg) {
+  mj_call* c = arg;
+  c->st->d = mj_makeData(((const ne_mj_spec*)c->spec->data)->m);
+}
+
 static int mj_state_init(const ne_env_spec* spec, void* impl) {
-  const ne_mj_spec* s = spec->data;
-  ne_mj_state* st = impl;
-  st->d = mj_makeData(s->m);
-  return st->d ? 0 : NE_ENOMEM;
+  mj_call c = {spec, impl, NULL, NULL, NULL, NULL, NULL};
+  int rc = guarded(make_data_call, &c);
+  return rc ? rc : c.st->d ? 0 : NE_ENOMEM;
 }
 
 static void mj_state_free(const ne_env_spec* spec, void* impl) {
@@ -249,6 +293,7 @@ static int mj_make(const char* id, const ne_env_options* options, ne_env_spec* s
   snprintf(spec->id, sizeof spec->id, "%s", id);
   spec->family = &mujoco_family;
   spec->hooks = &mujoco_hooks;
+  spec->status = mj_status;
   spec->data = s;
   s->task = task;
   int rc = model_acquire(task->xml, &s->m, errstr);

@@ -13,6 +13,7 @@
 #include <mujoco/mujoco.h>  // mjModel, mjData, mj_step
 
 #include "envs/envs_int.h"
+#include "neuroevo/error.h"  // NE_ERRSTR_LEN
 
 typedef struct ne_mj_task ne_mj_task;
 
@@ -27,7 +28,9 @@ typedef struct ne_mj_spec {
 
 // The per-state impl (family->state_bytes); `d` is made by the state_init hook.
 typedef struct ne_mj_state {
-  mjData* d;  // this env's simulation data, owned (mj_deleteData in state_free)
+  mjData* d;                  // this env's simulation data, owned (mj_deleteData in state_free)
+  int err;                    // 0, or NE_EPHYSICS when MuJoCo stopped the last reset/step
+  char errmsg[NE_ERRSTR_LEN]; // "<env id>: MuJoCo: <its message>" when err is set
 } ne_mj_state;
 
 // One Gymnasium v5 MuJoCo env: what differs from env to env. The shared step (mujoco.c) records
@@ -63,6 +66,21 @@ extern const ne_mj_task ne__mj_hopper, ne__mj_half_cheetah, ne__mj_walker2d, ne_
 int ne__mj_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
                   char* errstr);
 void ne__mj_render_free(const ne_env_spec* spec, void* ctx);
+
+// ---- MuJoCo's fatal errors and warnings (mj_error.c) ----------------------------------------------
+
+// Installs the process-wide mju_user_error / mju_user_warning handlers (once; thread-safe).
+void ne__mj_handlers_install(void);
+
+// Marks model loading on (1) or off (0): warnings while loading are not printed.
+void ne__mj_loading(int on);
+
+// Runs fn(arg); a MuJoCo fatal error inside it returns NE_EPHYSICS with MuJoCo's message copied to
+// msg (size bytes) instead of ending the process. Thread-safe (the jump target is thread-local).
+int ne__mj_guard(void (*fn)(void* arg), void* arg, char* msg, size_t size);
+
+// Calls mju_error(text) inside ne__mj_guard: the handler alone, for tests.
+int ne__mj_guard_selftest(const char* text, char* msg, size_t size);
 
 // ---- reductions as NumPy computes them ----------------------------------------------------------
 
