@@ -65,8 +65,9 @@ const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const 
       return *status ? NULL : ev->params;
     case NE_CAND_PERTURB:
       if (c->blob >= (uint32_t)batch->n_blobs || batch->blobs[c->blob].n != n) break;
-      memcpy(ev->params, batch->blobs[c->blob].data, n * sizeof(float));
-      ne_noise_axpy(c->noise_seed, 0, n, c->coef, ev->params);
+      if (batch->noise_table && batch->noise_table->size < n) break;
+      // centre + coef * eps in one pass (the centre is read, never copied first)
+      ne_noise_perturb(batch->noise_table, c->noise_seed, n, batch->blobs[c->blob].data, c->coef, ev->params);
       return ev->params;
     case NE_CAND_VECTOR:
       if (c->blob >= (uint32_t)batch->n_blobs || batch->blobs[c->blob].n != n) break;
