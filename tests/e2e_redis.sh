@@ -4,9 +4,9 @@
 # run (1 worker also for ES with a shared noise table); so do a run whose workers are killed with
 # SIGKILL about every second (>= 10 kills, each restarted), a master killed mid-run and resumed, a
 # run with garbage injected into both streams and a worker of "another build" (both reported, the
-# run finishes), a run whose Redis restarts empty, and `neuroevo cluster`. Also: SIGTERM'd workers exit 0, status shows the cluster, a master
-# of another wire version is a clear error on the worker, credentials (password, ACL user) and the
-# no-credentials-no-remote rule.
+# run finishes), a run whose Redis restarts empty, and `neuroevo cluster`. Also: SIGTERM'd workers
+# exit 0, status shows the cluster, a master of another wire version is a clear error on the worker,
+# credentials (password, ACL user) and the no-credentials-no-remote rule.
 # usage: e2e_redis.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
 BIN=$1
