@@ -18,6 +18,9 @@ struct ne_evaluator {
   ne_param_cache* cache;         // shared, thread-safe; may be NULL
   ne_env_state* state;           // this thread's environment
   float* params;                 // (n_params) candidate parameters
+  float* eps;                    // (n_params) generator noise of eps_seed, kept for the mirrored twin
+  uint64_t eps_seed;             // seed eps holds (valid when has_eps)
+  int has_eps;                   // 1 once eps holds a perturbation
   float* scratch;                // (policy->scratch_floats) forward scratch
   float* obs;                    // (obs_dim) normalized observation
   float action[NE_ENV_MAX_ACT];  // policy output
@@ -34,9 +37,10 @@ ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* 
   ev->cache = cache;
   ev->state = ne_env_state_create(env);
   ev->params = ne_malloc(policy->n_params * sizeof(float));
+  ev->eps = ne_malloc(policy->n_params * sizeof(float));
   ev->scratch = ne_malloc((policy->scratch_floats + 1) * sizeof(float));
   ev->obs = ne_malloc((size_t)env->obs_dim * sizeof(float));
-  if (!ev->state || !ev->params || !ev->scratch || !ev->obs) {
+  if (!ev->state || !ev->params || !ev->eps || !ev->scratch || !ev->obs) {
     ne_evaluator_destroy(ev);
     return NULL;
   }
@@ -50,9 +54,28 @@ void ne_evaluator_destroy(ne_evaluator* ev) {
   ne_env_state_destroy(ev->state);
   ne__lockstep_destroy(ev->lockstep);
   ne_free(ev->params);
+  ne_free(ev->eps);
   ne_free(ev->scratch);
   ne_free(ev->obs);
   ne_free(ev);
+}
+
+// params = centre + coef * eps(seed). A table slice costs a read; the generator costs Philox and
+// Box–Muller per parameter, so its eps is kept and the mirrored twin (same seed, -coef, usually
+// next on the same thread) reuses it: the same floats, so the same bits as generating again.
+static void perturb(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c) {
+  size_t n = ev->policy->n_params;
+  const float* centre = batch->blobs[c->blob].data;
+  if (batch->noise_table) {
+    ne_noise_perturb(batch->noise_table, c->noise_seed, n, centre, c->coef, ev->params);
+    return;
+  }
+  if (!ev->has_eps || ev->eps_seed != c->noise_seed) {
+    ne_noise_fill(c->noise_seed, 0, n, ev->eps);
+    ev->eps_seed = c->noise_seed;
+    ev->has_eps = 1;
+  }
+  for (size_t i = 0; i < n; i++) ev->params[i] = centre[i] + c->coef * ev->eps[i];
 }
 
 const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, int* status) {
@@ -66,8 +89,7 @@ const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const 
     case NE_CAND_PERTURB:
       if (c->blob >= (uint32_t)batch->n_blobs || batch->blobs[c->blob].n != n) break;
       if (batch->noise_table && batch->noise_table->size < n) break;
-      // centre + coef * eps in one pass (the centre is read, never copied first)
-      ne_noise_perturb(batch->noise_table, c->noise_seed, n, batch->blobs[c->blob].data, c->coef, ev->params);
+      perturb(ev, batch, c);
       return ev->params;
     case NE_CAND_VECTOR:
       if (c->blob >= (uint32_t)batch->n_blobs || batch->blobs[c->blob].n != n) break;
