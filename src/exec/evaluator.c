@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Candidate evaluation (see evaluator.h): parameters, then episodes of policy-in-env. The episode
-// loop allocates nothing; every buffer is made once when the evaluator is created.
+// loop allocates nothing; every buffer is made once when the evaluator is created (the kept
+// generator noise of the ES family once, at its first perturbed candidate).
 #include "neuroevo/evaluator.h"
 
 #include <math.h>
@@ -19,6 +20,7 @@ struct ne_evaluator {
   ne_env_state* state;           // this thread's environment
   float* params;                 // (n_params) candidate parameters
   float* eps;                    // (n_params) generator noise of eps_seed, kept for the mirrored twin
+                                 // (made at the first PERTURB candidate: the GA never needs it)
   uint64_t eps_seed;             // seed eps holds (valid when has_eps)
   int has_eps;                   // 1 once eps holds a perturbation
   float* scratch;                // (policy->scratch_floats) forward scratch
@@ -37,10 +39,9 @@ ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* 
   ev->cache = cache;
   ev->state = ne_env_state_create(env);
   ev->params = ne_malloc(policy->n_params * sizeof(float));
-  ev->eps = ne_malloc(policy->n_params * sizeof(float));
   ev->scratch = ne_malloc((policy->scratch_floats + 1) * sizeof(float));
   ev->obs = ne_malloc((size_t)env->obs_dim * sizeof(float));
-  if (!ev->state || !ev->params || !ev->eps || !ev->scratch || !ev->obs) {
+  if (!ev->state || !ev->params || !ev->scratch || !ev->obs) {
     ne_evaluator_destroy(ev);
     return NULL;
   }
@@ -66,7 +67,8 @@ void ne_evaluator_destroy(ne_evaluator* ev) {
 static void perturb(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c) {
   size_t n = ev->policy->n_params;
   const float* centre = batch->blobs[c->blob].data;
-  if (batch->noise_table) {
+  if (!ev->eps && !batch->noise_table) ev->eps = ne_malloc(n * sizeof(float));
+  if (batch->noise_table || !ev->eps) {  // (no memory for eps: generate in one pass, same bits)
     ne_noise_perturb(batch->noise_table, c->noise_seed, n, centre, c->coef, ev->params);
     return;
   }
