@@ -579,11 +579,12 @@ static long median_evals(const char* algo, const char* fn, int n) {
 // Literature: the per-function figures of Hansen & Ostermeier 2001 (Evolutionary Computation 9(2),
 // 159-195) and Hansen, Mueller & Koumoutsakos 2003 (Evolutionary Computation 11(1), 1-18), both run
 // to f_stop = 1e-10 (two decades below our 1e-8, so their counts would be somewhat higher), are
-// plots and tables we could not retrieve, so none of their numbers is quoted here. The published figure we could check is
-// the range in Hansen's own CMA-ES documentation (c-cmaes doc.txt, "GENERAL PURPOSE"): "On
-// considerably hard problems the search (a single run) is expected to take between 100*N and
-// 300*N^2 function evaluations" (it does not name a target precision). The ellipsoid and Rosenbrock
-// medians must fall in that range; the sphere is no hard problem (below 100 n is allowed there).
+// plots and tables we could not retrieve, so none of their numbers is quoted here. The published
+// figure we could check is the range in Hansen's own CMA-ES documentation (c-cmaes doc.txt,
+// "GENERAL PURPOSE"): "On considerably hard problems the search (a single run) is expected to take
+// between 100*N and 300*N^2 function evaluations" (it does not name a target precision). The
+// ellipsoid and Rosenbrock medians must fall in that range; the sphere is no hard problem (below
+// 100 n is allowed there).
 static void evaluations_to_target_match_pycma(void) {
   static const struct {
     const char* fn;
