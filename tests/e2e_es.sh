@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # End to end through the CLI for the ES family (es, ars, pgpe, snes): each algorithm gives identical
-# metrics (all but wall_s) and best.params with 1 and 2 threads; an ES run killed with SIGKILL and
-# resumed ends identical to the uninterrupted run; best.params is written (no best.genome) and
-# `neuroevo eval` reads it from the run directory and through --genome alike; a section of another
-# algorithm and an odd mirrored population are errors naming the section / key (exit 2).
+# metrics (all but wall_s) and best.params with 1 and 2 threads, ES and ARS also with the shared
+# noise table (es.noise / ars.noise_source = table); ES's 2-thread run, killed with SIGKILL and
+# resumed, ends identical to the 1-thread run, with either noise source; best.params is written (no
+# best.genome) and `neuroevo eval` reads it from the run directory and through --genome alike; a
+# section of another algorithm, an odd mirrored population and bad noise keys are errors naming the
+# section / key (exit 2).
 # usage: e2e_es.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
 BIN=$1
@@ -86,34 +88,55 @@ hidden = 8
 obs_norm = true
 INI
 
+# the same with a shared noise table ([es] and [ars] are the last sections); ES with a smaller
+# population (its kill test needs the 120 generations, not their size)
+{ sed -e 's/^population = 100$/population = 40/' -e 's/^eval_episodes = 20$/eval_episodes = 10/' es.ini
+  printf 'noise = table\nnoise_table_mb = 2\n'; } > estable.ini
+{ cat ars.ini; printf 'noise_source = table\nnoise_table_mb = 1\n'; } > arstable.ini
+
 # --- every algorithm: 1 thread == 2 threads --------------------------------------------------
-for algo in es ars pgpe snes; do
+# (ES's 2-thread run is the one killed and resumed below: one run checks both)
+for algo in es ars pgpe snes estable arstable; do
   "$BIN" run $algo.ini --threads 1 --out ${algo}1 --quiet
-  "$BIN" run $algo.ini --threads 2 --out ${algo}2 --quiet
   for f in config.ini metrics.csv best.params log.txt; do [ -s "${algo}1/$f" ] || fail "${algo}1/$f missing or empty"; done
   [ ! -e "${algo}1/best.genome" ] || fail "$algo wrote a best.genome (vector solutions go to best.params)"
   [ "$(head -1 ${algo}1/best.params)" = "# neuroevo params v1" ] || fail "$algo: best.params header"
   grep -q '^params = ' ${algo}1/best.params || fail "$algo: best.params lacks params"
+  case $algo in es | estable) continue ;; esac
+  "$BIN" run $algo.ini --threads 2 --out ${algo}2 --quiet
   diff <(strip_wall ${algo}1/metrics.csv) <(strip_wall ${algo}2/metrics.csv) || fail "$algo: metrics differ between 1 and 2 threads"
   cmp ${algo}1/best.params ${algo}2/best.params || fail "$algo: best.params differs between 1 and 2 threads"
 done
 grep -q '^obs_mean = ' es1/best.params || fail "es: best.params lacks the observation normalization"
 [ "$(rows es1)" -eq 120 ] || fail "es: expected 120 metric rows"
 
-# --- ES: SIGKILL mid-run, then resume ----------------------------------------------------------
-"$BIN" run es.ini --threads 2 --out K --quiet &
-pid=$!
-for _ in $(seq 1 2000); do
-  r=$(($(wc -l 2>/dev/null < K/metrics.csv || echo 1) - 1))
-  [ "$r" -ge 4 ] && break
-  sleep 0.01
-done
-kill -9 $pid 2>/dev/null || true
-wait $pid 2>/dev/null || true
-[ "$(rows K)" -lt 120 ] || fail "ES run finished before the kill: the test needs a longer run"
-"$BIN" resume K --quiet
-diff <(strip_wall es1/metrics.csv) <(strip_wall K/metrics.csv) || fail "es: metrics differ after kill -9 + resume"
-cmp es1/best.params K/best.params || fail "es: best.params differs after kill -9 + resume"
+# the table is in effect: other perturbations, another run
+! diff -q <(strip_wall es1/metrics.csv) <(strip_wall estable1/metrics.csv) >/dev/null ||
+  fail "es.noise = table gave the generator's metrics"
+! diff -q <(strip_wall ars1/metrics.csv) <(strip_wall arstable1/metrics.csv) >/dev/null ||
+  fail "ars.noise_source = table gave the generator's metrics"
+
+# --- ES: SIGKILL mid-run, then resume, on 2 threads (generator and table noise) ---------------
+kill_resume() {  # NAME: runs NAME.ini into K-NAME, kills it after 4 generations, resumes, compares with NAME1
+  local name=$1 total
+  total=$(rows ${name}1)
+  "$BIN" run $name.ini --threads 2 --out K-$name --quiet &
+  pid=$!
+  for _ in $(seq 1 2000); do
+    r=$(($(wc -l 2>/dev/null < K-$name/metrics.csv || echo 1) - 1))
+    [ "$r" -ge 4 ] && break
+    sleep 0.01
+  done
+  kill -9 $pid 2>/dev/null || true
+  wait $pid 2>/dev/null || true
+  [ "$(rows K-$name)" -lt "$total" ] || fail "$name run finished before the kill: the test needs a longer run"
+  "$BIN" resume K-$name --quiet
+  diff <(strip_wall ${name}1/metrics.csv) <(strip_wall K-$name/metrics.csv) ||
+    fail "$name: metrics of 2 threads, killed and resumed, differ from 1 thread's"
+  cmp ${name}1/best.params K-$name/best.params || fail "$name: best.params of 2 threads, killed and resumed, differs"
+}
+kill_resume es
+kill_resume estable
 
 # --- eval reads best.params, from the run directory or as --genome ---------------------------
 e1=$("$BIN" eval es1 --episodes 10 --seed 3)
@@ -128,6 +151,10 @@ out=$("$BIN" run mixed.ini 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "\[ars\]" || fail "a section of another algorithm: rc=$rc out=$out"
 out=$("$BIN" run es.ini es.population=101 --out odd 2>&1); rc=$?
 [ $rc -ne 0 ] && echo "$out" | grep -q "es.population" || fail "odd ES population: rc=$rc out=$out"
+out=$("$BIN" run es.ini es.noise=tabel --out typo 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "\[es\] noise = .tabel.*did you mean .table." || fail "es.noise typo: rc=$rc out=$out"
+out=$("$BIN" run es.ini es.noise=table es.noise_table_mb=0 --out zero 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "noise_table_mb" || fail "es.noise_table_mb = 0: rc=$rc out=$out"
 printf '# neuroevo params v1\nenv.id = Pendulum-v1\nparams = 1 2 x\n' > bad.params
 out=$("$BIN" eval --genome bad.params 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "bad.params:3" || fail "a malformed params file: rc=$rc out=$out"

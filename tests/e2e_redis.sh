@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Distributed runs over a real redis-server (private, 127.0.0.1, free port; started and stopped
 # here): 1 worker and 3 workers give the same metrics (all but wall_s) and best.genome as a local
-# run; so do a run whose workers are killed with SIGKILL about every second (>= 10 kills, each
-# restarted), a master killed mid-run and resumed, a run with garbage injected into both streams
-# and a worker of "another build" (both reported, the run finishes), a run whose Redis restarts
-# empty, and `neuroevo cluster`. Also: SIGTERM'd workers exit 0, status shows the cluster, a master
-# of another wire version is a clear error on the worker, credentials (password, ACL user) and the
-# no-credentials-no-remote rule.
+# run (1 worker also for ES with a shared noise table); so do a run whose workers are killed with
+# SIGKILL about every second (>= 10 kills, each restarted), a master killed mid-run and resumed, a
+# run with garbage injected into both streams and a worker of "another build" (both reported, the
+# run finishes), a run whose Redis restarts empty, and `neuroevo cluster`. Also: SIGTERM'd workers
+# exit 0, status shows the cluster, a master of another wire version is a clear error on the worker,
+# credentials (password, ACL user) and the no-credentials-no-remote rule.
 # usage: e2e_redis.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
 BIN=$1
@@ -105,6 +105,13 @@ start_worker w1 2
 "$BIN" run det.ini --redis "$URL" --out R1 --quiet 2>master1.log
 same_as L R1 "1 worker x 2 threads"
 [ -s R1/redis.id ] || fail "R1/redis.id missing"
+# ES with a shared noise table: the worker builds its twin from the stored config, same results
+printf '[run]\nalgorithm = es\nseed = 3\ngenerations = 8\ntarget = none\nplot_every = 0\n[policy]\nhidden = 8\n[es]\npopulation = 20\nnoise = table\nnoise_table_mb = 1\n' > estable.ini
+"$BIN" run estable.ini --threads 2 --out LE --quiet
+"$BIN" run estable.ini --redis "$URL" --out RE --quiet 2>mastere.log || fail "ES (table) through Redis: $(tail -3 mastere.log)"
+diff <(strip_wall LE/metrics.csv) <(strip_wall RE/metrics.csv) >/dev/null || fail "ES (table): metrics differ from the local run"
+cmp -s LE/best.params RE/best.params || fail "ES (table): best.params differs from the local run"
+echo "ok: ES with es.noise = table through 1 worker identical to the local run"
 stop_worker w1
 echo "ok: SIGTERM'd worker exited 0"
 

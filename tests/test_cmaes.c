@@ -572,12 +572,19 @@ static long median_evals(const char* algo, const char* fn, int n) {
 // [-1, 1]^n, sigma0 = 0.5), 11 seeds each, measured with
 //   cma.fmin(f, np.random.default_rng(s).uniform(-1, 1, n), 0.5,
 //            {'ftarget': 1e-8, 'seed': s + 1, 'verbose': -9}, restarts=9, incpopsize=2)
-// minus pycma's one final evaluation of the mean. They agree with the orders of magnitude the
-// CMA-ES literature reports for these functions at default population size (roughly 100 n to a few
-// hundred n evaluations on the sphere, about 10x that on the 1e6-conditioned ellipsoid and on
-// Rosenbrock in 10-20-D; e.g. Hansen & Ostermeier 2001, Hansen et al. 2003). Our figures must be
-// within 25% of pycma's medians (pycma's c_sigma / d_sigma / c_mu defaults differ slightly from
-// the 2016 tutorial's, which we follow).
+// minus pycma's one final evaluation of the mean. Our figures must be within 25% of pycma's medians
+// (pycma's c_sigma / d_sigma / c_mu defaults differ slightly from the 2016 tutorial's, which we
+// follow).
+//
+// Literature: the per-function figures of Hansen & Ostermeier 2001 (Evolutionary Computation 9(2),
+// 159-195) and Hansen, Mueller & Koumoutsakos 2003 (Evolutionary Computation 11(1), 1-18), both run
+// to f_stop = 1e-10 (two decades below our 1e-8, so their counts would be somewhat higher), are
+// plots and tables we could not retrieve, so none of their numbers is quoted here. The published
+// figure we could check is the range in Hansen's own CMA-ES documentation (c-cmaes doc.txt,
+// "GENERAL PURPOSE"): "On considerably hard problems the search (a single run) is expected to take
+// between 100*N and 300*N^2 function evaluations" (it does not name a target precision). The
+// ellipsoid and Rosenbrock medians must fall in that range; the sphere is no hard problem (below
+// 100 n is allowed there).
 static void evaluations_to_target_match_pycma(void) {
   static const struct {
     const char* fn;
@@ -592,6 +599,9 @@ static void evaluations_to_target_match_pycma(void) {
     fprintf(stderr, "  cmaes %-10s n=%d: median %ld evaluations to f < 1e-8 (pycma 4.5.0: %ld)\n", ref[i].fn,
             ref[i].n, med, ref[i].pycma);
     ASSERT(med > 0.75 * ref[i].pycma && med < 1.25 * ref[i].pycma);
+    long n = ref[i].n;
+    ASSERT(med <= 300 * n * n);
+    if (strcmp(ref[i].fn, "sphere") != 0) ASSERT(med >= 100 * n);
   }
 }
 

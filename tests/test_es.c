@@ -9,7 +9,9 @@
 #include "neuroevo/algo.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/config.h"
+#include "neuroevo/env.h"
 #include "neuroevo/error.h"
+#include "neuroevo/evaluator.h"
 #include "neuroevo/noise.h"
 #include "neuroevo/policy.h"
 #include "neuroevo/rng.h"
@@ -51,7 +53,7 @@ static void candidate_params(const ne_batch* b, const ne_candidate* c, float* ou
   const ne_blob* blob = &b->blobs[c->blob];
   ASSERT_EQ(blob->n, spec.n_params);
   memcpy(out, blob->data, spec.n_params * sizeof(float));
-  if (c->kind == NE_CAND_PERTURB) ne_noise_axpy(c->noise_seed, 0, spec.n_params, c->coef, out);
+  if (c->kind == NE_CAND_PERTURB) ne_noise_perturb_axpy(b->noise_table, c->noise_seed, spec.n_params, c->coef, out);
   else ASSERT_EQ(c->kind, NE_CAND_VECTOR);
 }
 
@@ -329,6 +331,104 @@ static void es_gradient_follows_rank_differences(void) {
   ne_config_destroy(cfg);
 }
 
+// es.noise = table: the batch names a table built from the problem's seed (one per algorithm
+// object, the same contents for the same seed), candidates and the gradient read its slices.
+static void es_table_noise_slices_one_table(void) {
+  ne_config* cfg = make_config("es", "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\nnoise = table\n"
+                                     "noise_table_mb = 1\n");
+  void *es = make_algo("es", cfg, 3), *twin = make_algo("es", cfg, 3);
+  const ne_algo_vt* vt = ne_algo_find("es");
+  const ne_batch *b, *tb;
+  ASSERT_EQ(vt->ask(es, &b), 0);
+  ASSERT_EQ(vt->ask(twin, &tb), 0);
+  const ne_noise_table* t = b->noise_table;
+  ASSERT(t && tb->noise_table && t != tb->noise_table);
+  ASSERT_EQ(t->size, 1u << 18);
+  ASSERT_U64_EQ(t->seed, ne_seed_derive(3, 0, 0, NE_PURPOSE_NOISE_TABLE));
+  ASSERT(memcmp(t->data, tb->noise_table->data, t->size * sizeof(float)) == 0);
+  // the pair: centre +- sigma * slice; one rank step moves the centre by lr * sign(slice)
+  const float* slice = t->data + ne_noise_table_offset(t, b->cands[0].noise_seed, spec.n_params);
+  float before[256], plus[256];
+  memcpy(before, b->blobs[0].data, spec.n_params * sizeof(float));
+  candidate_params(b, &b->cands[0], plus);
+  for (size_t i = 0; i < spec.n_params; i++) ASSERT(plus[i] == before[i] + 0.02f * slice[i]);
+  ne_result res[3] = {{.fitness = 1}, {.fitness = 0}, {.fitness = 0.5}};
+  int done;
+  ASSERT_EQ(vt->tell(es, b, res, &done), 0);
+  ASSERT_EQ(vt->ask(es, &b), 0);
+  for (size_t i = 0; i < spec.n_params; i++)
+    ASSERT_NEAR(b->blobs[0].data[i] - before[i], slice[i] > 0 ? 0.01 : -0.01, 1e-5);
+  vt->destroy(es);
+  vt->destroy(twin);
+  ne_config_destroy(cfg);
+  // the generator is the default: no table
+  cfg = make_config("es", "");
+  es = make_algo("es", cfg, 3);
+  ASSERT_EQ(vt->ask(es, &b), 0);
+  ASSERT(b->noise_table == NULL);
+  vt->destroy(es);
+  ne_config_destroy(cfg);
+}
+
+// The evaluator's PERTURB parameters equal ne_noise_perturb's for either source, whatever order
+// the seeds come in (the generator's eps is kept for the mirrored twin: a stale one must not leak).
+static void evaluator_perturbs_like_ne_noise_perturb(void) {
+  char err[NE_ERRSTR_LEN];
+  ne_env_spec* env;
+  ASSERT_EQ(ne_env_make("CartPole-v1", NULL, &env, err), 0);
+  ne_policy_spec p;
+  int hidden[1] = {40};
+  ASSERT_EQ(ne_policy_spec_init(&p, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err), 0);
+  ne_evaluator* ev = ne_evaluator_create(env, &p, NULL);
+  ne_noise_table* table = ne_noise_table_create(4, 10000);
+  ASSERT(ev && table);
+  float* centre = ne_malloc(p.n_params * sizeof(float));
+  float* expect = ne_malloc(p.n_params * sizeof(float));
+  ne_policy_init_params(&p, 9, centre);
+  ne_blob blob = {1, p.n_params, centre};
+  const uint64_t seeds[6] = {11, 11, 12, 11, 12, 12};
+  const float coefs[6] = {0.1f, -0.1f, 0.1f, 0.1f, -0.1f, -0.1f};
+  for (int source = 0; source < 2; source++) {
+    const ne_noise_table* t = source ? table : NULL;
+    for (int i = 0; i < 6; i++) {
+      ne_candidate c = {.kind = NE_CAND_PERTURB, .episodes = 1, .noise_seed = seeds[i], .coef = coefs[i]};
+      ne_batch b = {.n = 1, .cands = &c, .n_blobs = 1, .blobs = &blob, .noise_table = t};
+      int status;
+      const float* got = ne_evaluator_params(ev, &b, &c, &status);
+      ASSERT(got != NULL);
+      ASSERT_EQ(status, 0);
+      ne_noise_perturb(t, seeds[i], p.n_params, centre, coefs[i], expect);
+      ASSERT(memcmp(got, expect, p.n_params * sizeof(float)) == 0);
+    }
+  }
+  ne_free(centre);
+  ne_free(expect);
+  ne_noise_table_destroy(table);
+  ne_evaluator_destroy(ev);
+  ne_env_spec_destroy(env);
+}
+
+// A table too small for the policy is an error naming the key and the size it needs.
+static void noise_table_too_small_is_an_error(void) {
+  char err[NE_ERRSTR_LEN] = "";
+  ne_config* cfg = make_config("ars", "[ars]\nnoise_source = table\nnoise_table_mb = 1\n");
+  ne_noise_table* t = NULL;
+  ASSERT_EQ(ne_algo_noise_table(cfg, 1, 300000, &t, err), NE_EINVAL);
+  ASSERT(t == NULL);
+  ASSERT_CONTAINS(err, "ars.noise_table_mb = 1");
+  ASSERT_CONTAINS(err, "300000 parameters");
+  ASSERT_CONTAINS(err, "at least 2");
+  ASSERT_EQ(ne_algo_noise_table(cfg, 1, 1000, &t, err), 0);
+  ASSERT(t != NULL);
+  ne_noise_table_destroy(t);
+  ne_config_destroy(cfg);
+  // other algorithms have no table
+  cfg = make_config("pgpe", "");
+  ASSERT_EQ(ne_algo_noise_table(cfg, 1, 1000, &t, err), 0);
+  ASSERT(t == NULL);
+  ne_config_destroy(cfg);
+}
+
 // ---- every algorithm: progress and save/load ---------------------------------------------------
 
 typedef struct algo_case {
@@ -339,6 +439,9 @@ typedef struct algo_case {
 static const algo_case cases[] = {
     {"es", "[es]\npopulation = 40\nsigma = 0.05\nlr = 0.03\neval_episodes = 1\n"},
     {"ars", "[ars]\ndirections = 20\ntop = 10\nstep_size = 0.05\nnoise = 0.05\neval_episodes = 1\n"},
+    {"es", "[es]\npopulation = 40\nsigma = 0.05\nlr = 0.03\neval_episodes = 1\nnoise = table\nnoise_table_mb = 1\n"},
+    {"ars", "[ars]\ndirections = 20\ntop = 10\nstep_size = 0.05\nnoise = 0.05\neval_episodes = 1\n"
+            "noise_source = table\nnoise_table_mb = 1\n"},
     {"pgpe", "[pgpe]\npopulation = 40\ncenter_lr = 0.05\nstdev_init = 0.1\nobs_norm = true\neval_episodes = 1\n"},
     {"snes", "[snes]\nstdev_init = 0.2\nobs_norm = true\neval_episodes = 1\n"},
 };
@@ -500,7 +603,9 @@ TEST_MAIN(TEST_ENTRY(centered_ranks_match_reference), TEST_ENTRY(nes_utilities_s
           TEST_ENTRY(adam_matches_hand_computed),
           TEST_ENTRY(sgd_and_clipup_follow_their_rules), TEST_ENTRY(obs_stats_merge_matches_whole_data),
           TEST_ENTRY(es_obs_rule_has_prior_and_floor), TEST_ENTRY(es_asks_antithetic_pairs_and_the_centre),
-          TEST_ENTRY(es_gradient_follows_rank_differences), TEST_ENTRY(every_algorithm_improves_the_sphere),
+          TEST_ENTRY(es_gradient_follows_rank_differences), TEST_ENTRY(es_table_noise_slices_one_table),
+          TEST_ENTRY(noise_table_too_small_is_an_error), TEST_ENTRY(evaluator_perturbs_like_ne_noise_perturb),
+          TEST_ENTRY(every_algorithm_improves_the_sphere),
           TEST_ENTRY(save_load_continues_identically), TEST_ENTRY(ars_steps_along_the_top_directions),
           TEST_ENTRY(pgpe_pairs_are_symmetric_and_sigma_change_is_limited), TEST_ENTRY(snes_uses_the_paper_defaults),
           TEST_ENTRY(sections_of_other_algorithms_are_rejected))

@@ -299,6 +299,81 @@ static void test_noise_table(void) {
   free(ref);
 }
 
+// The table is a pure function of its seed: two builds agree bit for bit, another seed differs.
+static void test_noise_table_is_a_function_of_its_seed(void) {
+  ne_noise_table *a = ne_noise_table_create(77, 3001), *b = ne_noise_table_create(77, 3001);
+  ne_noise_table* c = ne_noise_table_create(78, 3001);
+  ASSERT(a && b && c);
+  ASSERT(same_bits(a->data, b->data, 3001));
+  size_t differ = 0;
+  for (size_t i = 0; i < 3001; i++) differ += a->data[i] != c->data[i];
+  ASSERT_GT(differ, 2990);
+  ne_noise_table_destroy(a);
+  ne_noise_table_destroy(b);
+  ne_noise_table_destroy(c);
+}
+
+// Offsets stay in range for every slice length up to the table size, and reach both ends.
+static void test_noise_table_offsets_in_range(void) {
+  ne_noise_table* t = ne_noise_table_create(5, 1000);
+  ASSERT(t);
+  const size_t lengths[] = {1, 2, 499, 990, 999, 1000};
+  for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+    size_t n = lengths[l], lowest = (size_t)-1, highest = 0;
+    for (uint64_t s = 0; s < 2000; s++) {
+      size_t off = ne_noise_table_offset(t, ne_hash2(s, 99), n);
+      ASSERT_LE(off + n, 1000);
+      lowest = off < lowest ? off : lowest;
+      highest = off > highest ? off : highest;
+    }
+    // few starts (n near the size): every one of them is drawn
+    if (1000 - n < 20) {
+      ASSERT_EQ(lowest, 0);
+      ASSERT_EQ(highest, 1000 - n);
+    }
+  }
+  ne_noise_table_destroy(t);
+}
+
+// ne_noise_perturb / _axpy: with a table, base + coef * the seed's slice; without, the generator
+// (fill-then-add exactly); in place (out == base) the same bits.
+static void test_noise_perturb_slices(void) {
+  ne_noise_table* t = ne_noise_table_create(21, 4096);
+  ASSERT(t);
+  const size_t lengths[] = {1, 31, 32, 33, 1000, 4096};
+  float* base = alloc_floats(4096);
+  float* expect = alloc_floats(4096);
+  float* got = alloc_floats(4096);
+  for (size_t i = 0; i < 4096; i++) base[i] = 0.001f * (float)i - 1.0f;
+  for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+    size_t n = lengths[l];
+    uint64_t seed = ne_hash2(3, n);
+    // table: the slice at the seed's offset
+    const float* slice = t->data + ne_noise_table_offset(t, seed, n);
+    for (size_t i = 0; i < n; i++) expect[i] = base[i] + -0.25f * slice[i];
+    ne_noise_perturb(t, seed, n, base, -0.25f, got);
+    ASSERT(same_bits(expect, got, n));
+    memcpy(got, base, n * sizeof(float));
+    ne_noise_perturb_axpy(t, seed, n, -0.25f, got);
+    ASSERT(same_bits(expect, got, n));
+    memcpy(got, base, n * sizeof(float));
+    ne_noise_perturb(t, seed, n, got, -0.25f, got);
+    ASSERT(same_bits(expect, got, n));
+    // generator: copy + ne_noise_axpy, the same bits
+    memcpy(expect, base, n * sizeof(float));
+    ne_noise_axpy(seed, 0, n, 0.5f, expect);
+    ne_noise_perturb(NULL, seed, n, base, 0.5f, got);
+    ASSERT(same_bits(expect, got, n));
+    memcpy(got, base, n * sizeof(float));
+    ne_noise_perturb_axpy(NULL, seed, n, 0.5f, got);
+    ASSERT(same_bits(expect, got, n));
+  }
+  free(base);
+  free(expect);
+  free(got);
+  ne_noise_table_destroy(t);
+}
+
 static void test_rng_normal_stream(void) {
   ne_rng a, b;
   ne_rng_seed(&a, 99);
@@ -406,5 +481,6 @@ TEST_MAIN(TEST_ENTRY(test_philox_random123_vectors), TEST_ENTRY(test_fill_matche
           TEST_ENTRY(test_fill_is_box_muller_of_uniforms), TEST_ENTRY(test_known_answers),
           TEST_ENTRY(test_moments_and_sigma_fractions), TEST_ENTRY(test_kolmogorov_smirnov),
           TEST_ENTRY(test_correlations), TEST_ENTRY(test_split_invariance), TEST_ENTRY(test_axpy_equals_fill_then_add),
-          TEST_ENTRY(test_noise_table), TEST_ENTRY(test_rng_normal_stream), TEST_ENTRY(test_detmath_log_vs_libm),
+          TEST_ENTRY(test_noise_table), TEST_ENTRY(test_noise_table_is_a_function_of_its_seed),
+          TEST_ENTRY(test_noise_table_offsets_in_range), TEST_ENTRY(test_noise_perturb_slices), TEST_ENTRY(test_rng_normal_stream), TEST_ENTRY(test_detmath_log_vs_libm),
           TEST_ENTRY(test_detmath_sincos_vs_libm), TEST_ENTRY(test_detmath_tanhf))

@@ -54,7 +54,7 @@ static void make_fixture(fixture* f) {
   for (int j = 0; j < 4; j++) f->mean[j] = 0.1f * (float)j, f->std[j] = 1.0f + (float)j;
   f->norm[0] = ne__wire_hash_floats(f->mean, 4);
   f->norm[1] = ne__wire_hash_floats(f->std, 4);
-  f->b = (ne_batch){7, 1, 28, f->cands, 2, f->blobs, 1, f->mean, f->std, 5.0f};
+  f->b = (ne_batch){7, 1, 28, f->cands, 2, f->blobs, 1, f->mean, f->std, 5.0f, NULL};
 }
 
 static int all_indices(int* idx, int n) {
@@ -122,8 +122,38 @@ static void test_task_round_trip(void) {
   ASSERT_EQ(t.n, 3);
   ASSERT_EQ(t.n_blobs, 1);
   for (int j = 0; j < 3; j++) assert_same_candidate(&f.cands[sub[j]], &t.cands[j], f.blobs, t.blobs);
+  ASSERT_U64_EQ(t.table_size, 0);  // the generator
   ne__wire_task_free(&t);
   ne_buf_free(&buf);
+}
+
+// A batch that perturbs with a shared noise table names it (seed, size) in every task and in the
+// digest; the table itself never travels (each worker builds its own from the config).
+static void test_task_names_noise_table(void) {
+  fixture f;
+  make_fixture(&f);
+  ne_noise_table* table = ne_noise_table_create(0x7ab1e, 1000);
+  ASSERT(table != NULL);
+  uint64_t plain = ne__wire_batch_digest(&f.b, f.norm, 4);
+  f.b.noise_table = table;
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), plain);
+  int idx[28];
+  ne_buf buf;
+  ne_buf_init(&buf);
+  ne__wire_round rd = test_round(&f);
+  ASSERT_EQ(ne__wire_encode_task(&buf, &rd, 1, &f.b, f.norm, 4, idx, all_indices(idx, 28)), 0);
+  ASSERT_LT(buf.len, 4000);  // 1000 floats would be 4000 bytes on their own
+  ne__wire_task t;
+  ne__wire_task_init(&t);
+  char err[NE_ERRSTR_LEN] = "";
+  ASSERT_EQ(ne__wire_decode_task(&t, buf.data, buf.len, err), 0);
+  ASSERT_U64_EQ(t.table_seed, 0x7ab1e);
+  ASSERT_U64_EQ(t.table_size, 1000);
+  ASSERT_EQ(t.n, 28);
+  for (int i = 0; i < 28; i++) assert_same_candidate(&f.cands[i], &t.cands[i], f.blobs, t.blobs);
+  ne__wire_task_free(&t);
+  ne_buf_free(&buf);
+  ne_noise_table_destroy(table);
 }
 
 // Children of the same parent are sent as a reference plus one seed.
@@ -145,7 +175,7 @@ static void test_task_long_chain_size(void) {
   uint64_t* seeds = ne_malloc(1000 * sizeof *seeds);
   for (int k = 0; k < 1000; k++) seeds[k] = ne_hash2(5, (uint64_t)k);
   ne_candidate c = {NE_CAND_CHAIN, 0, 1, 99, seeds, 1000, 0.002f, 0, 0, 0};
-  ne_batch b = {999, 0, 1, &c, 0, NULL, 0, NULL, NULL, 0};
+  ne_batch b = {999, 0, 1, &c, 0, NULL, 0, NULL, NULL, 0, NULL};
   uint64_t norm[2] = {0, 0};
   ne__wire_round rd = {1, 999, 0, ne__wire_batch_digest(&b, norm, 4)};
   int idx = 0;
@@ -271,7 +301,9 @@ static void test_rejects_other_version(void) {
   ne__wire_task_init(&t);
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(ne__wire_decode_task(&t, buf.data, buf.len, err), NE_EVERSION);
-  ASSERT_CONTAINS(err, "wire version 2");
+  char theirs[32];
+  snprintf(theirs, sizeof theirs, "wire version %d", NE_WIRE_VERSION + 1);
+  ASSERT_CONTAINS(err, theirs);
   ASSERT_CONTAINS(err, "from 'master'");
   ne__wire_task_free(&t);
   ne_buf_free(&buf);
@@ -494,7 +526,7 @@ static void test_stream_ids(void) {
   ASSERT_EQ(ne__stream_id_cmp("0-0", "garbage"), 0);
 }
 
-TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_shares_prefixes),
+TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_table), TEST_ENTRY(test_task_shares_prefixes),
           TEST_ENTRY(test_task_long_chain_size), TEST_ENTRY(test_result_round_trip), TEST_ENTRY(test_blob_round_trip),
           TEST_ENTRY(test_rejects_corrupt_and_short), TEST_ENTRY(test_rejects_other_version),
           TEST_ENTRY(test_rejects_lying_counts), TEST_ENTRY(test_rejects_random_bytes),

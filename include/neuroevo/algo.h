@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "neuroevo/config.h"
+#include "neuroevo/noise.h"
 #include "neuroevo/policy.h"
 
 #ifdef __cplusplus
@@ -59,6 +60,10 @@ typedef struct ne_batch {
   const float* obs_mean;   // (obs_dim) normalize observations as (obs - mean) / std; NULL = none
   const float* obs_std;    // (obs_dim) see obs_mean
   float obs_clip;          // clip normalized observations to [-obs_clip, obs_clip] (0: no clip)
+  // PERTURB candidates: eps(noise_seed) is a slice of this shared table (ne_noise_perturb), NULL =
+  // the generator. Owned by the algorithm in the master process; a Redis worker builds its own twin
+  // from the stored config (ne_algo_noise_table) and the task says which one it must be.
+  const ne_noise_table* noise_table;
 } ne_batch;
 
 // The outcome of one candidate's evaluation.
@@ -131,6 +136,15 @@ typedef struct ne_algo_vt {
 
 // The algorithm registered under name, or NULL.
 const ne_algo_vt* ne_algo_find(const char* name);
+
+// The shared noise table a config's algorithm perturbs with: *out = NULL when it uses the generator
+// (or has no such setting), else a new table (caller frees with ne_noise_table_destroy) of
+// <section>.noise_table_mb MiB filled from ne_seed_derive(run_seed, 0, 0, NE_PURPOSE_NOISE_TABLE).
+// The algorithm (with its problem's seed) and every Redis worker (with the config's run.seed) call
+// this, so they hold the same table. NE_EINVAL (errstr names the key) when the table cannot hold
+// n_params floats; NE_ENOMEM. Nullable: errstr.
+int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out,
+                        char* errstr);
 
 // Registered algorithms, for listings and error messages.
 int ne_algo_count(void);

@@ -20,7 +20,10 @@ void ne_noise_fill(uint64_t seed, uint64_t offset, size_t n, float* out);
 // rounded to float before the add, so the result equals fill-then-add exactly.
 void ne_noise_axpy(uint64_t seed, uint64_t offset, size_t n, float coef, float* out);
 
-// An OpenAI-ES-style shared noise table: `size` floats of ε(seed), read at offsets.
+// An OpenAI-ES-style shared noise table (Salimans et al. 2017): `size` floats of ε(seed) built once
+// per process and shared read-only by every thread; the perturbation of seed s is the slice that
+// starts at ne_noise_table_offset(table, s, n). Trades memory (4 bytes a float) for perturbations
+// that cost a read instead of Philox + Box–Muller per parameter.
 typedef struct ne_noise_table {
   uint64_t seed;  // seed the table was filled from
   size_t size;    // number of floats
@@ -35,7 +38,22 @@ ne_noise_table* ne_noise_table_create(uint64_t seed, size_t size);
 void ne_noise_table_destroy(ne_noise_table* table);
 
 // Offset into the table for a perturbation seed such that [offset, offset+n) fits; requires n <= size.
+// A pure function of (seed, table->seed, table->size, n), uniform over the size - n + 1 starts.
 size_t ne_noise_table_offset(const ne_noise_table* table, uint64_t seed, size_t n);
+
+// ---- perturbations from either source -------------------------------------------------------
+// The ES family's perturbation e(seed) is ε(seed)[0 .. n) of the generator when table is NULL, or
+// table->data[off .. off + n) with off = ne_noise_table_offset(table, seed, n) otherwise (n <= size).
+// Workers, the evaluator and the algorithms' gradient estimates all go through these two functions.
+
+// out[i] += coef * e(seed)[i] for i < n (the product rounded to float before the add).
+// Nullable: table (the generator).
+void ne_noise_perturb_axpy(const ne_noise_table* table, uint64_t seed, size_t n, float coef, float* out);
+
+// out[i] = base[i] + coef * e(seed)[i] for i < n in one pass, bit-identical to copying base to out
+// and calling ne_noise_perturb_axpy. out may equal base. Nullable: table (the generator).
+void ne_noise_perturb(const ne_noise_table* table, uint64_t seed, size_t n, const float* base, float coef,
+                      float* out);
 
 #ifdef __cplusplus
 }

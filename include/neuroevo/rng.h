@@ -20,6 +20,7 @@ typedef enum ne_purpose {
   NE_PURPOSE_REEVAL = 5,    // episodes of an elite re-evaluation
   NE_PURPOSE_EVAL = 6,      // `neuroevo eval` episodes
   NE_PURPOSE_ALGO = 7,      // any other algorithm-internal draw
+  NE_PURPOSE_NOISE_TABLE = 8, // the seed a shared noise table is filled from (ES family, es.noise = table)
 } ne_purpose;
 
 // A 64-bit mix of two words (splitmix64 finalizer over a combination); pure function.

@@ -25,6 +25,7 @@ typedef struct ars {
   double step;            // α
   int v2;                 // 1: state normalization (V2)
   int eval_episodes;      // episodes of the unperturbed policy
+  ne_noise_table* table;  // ars.noise_source = table: the shared table (owned); NULL: the generator
   // state at the generation boundary
   uint32_t generation;    // generations completed
   float* theta;           // (P) M, flattened as the policy's parameters
@@ -52,6 +53,7 @@ static void ars_destroy(void* self) {
   ne_free(a->fitness);
   ne_free(a->ranks);
   ne_free(a->cands);
+  ne_noise_table_destroy(a->table);
   ne__obs_stats_free(&a->obs);
   ne__best_free(&a->best);
   ne_free(a);
@@ -89,6 +91,10 @@ static int ars_create(const ne_problem* problem, const ne_config* cfg, void** se
     ars_destroy(a);
     return ne__set_error(errstr, rc, "out of memory for ARS with %zu parameters", problem->n_params);
   }
+  if ((rc = ne_algo_noise_table(cfg, problem->seed, problem->n_params, &a->table, errstr)) != 0) {
+    ars_destroy(a);
+    return rc;
+  }
   a->report.elite_mean = NAN;
   *self = a;
   return 0;
@@ -112,6 +118,7 @@ static int ars_ask(void* self, const ne_batch** out) {
   a->batch.cands = a->cands;
   a->batch.n_blobs = 1;
   a->batch.blobs = &a->blob;
+  a->batch.noise_table = a->table;
   if (a->v2) {
     // V2: x -> (x - mu) / sigma, no clipping (the paper has none)
     a->batch.want_obs_stats = 1;
@@ -156,7 +163,7 @@ static double update(ars* a) {
   for (int j = 0; j < a->top; j++) {
     int k = a->ranks[j].index;
     double coef = a->step * (a->fitness[2 * k] - a->fitness[2 * k + 1]) / ((double)a->top * sigma_r);
-    if (coef != 0) ne_noise_axpy(a->seeds[k], 0, p, (float)coef, a->grad);
+    if (coef != 0) ne_noise_perturb_axpy(a->table, a->seeds[k], p, (float)coef, a->grad);
   }
   for (size_t i = 0; i < p; i++) a->theta[i] += a->grad[i];
   return ne__norm(a->grad, p);

@@ -25,6 +25,7 @@ typedef struct es {
   int obs_norm;           // 1: normalize observations
   float obs_clip;         // clip of normalized observations
   int eval_episodes;      // episodes of the centre evaluation
+  ne_noise_table* noise;  // es.noise = table: the shared table (owned); NULL: the generator
   // state at the generation boundary (what a checkpoint holds)
   uint32_t generation;    // generations completed
   float* theta;           // (P) the centre
@@ -68,6 +69,7 @@ static void es_destroy(void* self) {
   ne_free(e->shaped);
   ne_free(e->ranks);
   ne_free(e->cands);
+  ne_noise_table_destroy(e->noise);
   ne__opt_free(&e->opt);
   ne__obs_stats_free(&e->obs);
   ne__best_free(&e->best);
@@ -99,6 +101,10 @@ static int es_create(const ne_problem* problem, const ne_config* cfg, void** sel
     es_destroy(e);
     return ne__set_error(errstr, rc, "out of memory for ES with %zu parameters", problem->n_params);
   }
+  if ((rc = ne_algo_noise_table(cfg, problem->seed, problem->n_params, &e->noise, errstr)) != 0) {
+    es_destroy(e);
+    return rc;
+  }
   // the centre starts at the policy's initialization (normalized columns by default)
   ne_policy_init_params(problem->policy, ne_seed_derive(problem->seed, 0, 0, NE_PURPOSE_INIT), e->theta);
   e->report.elite_mean = NAN;
@@ -124,6 +130,7 @@ static int es_ask(void* self, const ne_batch** out) {
   e->batch.cands = e->cands;
   e->batch.n_blobs = 1;
   e->batch.blobs = &e->blob;
+  e->batch.noise_table = e->noise;
   if (e->obs_norm) {
     e->batch.want_obs_stats = 1;
     e->batch.obs_mean = e->obs.norm_mean;
@@ -143,7 +150,7 @@ static void estimate_gradient(es* e) {
   memset(e->grad, 0, p * sizeof(float));
   for (int k = 0; k < e->n_pairs; k++) {
     double w = (e->shaped[2 * k] - e->shaped[2 * k + 1]) / (double)m;
-    if (w != 0) ne_noise_axpy(e->seeds[k], 0, p, (float)w, e->grad);
+    if (w != 0) ne_noise_perturb_axpy(e->noise, e->seeds[k], p, (float)w, e->grad);
   }
   float l2 = (float)e->l2coeff;
   if (l2 != 0)

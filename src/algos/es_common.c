@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/detmath.h"  // ne__log: deterministic logarithm for the NES utilities
+#include "core/util.h"     // ne__set_error
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 #include "neuroevo/rng.h"
@@ -381,6 +382,38 @@ int ne__best_load(ne__best_centre* b, ne_reader* r) {
   if (!rc) rc = ne__floats_load(b->obs_std, (size_t)b->obs_dim, r);
   if (b->found > 1 || b->has_norm > 1) rc = NE_ECORRUPT;
   return rc;
+}
+
+// ---- the shared noise table --------------------------------------------------------------------
+
+// The algorithms that can perturb with a table, and their keys (ars.noise is ARS's nu, so ARS names
+// the source noise_source).
+static const struct {
+  const char* algorithm;  // run.algorithm
+  const char* mode_key;   // generator|table
+} table_users[] = {{"es", "noise"}, {"ars", "noise_source"}};
+
+int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out,
+                        char* errstr) {
+  *out = NULL;
+  const char* algo = ne_config_str(cfg, "run", "algorithm");
+  for (size_t i = 0; i < sizeof table_users / sizeof table_users[0]; i++) {
+    if (strcmp(algo, table_users[i].algorithm) != 0) continue;
+    if (strcmp(ne_config_str(cfg, algo, table_users[i].mode_key), "table") != 0) return 0;
+    int64_t mb = ne_config_int(cfg, algo, "noise_table_mb");
+    size_t floats = (size_t)mb << 18;  // 2^20 bytes / 4
+    if (floats < n_params)
+      return ne__set_error(errstr, NE_EINVAL,
+                           "%s.noise_table_mb = %lld holds %zu floats, fewer than the policy's %zu parameters: "
+                           "raise %s.noise_table_mb to at least %zu or use %s.%s = generator",
+                           algo, (long long)mb, floats, n_params, algo, ((n_params * 4) >> 20) + 1, algo,
+                           table_users[i].mode_key);
+    uint64_t seed = ne_seed_derive(run_seed, 0, 0, NE_PURPOSE_NOISE_TABLE);
+    *out = ne_noise_table_create(seed, floats);
+    return *out ? 0 : ne__set_error(errstr, NE_ENOMEM, "out of memory for a %lld MiB noise table (%s.noise_table_mb)",
+                                    (long long)mb, algo);
+  }
+  return 0;
 }
 
 // ---- serialization helpers ---------------------------------------------------------------------

@@ -11,6 +11,7 @@
 // anything, so the bits are the same on every SIMD path and in the portable fallback.
 #include "neuroevo/noise.h"
 
+#include <assert.h>
 #include <math.h>    // sqrt: IEEE correctly rounded everywhere, so deterministic
 #include <string.h>  // memcpy
 
@@ -208,6 +209,11 @@ void ne_noise_axpy(uint64_t seed, uint64_t offset, size_t n, float coef, float* 
   }
 }
 
+// out[i] = base[i] + coef * z[i]: add_scaled with a separate source, the same rounding.
+static void base_plus_scaled(float* out, const float* base, const float* z, size_t n, float coef) {
+  for (size_t i = 0; i < n; i++) out[i] = base[i] + coef * z[i];
+}
+
 double ne_rng_normal(ne_rng* rng) {
   // Box–Muller's cosine branch: u1 in (0, 1] keeps the log finite
   double u1 = 1.0 - ne_rng_uniform(rng);
@@ -242,4 +248,31 @@ size_t ne_noise_table_offset(const ne_noise_table* table, uint64_t seed, size_t 
   // uniform over the size - n + 1 valid starts (modulo bias: starts / 2^64, negligible)
   size_t starts = n <= table->size ? table->size - n + 1 : 1;
   return (size_t)(ne_hash2(seed, table->seed) % starts);
+}
+
+// ---- perturbations from either source -------------------------------------------------------
+
+void ne_noise_perturb_axpy(const ne_noise_table* table, uint64_t seed, size_t n, float coef, float* out) {
+  if (!table) {
+    ne_noise_axpy(seed, 0, n, coef, out);
+    return;
+  }
+  assert(n <= table->size);
+  add_scaled(out, table->data + ne_noise_table_offset(table, seed, n), n, coef);
+}
+
+void ne_noise_perturb(const ne_noise_table* table, uint64_t seed, size_t n, const float* base, float coef,
+                      float* out) {
+  if (table) {
+    assert(n <= table->size);
+    base_plus_scaled(out, base, table->data + ne_noise_table_offset(table, seed, n), n, coef);
+    return;
+  }
+  // the generator block by block, each block added to its slice of base straight away
+  block b;
+  for (uint64_t offset = 0; offset < n; offset += BLOCK_OUT) {
+    size_t take = n - offset < BLOCK_OUT ? (size_t)(n - offset) : BLOCK_OUT;
+    block_generate(seed, offset >> 1, &b);
+    base_plus_scaled(out + offset, base + offset, b.z, take, coef);
+  }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Candidate evaluation (see evaluator.h): parameters, then episodes of policy-in-env. The episode
-// loop allocates nothing; every buffer is made once when the evaluator is created.
+// loop allocates nothing; every buffer is made once when the evaluator is created (the kept
+// generator noise of the ES family once, at its first perturbed candidate).
 #include "neuroevo/evaluator.h"
 
 #include <math.h>
@@ -18,6 +19,10 @@ struct ne_evaluator {
   ne_param_cache* cache;         // shared, thread-safe; may be NULL
   ne_env_state* state;           // this thread's environment
   float* params;                 // (n_params) candidate parameters
+  float* eps;                    // (n_params) generator noise of eps_seed, kept for the mirrored twin
+                                 // (made at the first PERTURB candidate: the GA never needs it)
+  uint64_t eps_seed;             // seed eps holds (valid when has_eps)
+  int has_eps;                   // 1 once eps holds a perturbation
   float* scratch;                // (policy->scratch_floats) forward scratch
   float* obs;                    // (obs_dim) normalized observation
   float action[NE_ENV_MAX_ACT];  // policy output
@@ -50,9 +55,29 @@ void ne_evaluator_destroy(ne_evaluator* ev) {
   ne_env_state_destroy(ev->state);
   ne__lockstep_destroy(ev->lockstep);
   ne_free(ev->params);
+  ne_free(ev->eps);
   ne_free(ev->scratch);
   ne_free(ev->obs);
   ne_free(ev);
+}
+
+// params = centre + coef * eps(seed). A table slice costs a read; the generator costs Philox and
+// Box–Muller per parameter, so its eps is kept and the mirrored twin (same seed, -coef, usually
+// next on the same thread) reuses it: the same floats, so the same bits as generating again.
+static void perturb(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c) {
+  size_t n = ev->policy->n_params;
+  const float* centre = batch->blobs[c->blob].data;
+  if (!ev->eps && !batch->noise_table) ev->eps = ne_malloc(n * sizeof(float));
+  if (batch->noise_table || !ev->eps) {  // (no memory for eps: generate in one pass, same bits)
+    ne_noise_perturb(batch->noise_table, c->noise_seed, n, centre, c->coef, ev->params);
+    return;
+  }
+  if (!ev->has_eps || ev->eps_seed != c->noise_seed) {
+    ne_noise_fill(c->noise_seed, 0, n, ev->eps);
+    ev->eps_seed = c->noise_seed;
+    ev->has_eps = 1;
+  }
+  for (size_t i = 0; i < n; i++) ev->params[i] = centre[i] + c->coef * ev->eps[i];
 }
 
 const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, int* status) {
@@ -65,8 +90,8 @@ const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const 
       return *status ? NULL : ev->params;
     case NE_CAND_PERTURB:
       if (c->blob >= (uint32_t)batch->n_blobs || batch->blobs[c->blob].n != n) break;
-      memcpy(ev->params, batch->blobs[c->blob].data, n * sizeof(float));
-      ne_noise_axpy(c->noise_seed, 0, n, c->coef, ev->params);
+      if (batch->noise_table && batch->noise_table->size < n) break;
+      perturb(ev, batch, c);
       return ev->params;
     case NE_CAND_VECTOR:
       if (c->blob >= (uint32_t)batch->n_blobs || batch->blobs[c->blob].n != n) break;

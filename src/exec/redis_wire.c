@@ -307,13 +307,19 @@ int ne__wire_encode_task(ne_buf* out, const ne__wire_round* round, uint32_t task
   put_round(out, round);
   put_varint(out, task_no);
   int has_norm = batch->obs_mean && batch->obs_std;
-  put_varint(out, (uint64_t)((batch->want_obs_stats ? 1 : 0) | (has_norm ? 2 : 0)));
+  const ne_noise_table* noise = batch->noise_table;
+  put_varint(out, (uint64_t)((batch->want_obs_stats ? 1 : 0) | (has_norm ? 2 : 0) | (noise ? 4 : 0)));
   if (has_norm) {
     put_f32(out, batch->obs_clip);
     for (int k = 0; k < 2; k++) {
       ne_buf_u64(out, norm_hash[k]);
       put_varint(out, (uint64_t)obs_dim);
     }
+  }
+  // the table is not sent: the worker builds its own from the config and checks it is this one
+  if (noise) {
+    ne_buf_u64(out, noise->seed);
+    put_varint(out, (uint64_t)noise->size);
   }
   put_varint(out, (uint64_t)n_table);
   for (int k = 0; k < n_table; k++) {
@@ -392,7 +398,7 @@ static int get_candidate(ne_reader* r, ne__wire_task* t, size_t* off, int j, siz
 static int get_task_header(ne_reader* r, ne__wire_task* t) {
   get_round(r, &t->round);
   uint64_t task_no = get_varint(r), flags = get_varint(r);
-  if (task_no > UINT32_MAX || flags > 3) return NE_ECORRUPT;
+  if (task_no > UINT32_MAX || flags > 7) return NE_ECORRUPT;
   t->task_no = (uint32_t)task_no;
   t->want_obs_stats = (int)(flags & 1);
   t->has_norm = (int)(flags >> 1 & 1);
@@ -402,6 +408,12 @@ static int get_task_header(ne_reader* r, ne__wire_task* t) {
     get_blobref(r, &t->norm[0]);
     get_blobref(r, &t->norm[1]);
     if (!isfinite(t->obs_clip) || t->obs_clip < 0 || t->norm[0].n != t->norm[1].n) return NE_ECORRUPT;
+  }
+  t->table_seed = t->table_size = 0;
+  if (flags & 4) {
+    t->table_seed = ne_reader_u64(r);
+    t->table_size = get_varint(r);
+    if (t->table_size == 0) return NE_ECORRUPT;
   }
   uint64_t nb = get_varint(r);
   if (r->bad || nb > NE_WIRE_MAX_CANDS || nb > ne_reader_left(r) / 9) return NE_ECORRUPT;
@@ -622,6 +634,7 @@ uint64_t ne__wire_batch_digest(const ne_batch* b, const uint64_t norm_hash[2], i
     h = mix_f32(h, b->obs_clip);
   }
   for (int k = 0; k < b->n_blobs; k++) h = ne_hash2(ne_hash2(h, b->blobs[k].hash), b->blobs[k].n);
+  if (b->noise_table) h = ne_hash2(ne_hash2(h, b->noise_table->seed), (uint64_t)b->noise_table->size);
   for (int i = 0; i < b->n; i++) h = digest_candidate(h, b, &b->cands[i]);
   return h;
 }

@@ -17,7 +17,7 @@
 // Bumped whenever a message written by one build cannot be read by another. Every message starts
 // with a 4-byte magic, this version byte and the sender's name, in every version, so a reader can
 // always say who sent a message it cannot parse.
-#define NE_WIRE_VERSION 1
+#define NE_WIRE_VERSION 2  // 2: tasks name the shared noise table their PERTURB candidates read
 
 #define NE_WIRE_MAX_NAME 64         // longest worker name carried in a message
 #define NE_WIRE_MAX_CANDS (1 << 20) // most candidates (or results) in one message
@@ -55,6 +55,8 @@ typedef struct ne__wire_task {
   int has_norm;                       // observations are normalized with norm[0] (mean), norm[1] (std)
   float obs_clip;                     // clip of normalized observations (0: none)
   ne__wire_blobref norm[2];           // mean and std vectors (has_norm)
+  uint64_t table_seed;                // PERTURB noise: the shared table's seed (table_size > 0)
+  uint64_t table_size;                // its floats; 0: the generator (ne_batch.noise_table)
   int n_blobs;                        // blobs referenced by this chunk
   ne__wire_blobref* blobs;            // (cap_blobs)
   int n;                              // candidates in this chunk

@@ -6,6 +6,7 @@
 // a task is never acknowledged without its result. The main thread heartbeats, keeps the tasks in
 // hand fresh (so only a dead worker's tasks are re-claimed) and switches experiments. A bad task is
 // logged and dropped; a missing blob leaves the task for re-claim; SIGTERM finishes the task in hand.
+#include <inttypes.h>  // PRIu64
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -51,6 +52,7 @@ typedef struct experiment {
   ne_env_spec* env;              // owned
   ne_policy_spec policy;         // policy spec
   ne_param_cache* cache;         // shared by the threads (thread-safe)
+  ne_noise_table* noise;         // shared noise table the config asks for (owned; NULL: the generator)
   uint64_t fingerprint;          // what results are stamped with
   double task_timeout_s;         // the master's re-claim threshold
   pthread_mutex_t blob_mu;       // guards blobs (fetches happen under it: once per blob)
@@ -240,6 +242,13 @@ static int check_task(const wthread* th, char* why) {
   if (t->has_norm && t->norm[0].n != (uint32_t)ex->env->obs_dim)
     return ne__set_error(why, NE_EINVAL, "normalization vectors of %u floats for %d observations", t->norm[0].n,
                          ex->env->obs_dim);
+  // a worker whose config gives another table would compute other perturbations (size 0: the generator)
+  uint64_t seed = ex->noise ? ex->noise->seed : 0, size = ex->noise ? ex->noise->size : 0;
+  if (t->table_size != size || t->table_seed != seed)
+    return ne__set_error(why, NE_EINVAL,
+                         "task perturbs with noise table %016" PRIx64 " of %" PRIu64 " floats, this worker built "
+                         "%016" PRIx64 " of %" PRIu64 " floats from the experiment's config (0 floats: the generator)",
+                         t->table_seed, t->table_size, seed, size);
   for (int k = 0; k < t->n_blobs; k++)
     if (t->blobs[k].n != ex->policy.n_params)
       return ne__set_error(why, NE_EINVAL, "blob of %u floats for a policy of %zu parameters", t->blobs[k].n,
@@ -286,7 +295,7 @@ static int evaluate_task(wthread* th, char* why) {
   const ne__wire_task* t = &th->task;
   int d = th->ex->env->obs_dim;
   ne_batch b = {t->round.generation, t->round.round, t->n, t->cands, t->n_blobs, th->blobs, t->want_obs_stats,
-                NULL, NULL, t->obs_clip};
+                NULL, NULL, t->obs_clip, th->ex->noise};
   if (t->has_norm) {
     b.obs_mean = th->held[t->n_blobs]->data;
     b.obs_std = th->held[t->n_blobs + 1]->data;
@@ -537,6 +546,7 @@ static void experiment_free(experiment* ex) {
   ne_free(ex->blobs);
   pthread_mutex_destroy(&ex->blob_mu);
   ne_cache_destroy(ex->cache);
+  ne_noise_table_destroy(ex->noise);
   ne_env_spec_destroy(ex->env);
   ne_config_destroy(ex->cfg);
   ne_free(ex);
@@ -597,7 +607,10 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
   ex->task_timeout_s = timeout ? atof(timeout) / 1000 : 10;
   size_t cache_bytes = (size_t)ne_config_int(ex->cfg, "ga", "cache_mb") << 20;
   ex->cache = ne_cache_create(ex->policy.n_params, cache_bytes);
-  return ex->cache ? 0 : ne__set_error(why, NE_ENOMEM, "out of memory for the parameter cache");
+  if (!ex->cache) return ne__set_error(why, NE_ENOMEM, "out of memory for the parameter cache");
+  // the master's algorithm built the same table from the same config (built once, before the threads)
+  uint64_t seed = (uint64_t)ne_config_int(ex->cfg, "run", "seed");
+  return ne_algo_noise_table(ex->cfg, seed, ex->policy.n_params, &ex->noise, why);
 }
 
 // Reads the experiment's description and prepares to follow it. NE_EVERSION is fatal for the

@@ -111,6 +111,12 @@ static const ne_config_key es_keys[] = {
     {"es", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
     {"es", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the unperturbed centre each generation (its mean is the elite score)"},
+    {"es", "noise", NE_CFG_ENUM, "generator", 1, 0, "generator|table",
+     "where perturbations come from: generator (Philox, no memory) or table (a shared table of "
+     "normals built once per process from the run seed, OpenAI ES style: faster for large policies)"},
+    {"es", "noise_table_mb", NE_CFG_INT, "64", 1, 65536, NULL,
+     "noise = table: its size in MiB (4 bytes a float; must hold the policy's parameters, and should "
+     "hold many times more, since perturbations are overlapping slices of it)"},
 };
 
 // [ars]: Augmented Random Search (Mania et al. 2018), V1/V2 and the top-b variants.
@@ -124,6 +130,11 @@ static const ne_config_key ars_keys[] = {
      "v1: raw observations; v2: observations normalized by the mean and std of all states seen"},
     {"ars", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the unperturbed policy each generation (its mean is the elite score)"},
+    {"ars", "noise_source", NE_CFG_ENUM, "generator", 1, 0, "generator|table",
+     "where the directions come from: generator (Philox) or table (a shared table of normals built "
+     "once per process from the run seed; es.noise's counterpart, ars.noise being nu)"},
+    {"ars", "noise_table_mb", NE_CFG_INT, "64", 1, 65536, NULL,
+     "noise_source = table: its size in MiB (must hold the policy's parameters, better many times more)"},
 };
 
 // [pgpe]: PGPE (Sehnke et al. 2010) with symmetric sampling and the ClipUp optimizer (Toklu et al. 2020).
