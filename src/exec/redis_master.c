@@ -86,6 +86,7 @@ typedef struct master {
   char round_first_task[48];      // first task id of this round ("" before publishing)
   char last_task[48];             // newest task id this master published
   int reread;                     // 1: results of this generation may predate us (resume, recovery)
+  int replaying;                  // 1 while reading results a previous master left (their failures don't count)
   int in_generation;              // 1 after the first round of this master
   uint32_t gen;                   // generation of the last round
   uint64_t* blobs;                // (cap_blobs) hashes stored for the current generation
@@ -613,7 +614,7 @@ static void handle_entry(master* m, const char* entry, const redisReply* fields,
   m->stats.result_bytes += v->len;
   for (int i = 0; i < m->dec.n; i++) accept_result(m, m->dec.index[i], &m->dec.results[i]);
   if (m->dec.hdr.error[0]) {
-    note_failure(m, &m->dec.hdr);
+    if (!m->replaying) note_failure(m, &m->dec.hdr);
   } else {
     m->round_eval_s += (double)m->dec.hdr.eval_us * 1e-6;
     for (int i = 0; i < m->dec.n; i++) m->round_episodes += m->dec.results[i].episodes;
@@ -884,7 +885,9 @@ static int start_round(master* m) {
   if (!rc && m->reread) {
     snprintf(m->last_read, sizeof m->last_read, "0-0");
     uint64_t before = m->stats.accepted;
+    m->replaying = 1;  // a failed run that is resumed must get fresh attempts
     rc = drain_results(m);
+    m->replaying = 0;
     uint64_t reused = m->stats.accepted - before;
     m->stats.reused += reused;
     if (reused) warn(m, W_INFO, "reused %llu results of generation %u round %u already in Redis",
