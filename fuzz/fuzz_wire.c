@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Fuzz target: the Redis wire decoders (src/exec/redis_wire.h) for tasks, results (and env failure
-// reports) and blobs, with
-// decode buffers reused across inputs as a worker and the master reuse them. A decoded message must
-// be self-consistent: chains inside the seed buffer, blob indices inside the blob list. Each input
+// reports) and blobs, with decode buffers reused across inputs as a worker and the master reuse
+// them. A decoded message must be self-consistent: chains inside the seed buffer, blob indices
+// inside the blob list, skipped candidates inside the result buffer. Each input
 // is decoded twice: as is, and with its CRC-32C trailer recomputed, since random mutations almost
 // never pass the checksum and the parser behind it.
 #include "core/buf.h"  // ne_crc32c
