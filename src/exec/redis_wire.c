@@ -44,12 +44,14 @@ static void put_f32(ne_buf* b, float v) {
   ne_buf_u32(b, bits);
 }
 
-static void put_name(ne_buf* b, const char* name) {
-  size_t n = strlen(name);
-  if (n > NE_WIRE_MAX_NAME) n = NE_WIRE_MAX_NAME;
+// A length-prefixed text of at most max bytes (names, error messages, entry ids).
+static void put_text(ne_buf* b, const char* text, size_t max) {
+  size_t n = strnlen(text, max);
   put_varint(b, n);
-  ne_buf_bytes(b, name, n);
+  ne_buf_bytes(b, text, n);
 }
+
+static void put_name(ne_buf* b, const char* name) { put_text(b, name, NE_WIRE_MAX_NAME); }
 
 static uint8_t get_u8(ne_reader* r) {
   uint8_t v = 0;
@@ -81,18 +83,23 @@ static float get_f32(ne_reader* r) {
 static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
-static void get_name(ne_reader* r, char* out, size_t size) {
+// Reads a text of at most max bytes into out[0..max]; texts are printed in messages, so anything
+// unprintable is replaced.
+static void get_text(ne_reader* r, char* out, size_t max) {
   uint64_t n = get_varint(r);
-  char tmp[NE_WIRE_MAX_NAME + 1] = "";
-  if (n > NE_WIRE_MAX_NAME || n > ne_reader_left(r)) {
+  if (n > max || n > ne_reader_left(r)) {
     r->bad = 1;
     n = 0;
   }
-  ne_reader_bytes(r, tmp, (size_t)n);
-  tmp[n] = '\0';
-  // names are printed in messages: replace anything unprintable
+  ne_reader_bytes(r, out, (size_t)n);
+  out[n] = '\0';
   for (size_t i = 0; i < n; i++)
-    if (tmp[i] < 0x20 || tmp[i] > 0x7e) tmp[i] = '?';
+    if (out[i] < 0x20 || out[i] > 0x7e) out[i] = '?';
+}
+
+static void get_name(ne_reader* r, char* out, size_t size) {
+  char tmp[NE_WIRE_MAX_NAME + 1];
+  get_text(r, tmp, NE_WIRE_MAX_NAME);
   if (out) snprintf(out, size, "%s", tmp);
 }
 
@@ -470,26 +477,6 @@ static void put_result(ne_buf* b, uint32_t index, const ne_result* res, int obs_
   ne_buf_f64(b, res->obs_count);
   for (int i = 0; i < obs_dim; i++) ne_buf_f64(b, res->obs_sum[i]);
   for (int i = 0; i < obs_dim; i++) ne_buf_f64(b, res->obs_sumsq[i]);
-}
-
-// A length-prefixed text of at most max bytes (error messages, entry ids).
-static void put_text(ne_buf* b, const char* text, size_t max) {
-  size_t n = strnlen(text, max);
-  put_varint(b, n);
-  ne_buf_bytes(b, text, n);
-}
-
-static void get_text(ne_reader* r, char* out, size_t max) {
-  uint64_t n = get_varint(r);
-  if (n > max || n > ne_reader_left(r)) {
-    r->bad = 1;
-    n = 0;
-  }
-  ne_reader_bytes(r, out, (size_t)n);
-  out[n] = '\0';
-  // printed in messages: replace anything unprintable
-  for (size_t i = 0; i < n; i++)
-    if (out[i] < 0x20 || out[i] > 0x7e) out[i] = '?';
 }
 
 // The failure part that ends every result message: a flag, then (failures only) the env's message,
