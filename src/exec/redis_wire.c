@@ -548,7 +548,8 @@ static int get_failure(ne_reader* r, ne__wire_results* m) {
   get_text(r, h->entry, NE_WIRE_MAX_ENTRY);
   uint64_t index = get_varint(r), n = get_varint(r);
   // a failure names its message; each skipped index takes at least one byte
-  if (r->bad || !h->error[0] || index > UINT32_MAX || n > NE_WIRE_MAX_CANDS || n > ne_reader_left(r)) return NE_ECORRUPT;
+  if (r->bad || !h->error[0] || index > UINT32_MAX || n > NE_WIRE_MAX_CANDS || n > ne_reader_left(r))
+    return NE_ECORRUPT;
   if (reserve((void**)&m->skipped, &m->cap_skipped, n ? n : 1, sizeof *m->skipped)) return NE_ENOMEM;
   h->skipped = m->skipped;
   h->failed_index = (uint32_t)index;

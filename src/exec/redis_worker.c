@@ -41,8 +41,6 @@ void ne__worker_say(worker* w, const char* fmt, ...) {
   fflush(w->log);
 }
 
-#define say ne__worker_say
-
 static void sleep_s(double s) {
   struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
   nanosleep(&ts, NULL);
@@ -112,7 +110,8 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
                            "this worker's build/spec fingerprint %s differs from the master's %s (another neuroevo "
                            "version or build options): its results would be rejected",
                            mine, fp);
-    say(w, "fingerprint %s differs from the master's %s; joining anyway (NEUROEVO_TEST_FINGERPRINT_SALT test hook)",
+    ne__worker_say(w,
+                   "fingerprint %s differs from the master's %s; joining anyway (NEUROEVO_TEST_FINGERPRINT_SALT test hook)",
         mine, fp);
   }
   const char* timeout = meta_field(meta, "task_timeout_ms");
@@ -229,7 +228,7 @@ static int follow(worker* w, char* errstr) {
   if (!w->conn.c) return 0;  // Redis unreachable: keep what we have
   int finished = strcmp(id, "-done-") == 0;
   if (w->ex && (finished || (id[0] && strcmp(id, w->ex->id) != 0))) {
-    say(w, "experiment %s %s", w->ex->id, finished ? "finished" : "replaced: re-initializing");
+    ne__worker_say(w, "experiment %s %s", w->ex->id, finished ? "finished" : "replaced: re-initializing");
     leave_experiment(w);
   }
   if (w->ex || !id[0] || finished) return 0;
@@ -241,11 +240,12 @@ static int follow(worker* w, char* errstr) {
   if (rc) {
     w->refused = exp, w->has_refused = 1;
     if (rc == NE_EVERSION) return ne__set_error(errstr, rc, "%s", why);
-    say(w, "not joining experiment %s: %s", id, why);
+    ne__worker_say(w, "not joining experiment %s: %s", id, why);
     return 0;
   }
   if (ne__worker_start_tasks(w) != 0) return ne__set_error(errstr, NE_ENOMEM, "cannot start %d threads", w->threads);
-  say(w, "following experiment %s (%s) with %d thread%s", id, w->ex->env->id, w->threads, w->threads == 1 ? "" : "s");
+  ne__worker_say(w, "following experiment %s (%s) with %d thread%s", id, w->ex->env->id, w->threads,
+                 w->threads == 1 ? "" : "s");
   heartbeat(w);  // the master sizes its chunks from live threads: show up at once
   return 0;
 }
@@ -296,7 +296,7 @@ static int main_loop(worker* w, char* errstr) {
       } else if (w->conn.err == NE_EINVAL) {
         rc = ne__set_error(errstr, NE_EINVAL, "%s", w->conn.errstr);
       } else if (!waiting_said++) {
-        say(w, "waiting for Redis: %s", w->conn.errstr);
+        ne__worker_say(w, "waiting for Redis: %s", w->conn.errstr);
       }
       double touch = w->ex ? w->ex->task_timeout_s / 3 : w->interval_s;
       next = ne__now() + (touch < w->interval_s ? touch : w->interval_s);
@@ -345,13 +345,14 @@ int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr) {
   if (!w) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   int rc = setup_worker(w, opt, errstr);
   if (!rc) {
-    say(w, "%d thread%s, Redis at %s%s", w->threads, w->threads == 1 ? "" : "s", w->url.shown,
+    ne__worker_say(w, "%d thread%s, Redis at %s%s", w->threads, w->threads == 1 ? "" : "s", w->url.shown,
         opt->synthetic ? " (synthetic fitness)" : "");
     rc = main_loop(w, errstr);
     if (w->ex) leave_experiment(w);
     if (w->conn.c) forget_worker(w);
-    say(w, "leaving after %llu tasks (%llu results, %llu bad tasks dropped)", (unsigned long long)w->tasks_done,
-        (unsigned long long)w->results_done, (unsigned long long)w->bad_tasks);
+    ne__worker_say(w, "leaving after %llu tasks (%llu results, %llu bad tasks dropped, %llu env failures reported)",
+                   (unsigned long long)w->tasks_done, (unsigned long long)w->results_done,
+                   (unsigned long long)w->bad_tasks, (unsigned long long)w->env_failures);
   }
   ne__rconn_close(&w->conn);
   pthread_cond_destroy(&w->task_cv);

@@ -363,7 +363,8 @@ static void queue_entry(ne__worker* w, const redisReply* e) {
   snprintf(s->id, sizeof s->id, "%s", e->element[0]->str);
   s->payload.len = 0;
   s->payload.oom = 0;
-  if (payload && payload->type == REDIS_REPLY_STRING && payload->len > 0) ne_buf_bytes(&s->payload, payload->str, payload->len);
+  if (payload && payload->type == REDIS_REPLY_STRING && payload->len > 0)
+    ne_buf_bytes(&s->payload, payload->str, payload->len);
   if (s->payload.oom) {  // leave it for another worker
     s->state = NE_SLOT_FREE;
     return;
