@@ -40,6 +40,12 @@ for name in w1 w2; do
 done
 small=(ga.population=2 ga.truncation=1 ga.elite_candidates=1 ga.elite_episodes=2 policy.hidden=4 run.target=none
        run.plot_every=0)
+GENS=8
+# the local reference for the mid-run failure below, meanwhile (the marker does not exist yet)
+"$BIN" run cartpole-ga env.id=gym:bridge_envs:FailsWhenMarked-v0 "${small[@]}" run.generations=$GENS --threads 2 \
+  --out L --quiet 2>local.err &
+lpid=$!
+PIDS+=($lpid)
 
 # --- an env that fails everywhere: a clear error within seconds, non-zero exit ------------------
 t0=$(date +%s)
@@ -59,9 +65,7 @@ grep -q "reported to the master" w1.log w2.log || fail "no worker reported the f
 echo "ok: an env failing on every worker stops the master in ${took}s (exit $rc): $(grep -o 'failed 3 times.*' master_f.err | cut -c1-90)..."
 
 # --- an env that breaks mid-run: the checkpoint stays, resume finishes identically ----------------
-GENS=12
-"$BIN" run cartpole-ga env.id=gym:bridge_envs:FailsWhenMarked-v0 "${small[@]}" run.generations=$GENS --threads 2 \
-  --out L --quiet
+wait $lpid || fail "the local reference run failed: $(tail -n 2 local.err)"
 "$BIN" run cartpole-ga env.id=gym:bridge_envs:FailsWhenMarked-v0 "${small[@]}" run.generations=$GENS --redis "$URL" \
   --out M --quiet 2>master_m.err &
 mpid=$!
