@@ -5,7 +5,8 @@
 #  1. master throughput: results/s accepted and bytes per result with 2 synthetic workers
 #     (`neuroevo worker --synthetic`), for 1-seed and 1000-seed (GA generation 1000) candidates;
 #  2. parallel efficiency: training wall time (metrics.csv wall_s) of `run --threads 2` against
-#     `run --redis` with 2 workers x 1 thread, on CartPole and Acrobot (and the runs must be identical).
+#     `run --redis` with 2 workers x 1 thread, on CartPole and Acrobot (and the runs must be identical),
+#     with the tasks per generation the master published (Redis's own XADD count: load-independent).
 # usage: bench/bench_redis.sh BUILD_DIR   (BUILD_DIR holds neuroevo and bench/bench_redis)
 set -euo pipefail
 BUILD=$(cd "${1:-build}" && pwd)
@@ -60,8 +61,9 @@ efficiency() {  # efficiency CONFIG GENERATIONS
   local cfg=$1 gens=$2 best_l=999999 best_r=999999 cpu_l=0 cpu_r=0 hz
   hz=$(getconf CLK_TCK)
   workers 2
-  local redis_pid
+  local redis_pid xadds
   redis_pid=$(cat "$TMP/redis/redis.pid")
+  redis-cli -p "$port" CONFIG RESETSTAT >/dev/null
   for rep in 1 2 3; do
     cpu_l=$(awk -v a="$cpu_l" -v b="$(cpu_of "$BIN" run "$cfg" run.target=none --generations "$gens" --threads 2 --out "$TMP/L-$cfg-$rep" --quiet)" 'BEGIN { print a + b }')
     local t0 t1 m
@@ -74,9 +76,11 @@ efficiency() {  # efficiency CONFIG GENERATIONS
     best_l=$(awk -v a="$best_l" -v b="$(last_wall "$TMP/L-$cfg-$rep")" 'BEGIN { print (b < a ? b : a) }')
     best_r=$(awk -v a="$best_r" -v b="$(last_wall "$TMP/R-$cfg-$rep")" 'BEGIN { print (b < a ? b : a) }')
   done
+  # every task is one XADD to the task stream and one to the result stream (no re-claims here)
+  xadds=$(redis-cli -p "$port" INFO commandstats | sed -n 's/^cmdstat_xadd:calls=\([0-9]*\),.*/\1/p')
   stop_workers
-  awk -v c="$cfg" -v g="$gens" -v l="$best_l" -v r="$best_r" -v cl="$cpu_l" -v cr="$cpu_r" \
-    'BEGIN { printf "%-12s %3d generations: wall local %6.2f s, redis %6.2f s, efficiency %.3f; cpu %6.2f s vs %6.2f s, efficiency %.3f (identical metrics)\n", c, g, l, r, l / r, cl, cr, cl / cr }'
+  awk -v c="$cfg" -v g="$gens" -v l="$best_l" -v r="$best_r" -v cl="$cpu_l" -v cr="$cpu_r" -v x="${xadds:-0}" \
+    'BEGIN { printf "%-12s %3d generations: wall local %6.2f s, redis %6.2f s, efficiency %.3f; cpu %6.2f s vs %6.2f s, efficiency %.3f; %.1f tasks/generation (identical metrics)\n", c, g, l, r, l / r, cl, cr, cl / cr, x / (2 * 3 * g) }'
 }
 efficiency cartpole-ga 100
 efficiency acrobot-ga 150

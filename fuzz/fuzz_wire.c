@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Fuzz target: the Redis wire decoders (src/exec/redis_wire.h) for tasks, results and blobs, with
-// decode buffers reused across inputs as a worker and the master reuse them. A decoded message must
-// be self-consistent: chains inside the seed buffer, blob indices inside the blob list. Each input
+// Fuzz target: the Redis wire decoders (src/exec/redis_wire.h) for tasks, results (and env failure
+// reports) and blobs, with decode buffers reused across inputs as a worker and the master reuse
+// them. A decoded message must be self-consistent: chains inside the seed buffer, blob indices
+// inside the blob list, skipped candidates inside the result buffer. Each input
 // is decoded twice: as is, and with its CRC-32C trailer recomputed, since random mutations almost
 // never pass the checksum and the parser behind it.
 #include "core/buf.h"  // ne_crc32c
@@ -33,9 +34,15 @@ static void decode_one(const uint8_t* data, size_t size) {
         FUZZ_CHECK(c->blob < (uint32_t)task.n_blobs, "candidate %d names blob %u of %d", i, c->blob, task.n_blobs);
     }
   }
-  // a result chunk: the count fits the buffers
-  if (ne__wire_decode_results(&res, copy, size, err) == 0)
+  // a result chunk: the count fits the buffers; only a failure report may carry no result, and its
+  // skipped list lies inside the decoder's buffer
+  if (ne__wire_decode_results(&res, copy, size, err) == 0) {
     FUZZ_CHECK(res.n >= 0 && res.n <= res.cap, "n %d cap %d", res.n, res.cap);
+    FUZZ_CHECK(res.n > 0 || res.hdr.error[0], "a success report without results");
+    FUZZ_CHECK(res.hdr.n_skipped >= 0 && (size_t)res.hdr.n_skipped <= res.cap_skipped &&
+                   (res.hdr.n_skipped == 0 || res.hdr.skipped == res.skipped),
+               "%d skipped, cap %zu", res.hdr.n_skipped, res.cap_skipped);
+  }
   // a blob of the size its header announces (bounded: the fuzzer's inputs are small)
   if (size >= 24) {
     float out[256];

@@ -207,7 +207,7 @@ static void test_result_round_trip(void) {
   }
   res[2].status = NE_ERANGE;
   res[2].fitness = NAN;
-  ne__wire_result_hdr h = {"worker-α-1", {77, 3, 1, 0xfeed}, 9, 0xf1f2f3f4f5f6f7f8ull, 4};
+  ne__wire_result_hdr h = {"worker-α-1", {77, 3, 1, 0xfeed}, 9, 0xf1f2f3f4f5f6f7f8ull, 4, 0, "", "", 0, 0, NULL};
   ne_buf buf;
   ne_buf_init(&buf);
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
@@ -234,6 +234,47 @@ static void test_result_round_trip(void) {
   h.obs_dim = 0;
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
   ASSERT_LT(buf.len, 80);
+  ne__wire_results_free(&d);
+  ne_buf_free(&buf);
+}
+
+// An env failure report: the results before the failure, the env's message, the task entry, the
+// failed candidate and the skipped ones; also with no result at all, and the evaluation time.
+static void test_failure_round_trip(void) {
+  ne_result res[1] = {{7.5, 0, 1, 40, 0, 0, NULL, NULL}};
+  uint32_t idx[1] = {3}, skipped[2] = {5, 9};
+  ne__wire_result_hdr h = {"w1", {77, 3, 1, 0xfeed}, 9, 0xf1ull, 0, 0, "", "", 0, 0, NULL};
+  h.eval_us = 123456789;
+  snprintf(h.error, sizeof h.error, "gym:bridge_envs:Raises-v0: step raised RuntimeError: boom\n");
+  snprintf(h.entry, sizeof h.entry, "1700000000000-12");
+  h.failed_index = 4;
+  h.n_skipped = 2;
+  h.skipped = skipped;
+  ne_buf buf;
+  ne_buf_init(&buf);
+  ne__wire_results d;
+  ne__wire_results_init(&d);
+  char err[NE_ERRSTR_LEN];
+  for (int n = 1; n >= 0; n--) {
+    ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, n), 0);
+    ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
+    ASSERT_EQ(d.n, n);
+    ASSERT_U64_EQ(d.hdr.eval_us, 123456789);
+    ASSERT_STR_EQ(d.hdr.error, "gym:bridge_envs:Raises-v0: step raised RuntimeError: boom?");  // newline masked
+    ASSERT_STR_EQ(d.hdr.entry, "1700000000000-12");
+    ASSERT_EQ(d.hdr.failed_index, 4);
+    ASSERT_EQ(d.hdr.n_skipped, 2);
+    ASSERT_EQ(d.hdr.skipped[0], 5);
+    ASSERT_EQ(d.hdr.skipped[1], 9);
+  }
+  ASSERT(d.results[0].fitness == 7.5 && d.index[0] == 3);
+  // a success report carries no failure, and needs at least one result
+  h.error[0] = '\0';
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
+  ASSERT_STR_EQ(d.hdr.error, "");
+  ASSERT_EQ(d.hdr.n_skipped, 0);
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 0), NE_EINVAL);
   ne__wire_results_free(&d);
   ne_buf_free(&buf);
 }
@@ -301,9 +342,9 @@ static void test_rejects_other_version(void) {
   ne__wire_task_init(&t);
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(ne__wire_decode_task(&t, buf.data, buf.len, err), NE_EVERSION);
-  char theirs[32];
-  snprintf(theirs, sizeof theirs, "wire version %d", NE_WIRE_VERSION + 1);
-  ASSERT_CONTAINS(err, theirs);
+  char want[64];
+  snprintf(want, sizeof want, "wire version %d, this build speaks version %d", NE_WIRE_VERSION + 1, NE_WIRE_VERSION);
+  ASSERT_CONTAINS(err, want);
   ASSERT_CONTAINS(err, "from 'master'");
   ne__wire_task_free(&t);
   ne_buf_free(&buf);
@@ -372,7 +413,7 @@ static void test_rejects_lying_counts(void) {
   ne_buf_u64(&b, 0);
   put_varint(&b, 0);
   ne_buf_u64(&b, 0);
-  put_varint(&b, 0), put_varint(&b, 1u << 20);
+  put_varint(&b, 0), put_varint(&b, 0), put_varint(&b, 1u << 20);  // obs_dim, eval_us, count
   reseal(&b);
   ASSERT_EQ(ne__wire_decode_results(&d, b.data, b.len, err), NE_ECORRUPT);
   ASSERT_CONTAINS(err, "from 'w'");
@@ -404,7 +445,8 @@ static void test_rejects_random_bytes(void) {
       n += 4;
     }
     int rc = kind == NE_WIRE_TASK ? ne__wire_decode_task(&t, msg, n, err) : ne__wire_decode_results(&d, msg, n, err);
-    if (rc == 0) ASSERT(kind == NE_WIRE_TASK ? t.n > 0 : d.n > 0);  // a lucky valid message is fine
+    // a lucky valid message is fine; a result message without results must be a failure report
+    if (rc == 0) ASSERT(kind == NE_WIRE_TASK ? t.n > 0 : (d.n > 0 || d.hdr.error[0]));
   }
   ne__wire_task_free(&t);
   ne__wire_results_free(&d);
@@ -527,7 +569,8 @@ static void test_stream_ids(void) {
 }
 
 TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_table), TEST_ENTRY(test_task_shares_prefixes),
-          TEST_ENTRY(test_task_long_chain_size), TEST_ENTRY(test_result_round_trip), TEST_ENTRY(test_blob_round_trip),
+          TEST_ENTRY(test_task_long_chain_size), TEST_ENTRY(test_result_round_trip), TEST_ENTRY(test_failure_round_trip),
+          TEST_ENTRY(test_blob_round_trip),
           TEST_ENTRY(test_rejects_corrupt_and_short), TEST_ENTRY(test_rejects_other_version),
           TEST_ENTRY(test_rejects_lying_counts), TEST_ENTRY(test_rejects_random_bytes),
           TEST_ENTRY(test_digest_covers_every_field), TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids),

@@ -22,7 +22,7 @@ typedef struct ne_cluster_master_options {
   const char* url;            // redis://[user:password@]host:port[/db]
   const char* experiment_id;  // 16 hex digits to continue an experiment (resume); NULL: a new id
   const char* name;           // shown by `status` (e.g. the config name); NULL: "run"
-  int chunk;                  // candidates per task; 0: sized from the live worker threads
+  int chunk;                  // candidates per task; 0: from the live worker threads and the measured cost
   double task_timeout_s;      // a task idle this long in a worker's hands is re-published (0: 10 s)
   int synthetic;              // benchmark: workers return synthetic fitness without an env
   int quiet;                  // 1: no warnings on stderr (they are still counted)
@@ -63,7 +63,7 @@ int ne_cluster_master_finish(ne_executor* ex, char* errstr);
 // How a worker runs; zero-initialize and set what you need.
 typedef struct ne_cluster_worker_options {
   const char* url;           // redis://[user:password@]host:port[/db]
-  int threads;               // evaluation threads, one Redis connection each (<= 0: all cores)
+  int threads;               // evaluation threads, fed by one reader connection (<= 0: all cores)
   const char* name;          // unique worker name; NULL: <hostname>-<pid>
   int synthetic;             // benchmark: return a synthetic fitness without running an env
   double heartbeat_s;        // heartbeat period (0: 1 s)

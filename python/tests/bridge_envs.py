@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Gymnasium envs for the bridge tests, registered on import so that `gym:bridge_envs:NAME-v0`
 # makes them in an env server: one that raises inside step, one whose process dies, one that dies
-# once and then works (the restart-and-retry path), one with an unsupported observation space.
+# once and then works (the restart-and-retry path), one that raises once a marker file exists (a run
+# that breaks mid-way, tests/e2e_redis_failure.sh), one with an unsupported observation space.
 import os
 
 import gymnasium as gym
@@ -57,6 +58,15 @@ class Flaky(Countdown):
             os._exit(9)
 
 
+class FailsWhenMarked(Countdown):
+    """Raises in step while the file named by BRIDGE_FAIL_MARKER exists (a run that breaks mid-way)."""
+
+    def fail_maybe(self):
+        marker = os.environ.get("BRIDGE_FAIL_MARKER", "")
+        if marker and os.path.exists(marker):
+            raise RuntimeError("marked broken")
+
+
 class DictObs(Countdown):
     def __init__(self):
         super().__init__()
@@ -106,6 +116,7 @@ class DiscreteObs(gym.Env):
 
 
 for _name, _cls in [("Countdown", Countdown), ("Raises", Raises), ("Exits", Exits), ("Flaky", Flaky),
-                    ("DictObs", DictObs), ("Shapes", Shapes), ("DiscreteObs", DiscreteObs)]:
+                    ("FailsWhenMarked", FailsWhenMarked), ("DictObs", DictObs), ("Shapes", Shapes),
+                    ("DiscreteObs", DiscreteObs)]:
     if f"{_name}-v0" not in gym.registry:
         gym.register(id=f"{_name}-v0", entry_point=_cls, max_episode_steps=50)

@@ -23,7 +23,7 @@ static const char USAGE[] =
     "  --redis URL       redis://[user:password@]host:port[/db] (default: $NEUROEVO_REDIS_URL); the\n"
     "                    password may also come from $NEUROEVO_REDIS_PASSWORD. A non-loopback Redis\n"
     "                    without a password is refused.\n"
-    "  --threads N       evaluation threads, one Redis connection each (default: all cores)\n"
+    "  --threads N       evaluation threads (default: all cores); one reader claims tasks for all\n"
     "  --name NAME       unique worker name shown by `neuroevo status` (default: HOSTNAME-PID)\n"
     "  --heartbeat S     heartbeat period in seconds (default 1)\n"
     "  --synthetic       benchmark mode: return a synthetic fitness without running an env\n"

@@ -31,6 +31,10 @@
 #define KEEP_S (7 * 86400)    // an abandoned experiment (master killed, never resumed) expires after this
 #define KEEP_EVERY_S 60.0     // how often the master pushes that expiry back
 #define MAX_CHUNK 1024        // candidates per task when sizing automatically
+#define TARGET_TASK_S 0.003   // automatic chunks hold at least this much evaluation (per-task cost ~0.1-0.2 ms)
+#define N_ROUND_KINDS 4       // rounds of a generation whose costs are estimated apart (GA: population, elite)
+#define MAX_FAILURES 3        // env failures of one candidate (distinct attempts) that stop the run
+#define FAIL_RECORDS 64       // failure reports remembered per round (attempts, workers, messages)
 #define PIPELINE 64           // commands queued before replies are read
 #define BLOB_TTL_S 86400      // safety expiry of blobs (deleted explicitly each generation)
 #define N_WARN_KINDS 6
@@ -53,6 +57,8 @@ typedef struct master {
   char k_meta[NE_KEY_LEN], k_tasks[NE_KEY_LEN], k_results[NE_KEY_LEN], k_workers[NE_KEY_LEN];
   double task_timeout_s;          // re-claim threshold
   int lost;                       // 1: the connection or the experiment must be recovered
+  int fatal;                      // NE_E* code once a candidate failed MAX_FAILURES times (0: none)
+  char fatal_msg[NE_ERRSTR_LEN];  // its message
   int queued;                     // pipelined commands whose replies are not read yet
   // the round in flight
   const ne_batch* batch;          // being evaluated (not owned)
@@ -61,7 +67,18 @@ typedef struct master {
   uint64_t norm_hash[2];          // content hashes of obs_mean / obs_std
   uint8_t* have;                  // (have_cap) 1 once candidate i has its result
   uint8_t* redo;                  // (have_cap) 1: re-publish candidate i now (its result was rejected)
+  uint8_t* fails;                 // (have_cap) env failures reported for candidate i this round
   int have_cap, n_have, n_redo;
+  struct fail_record {            // one failure report: an attempt is a task entry
+    uint32_t index;               // candidate
+    char entry[NE_WIRE_MAX_ENTRY + 1];
+    char worker[NE_WIRE_MAX_NAME + 1];
+    char error[NE_WIRE_MAX_ERROR + 1];
+  } fail_recs[FAIL_RECORDS];      // this round's, oldest overwritten
+  int n_fail_recs;                // reports recorded this round (may exceed FAIL_RECORDS)
+  double est_s[N_ROUND_KINDS];    // evaluation seconds per episode of each round kind (0: unknown)
+  double round_eval_s;            // this round's accepted evaluation time and episodes, for est_s
+  uint64_t round_episodes;
   int* idx;                       // (have_cap) scratch list of missing indices
   uint32_t task_no;               // tasks published so far
   char last_read[48];             // result stream position
@@ -69,6 +86,7 @@ typedef struct master {
   char round_first_task[48];      // first task id of this round ("" before publishing)
   char last_task[48];             // newest task id this master published
   int reread;                     // 1: results of this generation may predate us (resume, recovery)
+  int replaying;                  // 1 while reading results a previous master left (their failures don't count)
   int in_generation;              // 1 after the first round of this master
   uint32_t gen;                   // generation of the last round
   uint64_t* blobs;                // (cap_blobs) hashes stored for the current generation
@@ -355,13 +373,27 @@ static int start_generation(master* m) {
 
 // ---- tasks --------------------------------------------------------------------------------
 
+// Candidates per task that hold TARGET_TASK_S of evaluation, from the measured cost of this kind
+// of round (1 until measured), at most a fair share of the round (every thread gets work).
+static int min_chunk(const master* m, int n_round, int threads) {
+  double per_ep = m->est_s[m->rd.round < N_ROUND_KINDS ? m->rd.round : N_ROUND_KINDS - 1];
+  uint32_t episodes = m->batch->n > 0 && m->batch->cands[0].episodes > 0 ? m->batch->cands[0].episodes : 1;
+  if (per_ep <= 0) return 1;
+  double c = ceil(TARGET_TASK_S / (per_ep * episodes));
+  int fair = (n_round + threads - 1) / threads;
+  return c < 1 ? 1 : (c > fair ? fair : (int)c);
+}
+
 // Guided self-scheduling: each task takes a share of what is left (remaining / (2 * threads)), so
-// a round starts with big chunks (few messages) and ends with single candidates (no worker idles
-// while another finishes a big last chunk). --chunk N fixes the size instead.
-static int chunk_size(const master* m, int remaining) {
+// a round starts with big chunks (few messages) and ends with small ones (no worker idles while
+// another finishes a big last chunk), but never below TARGET_TASK_S of work: a task costs ~0.1-0.2
+// ms of Redis, master and worker time, as much as a whole CartPole candidate. --chunk N fixes the
+// size instead.
+static int chunk_size(const master* m, int remaining, int n_round) {
   if (m->opt.chunk > 0) return m->opt.chunk;
   int threads = m->stats.live_threads > 2 ? m->stats.live_threads : 2;
-  int c = (remaining + 2 * threads - 1) / (2 * threads);
+  int c = (remaining + 2 * threads - 1) / (2 * threads), lo = min_chunk(m, n_round, threads);
+  if (c < lo) c = lo;
   return c < 1 ? 1 : (c > MAX_CHUNK ? MAX_CHUNK : c);
 }
 
@@ -379,7 +411,7 @@ static int queue_task(master* m, const int* idx, int n) {
 static int publish_list(master* m, int n) {
   int rc = 0;
   for (int off = 0, chunk; off < n && !rc; off += chunk) {
-    chunk = chunk_size(m, n - off);
+    chunk = chunk_size(m, n - off, n);
     if (chunk > n - off) chunk = n - off;
     rc = queue_task(m, m->idx + off, chunk);
     if (!rc && m->queued >= PIPELINE) rc = flush(m);
@@ -441,6 +473,9 @@ static int classify(master* m, const ne__wire_results* d, int* stale) {
   if (h->obs_dim != want_d) return W_MALFORMED;
   for (int i = 0; i < d->n; i++)
     if (d->index[i] >= (uint32_t)m->batch->n) return W_MALFORMED;
+  if (h->error[0] && h->failed_index >= (uint32_t)m->batch->n) return W_MALFORMED;
+  for (int i = 0; h->error[0] && i < h->n_skipped; i++)
+    if (h->skipped[i] >= (uint32_t)m->batch->n) return W_MALFORMED;
   return -1;
 }
 
@@ -496,6 +531,59 @@ static void accept_result(master* m, uint32_t i, const ne_result* src) {
   m->stats.accepted++;
 }
 
+// ---- env failures -------------------------------------------------------------------------
+
+static void mark_redo(master* m, uint32_t i) {
+  if (m->have[i] || m->redo[i]) return;
+  m->redo[i] = 1;
+  m->n_redo++;
+}
+
+// Writes the error that stops the run: the env, the candidate, the workers that failed it and the
+// env's last message.
+static void fail_run(master* m, uint32_t index, const char* error) {
+  char workers[192] = "";
+  int n = 0, len = 0, first = m->n_fail_recs > FAIL_RECORDS ? m->n_fail_recs - FAIL_RECORDS : 0;
+  for (int k = first; k < m->n_fail_recs; k++) {
+    const struct fail_record* f = &m->fail_recs[k % FAIL_RECORDS];
+    if (f->index != index || strstr(workers, f->worker)) continue;
+    len += snprintf(workers + len, sizeof workers - (size_t)(len < (int)sizeof workers ? len : (int)sizeof workers - 1),
+                    "%s'%s'", n++ ? ", " : "", f->worker);
+    if (len >= (int)sizeof workers) break;
+  }
+  m->fatal = NE_EIO;
+  // a long env message is cut at the end of the buffer (the worker logs it in full)
+  int cut = snprintf(m->fatal_msg, sizeof m->fatal_msg,
+           "env %s failed %d times on candidate %u of generation %u round %u (worker%s %s): %s", m->env->id,
+           MAX_FAILURES, index, m->rd.generation, m->rd.round, n == 1 ? "" : "s", workers, error);
+  if (cut >= (int)sizeof m->fatal_msg) memcpy(m->fatal_msg + sizeof m->fatal_msg - 4, "...", 4);
+}
+
+// A worker reported that the env failed on a candidate (after its own retry). Each attempt (task
+// entry) counts once; the candidate goes to any worker again, until MAX_FAILURES attempts failed.
+static void note_failure(master* m, const ne__wire_result_hdr* h) {
+  uint32_t i = h->failed_index;
+  int first = m->n_fail_recs > FAIL_RECORDS ? m->n_fail_recs - FAIL_RECORDS : 0;
+  for (int k = first; k < m->n_fail_recs; k++) {
+    const struct fail_record* f = &m->fail_recs[k % FAIL_RECORDS];
+    if (f->index == i && strcmp(f->entry, h->entry) == 0) return;  // the same attempt sent twice
+  }
+  struct fail_record* f = &m->fail_recs[m->n_fail_recs++ % FAIL_RECORDS];
+  f->index = i;
+  snprintf(f->entry, sizeof f->entry, "%s", h->entry);
+  snprintf(f->worker, sizeof f->worker, "%s", h->worker);
+  snprintf(f->error, sizeof f->error, "%s", h->error);
+  for (int k = 0; k < h->n_skipped; k++) mark_redo(m, h->skipped[k]);
+  if (m->have[i]) return;  // another worker's result came first
+  if (++m->fails[i] >= MAX_FAILURES) {
+    fail_run(m, i, h->error);
+    return;
+  }
+  warn(m, W_INFO, "worker '%s' reported an env failure on candidate %u of generation %u (attempt %d of %d): %s; "
+       "retrying", h->worker, i, m->rd.generation, m->fails[i], MAX_FAILURES, h->error);
+  mark_redo(m, i);
+}
+
 // Validates one stream entry and takes its results. Never fails: bad entries are logged and dropped.
 static void handle_entry(master* m, const char* entry, const redisReply* fields, int quiet_stale) {
   const redisReply* v = field_of(fields, "r");
@@ -525,6 +613,12 @@ static void handle_entry(master* m, const char* entry, const redisReply* fields,
   }
   m->stats.result_bytes += v->len;
   for (int i = 0; i < m->dec.n; i++) accept_result(m, m->dec.index[i], &m->dec.results[i]);
+  if (m->dec.hdr.error[0]) {
+    if (!m->replaying) note_failure(m, &m->dec.hdr);
+  } else {
+    m->round_eval_s += (double)m->dec.hdr.eval_us * 1e-6;
+    for (int i = 0; i < m->dec.n; i++) m->round_episodes += m->dec.results[i].episodes;
+  }
   m->progress_at = ne__now();
 }
 
@@ -739,15 +833,22 @@ static int begin_round(master* m, const ne_batch* b, ne_result* results) {
   if (b->n > m->have_cap) {
     ne_free(m->have);
     ne_free(m->redo);
+    ne_free(m->fails);
     ne_free(m->idx);
     m->have = ne_malloc((size_t)b->n);
     m->redo = ne_malloc((size_t)b->n);
+    m->fails = ne_malloc((size_t)b->n);
     m->idx = ne_malloc((size_t)b->n * sizeof *m->idx);
-    m->have_cap = m->have && m->redo && m->idx ? b->n : 0;
+    m->have_cap = m->have && m->redo && m->fails && m->idx ? b->n : 0;
     if (!m->have_cap) return NE_ENOMEM;
   }
   memset(m->have, 0, (size_t)b->n);
   memset(m->redo, 0, (size_t)b->n);
+  memset(m->fails, 0, (size_t)b->n);
+  m->n_fail_recs = 0;
+  m->fatal = 0;
+  m->round_eval_s = 0;
+  m->round_episodes = 0;
   m->n_redo = 0;
   m->n_have = 0;
   m->batch = b;
@@ -779,11 +880,14 @@ static int start_round(master* m) {
     rc = pipe_cmd(m, "XTRIM %s MINID %s", m->k_tasks, min);
   }
   if (!rc) rc = publish_blobs(m, 0);
-  if (!rc) rc = flush(m);
+  // the bookkeeping above travels with the tasks (one round trip) unless results must be read first
+  if (!rc && (m->reread || m->stats.live_threads == 0)) rc = flush(m);
   if (!rc && m->reread) {
     snprintf(m->last_read, sizeof m->last_read, "0-0");
     uint64_t before = m->stats.accepted;
+    m->replaying = 1;  // a failed run that is resumed must get fresh attempts
     rc = drain_results(m);
+    m->replaying = 0;
     uint64_t reused = m->stats.accepted - before;
     m->stats.reused += reused;
     if (reused) warn(m, W_INFO, "reused %llu results of generation %u round %u already in Redis",
@@ -810,6 +914,7 @@ static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* re
     if (stop && *stop) return ne__set_error(errstr, NE_EINTR, "interrupted");
     int got;
     rc = read_results(m, BLOCK_MS, &got);
+    if (!rc && m->fatal) return ne__set_error(errstr, m->fatal, "%s", m->fatal_msg);
     if (!rc && m->n_redo) rc = publish_redo(m);
     double now = ne__now();
     if (!rc && now >= m->tick_at) {
@@ -819,6 +924,9 @@ static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* re
   }
   if (rc) return ne__set_error(errstr, rc, "%s", m->conn.errstr);
   snprintf(m->consumed, sizeof m->consumed, "%s", m->last_read);
+  // what an episode of this kind of round costs sizes the next round's chunks
+  if (m->round_episodes) m->est_s[m->rd.round < N_ROUND_KINDS ? m->rd.round : N_ROUND_KINDS - 1] =
+      m->round_eval_s / (double)m->round_episodes;
   return 0;
 }
 
@@ -846,6 +954,7 @@ static void master_destroy(ne_executor* ex) {
     ne_free(m->config_text);
     ne_free(m->have);
     ne_free(m->redo);
+    ne_free(m->fails);
     ne_free(m->idx);
     ne_free(m->blobs);
     ne_buf_free(&m->enc);

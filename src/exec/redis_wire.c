@@ -44,12 +44,14 @@ static void put_f32(ne_buf* b, float v) {
   ne_buf_u32(b, bits);
 }
 
-static void put_name(ne_buf* b, const char* name) {
-  size_t n = strlen(name);
-  if (n > NE_WIRE_MAX_NAME) n = NE_WIRE_MAX_NAME;
+// A length-prefixed text of at most max bytes (names, error messages, entry ids).
+static void put_text(ne_buf* b, const char* text, size_t max) {
+  size_t n = strnlen(text, max);
   put_varint(b, n);
-  ne_buf_bytes(b, name, n);
+  ne_buf_bytes(b, text, n);
 }
+
+static void put_name(ne_buf* b, const char* name) { put_text(b, name, NE_WIRE_MAX_NAME); }
 
 static uint8_t get_u8(ne_reader* r) {
   uint8_t v = 0;
@@ -81,18 +83,23 @@ static float get_f32(ne_reader* r) {
 static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
-static void get_name(ne_reader* r, char* out, size_t size) {
+// Reads a text of at most max bytes into out[0..max]; texts are printed in messages, so anything
+// unprintable is replaced.
+static void get_text(ne_reader* r, char* out, size_t max) {
   uint64_t n = get_varint(r);
-  char tmp[NE_WIRE_MAX_NAME + 1] = "";
-  if (n > NE_WIRE_MAX_NAME || n > ne_reader_left(r)) {
+  if (n > max || n > ne_reader_left(r)) {
     r->bad = 1;
     n = 0;
   }
-  ne_reader_bytes(r, tmp, (size_t)n);
-  tmp[n] = '\0';
-  // names are printed in messages: replace anything unprintable
+  ne_reader_bytes(r, out, (size_t)n);
+  out[n] = '\0';
   for (size_t i = 0; i < n; i++)
-    if (tmp[i] < 0x20 || tmp[i] > 0x7e) tmp[i] = '?';
+    if (out[i] < 0x20 || out[i] > 0x7e) out[i] = '?';
+}
+
+static void get_name(ne_reader* r, char* out, size_t size) {
+  char tmp[NE_WIRE_MAX_NAME + 1];
+  get_text(r, tmp, NE_WIRE_MAX_NAME);
   if (out) snprintf(out, size, "%s", tmp);
 }
 
@@ -467,6 +474,7 @@ void ne__wire_results_free(ne__wire_results* r) {
   ne_free(r->index);
   ne_free(r->results);
   ne_free(r->obs);
+  ne_free(r->skipped);
   ne__wire_results_init(r);
 }
 
@@ -483,9 +491,23 @@ static void put_result(ne_buf* b, uint32_t index, const ne_result* res, int obs_
   for (int i = 0; i < obs_dim; i++) ne_buf_f64(b, res->obs_sumsq[i]);
 }
 
+// The failure part that ends every result message: a flag, then (failures only) the env's message,
+// the task entry, the failed candidate and the candidates not attempted.
+static void put_failure(ne_buf* b, const ne__wire_result_hdr* hdr) {
+  put_u8(b, hdr->error[0] ? 1 : 0);
+  if (!hdr->error[0]) return;
+  put_text(b, hdr->error, NE_WIRE_MAX_ERROR);
+  put_text(b, hdr->entry, NE_WIRE_MAX_ENTRY);
+  put_varint(b, hdr->failed_index);
+  put_varint(b, (uint64_t)hdr->n_skipped);
+  for (int i = 0; i < hdr->n_skipped; i++) put_varint(b, hdr->skipped[i]);
+}
+
 int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const uint32_t* idx, const ne_result* results,
                             int n) {
-  if (n < 1 || n > NE_WIRE_MAX_CANDS || hdr->obs_dim < 0 || hdr->obs_dim > MAX_OBS_DIM) return NE_EINVAL;
+  int min_n = hdr->error[0] ? 0 : 1;
+  if (n < min_n || n > NE_WIRE_MAX_CANDS || hdr->obs_dim < 0 || hdr->obs_dim > MAX_OBS_DIM) return NE_EINVAL;
+  if (hdr->error[0] && (hdr->n_skipped < 0 || hdr->n_skipped > NE_WIRE_MAX_CANDS)) return NE_EINVAL;
   for (int i = 0; hdr->obs_dim > 0 && i < n; i++)
     if (!results[i].obs_sum || !results[i].obs_sumsq) return NE_EINVAL;
   begin(out, NE_WIRE_RESULT, hdr->worker);
@@ -493,8 +515,10 @@ int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const u
   put_varint(out, hdr->task_no);
   ne_buf_u64(out, hdr->fingerprint);
   put_varint(out, (uint64_t)hdr->obs_dim);
+  put_varint(out, hdr->eval_us);
   put_varint(out, (uint64_t)n);
   for (int i = 0; i < n; i++) put_result(out, idx[i], &results[i], hdr->obs_dim);
+  put_failure(out, hdr);
   return seal(out);
 }
 
@@ -524,12 +548,40 @@ static int get_result(ne_reader* r, ne__wire_results* m, int i) {
   return r->bad ? NE_ECORRUPT : 0;
 }
 
+static int get_failure(ne_reader* r, ne__wire_results* m) {
+  ne__wire_result_hdr* h = &m->hdr;
+  h->error[0] = h->entry[0] = '\0';
+  h->n_skipped = 0;
+  h->skipped = m->skipped;
+  uint8_t failed = get_u8(r);
+  if (r->bad || failed > 1) return NE_ECORRUPT;
+  if (!failed) return m->n >= 1 ? 0 : NE_ECORRUPT;
+  get_text(r, h->error, NE_WIRE_MAX_ERROR);
+  get_text(r, h->entry, NE_WIRE_MAX_ENTRY);
+  uint64_t index = get_varint(r), n = get_varint(r);
+  // a failure names its message; each skipped index takes at least one byte
+  if (r->bad || !h->error[0] || index > UINT32_MAX || n > NE_WIRE_MAX_CANDS || n > ne_reader_left(r))
+    return NE_ECORRUPT;
+  if (reserve((void**)&m->skipped, &m->cap_skipped, n ? n : 1, sizeof *m->skipped)) return NE_ENOMEM;
+  h->skipped = m->skipped;
+  h->failed_index = (uint32_t)index;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t k = get_varint(r);
+    if (k > UINT32_MAX) r->bad = 1;
+    m->skipped[i] = (uint32_t)k;
+  }
+  h->n_skipped = (int)n;
+  return r->bad ? NE_ECORRUPT : 0;
+}
+
 static int get_results_body(ne_reader* r, ne__wire_results* m) {
   get_round(r, &m->hdr.round);
   uint64_t task_no = get_varint(r);
   m->hdr.fingerprint = ne_reader_u64(r);
-  uint64_t d = get_varint(r), n = get_varint(r);
-  if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || n < 1 || n > NE_WIRE_MAX_CANDS) return NE_ECORRUPT;
+  uint64_t d = get_varint(r);
+  m->hdr.eval_us = get_varint(r);
+  uint64_t n = get_varint(r);
+  if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || n > NE_WIRE_MAX_CANDS) return NE_ECORRUPT;
   // each result takes at least 20 bytes (+ 8 * (1 + 2d) with sums): check before allocating
   if (n > ne_reader_left(r) / (20 + 8 * (1 + 2 * d) * (d > 0))) return NE_ECORRUPT;
   m->hdr.task_no = (uint32_t)task_no;
@@ -543,12 +595,15 @@ static int get_results_body(ne_reader* r, ne__wire_results* m) {
   m->n = (int)n;
   for (int i = 0; i < m->n; i++)
     if (get_result(r, m, i)) return NE_ECORRUPT;
-  return 0;
+  return get_failure(r, m);
 }
 
 int ne__wire_decode_results(ne__wire_results* m, const void* data, size_t len, char* errstr) {
   ne_reader r;
   m->n = 0;
+  m->hdr.error[0] = m->hdr.entry[0] = '\0';
+  m->hdr.n_skipped = 0;
+  m->hdr.skipped = m->skipped;
   int rc = open_message(&r, data, len, NE_WIRE_RESULT, m->hdr.worker, sizeof m->hdr.worker, errstr);
   if (rc) return rc;
   rc = get_results_body(&r, m);

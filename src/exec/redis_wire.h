@@ -17,12 +17,16 @@
 // Bumped whenever a message written by one build cannot be read by another. Every message starts
 // with a 4-byte magic, this version byte and the sender's name, in every version, so a reader can
 // always say who sent a message it cannot parse.
-#define NE_WIRE_VERSION 2  // 2: tasks name the shared noise table their PERTURB candidates read
+// 2: tasks name the shared noise table their PERTURB candidates read; results carry the evaluation
+// time; workers report env failures
+#define NE_WIRE_VERSION 2
 
 #define NE_WIRE_MAX_NAME 64         // longest worker name carried in a message
 #define NE_WIRE_MAX_CANDS (1 << 20) // most candidates (or results) in one message
 #define NE_WIRE_MAX_SEEDS (1 << 24) // longest seed chain
 #define NE_WIRE_MAX_BLOB (1u << 28) // most floats in one blob (1 GiB)
+#define NE_WIRE_MAX_ERROR 255       // longest env failure message carried in a result
+#define NE_WIRE_MAX_ENTRY 47        // longest stream entry id carried in a result
 
 // What a message is, from its first four bytes.
 typedef enum ne__wire_kind {
@@ -73,6 +77,14 @@ typedef struct ne__wire_result_hdr {
   uint32_t task_no;                   // copied from the task
   uint64_t fingerprint;               // the worker's ne__wire_fingerprint
   int obs_dim;                        // observation sums per result (0: none)
+  uint64_t eval_us;                   // the worker's wall time evaluating the task (chunk sizing)
+  // an env failure (error != ""): the candidates before it are in the results, failed_index is the
+  // candidate whose evaluation failed, skipped[0..n_skipped) the task's candidates not attempted
+  char error[NE_WIRE_MAX_ERROR + 1];  // the env's message ("" = no failure)
+  char entry[NE_WIRE_MAX_ENTRY + 1];  // the failed task's stream entry id (one attempt = one entry)
+  uint32_t failed_index;              // candidate index within its batch
+  int n_skipped;                      // candidates of the task not attempted
+  const uint32_t* skipped;            // (n_skipped) their indices; on decode points into the message
 } ne__wire_result_hdr;
 
 // A decoded result message; buffers are reused across decodes. results[i].obs_sum/obs_sumsq point
@@ -85,6 +97,8 @@ typedef struct ne__wire_results {
   double* obs;              // (cap * 2 * obs_cap) observation sums
   int cap;                  // allocated results
   size_t obs_cap;           // allocated doubles of obs
+  uint32_t* skipped;        // (cap_skipped) hdr.skipped points here
+  size_t cap_skipped;       // allocated skipped indices
 } ne__wire_results;
 
 // ---- tasks --------------------------------------------------------------------------------
@@ -108,7 +122,8 @@ int ne__wire_decode_task(ne__wire_task* t, const void* data, size_t len, char* e
 // ---- results ------------------------------------------------------------------------------
 
 // Appends a result message for results[0..n) (candidate indices idx[0..n)) to out (cleared first).
-// With hdr->obs_dim > 0 each result's obs_count and sums are included.
+// With hdr->obs_dim > 0 each result's obs_count and sums are included. With hdr->error set it is a
+// failure report (n may be 0; failed_index, entry and the skipped list are included).
 int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const uint32_t* idx, const ne_result* results,
                             int n);
 

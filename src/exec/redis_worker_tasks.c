@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: MIT
+// The worker's task pipeline (redis_worker_int.h): one reader thread claims tasks for the whole
+// process with XREADGROUP (one consumer, one blocked client per process, however many threads), the
+// evaluation threads take the claimed tasks from the process's slots, and one writer thread sends
+// each task's results together with its acknowledgement (MULTI / XADD / XACK / EXEC, several tasks
+// per round trip), so a task is never acknowledged without its result. The reader claims only as
+// many tasks as threads are idle: a task waits in this process only while a thread is free for it.
+// An env that fails (gym bridge server that crashed twice) is reported to the master as a failure
+// result naming the env, the candidate and this worker; the master decides whether to retry.
+#include <inttypes.h>  // PRIu64
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/util.h"
+#include "exec/redis_worker_int.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/rng.h"
+
+#define READ_BLOCK_MS 200   // XREADGROUP block: how often the reader looks at the leave flag
+#define WAIT_MS 100         // condition waits: how often threads look at the leave flag
+#define FLUSH_TRIES 3       // attempts to send the last results when leaving with Redis away
+
+static void sleep_s(double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+// Waits on cv for at most WAIT_MS (mu held).
+static void timed_wait(pthread_cond_t* cv, pthread_mutex_t* mu) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_nsec += WAIT_MS * 1000000L;
+  if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+  pthread_cond_timedwait(cv, mu, &ts);
+}
+
+// ---- blob cache ---------------------------------------------------------------------------
+
+// Frees entries nobody uses that are two generations old.
+static void blob_evict(ne__experiment* ex, uint32_t gen) {
+  int k = 0;
+  for (int i = 0; i < ex->n_blobs; i++) {
+    ne__blob_entry* e = ex->blobs[i];
+    if (e->refs == 0 && e->gen + 1 < gen) {
+      ne_free(e->data);
+      ne_free(e);
+    } else {
+      ex->blobs[k++] = e;
+    }
+  }
+  ex->n_blobs = k;
+}
+
+// Fetches and decodes one blob through ex->blob_conn. Returns the new entry or NULL with why.
+static ne__blob_entry* blob_fetch(ne__experiment* ex, const ne__wire_blobref* ref, char* why) {
+  char key[NE_KEY_LEN], suffix[32], hex[17];
+  ne__wire_id_format(ref->hash, hex);
+  snprintf(suffix, sizeof suffix, "blob:%s", hex);
+  ne__key_exp(key, ex->id, suffix);
+  redisReply* r = ne__rconn_command(&ex->blob_conn, "GET %s", key);
+  if (!r || r->type != REDIS_REPLY_STRING) {
+    snprintf(why, NE_ERRSTR_LEN, "blob %s: %.200s", hex, r ? "not in Redis" : ex->blob_conn.errstr);
+    if (r) freeReplyObject(r);
+    return NULL;
+  }
+  ne__blob_entry* e = ne_calloc(1, sizeof *e);
+  float* data = ne_malloc((size_t)ref->n * sizeof(float));
+  int rc = e && data ? ne__wire_decode_blob(r->str, r->len, ref->hash, ref->n, data, why) : NE_ENOMEM;
+  freeReplyObject(r);
+  if (rc) {
+    if (rc == NE_ENOMEM) snprintf(why, NE_ERRSTR_LEN, "out of memory for blob %s (%u floats)", hex, ref->n);
+    ne_free(e);
+    ne_free(data);
+    return NULL;
+  }
+  *e = (ne__blob_entry){ref->hash, ref->n, data, 0, 0};
+  return e;
+}
+
+// A blob for a task of generation gen, from the cache or fetched once; caller releases it.
+static ne__blob_entry* blob_acquire(ne__experiment* ex, const ne__wire_blobref* ref, uint32_t gen, char* why) {
+  pthread_mutex_lock(&ex->blob_mu);
+  ne__blob_entry* e = NULL;
+  for (int i = 0; i < ex->n_blobs && !e; i++)
+    if (ex->blobs[i]->hash == ref->hash && ex->blobs[i]->n == ref->n) e = ex->blobs[i];
+  if (!e) {
+    blob_evict(ex, gen);
+    if (ex->n_blobs == ex->cap_blobs) {
+      int cap = ex->cap_blobs ? 2 * ex->cap_blobs : 16;
+      ne__blob_entry** grown = ne_realloc(ex->blobs, (size_t)cap * sizeof *grown);
+      if (grown) ex->blobs = grown, ex->cap_blobs = cap;
+    }
+    if (ex->n_blobs < ex->cap_blobs && (e = blob_fetch(ex, ref, why)) != NULL) ex->blobs[ex->n_blobs++] = e;
+    else if (ex->n_blobs == ex->cap_blobs) snprintf(why, NE_ERRSTR_LEN, "out of memory");
+  }
+  if (e) {
+    e->refs++;
+    if (gen > e->gen) e->gen = gen;
+  }
+  pthread_mutex_unlock(&ex->blob_mu);
+  return e;
+}
+
+static void blob_release(ne__experiment* ex, ne__blob_entry* e) {
+  if (!e) return;
+  pthread_mutex_lock(&ex->blob_mu);
+  e->refs--;
+  pthread_mutex_unlock(&ex->blob_mu);
+}
+
+void ne__worker_blobs_free(ne__experiment* ex) {
+  for (int i = 0; i < ex->n_blobs; i++) {
+    ne_free(ex->blobs[i]->data);
+    ne_free(ex->blobs[i]);
+  }
+  ne_free(ex->blobs);
+  ex->blobs = NULL;
+  ex->n_blobs = ex->cap_blobs = 0;
+  ne__rconn_close(&ex->blob_conn);
+}
+
+// ---- one task -----------------------------------------------------------------------------
+
+// Grows the thread's result and blob buffers for the task in hand.
+static int reserve_thread(ne__wthread* th, int n, int n_blobs, int obs_dim) {
+  if (n > th->cap) {
+    ne_free(th->res);
+    ne_free(th->idx);
+    ne_free(th->obs);
+    th->res = ne_calloc((size_t)n, sizeof *th->res);
+    th->idx = ne_calloc((size_t)n, sizeof *th->idx);
+    th->obs = ne_calloc((size_t)n * 2 * (size_t)(obs_dim > 0 ? obs_dim : 1), sizeof(double));
+    th->cap = th->res && th->idx && th->obs ? n : 0;
+    if (!th->cap) return NE_ENOMEM;
+  }
+  if (n_blobs + 2 > th->cap_blobs) {
+    ne_free(th->blobs);
+    ne_free(th->held);
+    th->blobs = ne_calloc((size_t)n_blobs + 2, sizeof *th->blobs);
+    th->held = ne_calloc((size_t)n_blobs + 2, sizeof *th->held);
+    th->cap_blobs = th->blobs && th->held ? n_blobs + 2 : 0;
+    if (!th->cap_blobs) return NE_ENOMEM;
+  }
+  return 0;
+}
+
+// Semantic checks a structurally valid task must pass before anything is evaluated.
+static int check_task(const ne__wthread* th, char* why) {
+  const ne__wire_task* t = &th->task;
+  const ne__experiment* ex = th->ex;
+  char theirs[17];
+  ne__wire_id_format(t->round.exp, theirs);
+  if (t->round.exp != ex->exp)
+    return ne__set_error(why, NE_EINVAL, "task of experiment %s, not the followed %s", theirs, ex->id);
+  if (t->has_norm && t->norm[0].n != (uint32_t)ex->env->obs_dim)
+    return ne__set_error(why, NE_EINVAL, "normalization vectors of %u floats for %d observations", t->norm[0].n,
+                         ex->env->obs_dim);
+  // a worker whose config gives another table would compute other perturbations (size 0: the generator)
+  uint64_t seed = ex->noise ? ex->noise->seed : 0, size = ex->noise ? ex->noise->size : 0;
+  if (t->table_size != size || t->table_seed != seed)
+    return ne__set_error(why, NE_EINVAL,
+                         "task perturbs with noise table %016" PRIx64 " of %" PRIu64 " floats, this worker built "
+                         "%016" PRIx64 " of %" PRIu64 " floats from the experiment's config (0 floats: the generator)",
+                         t->table_seed, t->table_size, seed, size);
+  for (int k = 0; k < t->n_blobs; k++)
+    if (t->blobs[k].n != ex->policy.n_params)
+      return ne__set_error(why, NE_EINVAL, "blob of %u floats for a policy of %zu parameters", t->blobs[k].n,
+                           ex->policy.n_params);
+  return 0;
+}
+
+// Takes the task's blobs from the cache into th->blobs / th->held; NULL entries on failure.
+static int hold_blobs(ne__wthread* th, char* why) {
+  const ne__wire_task* t = &th->task;
+  int n_held = t->n_blobs + (t->has_norm ? 2 : 0);
+  memset(th->held, 0, (size_t)n_held * sizeof *th->held);
+  for (int k = 0; k < t->n_blobs; k++) {
+    th->held[k] = blob_acquire(th->ex, &t->blobs[k], t->round.generation, why);
+    if (!th->held[k]) return NE_ENOTFOUND;
+    th->blobs[k] = (ne_blob){t->blobs[k].hash, t->blobs[k].n, th->held[k]->data};
+  }
+  for (int k = 0; t->has_norm && k < 2; k++) {
+    th->held[t->n_blobs + k] = blob_acquire(th->ex, &t->norm[k], t->round.generation, why);
+    if (!th->held[t->n_blobs + k]) return NE_ENOTFOUND;
+  }
+  return 0;
+}
+
+static void release_blobs(ne__wthread* th) {
+  int n_held = th->task.n_blobs + (th->task.has_norm ? 2 : 0);
+  for (int k = 0; k < n_held; k++) blob_release(th->ex, th->held[k]);
+}
+
+// A fitness for benchmarks: a pure function of the candidate, no env.
+static void synthetic_result(const ne_candidate* c, ne_result* out) {
+  uint64_t tail = c->kind == NE_CAND_CHAIN ? c->seeds[c->n_seeds - 1] : c->noise_seed;
+  out->fitness = (double)(ne_hash2(c->episode_seed, tail) >> 11) * 0x1p-53;
+  out->return_std = 0;
+  out->episodes = c->episodes;
+  out->steps = c->episodes;
+  out->status = 0;
+  out->obs_count = 0;
+}
+
+// Evaluates the candidates of the decoded task into th->res in order. Returns how many were
+// evaluated: t->n, or the position of the first env failure (an env server that crashed twice, gym
+// bridge) with its message in why.
+static int evaluate_task(ne__wthread* th, char* why) {
+  const ne__wire_task* t = &th->task;
+  int d = th->ex->env->obs_dim;
+  ne_batch b = {t->round.generation, t->round.round, t->n, t->cands, t->n_blobs, th->blobs, t->want_obs_stats,
+                NULL, NULL, t->obs_clip, th->ex->noise};
+  if (t->has_norm) {
+    b.obs_mean = th->held[t->n_blobs]->data;
+    b.obs_std = th->held[t->n_blobs + 1]->data;
+  }
+  for (int j = 0; j < t->n; j++) {
+    ne_result* r = &th->res[j];
+    memset(r, 0, sizeof *r);
+    r->obs_sum = t->want_obs_stats ? th->obs + (size_t)j * 2 * (size_t)d : NULL;
+    r->obs_sumsq = t->want_obs_stats ? r->obs_sum + d : NULL;
+    th->idx[j] = t->cands[j].index;
+    if (th->w->delay_s > 0) sleep_s(th->w->delay_s);  // test hook: machine-independent run lengths
+    if (th->w->opt.synthetic) {
+      synthetic_result(&t->cands[j], r);
+      continue;
+    }
+    int rc = ne_evaluator_run(th->ev, &b, &t->cands[j], r);
+    const char* env_error = rc < 0 ? ne_evaluator_env_error(th->ev) : NULL;
+    if (env_error) {
+      snprintf(why, NE_ERRSTR_LEN, "%s", env_error);
+      return j;
+    }
+  }
+  return t->n;
+}
+
+// Encodes the results of the task in s (a failure report when done < n). Returns the slot's next state.
+static ne__slot_state answer_task(ne__wthread* th, ne__slot* s, int done, double eval_s, const char* why) {
+  const ne__wire_task* t = &th->task;
+  ne__wire_result_hdr h;
+  memset(&h, 0, sizeof h);
+  snprintf(h.worker, sizeof h.worker, "%s", th->w->name);
+  h.round = t->round;
+  h.task_no = t->task_no;
+  h.fingerprint = th->ex->fingerprint;
+  h.obs_dim = t->want_obs_stats ? th->ex->env->obs_dim : 0;
+  h.eval_us = (uint64_t)(eval_s * 1e6);
+  if (done < t->n) {
+    // the failed candidate first, then the ones not attempted (their indices follow in th->idx)
+    snprintf(h.error, sizeof h.error, "%s", why);
+    snprintf(h.entry, sizeof h.entry, "%s", s->id);
+    h.failed_index = t->cands[done].index;
+    for (int j = done + 1; j < t->n; j++) th->idx[j] = t->cands[j].index;
+    h.n_skipped = t->n - done - 1;
+    h.skipped = th->idx + done + 1;
+  }
+  int rc = ne__wire_encode_results(&s->out, &h, th->idx, th->res, done);
+  if (rc) {
+    ne__worker_say(th->w, "task %s: results not encoded (%s); it will be re-claimed", s->id, ne_strerror(rc));
+    return NE_SLOT_FREE;
+  }
+  s->n_results = done;
+  return NE_SLOT_DONE;
+}
+
+// Decodes and evaluates the task in s. Returns the slot's next state: DONE (answer it), DROP
+// (garbage: acknowledge and delete it) or FREE (leave it unacknowledged for re-claim).
+static ne__slot_state process_task(ne__wthread* th, ne__slot* s) {
+  ne__worker* w = th->w;
+  char why[NE_ERRSTR_LEN];
+  if (!s->payload.len) return NE_SLOT_DROP;  // the reader found no payload and said so
+  int rc = ne__wire_decode_task(&th->task, s->payload.data, s->payload.len, why);
+  if (!rc) rc = check_task(th, why);
+  if (rc == NE_ENOMEM) {
+    ne__worker_say(w, "task %s: %s; leaving it for another worker", s->id, why);
+    return NE_SLOT_FREE;
+  }
+  if (rc) {
+    ne__worker_say(w, "dropped %s task %s: %s", rc == NE_EVERSION ? "incompatible" : "malformed", s->id, why);
+    return NE_SLOT_DROP;
+  }
+  if (reserve_thread(th, th->task.n, th->task.n_blobs, th->ex->env->obs_dim) != 0) {
+    ne__worker_say(w, "task %s: out of memory for %d results; leaving it for another worker", s->id, th->task.n);
+    return NE_SLOT_FREE;
+  }
+  // a blob missing (Redis restarted, generation over) leaves the task unacknowledged: it is re-claimed
+  if (hold_blobs(th, why) != 0) {
+    release_blobs(th);
+    ne__worker_say(w, "task %s: %s; leaving it for re-claim", s->id, why);
+    sleep_s(0.2);
+    return NE_SLOT_FREE;
+  }
+  double t0 = ne__now();
+  int done = evaluate_task(th, why);
+  release_blobs(th);
+  if (done < th->task.n) {
+    ne__worker_say(w, "task %s: env failure on candidate %u of generation %u: %s; reported to the master", s->id,
+                   th->task.cands[done].index, th->task.round.generation, why);
+    pthread_mutex_lock(&w->mu);
+    w->env_failures++;
+    pthread_mutex_unlock(&w->mu);
+  }
+  return answer_task(th, s, done, ne__now() - t0, why);
+}
+
+// ---- evaluation threads -------------------------------------------------------------------
+
+// The oldest queued slot, or NULL (mu held).
+static ne__slot* oldest_queued(ne__worker* w) {
+  ne__slot* best = NULL;
+  for (int i = 0; i < w->threads; i++)
+    if (w->slots[i].state == NE_SLOT_QUEUED && (!best || w->slots[i].seq < best->seq)) best = &w->slots[i];
+  return best;
+}
+
+static void* eval_main(void* arg) {
+  ne__wthread* th = arg;
+  ne__worker* w = th->w;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    ne__slot* s = oldest_queued(w);
+    if (!s) {
+      if (w->reader_exited) break;  // nothing more will come
+      w->idle++;
+      pthread_cond_signal(&w->slot_cv);
+      timed_wait(&w->task_cv, &w->mu);
+      w->idle--;
+      continue;
+    }
+    s->state = NE_SLOT_RUNNING;
+    pthread_mutex_unlock(&w->mu);
+    ne__slot_state next = process_task(th, s);
+    pthread_mutex_lock(&w->mu);
+    s->state = next;
+    if (next == NE_SLOT_FREE) pthread_cond_signal(&w->slot_cv);
+    else pthread_cond_signal(&w->send_cv);
+  }
+  w->evals_running--;
+  pthread_cond_broadcast(&w->send_cv);
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+// ---- the reader ---------------------------------------------------------------------------
+
+// How many tasks the reader may claim now: idle threads not yet served, within free slots (mu held).
+static int claimable(const ne__worker* w) {
+  int queued = 0, free_slots = 0;
+  for (int i = 0; i < w->threads; i++) {
+    queued += w->slots[i].state == NE_SLOT_QUEUED;
+    free_slots += w->slots[i].state == NE_SLOT_FREE;
+  }
+  int want = w->idle - queued;
+  return want < free_slots ? want : free_slots;
+}
+
+// Puts one claimed entry into a free slot (mu held); an entry without payload is marked for dropping.
+static void queue_entry(ne__worker* w, const redisReply* e) {
+  ne__slot* s = NULL;
+  for (int i = 0; i < w->threads && !s; i++)
+    if (w->slots[i].state == NE_SLOT_FREE) s = &w->slots[i];
+  if (!s || e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING) return;
+  const redisReply* fields = e->element[1];
+  const redisReply* payload = NULL;
+  for (size_t i = 0; fields->type == REDIS_REPLY_ARRAY && i + 1 < fields->elements; i += 2)
+    if (fields->element[i]->type == REDIS_REPLY_STRING && strcmp(fields->element[i]->str, "m") == 0)
+      payload = fields->element[i + 1];
+  snprintf(s->id, sizeof s->id, "%s", e->element[0]->str);
+  s->payload.len = 0;
+  s->payload.oom = 0;
+  if (payload && payload->type == REDIS_REPLY_STRING && payload->len > 0)
+    ne_buf_bytes(&s->payload, payload->str, payload->len);
+  if (s->payload.oom) {  // leave it for another worker
+    s->state = NE_SLOT_FREE;
+    return;
+  }
+  if (!s->payload.len) ne__worker_say(w, "dropped malformed task %s: no 'm' field", s->id);
+  s->seq = w->seq++;
+  s->state = NE_SLOT_QUEUED;
+}
+
+// One XREADGROUP for up to `want` tasks; queues what came.
+static void claim(ne__worker* w, int want) {
+  ne__experiment* ex = w->ex;
+  char count[16], block[16];
+  snprintf(count, sizeof count, "%d", want);
+  snprintf(block, sizeof block, "%d", READ_BLOCK_MS);
+  const char* argv[] = {"XREADGROUP", "GROUP", NE_GROUP, w->name, "COUNT", count, "BLOCK", block, "STREAMS",
+                        ex->k_tasks, ">"};
+  redisReply* r = ne__rconn_argv(&w->rconn, 11, argv, NULL);
+  if (!r) return;
+  if (r->type == REDIS_REPLY_ERROR) {  // NOGROUP: the master has not (re-)created the stream yet
+    freeReplyObject(r);
+    sleep_s(0.2);
+    return;
+  }
+  if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->elements == 2) {
+    const redisReply* entries = r->element[0]->element[1];
+    pthread_mutex_lock(&w->mu);
+    for (size_t i = 0; entries->type == REDIS_REPLY_ARRAY && i < entries->elements; i++)
+      queue_entry(w, entries->element[i]);
+    pthread_cond_broadcast(&w->task_cv);
+    pthread_mutex_unlock(&w->mu);
+  }
+  freeReplyObject(r);
+}
+
+static void* reader_main(void* arg) {
+  ne__worker* w = arg;
+  ne__experiment* ex = w->ex;
+  while (!ex->leave && !ne__worker_stopping(w)) {
+    pthread_mutex_lock(&w->mu);
+    int want = claimable(w);
+    if (want <= 0) timed_wait(&w->slot_cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    if (want <= 0) continue;
+    if (ne__rconn_wait(&w->rconn, &ex->leave, 0) != 0) break;
+    claim(w, want);
+  }
+  ne__rconn_close(&w->rconn);
+  pthread_mutex_lock(&w->mu);
+  w->reader_exited = 1;
+  pthread_cond_broadcast(&w->task_cv);
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+// ---- the writer ---------------------------------------------------------------------------
+
+// Queues the commands that answer slot s; returns the replies to read, or -1 when disconnected.
+static int queue_answer(ne__worker* w, const ne__slot* s) {
+  const ne__experiment* ex = w->ex;
+  if (s->state == NE_SLOT_DROP) {  // garbage must not circulate
+    const char* ack[] = {"XACK", ex->k_tasks, NE_GROUP, s->id};
+    const char* del[] = {"XDEL", ex->k_tasks, s->id};
+    int rc = ne__rconn_append(&w->wconn, 4, ack, NULL);
+    if (!rc) rc = ne__rconn_append(&w->wconn, 3, del, NULL);
+    return rc ? -1 : 2;
+  }
+  const char* multi[] = {"MULTI"};
+  const char* xadd[] = {"XADD", ex->k_results, "*", "r", (const char*)s->out.data};
+  size_t xlens[] = {4, strlen(ex->k_results), 1, 1, s->out.len};
+  const char* xack[] = {"XACK", ex->k_tasks, NE_GROUP, s->id};
+  const char* exec[] = {"EXEC"};
+  int rc = ne__rconn_append(&w->wconn, 1, multi, NULL);
+  if (!rc) rc = ne__rconn_append(&w->wconn, 5, xadd, xlens);
+  if (!rc) rc = ne__rconn_append(&w->wconn, 4, xack, NULL);
+  if (!rc) rc = ne__rconn_append(&w->wconn, 1, exec, NULL);
+  return rc ? -1 : 4;
+}
+
+// Sends the answers of slots[0..n) in one round trip. 0, or NE_ENET (they stay to be sent again
+// after the reconnect: duplicate results are harmless).
+static int send_answers(ne__worker* w, ne__slot** slots, int n) {
+  if (ne__rconn_ensure(&w->wconn)) return NE_ENET;
+  int replies = 0;
+  for (int i = 0; i < n; i++) {
+    int k = queue_answer(w, slots[i]);
+    if (k < 0) return NE_ENET;
+    replies += k;
+  }
+  for (int i = 0; i < replies; i++) {
+    redisReply* r = ne__rconn_get_reply(&w->wconn);
+    if (!r) return NE_ENET;
+    freeReplyObject(r);
+  }
+  return 0;
+}
+
+// Frees the sent slots and counts them (mu held).
+static void sent(ne__worker* w, ne__slot** slots, int n) {
+  for (int i = 0; i < n; i++) {
+    if (slots[i]->state == NE_SLOT_DROP) w->bad_tasks++;
+    else w->results_done += (uint64_t)slots[i]->n_results, w->tasks_done++;
+    slots[i]->state = NE_SLOT_FREE;
+  }
+  if (w->opt.max_tasks > 0 && (long)w->tasks_done >= w->opt.max_tasks) w->done = 1;
+  pthread_cond_broadcast(&w->slot_cv);
+}
+
+static void* writer_main(void* arg) {
+  ne__worker* w = arg;
+  ne__experiment* ex = w->ex;
+  ne__slot** ready = ne_calloc((size_t)w->threads, sizeof *ready);
+  int failures = 0;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    int n = 0;
+    for (int i = 0; ready && i < w->threads; i++)
+      if (w->slots[i].state == NE_SLOT_DONE || w->slots[i].state == NE_SLOT_DROP) ready[n++] = &w->slots[i];
+    if (!n) {
+      if (w->evals_running == 0) break;  // every thread returned and everything is sent
+      timed_wait(&w->send_cv, &w->mu);
+      continue;
+    }
+    pthread_mutex_unlock(&w->mu);
+    int rc = send_answers(w, ready, n);
+    if (rc) {
+      // leaving with Redis away: a few attempts, then the tasks are re-claimed by the master
+      int leaving = ex->leave || ne__worker_stopping(w);
+      rc = ne__rconn_wait(&w->wconn, leaving ? NULL : &ex->leave, leaving ? 10 : 0);
+      if (rc && leaving && ++failures >= FLUSH_TRIES) {
+        for (int i = 0; i < n; i++)
+          ne__worker_say(w, "task %s: results not sent (%s); it will be re-claimed", ready[i]->id, w->wconn.errstr);
+        rc = 0;
+      } else if (rc) {
+        pthread_mutex_lock(&w->mu);
+        continue;
+      }
+    }
+    failures = 0;
+    pthread_mutex_lock(&w->mu);
+    sent(w, ready, n);
+  }
+  w->writer_exited = 1;
+  pthread_mutex_unlock(&w->mu);
+  ne__rconn_close(&w->wconn);
+  ne_free(ready);
+  return NULL;
+}
+
+// ---- starting, stopping, touching ---------------------------------------------------------
+
+int ne__worker_start_tasks(ne__worker* w) {
+  w->th = ne_calloc((size_t)w->threads, sizeof *w->th);
+  w->slots = ne_calloc((size_t)w->threads, sizeof *w->slots);
+  if (!w->th || !w->slots) return NE_ENOMEM;
+  w->idle = 0;
+  w->reader_exited = w->writer_exited = 0;
+  w->rconn = (ne__rconn){.url = w->url, .timeout_s = 2};
+  w->wconn = (ne__rconn){.url = w->url, .timeout_s = 2};
+  for (int t = 0; t < w->threads; t++) {
+    ne__wthread* th = &w->th[t];
+    th->w = w;
+    th->ex = w->ex;
+    ne__wire_task_init(&th->task);
+    ne_buf_init(&w->slots[t].payload);
+    ne_buf_init(&w->slots[t].out);
+    th->ev = ne_evaluator_create(w->ex->env, &w->ex->policy, w->ex->cache);
+    if (!th->ev) return NE_ENOMEM;
+  }
+  for (int t = 0; t < w->threads; t++) {
+    pthread_mutex_lock(&w->mu);
+    w->evals_running++;  // before the thread can return and count itself out
+    pthread_mutex_unlock(&w->mu);
+    if (pthread_create(&w->th[t].th, NULL, eval_main, &w->th[t]) != 0) {
+      pthread_mutex_lock(&w->mu);
+      w->evals_running--;
+      pthread_mutex_unlock(&w->mu);
+      return NE_ENOMEM;
+    }
+    w->th[t].started = 1;
+  }
+  if (pthread_create(&w->writer, NULL, writer_main, w) != 0) return NE_ENOMEM;
+  w->writer_started = 1;
+  if (pthread_create(&w->reader, NULL, reader_main, w) != 0) return NE_ENOMEM;
+  w->reader_started = 1;
+  return 0;
+}
+
+static void thread_free(ne__wthread* th) {
+  ne_evaluator_destroy(th->ev);
+  ne__wire_task_free(&th->task);
+  ne_free(th->res);
+  ne_free(th->idx);
+  ne_free(th->obs);
+  ne_free(th->blobs);
+  ne_free(th->held);
+}
+
+void ne__worker_stop_tasks(ne__worker* w) {
+  if (!w->th) return;
+  w->ex->leave = 1;
+  // the reader first (evaluation threads return once it has and nothing is queued), then the
+  // evaluation threads, then the writer (it returns once they all have and everything is sent)
+  if (w->reader_started) pthread_join(w->reader, NULL);
+  else w->reader_exited = 1;
+  pthread_mutex_lock(&w->mu);
+  pthread_cond_broadcast(&w->task_cv);
+  pthread_mutex_unlock(&w->mu);
+  for (int t = 0; t < w->threads; t++)
+    if (w->th[t].started) pthread_join(w->th[t].th, NULL);
+  if (w->writer_started) pthread_join(w->writer, NULL);
+  for (int t = 0; t < w->threads; t++) {
+    thread_free(&w->th[t]);
+    if (w->slots) {
+      ne_buf_free(&w->slots[t].payload);
+      ne_buf_free(&w->slots[t].out);
+    }
+  }
+  ne__rconn_close(&w->rconn);
+  ne__rconn_close(&w->wconn);
+  ne_free(w->th);
+  ne_free(w->slots);
+  w->th = NULL;
+  w->slots = NULL;
+  w->reader_started = w->writer_started = 0;
+  w->evals_running = 0;
+}
+
+int ne__worker_tasks_exited(ne__worker* w) {
+  if (!w->th) return 0;
+  pthread_mutex_lock(&w->mu);
+  int exited = w->reader_exited && w->writer_exited && w->evals_running == 0;
+  pthread_mutex_unlock(&w->mu);
+  return exited;
+}
+
+void ne__worker_touch_tasks(ne__worker* w, ne__rconn* conn) {
+  if (!w->ex || !w->slots || !conn->c) return;
+  int queued = 0;
+  pthread_mutex_lock(&w->mu);
+  for (int i = 0; i < w->threads; i++) {
+    if (w->slots[i].state == NE_SLOT_FREE) continue;
+    const char* argv[] = {"XCLAIM", w->ex->k_tasks, NE_GROUP, w->name, "0", w->slots[i].id, "JUSTID"};
+    if (ne__rconn_append(conn, 7, argv, NULL) == 0) queued++;
+  }
+  pthread_mutex_unlock(&w->mu);
+  for (int i = 0; i < queued; i++) {
+    redisReply* r = ne__rconn_get_reply(conn);
+    if (!r) break;
+    freeReplyObject(r);
+  }
+}
