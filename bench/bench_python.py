@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Python package benchmarks: (1) the Gymnasium bridge's overhead: env steps/s of Gymnasium's own
 # CartPole-v1 driven by the C evaluator through the bridge (gym:CartPole-v1), against the same env in
-# a plain Python loop and against neuroevo's native C CartPole; (2) the Deep GA on CartPole from
+# a plain Python loop and against neuroevo's native C CartPole, with the handshake's spin phase and
+# without it (NEUROEVO_GYM_SPIN_US=0); (2) the Deep GA on CartPole from
 # Python (neuroevo.run, native env and through the bridge) against the same GA written as a
 # pure-Python NumPy + Gymnasium loop: wall time to the same threshold (elite mean >= 475 over 100
 # episodes), median over seeds; (3) CMA-ES through neuroevo.algorithms against pycma on the same
@@ -195,10 +196,15 @@ def main():
     n = 50_000 if a.quick else 200_000
     plain = python_loop_steps_per_s(n)
     rows = [("Gymnasium CartPole, plain Python loop (no policy)", plain, 1)]
+    eps = 40 if a.quick else 200
     for threads in (1, THREADS):
-        eps = 40 if a.quick else 200
         rows.append((f"gym:CartPole-v1 through the bridge, {threads} thread(s)", c_driven_steps_per_s(
             "gym:CartPole-v1", eps * threads, threads), threads))
+    # the handshake without its spin phase: every message wakes a sleeping process
+    os.environ["NEUROEVO_GYM_SPIN_US"] = "0"
+    rows.append(("gym:CartPole-v1 bridge, 1 thread, no spin (SPIN_US=0)", c_driven_steps_per_s(
+        "gym:CartPole-v1", eps, 1), 1))
+    del os.environ["NEUROEVO_GYM_SPIN_US"]
     native = c_driven_steps_per_s("CartPole-v1", 2000 if a.quick else 20000, 1)
     rows.append(("native C CartPole-v1, 1 thread", native, 1))
     print(f"{'':58s} {'steps/s':>12s} {'/ plain Py':>11s} {'/ native C':>11s}")
