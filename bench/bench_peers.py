@@ -47,10 +47,11 @@ class Task:
     max_generations: int
 
     def overrides(self, seed):
-        """neuroevo config keys for the same settings (weight decay and observation normalization
-        off, as Open_ES and pycma have neither)."""
+        """neuroevo config keys for the same settings: weight decay and observation normalization
+        off, as Open_ES and pycma have neither; no checkpoint but the last, as the peers keep none
+        (an fsync'd checkpoint per generation costs more than a CartPole generation's compute)."""
         o = {"run.seed": seed, "run.target": self.threshold, "run.generations": self.max_generations,
-             "run.plot_every": 0, "env.id": self.env_id, "env.episodes": self.episodes,
+             "run.plot_every": 0, "run.checkpoint_every": self.max_generations, "env.id": self.env_id, "env.episodes": self.episodes,
              "policy.hidden": ",".join(map(str, self.hidden)), "policy.activation": "tanh"}
         if self.algorithm == "es":
             o.update({"es.population": self.population, "es.sigma": self.sigma, "es.optimizer": "adam",
@@ -284,11 +285,11 @@ def main():
         ratio = lambda d: f"{t.seconds / d:6.0f}x" if ok else "    n/a"  # noqa: E731
         lower = "" if t.reached else ">"
         print(f"{name:28s} {peer[0]:34s} {fmt(t):>20s} {t.generations:5d} {ne_s:9.2f} s {ne_loop:8.3f} "
-              f"{ne_gens:5.0f} {lower}{ratio(ne_s).strip():>6s} {lower}{ratio(ne_loop).strip():>6s} "
+              f"{ne_gens:5.0f} {lower + ratio(ne_s).strip():>7s} {lower + ratio(ne_loop).strip():>7s} "
               f"{ne_rate / (t.steps / t.seconds):9.0f}x")
     print("peer s: the peer's loop until its centre (ES) / mean (CMA-ES) evaluation reaches the threshold "
           "(JIT compilation before the clock); neuroevo s: neuroevo.run end to end (run directory, "
-          "checkpoints); loop s: its training loop (metrics.csv wall_s); x: peer s / neuroevo s; '>' when "
+          "final checkpoint and curve.png); loop s: its training loop (metrics.csv wall_s); x: peer s / neuroevo s; '>' when "
           "the peer stopped at its budget first; x steps/s: neuroevo's env steps per second of its loop over "
           "the peer's")
 
