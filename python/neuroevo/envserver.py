@@ -45,6 +45,7 @@ MAX_ACT = 32
 # block means its data is there; elsewhere only the socket's syscalls order them
 SPIN_OK = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
 SPIN_US = 50.0  # = gym.c's SPIN_US
+SPIN_MAX_US = 10000.0  # = gym.c's SPIN_MAX_US
 DRAIN_EVERY = 32  # doorbells received by spinning, read from the socket in batches
 PROBE_EVERY = 128  # = gym.c's PROBE_EVERY
 
@@ -56,12 +57,15 @@ NO_TIME_LIMIT = 1 << 62
 
 
 def spin_seconds() -> float:
-    """NEUROEVO_GYM_SPIN_US in seconds (0 turns spinning off), else SPIN_US, as gym.c reads it."""
+    """NEUROEVO_GYM_SPIN_US in seconds (0 turns spinning off; at most SPIN_MAX_US), else SPIN_US, as
+    gym.c reads it."""
     try:
         v = float(os.environ.get("NEUROEVO_GYM_SPIN_US", SPIN_US))
     except ValueError:
         v = SPIN_US
-    return (v if 0 <= v <= 1e6 else SPIN_US) * 1e-6
+    if not v >= 0:
+        v = SPIN_US
+    return min(v, SPIN_MAX_US) * 1e-6
 
 
 class BridgeError(Exception):

@@ -43,6 +43,7 @@ extern char** environ;  // handed to the server unchanged (PYTHONPATH, virtualen
 #define QUIT_WAIT_MS 2000             // how long a quitting server may take to close its env
 #define SPIN_US 50.0                  // spin before sleeping on a reply (NEUROEVO_GYM_SPIN_US; 0: never spin):
                                       // covers a small env's step; a longer step costs one sleep as before
+#define SPIN_MAX_US 10000.0           // the largest NEUROEVO_GYM_SPIN_US taken: a probe costs the whole budget
 #define DRAIN_EVERY 32                // unread doorbells (replies caught by spinning) drained per batch
 #define PROBE_EVERY 128               // after spinning was given up, calls between two full-budget tries
 #if defined(__x86_64__) || defined(__i386__)
@@ -100,12 +101,14 @@ static double env_seconds(const char* name, double dflt) {
   return s && end != s && v > 0 ? v : dflt;
 }
 
-// the spin budget in seconds: NEUROEVO_GYM_SPIN_US microseconds (0 turns spinning off), else SPIN_US
+// the spin budget in seconds: NEUROEVO_GYM_SPIN_US microseconds (0 turns spinning off; at most
+// SPIN_MAX_US), else SPIN_US
 static double spin_seconds(void) {
   const char* s = getenv("NEUROEVO_GYM_SPIN_US");
   char* end;
   double v = s ? strtod(s, &end) : 0;
-  return (s && end != s && v >= 0 && v <= 1e6 ? v : SPIN_US) * 1e-6;
+  if (!s || end == s || !(v >= 0)) v = SPIN_US;
+  return (v < SPIN_MAX_US ? v : SPIN_MAX_US) * 1e-6;
 }
 
 // how a reaped process ended, as "exited with status 1" / "was killed by signal 11 (SIGSEGV)"
