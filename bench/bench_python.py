@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Python package benchmarks: (1) the Gymnasium bridge's overhead: env steps/s of Gymnasium's own
 # CartPole-v1 driven by the C evaluator through the bridge (gym:CartPole-v1), against the same env in
-# a plain Python loop and against neuroevo's native C CartPole; (2) the Deep GA on CartPole from
+# a plain Python loop and against neuroevo's native C CartPole, with the handshake's spin phase and
+# without it (NEUROEVO_GYM_SPIN_US=0); (2) the Deep GA on CartPole from
 # Python (neuroevo.run, native env and through the bridge) against the same GA written as a
 # pure-Python NumPy + Gymnasium loop: wall time to the same threshold (elite mean >= 475 over 100
 # episodes), median over seeds; (3) CMA-ES through neuroevo.algorithms against pycma on the same
@@ -67,12 +68,16 @@ def good_cartpole_genome():
 
 # ---- (2) the Deep GA in pure Python --------------------------------------------------------------
 
+# configs/cartpole-ga.ini now has population 20 (make run's demo); both sides of (2) use these
+GA_POPULATION, GA_TRUNCATION = 100, 10
+
+
 class PurePythonGA:
-    """The Deep GA of configs/cartpole-ga.ini (population 100, truncation 10, sigma 0.1, top 3 + the
-    elite re-evaluated on 100 episodes, elitism) on a 4-16-2 tanh MLP with normc init, written the
+    """The Deep GA of configs/cartpole-ga.ini with GA_POPULATION and GA_TRUNCATION (sigma 0.1, top 3 +
+    the elite re-evaluated on 100 episodes, elitism) on a 4-16-2 tanh MLP with normc init, written the
     way a Python user would: NumPy parameter vectors and gymnasium.make("CartPole-v1")."""
 
-    def __init__(self, seed, population=100, truncation=10, sigma=0.1, elite_candidates=3, elite_episodes=100):
+    def __init__(self, seed, population=GA_POPULATION, truncation=GA_TRUNCATION, sigma=0.1, elite_candidates=3, elite_episodes=100):
         self.rng = np.random.default_rng(seed)
         self.env = gym.make("CartPole-v1")
         self.n, self.t, self.sigma = population, truncation, sigma
@@ -138,7 +143,8 @@ def time_to_solve_neuroevo(seed, env_id):
     which leaves out run-directory setup, the env servers' start and the final plot)"""
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
-        run = neuroevo.run("cartpole-ga", out=out, threads=THREADS, run__seed=seed, env__id=env_id)
+        run = neuroevo.run("cartpole-ga", out=out, threads=THREADS, run__seed=seed, env__id=env_id,
+                           ga__population=GA_POPULATION, ga__truncation=GA_TRUNCATION)
         seconds = time.perf_counter() - t0
         m = run.metrics
         solved = run.best_score is not None and run.best_score >= 475.0
@@ -195,10 +201,15 @@ def main():
     n = 50_000 if a.quick else 200_000
     plain = python_loop_steps_per_s(n)
     rows = [("Gymnasium CartPole, plain Python loop (no policy)", plain, 1)]
+    eps = 40 if a.quick else 200
     for threads in (1, THREADS):
-        eps = 40 if a.quick else 200
         rows.append((f"gym:CartPole-v1 through the bridge, {threads} thread(s)", c_driven_steps_per_s(
             "gym:CartPole-v1", eps * threads, threads), threads))
+    # the handshake without its spin phase: every message wakes a sleeping process
+    os.environ["NEUROEVO_GYM_SPIN_US"] = "0"
+    rows.append(("gym:CartPole-v1 bridge, 1 thread, no spin (SPIN_US=0)", c_driven_steps_per_s(
+        "gym:CartPole-v1", eps, 1), 1))
+    del os.environ["NEUROEVO_GYM_SPIN_US"]
     native = c_driven_steps_per_s("CartPole-v1", 2000 if a.quick else 20000, 1)
     rows.append(("native C CartPole-v1, 1 thread", native, 1))
     print(f"{'':58s} {'steps/s':>12s} {'/ plain Py':>11s} {'/ native C':>11s}")

@@ -3,7 +3,9 @@
 
 It holds one Gymnasium env and serves reset/step requests from the C worker through a shared-memory
 block (layout in src/envs/gym/gym_proto.h, repeated below) and one-byte doorbells on a socket, so the
-C side never runs Python. It is started by the C library, never by hand:
+C side never runs Python. A request is awaited by spinning on the block's request number for
+NEUROEVO_GYM_SPIN_US (x86 only), then by sleeping in a read of the socket; the steady state of a
+rollout thus costs no process wake-up on either side. It is started by the C library, never by hand:
 
     python -m neuroevo.envserver --sock 3 --shm 4 --shm-bytes N --env CartPole-v1
 
@@ -17,15 +19,18 @@ import argparse
 import importlib
 import mmap
 import os
+import platform
+import socket
 import struct
 import sys
+import time
 import traceback
 from typing import Any, Callable
 
 # ---- the shared block (keep in sync with src/envs/gym/gym_proto.h) --------------------------------
 MAGIC = 0x5947454E
-VERSION = 1
-CMD_RESET, CMD_STEP, CMD_QUIT = b"R", b"S", b"Q"
+VERSION = 2
+CMD_RESET, CMD_STEP, CMD_QUIT = ord("R"), ord("S"), ord("Q")
 REPLY_HELLO, REPLY_OK, REPLY_ERROR = b"H", b"K", b"E"
 OFF_MAGIC, OFF_VERSION, OFF_CODE, OFF_SEED = 0, 4, 8, 16
 OFF_REWARD, OFF_TERMINATED, OFF_TRUNCATED = 24, 32, 36
@@ -33,13 +38,34 @@ OFF_OBS_DIM, OFF_OBS_RANK, OFF_OBS_SHAPE = 40, 44, 48
 OFF_DISCRETE, OFF_N_ACTIONS, OFF_ACT_DIM, OFF_MAX_STEPS = 60, 64, 68, 72
 OFF_HAS_THRESHOLD, OFF_THRESHOLD, OFF_ACT_LOW, OFF_ACT_HIGH = 76, 80, 88, 344
 OFF_ERRMSG, ERRMSG_LEN, OFF_ACT, OFF_OBS = 1024, 1024, 2048, 4096
+OFF_REQ_SEQ, OFF_REQ_CMD, OFF_REP_SEQ, OFF_REP_BYTE = 640, 644, 704, 708
 MAX_ACT = 32
+
+# spinning for requests: x86 keeps the C side's stores in order, so a request number seen in the
+# block means its data is there; elsewhere only the socket's syscalls order them
+SPIN_OK = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+SPIN_US = 50.0  # = gym.c's SPIN_US
+SPIN_MAX_US = 10000.0  # = gym.c's SPIN_MAX_US
+DRAIN_EVERY = 32  # doorbells received by spinning, read from the socket in batches
+PROBE_EVERY = 128  # = gym.c's PROBE_EVERY
 
 # NE_E* codes (include/neuroevo/error.h) the C side turns into its error
 NE_EIO, NE_ENOTFOUND, NE_EUNSUPPORTED = -3, -5, -12
 
 # no TimeLimit inside the server: neuroevo applies the registered limit once, on the C side
 NO_TIME_LIMIT = 1 << 62
+
+
+def spin_seconds() -> float:
+    """NEUROEVO_GYM_SPIN_US in seconds (0 turns spinning off; at most SPIN_MAX_US), else SPIN_US, as
+    gym.c reads it."""
+    try:
+        v = float(os.environ.get("NEUROEVO_GYM_SPIN_US", SPIN_US))
+    except ValueError:
+        v = SPIN_US
+    if not v >= 0:
+        v = SPIN_US
+    return min(v, SPIN_MAX_US) * 1e-6
 
 
 class BridgeError(Exception):
@@ -65,7 +91,13 @@ class Server:
 
     def __init__(self, sock: int, mem: mmap.mmap, gym_id: str):
         self.sock = sock
+        self.conn = socket.socket(fileno=sock)  # recv(MSG_DONTWAIT) for draining; closes sock when collected
         self.mem = mem
+        self.words = memoryview(mem).cast("I")  # the block as uint32 words (sequence numbers)
+        self.seq = 1  # number of the last reply: 1 is the startup reply
+        self.undrained = 0
+        self.spin_max = self.spin_s = spin_seconds() if SPIN_OK else 0.0
+        self.since_probe = 0
         self.gym_id = gym_id
         self.env: Any = None
         self.np: Any = None
@@ -78,7 +110,55 @@ class Server:
 
     # ---- replies ------------------------------------------------------------------------------
     def reply(self, byte: bytes) -> None:
+        """Publishes reply number self.seq (its data was written before), then rings the doorbell."""
+        words = self.words
+        words[OFF_REP_BYTE >> 2] = byte[0]
+        words[OFF_REP_SEQ >> 2] = self.seq
         os.write(self.sock, byte)
+
+    def wait_request(self) -> int:
+        """-> the next request's command byte, or CMD_QUIT when the C side is gone. Spins first with
+        the adaptive budget of gym.c's spin_adaptive (full after a request caught in time, quartered
+        after a miss or a late catch, retried every PROBE_EVERY requests once at 0), then sleeps on
+        the socket."""
+        words, want = self.words, (self.seq + 1) & 0xFFFFFFFF
+        slot, budget = OFF_REQ_SEQ >> 2, self.spin_s
+        if budget <= 0 < self.spin_max:
+            self.since_probe += 1
+            if self.since_probe >= PROBE_EVERY:
+                self.since_probe, budget = 0, self.spin_max
+        if budget > 0:  # never yields: see gym.c's spin_for_reply
+            clock = time.perf_counter
+            end = clock() + budget
+            while True:
+                for _ in range(32):
+                    if words[slot] == want:
+                        in_time = clock() <= end
+                        self.seq = want
+                        self.spin_s = self.spin_max if in_time else budget / 4
+                        self.undrained += 1
+                        if self.undrained >= DRAIN_EVERY:
+                            self.drain()
+                        return words[OFF_REQ_CMD >> 2]
+                if clock() > end:
+                    break
+            self.spin_s = 0.0 if budget / 4 < 1e-6 else budget / 4
+        # sleep on the socket: the doorbell wakes us, a closed socket means the C side went away
+        while words[slot] != want:
+            if not self.conn.recv(256):
+                return CMD_QUIT
+            self.undrained = 0
+        self.seq = want
+        return words[OFF_REQ_CMD >> 2]
+
+    def drain(self) -> None:
+        """Reads the doorbells of requests that spinning already caught, without blocking."""
+        self.undrained = 0
+        try:
+            while len(self.conn.recv(256, socket.MSG_DONTWAIT)) == 256:
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
 
     def error(self, code: int, message: str) -> None:
         data = message.encode("utf-8", "replace")[: ERRMSG_LEN - 1] + b"\0"
@@ -176,11 +256,11 @@ class Server:
 
     def serve(self) -> None:
         """Answers commands until told to quit or the C side goes away."""
-        read, env, mem = os.read, self.env, self.mem
+        env, mem, wait_request = self.env, self.mem, self.wait_request
         pack_into, unpack_from = struct.pack_into, struct.unpack_from
         while True:
-            cmd = read(self.sock, 1)
-            if not cmd or cmd == CMD_QUIT:
+            cmd = wait_request()
+            if cmd == CMD_QUIT:
                 return
             try:
                 if cmd == CMD_STEP:
@@ -191,11 +271,11 @@ class Server:
                     obs, _ = env.reset(seed=unpack_from("<Q", mem, OFF_SEED)[0])
                     self.put_obs(obs)
                 else:
-                    raise BridgeError(NE_EIO, f"unknown command byte {cmd!r}")
+                    raise BridgeError(NE_EIO, f"unknown command byte {cmd:#04x}")
             except Exception as e:  # the env's own failure: report it, the C side restarts us
                 self.error(getattr(e, "code", NE_EIO), f"{'step' if cmd == CMD_STEP else 'reset'} raised {describe(e)}")
                 continue
-            os.write(self.sock, REPLY_OK)
+            self.reply(REPLY_OK)
 
 
 def main(argv: list[str] | None = None) -> int:

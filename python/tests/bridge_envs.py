@@ -2,7 +2,8 @@
 # Gymnasium envs for the bridge tests, registered on import so that `gym:bridge_envs:NAME-v0`
 # makes them in an env server: one that raises inside step, one whose process dies, one that dies
 # once and then works (the restart-and-retry path), one that raises once a marker file exists (a run
-# that breaks mid-way, tests/e2e_redis_failure.sh), one with an unsupported observation space.
+# that breaks mid-way, tests/e2e_redis_failure.sh), one with an unsupported observation space;
+# Gymnasium's CartPole and Pendulum with a fixed start state (FixedCartPole-v1, FixedPendulum-v1).
 import os
 
 import gymnasium as gym
@@ -114,6 +115,28 @@ class DiscreteObs(gym.Env):
         self.s = 1 + (self.s - 1 + int(action)) % 5
         return self.s, float(action), False, False, {}
 
+
+def fixed_start(base, state):
+    """Gymnasium's `base` env that starts every episode in `state`, whatever the seed: a rollout is
+    then a function of the policy alone, and two implementations of a policy can be compared by
+    their returns (tests/test_bench_peers.py)."""
+
+    class FixedStart(base):
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            self.state = np.array(state, dtype=np.float64)
+            self.steps_beyond_terminated = None
+            return self._get_obs() if hasattr(self, "_get_obs") else np.array(self.state, dtype=np.float32), {}
+
+    return FixedStart
+
+
+from gymnasium.envs.classic_control import CartPoleEnv, PendulumEnv  # noqa: E402
+
+for _id, _cls, _steps in [("FixedCartPole-v1", fixed_start(CartPoleEnv, [0.02, -0.01, 0.03, 0.02]), 500),
+                          ("FixedPendulum-v1", fixed_start(PendulumEnv, [2.5, 0.5]), 200)]:
+    if _id not in gym.registry:
+        gym.register(id=_id, entry_point=_cls, max_episode_steps=_steps)
 
 for _name, _cls in [("Countdown", Countdown), ("Raises", Raises), ("Exits", Exits), ("Flaky", Flaky),
                     ("FailsWhenMarked", FailsWhenMarked), ("DictObs", DictObs), ("Shapes", Shapes),

@@ -2,7 +2,8 @@
 # The Gymnasium bridge (env.id = gym:ID): a GA run on Gymnasium's own CartPole-v1 solves it; a bridged
 # env steps exactly like the Gymnasium env it wraps; failures are clean errors naming the env (an
 # unknown id, an unsupported space, an exception inside step, a server process that dies); a server
-# that dies once is restarted and the evaluation retried; no server outlives its env.
+# that dies once is restarted and the evaluation retried; no server outlives its env; the spinning
+# handshake (NEUROEVO_GYM_SPIN_US) gives the same results as sleeping on the socket.
 import math
 import os
 
@@ -60,6 +61,29 @@ def test_bridge_is_deterministic_for_a_seed():
     b.close()
 
 
+def cartpole_trajectory(seed, steps):
+    env = neuroevo.make("gym:CartPole-v1")
+    out = [env.reset(seed=seed)[0]]
+    for t in range(steps):
+        obs, reward, term, trunc, _ = env.step((t // 3) % 2)
+        out += [obs, np.array([reward, term, trunc], dtype=np.float32)]
+        if term or trunc:
+            out.append(env.reset(seed=seed + t)[0])
+    env.close()
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize("spin_us", ["1", "10000"])
+def test_spinning_handshake_matches_the_sleeping_one(monkeypatch, spin_us):
+    # NEUROEVO_GYM_SPIN_US: 0 always sleeps on the socket; 1 spins, misses, then sleeps; 10000 (the
+    # most taken, 10 ms) catches nearly every reply and request by spinning (doorbells drained in batches)
+    monkeypatch.setenv("NEUROEVO_GYM_SPIN_US", "0")
+    sleeping = cartpole_trajectory(7, 300)
+    monkeypatch.setenv("NEUROEVO_GYM_SPIN_US", spin_us)
+    np.testing.assert_array_equal(cartpole_trajectory(7, 300), sleeping)
+    assert no_servers_left() == []
+
+
 def test_unknown_id_names_the_env():
     with pytest.raises(neuroevo.Error, match=r"gym:NoSuchEnv-v0: .*NoSuchEnv"):
         neuroevo.make("gym:NoSuchEnv-v0")
@@ -91,7 +115,10 @@ def test_exception_inside_the_env_is_reported(tmp_path):
     assert no_servers_left() == []
 
 
-def test_dead_server_is_reported(tmp_path):
+@pytest.mark.parametrize("spin_us", ["0", "10000"])
+def test_dead_server_is_reported(tmp_path, monkeypatch, spin_us):
+    # also while the C side spins (10 ms) for the reply of a server that is already gone
+    monkeypatch.setenv("NEUROEVO_GYM_SPIN_US", spin_us)
     with pytest.raises(neuroevo.Error, match=r"Exits-v0: the env server exited with status 7 during step"):
         neuroevo.run(None, out=tmp_path, threads=1, env__id="gym:bridge_envs:Exits-v0", ga__population=4,
                      ga__truncation=2, ga__elite_candidates=2, policy__hidden=4)

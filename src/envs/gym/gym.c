@@ -3,7 +3,10 @@
 // gymnasium.make does) makes any installed Gymnasium env a neuroevo env. Each env state owns one
 // server process (python/neuroevo/envserver.py), started by its first reset, that holds the Python
 // env; they exchange actions and observations through a shared-memory block (gym_proto.h) and
-// one-byte doorbells on a socketpair, so no Python interpreter ever runs inside a C worker. A server
+// one-byte doorbells on a socketpair, so no Python interpreter ever runs inside a C worker. A reply is
+// first awaited by spinning on the block's reply number for NEUROEVO_GYM_SPIN_US (x86 only, where
+// the server's plain stores are ordered), then by sleeping on the socket: the spin saves the two
+// process wake-ups per step that dominate the bridge's cost when both processes have a core. A server
 // that raises, crashes or hangs is killed and the failure is reported through the family's status
 // hook with the env id in the message; the next reset starts a fresh server (the evaluator retries
 // a candidate once). Steps allocate nothing; a server start costs one Python start (~0.5 s).
@@ -38,6 +41,18 @@ extern char** environ;  // handed to the server unchanged (PYTHONPATH, virtualen
 #define START_TIMEOUT_S 120.0         // Python start + imports + gymnasium.make (MuJoCo models load slowly)
 #define CALL_TIMEOUT_S 60.0           // one reset or step (NEUROEVO_GYM_TIMEOUT overrides)
 #define QUIT_WAIT_MS 2000             // how long a quitting server may take to close its env
+#define SPIN_US 50.0                  // spin before sleeping on a reply (NEUROEVO_GYM_SPIN_US; 0: never spin):
+                                      // covers a small env's step; a longer step costs one sleep as before
+#define SPIN_MAX_US 10000.0           // the largest NEUROEVO_GYM_SPIN_US taken: a probe costs the whole budget
+#define DRAIN_EVERY 32                // unread doorbells (replies caught by spinning) drained per batch
+#define PROBE_EVERY 128               // after spinning was given up, calls between two full-budget tries
+#if defined(__x86_64__) || defined(__i386__)
+#define SPIN_OK 1                     // x86 keeps the server's stores in order: a seen reply number means its data is there
+#define cpu_relax() __builtin_ia32_pause()
+#else
+#define SPIN_OK 0                     // elsewhere only the socket's syscalls order the block's contents
+#define cpu_relax() ((void)0)
+#endif
 
 // One server process, owned by one env state (the family's impl; zeroed by ne_env_state_create).
 typedef struct gym_server {
@@ -45,6 +60,12 @@ typedef struct gym_server {
   pid_t pid;                   // the server process (0: none to reap)
   int sock;                    // our end of the socketpair
   unsigned char* mem;          // (SHM_BYTES) the shared block
+  uint32_t seq;                // number of the last request sent (1: the startup reply awaited)
+  unsigned undrained;          // doorbells received by spinning and not yet read from the socket
+  double spin_max_s;           // the spin budget (NEUROEVO_GYM_SPIN_US)
+  double spin_s;               // the adaptive budget: spin_max_s after a caught reply, quartered after a miss
+  unsigned since_probe;        // calls since spinning was given up (spin_s = 0)
+  double call_timeout_s;       // how long one reset or step may take (NEUROEVO_GYM_TIMEOUT)
   int err;                     // 0, or the NE_E* code of the last failed reset/step
   char errstr[NE_ERRSTR_LEN];  // its message, naming the env id
 } gym_server;
@@ -63,12 +84,31 @@ static double rd_f64(const unsigned char* m, int off) {
   return v;
 }
 
+// a 32-bit word of the shared block (offsets are multiples of 4 from a page-aligned mapping)
+static uint32_t* word(const gym_server* s, int off) { return (uint32_t*)(void*)(s->mem + off); }
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 // seconds from an environment variable, or dflt when unset or not a positive number
 static double env_seconds(const char* name, double dflt) {
   const char* s = getenv(name);
   char* end;
   double v = s ? strtod(s, &end) : 0;
   return s && end != s && v > 0 ? v : dflt;
+}
+
+// the spin budget in seconds: NEUROEVO_GYM_SPIN_US microseconds (0 turns spinning off; at most
+// SPIN_MAX_US), else SPIN_US
+static double spin_seconds(void) {
+  const char* s = getenv("NEUROEVO_GYM_SPIN_US");
+  char* end;
+  double v = s ? strtod(s, &end) : 0;
+  if (!s || end == s || !(v >= 0)) v = SPIN_US;
+  return (v < SPIN_MAX_US ? v : SPIN_MAX_US) * 1e-6;
 }
 
 // how a reaped process ended, as "exited with status 1" / "was killed by signal 11 (SIGSEGV)"
@@ -101,12 +141,18 @@ static int reap(gym_server* s, int ms) {
   return status;
 }
 
+// Publishes the next request (the block's contents are written before its number) and rings the
+// doorbell; returns -1 when the socket is gone.
+static int post(gym_server* s, char cmd) {
+  s->seq++;
+  __atomic_store_n(word(s, NE_GYM_OFF_REQ_CMD), (uint32_t)(unsigned char)cmd, __ATOMIC_RELAXED);
+  __atomic_store_n(word(s, NE_GYM_OFF_REQ_SEQ), s->seq, __ATOMIC_RELEASE);
+  return send(s->sock, &cmd, 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
 // Ends the server: politely (quit command, time to close its env) or at once; releases everything.
 static void stop(gym_server* s, int polite) {
-  if (s->running && polite) {
-    char q = NE_GYM_CMD_QUIT;
-    if (send(s->sock, &q, 1, MSG_NOSIGNAL) != 1) polite = 0;
-  }
+  if (s->running && polite && post(s, NE_GYM_CMD_QUIT) != 0) polite = 0;
   if (s->running) {
     close(s->sock);
     munmap(s->mem, SHM_BYTES);
@@ -212,31 +258,92 @@ static int spawn(gym_server* s, const char* id) {
   s->pid = pid;
   s->sock = sv[0];
   s->mem = mem;
+  s->seq = 1;  // the startup reply's number
+  s->undrained = 0;
+  s->spin_max_s = s->spin_s = spin_seconds();
+  s->since_probe = 0;
+  s->call_timeout_s = env_seconds("NEUROEVO_GYM_TIMEOUT", CALL_TIMEOUT_S);
   s->running = 1;
   return 0;
 }
 
-// Reads the server's one-byte reply within timeout_s. A closed socket means the server died: it is
-// reaped and its exit described.
+// 1 once reply number s->seq is published; its data may then be read (acquire).
+static int replied(const gym_server* s) {
+  return __atomic_load_n(word(s, NE_GYM_OFF_REP_SEQ), __ATOMIC_ACQUIRE) == s->seq;
+}
+
+// Spins up to spin_s for the reply: 0 missed, 1 caught in time, 2 caught late (the spinner lost its
+// core meanwhile, which says the machine is oversubscribed). It never yields: on a busy core a yield
+// gives the core away for a whole time slice, where a sleep on the socket gets it back at the doorbell.
+static int spin_for_reply(const gym_server* s, double spin_s) {
+  double end = now_s() + spin_s;
+  for (unsigned i = 1;; i++) {
+    if (replied(s)) return now_s() <= end ? 1 : 2;
+    cpu_relax();
+    if (i % 64 == 0 && now_s() > end) return 0;
+  }
+}
+
+// Spins for the reply with the adaptive budget, which it updates (glibc's adaptive mutexes do the
+// like): a spin pays only while the server runs on another core; on an oversubscribed machine it
+// steals the server's time, so misses (late catches too) quarter the budget down to 0, and a full
+// spin is tried again every PROBE_EVERY calls to notice when cores free up.
+static int spin_adaptive(gym_server* s) {
+  if (!SPIN_OK || s->spin_max_s <= 0) return 0;
+  double budget = s->spin_s;
+  if (budget <= 0) {
+    if (++s->since_probe < PROBE_EVERY) return 0;
+    s->since_probe = 0;
+    budget = s->spin_max_s;
+  }
+  int caught = spin_for_reply(s, budget);
+  s->spin_s = caught == 1 ? s->spin_max_s : budget / 4 < 1e-6 ? 0 : budget / 4;
+  return caught != 0;
+}
+
+// Sleeps on the socket until the reply is published (a doorbell wakes us), the server dies (the
+// socket closes: it is reaped and its exit described) or timeout_s passes.
+static int sleep_for_reply(gym_server* s, const char* id, double timeout_s, const char* what) {
+  double deadline = now_s() + timeout_s;
+  for (;;) {
+    if (replied(s)) return 0;
+    double left = deadline - now_s();
+    if (left <= 0)
+      return fail(s, id, NE_EIO, "no reply from the env server to %s within %.0f s (NEUROEVO_GYM_TIMEOUT sets the limit)",
+                  what, timeout_s);
+    struct pollfd p = {s->sock, POLLIN, 0};
+    int r = poll(&p, 1, left < 2e6 ? (int)ceil(left * 1000) : 2000000000);  // an int of milliseconds
+    if (r < 0 && errno != EINTR) return fail(s, id, NE_EIO, "poll on the env server's socket: %s", strerror(errno));
+    if (r <= 0) continue;
+    char bells[256];
+    ssize_t n = recv(s->sock, bells, sizeof bells, MSG_DONTWAIT);
+    if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN))) {
+      s->undrained = 0;
+      continue;
+    }
+    if (replied(s)) return 0;  // it answered, then exited
+    char how[96];
+    describe_exit(reap(s, QUIT_WAIT_MS), how, sizeof how);
+    return fail(s, id, NE_EIO, "the env server %s during %s%s", how, what,
+                strcmp(what, "startup") == 0 ? " (its own message is on stderr)" : "");
+  }
+}
+
+// Waits for the reply to request s->seq within timeout_s and returns its byte in *reply.
 static int wait_reply(gym_server* s, const char* id, double timeout_s, const char* what, char* reply) {
-  struct pollfd p = {s->sock, POLLIN, 0};
-  int ms = timeout_s < 2e6 ? (int)(timeout_s * 1000) : 2000000000;  // an int of milliseconds
-  int r;
-  do r = poll(&p, 1, ms);
-  while (r < 0 && errno == EINTR);
-  if (r == 0)
-    return fail(s, id, NE_EIO, "no reply from the env server to %s within %.0f s (NEUROEVO_GYM_TIMEOUT sets the limit)",
-                what, timeout_s);
-  ssize_t n;
-  do n = recv(s->sock, reply, 1, 0);
-  while (n < 0 && errno == EINTR);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);  // the block's contents were written before the reply byte
-  if (n == 1) return 0;
-  // the socket closed: the server is gone
-  char how[96];
-  describe_exit(reap(s, QUIT_WAIT_MS), how, sizeof how);
-  return fail(s, id, NE_EIO, "the env server %s during %s%s", how, what,
-              strcmp(what, "startup") == 0 ? " (its own message is on stderr)" : "");
+  if (spin_adaptive(s)) {
+    // the doorbell that came with it is still in the socket: read them in batches
+    if (++s->undrained >= DRAIN_EVERY) {
+      char bells[256];
+      while (recv(s->sock, bells, sizeof bells, MSG_DONTWAIT) == (ssize_t)sizeof bells) {}
+      s->undrained = 0;
+    }
+  } else {
+    int rc = sleep_for_reply(s, id, timeout_s, what);
+    if (rc) return rc;
+  }
+  *reply = (char)__atomic_load_n(word(s, NE_GYM_OFF_REP_BYTE), __ATOMIC_RELAXED);
+  return 0;
 }
 
 // Turns an error reply into a failure carrying the server's code and message.
@@ -251,14 +358,13 @@ static int server_error(gym_server* s, const char* id) {
 
 // Sends one command and waits for its reply.
 static int call(gym_server* s, const char* id, char cmd, const char* what) {
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);  // the block's contents are written before the doorbell
-  if (send(s->sock, &cmd, 1, MSG_NOSIGNAL) != 1) {
+  if (post(s, cmd) != 0) {
     char how[96];
     describe_exit(reap(s, QUIT_WAIT_MS), how, sizeof how);
     return fail(s, id, NE_EIO, "the env server %s before %s", how, what);
   }
   char reply;
-  int rc = wait_reply(s, id, env_seconds("NEUROEVO_GYM_TIMEOUT", CALL_TIMEOUT_S), what, &reply);
+  int rc = wait_reply(s, id, s->call_timeout_s, what, &reply);
   if (rc) return rc;
   if (reply == NE_GYM_REPLY_OK) return 0;
   if (reply == NE_GYM_REPLY_ERROR) return server_error(s, id);
