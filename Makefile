@@ -6,7 +6,7 @@ ASAN      ?= build-asan
 CONFIG    ?= cartpole-ga
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test test-fast test-asan bench bench-train clean ale
+.PHONY: all build deps run test test-fast test-asan bench bench-train clean ale ale-lib
 
 all: build
 
@@ -25,15 +25,31 @@ run: build
 	@$(BUILD)/neuroevo run $(CONFIG)
 	@$(BUILD)/neuroevo report "$$(ls -td runs/*/ | head -n 1)"  # HTML report of the newest run in runs/
 
-# Every test: the release build (warnings are errors), then the same suite under ASan + UBSan.
-test: build
+# The Atari family (ALE/*) needs ALE's C++ library, which scripts/build-ale builds from ale-py's
+# sdist into .deps/ale-<version> (~2.5 min on 2 cores the first time, a no-op after; shared by the
+# release and ASan builds). `make test` builds it and turns NE_ALE on in both; `make run` does not
+# build it (the default experiment is CartPole: a fresh clone's first run shouldn't wait for an
+# emulator), but a build dir that `make test` configured keeps ALE on, so `neuroevo envs` then
+# lists ALE/*.
+ale-lib:
+	@scripts/build-ale
+# configure $(1) with ALE on unless its cache already has it (configuring again costs seconds)
+ale_on = grep -qx 'NE_ALE:BOOL=ON' $(1)/CMakeCache.txt 2>/dev/null || \
+	cmake -S . -B $(1) -DNE_ALE=ON $(2) $(CMAKE_FLAGS) >/dev/null
+
+# Every test: the release build (warnings are errors), Atari included, then the unit and end-to-end
+# suites under ASan + UBSan (also with ALE linked: the C tests of tests/ale are "unit").
+test: deps ale-lib
+	@$(call ale_on,$(BUILD),-DCMAKE_BUILD_TYPE=Release)
+	@$(MAKE) --no-print-directory build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory test-asan
 
 test-fast: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-asan: deps
+test-asan: deps ale-lib
+	@$(call ale_on,$(ASAN),-DCMAKE_BUILD_TYPE=Debug -DNE_SANITIZE=ON)
 	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DNE_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(ASAN) -j $(JOBS)
 	@cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -52,14 +68,12 @@ bench-train: build
 clean:
 	rm -rf $(BUILD) $(ASAN)
 
-# The Atari family (ALE/*), opt-in: builds ALE's C++ library from ale-py's sdist (scripts/build-ale,
-# ~2.5 min once), then a build with -DNE_ALE=ON, and runs its tests (ctest label "ale").
-ALE_BUILD ?= build-ale
-ale: deps
-	@scripts/build-ale $(ALE_BUILD)/_ale
-	@cmake -S . -B $(ALE_BUILD) -DCMAKE_BUILD_TYPE=Release -DNE_ALE=ON $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(ALE_BUILD) -j $(JOBS)
-	@cd $(ALE_BUILD) && ctest --output-on-failure -L ale
+# The Atari family alone: ALE's library (cached, see ale-lib), the release build with it, its tests
+# (ctest label "ale").
+ale: deps ale-lib
+	@$(call ale_on,$(BUILD),-DCMAKE_BUILD_TYPE=Release)
+	@$(MAKE) --no-print-directory build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L ale
 
 # Hardening (fuzz/, scripts/fuzz, scripts/soak). `make fuzz SECONDS=N` builds the libFuzzer targets in
 # their own clang build (build-fuzz, -DNE_FUZZ=ON; gcc builds untouched) and runs each for N seconds,

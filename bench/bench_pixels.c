@@ -317,22 +317,35 @@ static void bench_minatar(void) {
 #ifdef NE_HAVE_ALE
 typedef struct raw_ctx {
   ne_ale* ale;
-  ne_rng rng;
+  ne_rng rng, noop_rng;
   int actions[18], n;
   int read_screens;               // 1: also read the last two screens of each skip (grayscale)
   uint8_t gray[NE_ALE_H * NE_ALE_W];
 } raw_ctx;
 
-// 4000 raw frames with a random minimal-set action held for 4 frames, as the env does
+// ALE's reset followed by the env's 1..30 no-op frames (emulated, not counted, in both loops)
+static void raw_reset(raw_ctx* c) {
+  ne__ale_reset(c->ale);
+  int noops = 1 + (int)ne_rng_below(&c->noop_rng, 30);
+  for (int i = 0; i < noops; i++) {
+    ne__ale_act(c->ale, 0);
+    if (ne__ale_game_over(c->ale)) ne__ale_reset(c->ale);
+  }
+}
+
+// 1000 agent steps of raw ALE: the emulation the env does and nothing else -- the same random
+// minimal-set actions (same generator and seed as env_op) held for 4 frames, a game over ending
+// the skip and the episode, the same no-op starts -- with the screens read or not
 static void raw_op(void* p) {
   raw_ctx* c = p;
   for (int i = 0; i < 1000; i++) {
-    int a = c->actions[ne_rng_below(&c->rng, (uint64_t)c->n)];
-    for (int f = 0; f < FRAME_SKIP; f++) {
+    int a = c->actions[ne_rng_below(&c->rng, (uint64_t)c->n)], over = 0;
+    for (int f = 0; f < FRAME_SKIP && !over; f++) {
       ne__ale_act(c->ale, a);
-      if (c->read_screens && f >= FRAME_SKIP - 2) ne__ale_gray(c->ale, c->gray);
+      over = ne__ale_game_over(c->ale);
+      if (c->read_screens && !over && f >= FRAME_SKIP - 2) ne__ale_gray(c->ale, c->gray);
     }
-    if (ne__ale_game_over(c->ale)) ne__ale_reset(c->ale);
+    if (over) raw_reset(c);
   }
 }
 
@@ -354,13 +367,18 @@ static double bench_ale(void) {
   r.ale = ne__ale_create(ne__ale_rom_path(spec), err, sizeof err);
   r.n = ne__ale_minimal_actions(r.ale, r.actions, 18);
   ne_rng_seed(&r.rng, 1);
+  ne_rng_seed(&r.noop_rng, 2);
+  raw_reset(&r);
   double t_raw = time_op(raw_op, &r) / 1000.0;
   r.read_screens = 1;
   double t_read = time_op(raw_op, &r) / 1000.0;
-  printf("\nALE (%s, random actions, 1 core): raw ALE (act only) %.0f frames/s; raw ALE reading the two\n"
-         "grayscale screens per step that any agent needs %.0f frames/s; through the env (+ max-pool, 84x84 area\n"
-         "resize, 4-stack, float obs, TimeLimit) %.0f frames/s: ratio %.3f to act-only (target >= 0.95), %.3f to\n"
-         "act + screens\n",
+  printf("\nALE (%s, random actions, frame skip 4, 1 core; frames/s = 4 x agent steps/s, the 1..30\n"
+         "no-op frames after each reset emulated but not counted, on both sides):\n"
+         "  raw ALE, act() only, no screen read          %8.0f frames/s\n"
+         "  raw ALE + the 2 grayscale screens per step    %8.0f frames/s (ALE's getScreenGrayscale)\n"
+         "  through the env (+ max-pool, 84x84 area       %8.0f frames/s\n"
+         "    resize, 4-stack, float obs, TimeLimit)\n"
+         "  env / raw act-only = %.3f (target >= 0.95); env / raw + screens = %.3f\n",
          id, FRAME_SKIP / t_raw, FRAME_SKIP / t_read, FRAME_SKIP / t_step, t_raw / t_step, t_read / t_step);
   ne__ale_destroy(r.ale);
   ne_env_state_destroy(c.st);

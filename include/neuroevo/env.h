@@ -86,6 +86,9 @@ struct ne_env_spec {
   int has_threshold;             // 1 if reward_threshold is set
   double reward_threshold;       // Gymnasium's reward_threshold (solved)
   int state_dim;                 // length of the set_state/get_state vector
+  // 1 if the family's observe can only write finite values (pixels: bytes / 255): ne_env_step then
+  // skips its NaN/inf scan of the observation (28,224 floats a step for Atari); 0 keeps the scan
+  int obs_always_finite;
   // Black-box functions (bbob/*) only, NULL for MDPs: f(x) to minimize over n = dim parameters.
   // The parameters are then x itself (a policy spec with act_dim 0 that nothing runs, see
   // ne_policy_from_config), a candidate's fitness is -f(x), and one evaluation counts as one step. (A spec field rather than a hook in

@@ -17,10 +17,10 @@ int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr) {
   const char* id = ne_config_str(cfg, "env", "id");
   int rc = ne_env_make(id, &opt, out, errstr);
 #ifndef NE_HAVE_ALE
-  // Atari ids exist only in the opt-in ALE build (cmake/ale.cmake): say how to get it
+  // Atari ids exist only in builds with ALE (cmake/ale.cmake): say how to get it
   if (rc == NE_ENOTFOUND && strncmp(id, "ALE/", 4) == 0)
-    return ne__set_error(errstr, rc, "%s: the Atari family is an opt-in build: run `make ale` and use "
-                         "build-ale/neuroevo (or configure with -DNE_ALE=ON)", id);
+    return ne__set_error(errstr, rc, "%s: this build has no Atari family: run `make ale` (or `make test`), "
+                         "which builds ALE once (~2.5 min) and turns it on in build/ (-DNE_ALE=ON)", id);
 #endif
   // pixel families (MinAtar/*, ALE/*): sticky actions and difficulty ramp; others ignore them
   if (rc == 0 && (rc = ne_env_set_pixel_options(*out, ne_config_float(cfg, "env", "sticky_prob"),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# The Atari family (src/envs/ale; opt-in build, ctest -L ale) against the reference pipeline:
+# The Atari family (src/envs/ale; ctest -L ale, part of `make test`) against the reference pipeline:
 # ale-py 0.12.1's ALE/<Game>-v5 with frameskip=1 and no sticky actions, wrapped in Gymnasium 1.x's
 # AtariPreprocessing(noop_max=30, frame_skip=4, screen_size=84, grayscale, terminal_on_life_loss
 # False). For each game and seed, tests/ale/ale_trace plays up to 400 random steps through

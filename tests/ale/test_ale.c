@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The Atari family (src/envs/ale; opt-in build, ctest -L ale): the INTER_AREA resize against its
-// definition, spaces and limits, reproducible resets, the frame stack's shift, an episode ending,
-// and the sticky-action option. tests/ale/py_ale_compare.py checks frames and rewards against
+// The Atari family (src/envs/ale; ctest -L ale): the INTER_AREA resize against its definition, the
+// AVX-512 kernels against the portable ones, spaces and limits, reproducible resets, the frame
+// stack's shift, an episode ending, and the sticky-action option. tests/ale/py_ale_compare.py checks frames and rewards against
 // Gymnasium's AtariPreprocessing on the same ROM.
+#include <stdio.h>
 #include <string.h>
 
 #include "envs/ale/ale_int.h"
@@ -41,6 +42,58 @@ static void test_area_resize_matches_its_definition(void) {
       double mean = sum / (2.5 * 160.0 / 84);
       ASSERT_NEAR(out[oy * 84 + ox], mean, 0.5 + 1e-3);
     }
+}
+
+// the AVX-512 kernels give the portable kernels' bytes: random screens (palette indices), a random
+// table, the pooled and plain lookups, and the resize of the result; on a CPU without AVX-512 VBMI
+// the env runs the portable code alone, and the test says so
+static void test_simd_kernels_match_portable(void) {
+  if (!ne__ale_simd()) {
+    printf("  (this CPU has no AVX-512 VBMI: the env uses the portable kernels, nothing to compare)\n");
+    return;
+  }
+  ne_area_resize r;
+  ASSERT_EQ(ne__area_resize_init(&r, 210, 160, 84, 84), 0);
+  ASSERT_EQ(r.grouped, 1);
+  static uint8_t src[210 * 160], prev[210 * 160], lut[256], a[210 * 160], b[210 * 160], oa[84 * 84], ob[84 * 84];
+  static float tmp_a[(210 + NE_AREA_TAPS - 1) * 84], tmp_b[(210 + NE_AREA_TAPS - 1) * 84], row[160 + NE_AREA_TAPS - 1];
+  ne_rng rng;
+  ne_rng_seed(&rng, 9);
+  for (int trial = 0; trial < 20; trial++) {
+    for (int i = 0; i < 256; i++) lut[i] = (uint8_t)ne_rng_below(&rng, 256);
+    // a few colours in runs, as screens have, and every value in some trials
+    int colours = trial % 2 ? 256 : 8;
+    for (int i = 0; i < 210 * 160; i++) src[i] = (uint8_t)(ne_rng_below(&rng, (uint64_t)colours) * (256 / colours));
+    for (int i = 0; i < 210 * 160; i++) prev[i] = (uint8_t)ne_rng_below(&rng, 256);
+    // plain lookup, pooled lookup (an odd length too: the masked tail)
+    ne__ale_luma(src, lut, NULL, a, 210 * 160);
+    ne__ale_luma_avx512(src, lut, NULL, b, 210 * 160);
+    ASSERT_EQ(memcmp(a, b, sizeof a), 0);
+    ne__ale_luma(src, lut, prev, a, 210 * 160 - 7);
+    ne__ale_luma_avx512(src, lut, prev, b, 210 * 160 - 7);
+    ASSERT_EQ(memcmp(a, b, 210 * 160 - 7), 0);
+    // the resize, with stale garbage in the scratch buffers
+    memset(tmp_a, 0x7f, sizeof tmp_a), memset(tmp_b, 0x7f, sizeof tmp_b);
+    ne__area_resize(&r, a, tmp_a, row, oa);
+    ne__area_resize_avx512(&r, a, tmp_b, ob);
+    ASSERT_EQ(memcmp(oa, ob, sizeof oa), 0);
+  }
+  // the observation: four frames interleaved as HWC floats
+  static uint8_t frames[4][84 * 84];
+  static float obs_a[84 * 84 * 4], obs_b[84 * 84 * 4];
+  for (int k = 0; k < 4; k++)
+    for (int i = 0; i < 84 * 84; i++) frames[k][i] = (uint8_t)ne_rng_below(&rng, 256);
+  const uint8_t* f[4] = {frames[2], frames[3], frames[0], frames[1]};
+  ne__ale_stack(f, 84 * 84, obs_a);
+  ne__ale_stack_avx512(f, 84 * 84, obs_b);
+  ASSERT_EQ(memcmp(obs_a, obs_b, sizeof obs_a), 0);
+  // exact ties: constant images whose area means end in .5 before rounding
+  for (int v = 0; v < 256; v += 51) {
+    memset(a, v, sizeof a);
+    ne__area_resize(&r, a, tmp_a, row, oa);
+    ne__area_resize_avx512(&r, a, tmp_b, ob);
+    ASSERT_EQ(memcmp(oa, ob, sizeof oa), 0);
+  }
 }
 
 static void test_spaces_and_limits(void) {
@@ -115,5 +168,6 @@ static void test_episode_ends_and_sticky_option(void) {
   ne_env_spec_destroy(spec);
 }
 
-TEST_MAIN(TEST_ENTRY(test_area_resize_matches_its_definition), TEST_ENTRY(test_spaces_and_limits),
+TEST_MAIN(TEST_ENTRY(test_area_resize_matches_its_definition), TEST_ENTRY(test_simd_kernels_match_portable),
+          TEST_ENTRY(test_spaces_and_limits),
           TEST_ENTRY(test_resets_reproducible_and_stack_shifts), TEST_ENTRY(test_episode_ends_and_sticky_option))

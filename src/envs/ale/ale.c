@@ -2,7 +2,8 @@
 // Atari 2600 games through the Arcade Learning Environment (ale-py 0.12's C++ library behind
 // ale_shim.cpp), with the DeepMind preprocessing the Deep GA paper used (Such et al. 2017, after
 // Mnih et al. 2015), step for step as Gymnasium 1.x's AtariPreprocessing wrapper on a frameskip-1
-// ALE/<Game>-v5 env followed by FrameStackObservation(4). Opt-in build (-DNE_ALE=ON, `make ale`).
+// ALE/<Game>-v5 env followed by FrameStackObservation(4). Built with -DNE_ALE=ON (`make test`,
+// `make ale`); the per-pixel work has AVX-512 kernels in frame_avx512.c.
 //
 // Action space: the game's minimal action set (v5's default), Discrete(n <= 18).
 // Observation: 84x84x4 floats in [0, 1] (HWC; channel 0 the oldest of the 4 stacked frames): each
@@ -31,7 +32,7 @@
 
 #define FRAME_SKIP 4
 #define NOOP_MAX 30
-#define STACK 4
+#define STACK NE_ALE_STACK
 #define MAX_EPISODE_STEPS 4500  // 18,000 frames / FRAME_SKIP
 #define MAX_ACTIONS 18
 #define OUT_PIXELS (NE_ALE_OUT * NE_ALE_OUT)
@@ -46,6 +47,7 @@ typedef struct ale_data {
   int actions[MAX_ACTIONS];    // minimal action set (full-set action codes)
   int n_actions;
   ne_area_resize resize;       // 210x160 -> 84x84 tables
+  int simd;                    // 1: the AVX-512 kernels of frame_avx512.c (the CPU has them)
 } ale_data;
 
 // Per-instance state (one per worker thread).
@@ -89,6 +91,25 @@ static int area_axis(int in, int out, int* first, float (*w)[NE_AREA_TAPS]) {
   return 0;
 }
 
+// the column taps again, 16 output columns at a time, as offsets into each group's 64-byte window
+// (AVX-512 kernel); a zero-weight tap reads an in-range byte, so 0 * byte adds exactly +0 as the
+// portable kernel's zero padding does. grouped = 0 if some group's taps spread wider.
+static void area_groups(ne_area_resize* r) {
+  r->grouped = 1;
+  for (int g = 0; g * NE_AREA_GROUP < r->out_w; g++) {
+    int base = r->gx_base[g] = r->x0[g * NE_AREA_GROUP];
+    for (int k = 0; k < NE_AREA_GROUP; k++) {
+      int x = g * NE_AREA_GROUP + k;
+      for (int j = 0; j < NE_AREA_TAPS; j++) {
+        int live = x < r->out_w && r->wx[x][j] != 0.0f, col = live ? r->x0[x] + j : base;
+        if (col - base >= 64) r->grouped = 0;
+        r->gx_idx[g][j][k] = (uint8_t)(col - base);
+        r->gx_w[g][j][k] = live ? r->wx[x][j] : 0.0f;
+      }
+    }
+  }
+}
+
 int ne__area_resize_init(ne_area_resize* r, int in_h, int in_w, int out_h, int out_w) {
   memset(r, 0, sizeof *r);
   if (out_h < 1 || out_w < 1 || out_h > NE_ALE_OUT || out_w > NE_ALE_OUT || in_h < out_h || in_w < out_w ||
@@ -96,13 +117,15 @@ int ne__area_resize_init(ne_area_resize* r, int in_h, int in_w, int out_h, int o
     return NE_EINVAL;
   r->in_h = in_h, r->in_w = in_w, r->out_h = out_h, r->out_w = out_w;
   if (area_axis(in_w, out_w, r->x0, r->wx) || area_axis(in_h, out_h, r->y0, r->wy)) return NE_EINVAL;
+  area_groups(r);
   return 0;
 }
 
 // round to the nearest integer, ties to even (cvRound), for 0 <= v < 2^22: adding 1.5 * 2^23 leaves
-// no fraction bits, so the float addition itself rounds; no libm call
+// no fraction bits, so the float addition itself rounds; no libm call. Without -ffast-math (never
+// used here) the compiler may not fold (v + big) - big into v, and the loop below vectorizes.
 static inline int round_even(float v) {
-  volatile float big = 12582912.0f;  // volatile: keeps gcc from folding (v + big) - big into v
+  const float big = 12582912.0f;
   return (int)((v + big) - big);
 }
 
@@ -112,8 +135,9 @@ void ne__area_resize(const ne_area_resize* r, const uint8_t* in, float* tmp, flo
   for (int x = r->in_w; x < r->in_w + NE_AREA_TAPS - 1; x++) row[x] = 0.0f;
   for (int i = r->in_h * r->out_w; i < (r->in_h + NE_AREA_TAPS - 1) * r->out_w; i++) tmp[i] = 0.0f;
   for (int y = 0; y < r->in_h; y++) {
-    const uint8_t* src = in + (size_t)y * (size_t)r->in_w;
-    for (int x = 0; x < r->in_w; x++) row[x] = src[x];
+    const uint8_t* restrict src = in + (size_t)y * (size_t)r->in_w;
+    float* restrict dst = row;  // restrict: the bytes cannot alias the floats, so this vectorizes
+    for (int x = 0; x < r->in_w; x++) dst[x] = src[x];
     float* t = tmp + (size_t)y * (size_t)r->out_w;
     for (int x = 0; x < r->out_w; x++) {
       const float* p = row + r->x0[x];
@@ -152,21 +176,22 @@ static int frame(const ne_env_spec* spec, ale_state* s, int action) {
   return ne__ale_act(s->ale, action);
 }
 
-// the current screen's luminance into dst (the palette lookup of ALE's getScreenGrayscale)
-static void capture(ale_state* s, uint8_t* dst) {
-  const uint8_t* src = ne__ale_screen(s->ale);
-  for (int i = 0; i < SCREEN; i++) dst[i] = s->lut[src[i]];
+void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n) {
+  if (!pool)
+    for (int i = 0; i < n; i++) dst[i] = lut[src[i]];
+  else
+    for (int i = 0; i < n; i++) {
+      uint8_t v = lut[src[i]];
+      dst[i] = v > pool[i] ? v : pool[i];
+    }
 }
 
-// the last frame of a skip: its luminance pooled with screens[1] straight into screens[0] (the
-// wrapper's obs_buffer[0] = max(obs_buffer[0], obs_buffer[1]) in place, fused with the capture)
-static void capture_pooled(ale_state* s) {
+// the current screen's luminance into dst (the palette lookup of ALE's getScreenGrayscale), max-
+// pooled with pool when it is not NULL
+static void capture(const ale_data* d, ale_state* s, const uint8_t* pool, uint8_t* dst) {
   const uint8_t* src = ne__ale_screen(s->ale);
-  uint8_t *a = s->screens[0], *b = s->screens[1];
-  for (int i = 0; i < SCREEN; i++) {
-    uint8_t v = s->lut[src[i]];
-    a[i] = v > b[i] ? v : b[i];
-  }
+  if (d->simd) ne__ale_luma_avx512(src, s->lut, pool, dst, SCREEN);
+  else ne__ale_luma(src, s->lut, pool, dst, SCREEN);
 }
 
 // screens[0] = max(screens[0], screens[1]) in place: a skip cut short by a game over pools what
@@ -179,7 +204,8 @@ static void pool(ale_state* s) {
 // the pooled screen, resized into the next stack slot
 static void push_frame(const ale_data* d, ale_state* s) {
   s->head = (s->head + 1) % STACK;
-  ne__area_resize(&d->resize, s->screens[0], s->tmp, s->row, s->stack[s->head]);
+  if (d->simd) ne__area_resize_avx512(&d->resize, s->screens[0], s->tmp, s->stack[s->head]);
+  else ne__area_resize(&d->resize, s->screens[0], s->tmp, s->row, s->stack[s->head]);
 }
 
 int ne__ale_noops(const void* impl) { return ((const ale_state*)impl)->noops; }
@@ -196,7 +222,7 @@ static void ale_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
     frame(spec, s, 0);
     if (ne__ale_game_over(s->ale)) ne__ale_reset(s->ale);
   }
-  capture(s, s->screens[0]);
+  capture(d, s, NULL, s->screens[0]);
   memset(s->screens[1], 0, SCREEN);  // pooling with zeros leaves screens[0] as it is
   // FrameStackObservation pads with the reset frame
   push_frame(d, s);
@@ -217,23 +243,30 @@ static void ale_step(const ne_env_spec* spec, void* impl, const float* act, doub
       *terminated = 1;
       break;
     }
-    if (t == FRAME_SKIP - 2) capture(s, s->screens[1]);
-    else if (t == FRAME_SKIP - 1) capture_pooled(s), pooled = 1;
+    // the last frame's luminance pooled with screens[1] straight into screens[0]: the wrapper's
+    // obs_buffer[0] = max(obs_buffer[0], obs_buffer[1]) in place, fused with the capture
+    if (t == FRAME_SKIP - 2) capture(d, s, NULL, s->screens[1]);
+    else if (t == FRAME_SKIP - 1) capture(d, s, s->screens[1], s->screens[0]), pooled = 1;
   }
   if (!pooled) pool(s);
   push_frame(d, s);
   *reward = (double)total;
 }
 
+void ne__ale_stack(const uint8_t* const f[NE_ALE_STACK], int n, float* obs) {
+  const float scale = 1.0f / 255.0f;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < NE_ALE_STACK; k++) obs[i * NE_ALE_STACK + k] = f[k][i] * scale;
+}
+
 static void ale_observe(const ne_env_spec* spec, const void* impl, float* obs) {
-  (void)spec;
+  const ale_data* d = spec->data;
   const ale_state* s = impl;
   // HWC with the oldest frame in channel 0
   const uint8_t* f[STACK];
   for (int k = 0; k < STACK; k++) f[k] = s->stack[(s->head + 1 + k) % STACK];
-  const float scale = 1.0f / 255.0f;
-  for (int i = 0; i < OUT_PIXELS; i++)
-    for (int k = 0; k < STACK; k++) obs[i * STACK + k] = f[k][i] * scale;
+  if (d->simd) ne__ale_stack_avx512(f, OUT_PIXELS, obs);
+  else ne__ale_stack(f, OUT_PIXELS, obs);
 }
 
 static int ale_set_state(const ne_env_spec* spec, void* impl, const double* v, int n, char* errstr) {
@@ -323,8 +356,10 @@ static int ale_make(const char* id, const ne_env_options* options, ne_env_spec* 
   ne__ale_destroy(ale);
   if (ne__area_resize_init(&d->resize, NE_ALE_H, NE_ALE_W, NE_ALE_OUT, NE_ALE_OUT))
     return ne__set_error(errstr, NE_EINVAL, "%s: resize tables", id);
+  d->simd = ne__ale_simd() && d->resize.grouped && OUT_PIXELS % 16 == 0;
   spec->obs_dim = OUT_PIXELS * STACK;
   spec->obs_rank = 3;
+  spec->obs_always_finite = 1;  // bytes / 255
   spec->obs_shape[0] = NE_ALE_OUT, spec->obs_shape[1] = NE_ALE_OUT, spec->obs_shape[2] = STACK;
   spec->discrete = 1;
   spec->n_actions = d->n_actions;

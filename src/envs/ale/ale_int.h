@@ -9,7 +9,8 @@
 
 #include "envs/envs_int.h"
 
-#define NE_ALE_OUT 84  // preprocessed frame side (84x84, Mnih et al. 2015)
+#define NE_ALE_OUT 84   // preprocessed frame side (84x84, Mnih et al. 2015)
+#define NE_ALE_STACK 4  // frames in an observation
 
 // Sets an ALE spec's per-frame sticky-action probability (0 or < 0: off, the default); a no-op
 // for other specs.
@@ -28,12 +29,21 @@ const char* ne__ale_rom_path(const ne_env_spec* spec);
 // has zero weights at the end (x + 0*y == x, so the sums are those of the exact tap lists), which
 // keeps the loops branch-free.
 #define NE_AREA_TAPS 3
+// The AVX-512 kernel's horizontal pass takes output columns 16 at a time: each group's taps lie in
+// the 64 input bytes from its first tap on, gathered with one byte permute per tap.
+#define NE_AREA_GROUP 16
+#define NE_AREA_GROUPS ((NE_ALE_OUT + NE_AREA_GROUP - 1) / NE_AREA_GROUP)
 typedef struct ne_area_resize {
   int in_h, in_w, out_h, out_w;
   int x0[NE_ALE_OUT];                       // first input column of each output column
   float wx[NE_ALE_OUT][NE_AREA_TAPS];       // (out_w, taps) column weights
   int y0[NE_ALE_OUT];                       // first input row of each output row
   float wy[NE_ALE_OUT][NE_AREA_TAPS];       // (out_h, taps) row weights
+  // the same column taps by group (AVX-512 kernel): zero weights where wx has them and past out_w
+  int grouped;                              // 1 if every group's taps fit its 64-byte window
+  int gx_base[NE_AREA_GROUPS];              // first input column of each group's window
+  uint8_t gx_idx[NE_AREA_GROUPS][NE_AREA_TAPS][NE_AREA_GROUP];  // tap's offset in the window
+  float gx_w[NE_AREA_GROUPS][NE_AREA_TAPS][NE_AREA_GROUP];      // tap's weight
 } ne_area_resize;
 
 // Fills the tables (out sides at most NE_ALE_OUT, scale factors in [1, 2.5] so that no output
@@ -41,7 +51,25 @@ typedef struct ne_area_resize {
 int ne__area_resize_init(ne_area_resize* r, int in_h, int in_w, int out_h, int out_w);
 
 // Resizes the (in_h, in_w) bytes at in into (out_h, out_w) bytes at out, using tmp
-// (in_h * out_w floats) for the horizontal pass and row (in_w floats) for one input row.
+// ((in_h + NE_AREA_TAPS - 1) * out_w floats) for the horizontal pass and row
+// (in_w + NE_AREA_TAPS - 1 floats) for one input row. Portable C.
 void ne__area_resize(const ne_area_resize* r, const uint8_t* in, float* tmp, float* row, uint8_t* out);
+
+// Palette indices to luminance bytes through lut: dst[i] = lut[src[i]], or, with pool non-NULL,
+// max(lut[src[i]], pool[i]) (the max-pool of the last two frames fused in). dst may be pool.
+void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n);
+
+// The same two operations with AVX-512 (F, BW and VBMI: byte permutes do the palette lookup and
+// the column gathers), bit for bit equal to the portable ones (same products, same order of
+// additions, round to nearest even); only callable when ne__ale_simd() says so, and the resize
+// only with r->grouped. src/envs/ale/frame_avx512.c.
+int ne__ale_simd(void);
+void ne__area_resize_avx512(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out);
+void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n);
+
+// The observation: n pixels of the NE_ALE_STACK frames f (oldest first) as (n, NE_ALE_STACK) floats
+// byte / 255 (HWC); the AVX-512 one needs n % 16 == 0.
+void ne__ale_stack(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
+void ne__ale_stack_avx512(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
 
 #endif
