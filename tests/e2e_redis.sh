@@ -12,28 +12,15 @@ set -euo pipefail
 BIN=$1
 TMP=$2
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
+# shellcheck source=redis_e2e_common.sh
+source "$HERE/redis_e2e_common.sh"
 # Run lengths must not depend on the machine (or on ASan): fault-injection runs use workers with the
 # NEUROEVO_TEST_EVAL_DELAY_MS test hook (a sleep per candidate; results are unaffected).
-PIDS=()  # every background process this script started (killed by PID on exit)
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  bash "$HERE/redis_test_server.sh" stop "$TMP/redis" || true
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }; done
-  exit 1
-}
-strip_wall() { cut -d, -f1-3,5- "$1"; }
 same_as() {  # same_as REF DIR WHAT: metrics (minus wall_s) and best.genome identical
   diff <(strip_wall "$1/metrics.csv") <(strip_wall "$2/metrics.csv") >/dev/null || fail "$3: metrics differ from the local run"
   cmp -s "$1/best.genome" "$2/best.genome" || fail "$3: best.genome differs from the local run"
   echo "ok: $3 identical to the local run ($(($(wc -l < "$2/metrics.csv") - 1)) generations)"
 }
-rows() { if [ -f "$1/metrics.csv" ]; then echo $(($(wc -l < "$1/metrics.csv") - 1)); else echo 0; fi; }
 wait_rows() {  # wait_rows DIR N: until DIR has N metric rows (60 s at most)
   for _ in $(seq 1 1200); do [ "$(rows "$1")" -ge "$2" ] && return 0; sleep 0.05; done
   fail "$1 never reached $2 generations"

@@ -10,22 +10,9 @@ set -euo pipefail
 BIN=$1
 TMP=$2
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
-PIDS=()  # every background process this script started (killed by PID on exit)
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  bash "$HERE/redis_test_server.sh" stop "$TMP/redis" || true
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$TMP"/*.log "$TMP"/*.err; do [ -f "$f" ] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }; done
-  exit 1
-}
+# shellcheck source=redis_e2e_common.sh
+source "$HERE/redis_e2e_common.sh"
 T0=$(date +%s)
-rows() { if [ -f "$1/metrics.csv" ]; then echo $(($(wc -l < "$1/metrics.csv") - 1)); else echo 0; fi; }
-strip_wall() { cut -d, -f1-3,5- "$1"; }
 
 # the master and the workers import the test envs; the marker breaks FailsWhenMarked-v0 while it exists
 export PYTHONPATH="$HERE/../python/tests${PYTHONPATH:+:$PYTHONPATH}"
