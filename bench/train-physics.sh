@@ -43,7 +43,7 @@ time_to_target() {
 }
 
 lander() {
-  echo "lander-es to $LANDER_TARGET (centre mean over 20 episodes), --threads $THREADS, seeds: $SEEDS"
+  echo "lander-es to $LANDER_TARGET (centre mean over es.eval_episodes = 100 episodes), --threads $THREADS, seeds: $SEEDS"
   local times=() dir t gen
   for s in $SEEDS; do
     dir=$(run "lander-seed$s" "$CONFIGS/lander-es.ini" run.seed="$s" run.generations=0 \
