@@ -108,7 +108,8 @@ struct ne__worker {
   pthread_cond_t slot_cv;            // a thread went idle or a slot was freed (the reader waits)
   pthread_cond_t send_cv;            // a slot is ready to send or a thread stopped (the writer waits)
   ne__wthread* th;                   // (threads)
-  ne__slot* slots;                   // (threads)
+  ne__slot* slots;                   // (n_slots)
+  int n_slots;                       // SLOTS_PER_THREAD * threads
   int idle;                          // evaluation threads waiting for a task
   uint64_t seq;                      // claims so far
   pthread_t reader, writer;          // the reader and writer threads

@@ -3,8 +3,10 @@
 // process with XREADGROUP (one consumer, one blocked client per process, however many threads), the
 // evaluation threads take the claimed tasks from the process's slots, and one writer thread sends
 // each task's results together with its acknowledgement (MULTI / XADD / XACK / EXEC, several tasks
-// per round trip), so a task is never acknowledged without its result. The reader claims only as
-// many tasks as threads are idle: a task waits in this process only while a thread is free for it.
+// per round trip), so a task is never acknowledged without its result. The reader keeps one claimed
+// task waiting per thread, so a thread that finishes starts its next task at once instead of after
+// a claim's round trip (on 10 ms generations those round trips were the distributed path's cost);
+// the price is at most one task per thread held here at a round's end while another worker idles.
 // An env that fails (gym bridge server that crashed twice) is reported to the master as a failure
 // result naming the env, the candidate and this worker; the master decides whether to retry.
 #include <inttypes.h>  // PRIu64
@@ -20,6 +22,7 @@
 
 #define READ_BLOCK_MS 200   // XREADGROUP block: how often the reader looks at the leave flag
 #define WAIT_MS 100         // condition waits: how often threads look at the leave flag
+#define SLOTS_PER_THREAD 3  // a task running, one claimed ahead, one whose results await the writer
 #define FLUSH_TRIES 3       // attempts to send the last results when leaving with Redis away
 
 static void sleep_s(double s) {
@@ -311,7 +314,7 @@ static ne__slot_state process_task(ne__wthread* th, ne__slot* s) {
 // The oldest queued slot, or NULL (mu held).
 static ne__slot* oldest_queued(ne__worker* w) {
   ne__slot* best = NULL;
-  for (int i = 0; i < w->threads; i++)
+  for (int i = 0; i < w->n_slots; i++)
     if (w->slots[i].state == NE_SLOT_QUEUED && (!best || w->slots[i].seq < best->seq)) best = &w->slots[i];
   return best;
 }
@@ -331,6 +334,7 @@ static void* eval_main(void* arg) {
       continue;
     }
     s->state = NE_SLOT_RUNNING;
+    pthread_cond_signal(&w->slot_cv);  // the reader claims this thread's next task meanwhile
     pthread_mutex_unlock(&w->mu);
     ne__slot_state next = process_task(th, s);
     pthread_mutex_lock(&w->mu);
@@ -346,21 +350,21 @@ static void* eval_main(void* arg) {
 
 // ---- the reader ---------------------------------------------------------------------------
 
-// How many tasks the reader may claim now: idle threads not yet served, within free slots (mu held).
+// How many tasks the reader may claim now: one waiting per thread, within free slots (mu held).
 static int claimable(const ne__worker* w) {
   int queued = 0, free_slots = 0;
-  for (int i = 0; i < w->threads; i++) {
+  for (int i = 0; i < w->n_slots; i++) {
     queued += w->slots[i].state == NE_SLOT_QUEUED;
     free_slots += w->slots[i].state == NE_SLOT_FREE;
   }
-  int want = w->idle - queued;
+  int want = w->threads - queued;
   return want < free_slots ? want : free_slots;
 }
 
 // Puts one claimed entry into a free slot (mu held); an entry without payload is marked for dropping.
 static void queue_entry(ne__worker* w, const redisReply* e) {
   ne__slot* s = NULL;
-  for (int i = 0; i < w->threads && !s; i++)
+  for (int i = 0; i < w->n_slots && !s; i++)
     if (w->slots[i].state == NE_SLOT_FREE) s = &w->slots[i];
   if (!s || e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING) return;
   const redisReply* fields = e->element[1];
@@ -484,12 +488,12 @@ static void sent(ne__worker* w, ne__slot** slots, int n) {
 static void* writer_main(void* arg) {
   ne__worker* w = arg;
   ne__experiment* ex = w->ex;
-  ne__slot** ready = ne_calloc((size_t)w->threads, sizeof *ready);
+  ne__slot** ready = ne_calloc((size_t)w->n_slots, sizeof *ready);
   int failures = 0;
   pthread_mutex_lock(&w->mu);
   for (;;) {
     int n = 0;
-    for (int i = 0; ready && i < w->threads; i++)
+    for (int i = 0; ready && i < w->n_slots; i++)
       if (w->slots[i].state == NE_SLOT_DONE || w->slots[i].state == NE_SLOT_DROP) ready[n++] = &w->slots[i];
     if (!n) {
       if (w->evals_running == 0) break;  // every thread returned and everything is sent
@@ -526,8 +530,13 @@ static void* writer_main(void* arg) {
 
 int ne__worker_start_tasks(ne__worker* w) {
   w->th = ne_calloc((size_t)w->threads, sizeof *w->th);
-  w->slots = ne_calloc((size_t)w->threads, sizeof *w->slots);
+  w->n_slots = SLOTS_PER_THREAD * w->threads;
+  w->slots = ne_calloc((size_t)w->n_slots, sizeof *w->slots);
   if (!w->th || !w->slots) return NE_ENOMEM;
+  for (int i = 0; i < w->n_slots; i++) {
+    ne_buf_init(&w->slots[i].payload);
+    ne_buf_init(&w->slots[i].out);
+  }
   w->idle = 0;
   w->reader_exited = w->writer_exited = 0;
   w->rconn = (ne__rconn){.url = w->url, .timeout_s = 2};
@@ -537,8 +546,6 @@ int ne__worker_start_tasks(ne__worker* w) {
     th->w = w;
     th->ex = w->ex;
     ne__wire_task_init(&th->task);
-    ne_buf_init(&w->slots[t].payload);
-    ne_buf_init(&w->slots[t].out);
     th->ev = ne_evaluator_create(w->ex->env, &w->ex->policy, w->ex->cache);
     if (!th->ev) return NE_ENOMEM;
   }
@@ -584,12 +591,10 @@ void ne__worker_stop_tasks(ne__worker* w) {
   for (int t = 0; t < w->threads; t++)
     if (w->th[t].started) pthread_join(w->th[t].th, NULL);
   if (w->writer_started) pthread_join(w->writer, NULL);
-  for (int t = 0; t < w->threads; t++) {
-    thread_free(&w->th[t]);
-    if (w->slots) {
-      ne_buf_free(&w->slots[t].payload);
-      ne_buf_free(&w->slots[t].out);
-    }
+  for (int t = 0; t < w->threads; t++) thread_free(&w->th[t]);
+  for (int i = 0; w->slots && i < w->n_slots; i++) {
+    ne_buf_free(&w->slots[i].payload);
+    ne_buf_free(&w->slots[i].out);
   }
   ne__rconn_close(&w->rconn);
   ne__rconn_close(&w->wconn);
@@ -613,7 +618,7 @@ void ne__worker_touch_tasks(ne__worker* w, ne__rconn* conn) {
   if (!w->ex || !w->slots || !conn->c) return;
   int queued = 0;
   pthread_mutex_lock(&w->mu);
-  for (int i = 0; i < w->threads; i++) {
+  for (int i = 0; i < w->n_slots; i++) {
     if (w->slots[i].state == NE_SLOT_FREE) continue;
     const char* argv[] = {"XCLAIM", w->ex->k_tasks, NE_GROUP, w->name, "0", w->slots[i].id, "JUSTID"};
     if (ne__rconn_append(conn, 7, argv, NULL) == 0) queued++;
