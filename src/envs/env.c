@@ -170,13 +170,13 @@ void ne_env_get_state(const ne_env_spec* spec, const ne_env_state* state, double
   spec->family->get_state(spec, state->impl, v);
 }
 
-// one step of the family's dynamics, then Gymnasium's TimeLimit; an ended episode needs a reset
 // Discrete(n): an integer value in [0, n). Checked on every step, so no libm floor call: inside
 // [0, n) the int conversion is defined and exact for integers. NaN fails the range test.
 static inline int discrete_action_ok(const ne_env_spec* spec, float a) {
   return a >= 0 && a < (float)spec->n_actions && (float)(int)a == a;
 }
 
+// one step of the family's dynamics, then Gymnasium's TimeLimit; an ended episode needs a reset
 int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, ne_step_out* out) {
   if (!spec || !state || !act || !out || state->spec != spec) return NE_EINVAL;
   if (state->needs_reset) return NE_ESTATE;
@@ -222,7 +222,6 @@ static void format_space(const ne_env_spec* spec, char* buf, size_t size) {
 int ne_env_check_action(const ne_env_spec* spec, const float* act, char* errstr) {
   assert(spec && act);
   char space[96];
-  // Discrete(n): an integer value in [0, n)
   if (spec->discrete) {
     double a = act[0];
     if (discrete_action_ok(spec, act[0])) return 0;
