@@ -3,7 +3,7 @@
 // either rejected with a message naming the file or decoded into a checkpoint whose algorithm bytes
 // lie inside it. Each input is decoded twice: as is, and with its length and CRC-32C fields made
 // consistent, since random mutations almost never pass the checksum and the payload parser behind it.
-#include "core/buf.h"  // ne_crc32c
+#include "core/crc32c.h"
 #include "fuzz.h"
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/error.h"

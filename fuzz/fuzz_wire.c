@@ -5,7 +5,7 @@
 // inside the blob list, skipped candidates inside the result buffer. Each input
 // is decoded twice: as is, and with its CRC-32C trailer recomputed, since random mutations almost
 // never pass the checksum and the parser behind it.
-#include "core/buf.h"  // ne_crc32c
+#include "core/crc32c.h"
 #include "exec/redis_wire.h"
 #include "fuzz.h"
 #include "neuroevo/error.h"

@@ -122,4 +122,21 @@ expect_fail 1 "cannot write" "$BIN" plot run-a --out no-such-dir/x.png
 ls no-such-dir 2> /dev/null && fail "a failed plot created no-such-dir"
 ls ./*.tmp.* 2> /dev/null && fail "temp files left behind"
 
+# a training run redraws curve.png every plot_every generations, but not more often than every
+# plot_seconds: a gnuplot on PATH that counts its calls tells how often it ran
+mkdir -p counting-bin
+real_gnuplot=$(command -v gnuplot)
+printf '#!/bin/sh\necho x >> "%s/gnuplot-calls"\nexec "%s" "$@"\n' "$PWD" "$real_gnuplot" > counting-bin/gnuplot
+chmod +x counting-bin/gnuplot
+calls_of() {  # calls_of PLOT_SECONDS: gnuplot calls of a 12-generation run that plots every generation
+  rm -f gnuplot-calls
+  PATH="$PWD/counting-bin:$PATH" "$BIN" run cartpole-ga run.generations=12 run.target=none run.plot_every=1 \
+    run.plot_seconds="$1" --threads 1 --out "train-$1" --quiet > /dev/null
+  wc -l < gnuplot-calls
+}
+# one redraw after each generation but the last, whose redraw is the final one
+[ "$(calls_of 0)" -eq 12 ] || fail "plot_seconds = 0: expected 12 redraws (one per generation)"
+[ "$(calls_of 1e6)" -eq 2 ] || fail "plot_seconds = 1e6: expected 2 redraws (the first generation + the end)"
+echo "ok: curve.png redrawn every plot_every generations, at most once every plot_seconds"
+
 echo "e2e_plot: all checks passed"

@@ -13,6 +13,7 @@
 
 #ifdef NE_HAVE_HIREDIS
 #include "core/buf.h"
+#include "core/crc32c.h"
 #include "exec/redis_conn.h"
 #include "exec/redis_wire.h"
 #include "neuroevo/alloc.h"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/crc32c.h"
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/tfevents.h"

@@ -130,17 +130,6 @@ void ne_reader_u64s(ne_reader* r, uint64_t* out, size_t n) {
   for (size_t i = 0; i < n; i++) out[i] = ne_reader_u64(r);
 }
 
-uint32_t ne_crc32c(uint32_t crc, const void* data, size_t n) {
-  // bitwise reflected CRC-32C; checkpoints are small enough that a table buys nothing
-  const uint8_t* p = data;
-  crc = ~crc;
-  for (size_t i = 0; i < n; i++) {
-    crc ^= p[i];
-    for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
-  }
-  return ~crc;
-}
-
 void ne_reader_f64s(ne_reader* r, double* out, size_t n) {
   for (size_t i = 0; i < n; i++) out[i] = ne_reader_f64(r);
 }

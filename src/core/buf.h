@@ -48,7 +48,5 @@ void ne_reader_f64s(ne_reader* r, double* out, size_t n);
 // Bytes left; a count read from input must be checked against this before allocating.
 size_t ne_reader_left(const ne_reader* r);
 
-// CRC-32C (Castagnoli) of a byte range, used to detect corrupt checkpoints and messages.
-uint32_t ne_crc32c(uint32_t crc, const void* data, size_t n);
 
 #endif

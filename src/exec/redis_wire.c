@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/crc32c.h"
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"

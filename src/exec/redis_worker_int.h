@@ -3,7 +3,8 @@
 // heartbeats, the main loop) and redis_worker_tasks.c (claiming, evaluating and answering tasks).
 // One process = one consumer of the task group: a reader thread claims tasks for the whole process,
 // N evaluation threads take them from the process's slots, a writer thread sends results with their
-// acknowledgements. Everything shared is guarded by worker.mu. Not public API.
+// acknowledgements; with one evaluation thread, that thread does all three. Everything shared is
+// guarded by worker.mu. Not public API.
 #ifndef NEUROEVO_REDIS_WORKER_INT_H
 #define NEUROEVO_REDIS_WORKER_INT_H
 

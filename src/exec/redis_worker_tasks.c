@@ -7,6 +7,9 @@
 // task waiting per thread, so a thread that finishes starts its next task at once instead of after
 // a claim's round trip (on 10 ms generations those round trips were the distributed path's cost);
 // the price is at most one task per thread held here at a round's end while another worker idles.
+// A worker of one thread has no reader or writer: its evaluation thread claims and answers itself
+// through the same slots and connections (direct_main), since a hand-off between threads costs more
+// than it hides there.
 // An env that fails (gym bridge server that crashed twice) is reported to the master as a failure
 // result naming the env, the candidate and this worker; the master decides whether to retry.
 #include <inttypes.h>  // PRIu64
@@ -485,11 +488,27 @@ static void sent(ne__worker* w, ne__slot** slots, int n) {
   pthread_cond_broadcast(&w->slot_cv);
 }
 
+// Sends the answers of slots[0..n), reconnecting as often as it takes; leaving with Redis away it
+// gives up after FLUSH_TRIES attempts (the master re-claims those tasks). Then frees the slots.
+static void deliver(ne__worker* w, ne__slot** slots, int n) {
+  ne__experiment* ex = w->ex;
+  for (int failures = 0; send_answers(w, slots, n) != 0;) {
+    int leaving = ex->leave || ne__worker_stopping(w);
+    int rc = ne__rconn_wait(&w->wconn, leaving ? NULL : &ex->leave, leaving ? 10 : 0);
+    if (rc && leaving && ++failures >= FLUSH_TRIES) {
+      for (int i = 0; i < n; i++)
+        ne__worker_say(w, "task %s: results not sent (%s); it will be re-claimed", slots[i]->id, w->wconn.errstr);
+      break;
+    }
+  }
+  pthread_mutex_lock(&w->mu);
+  sent(w, slots, n);
+  pthread_mutex_unlock(&w->mu);
+}
+
 static void* writer_main(void* arg) {
   ne__worker* w = arg;
-  ne__experiment* ex = w->ex;
   ne__slot** ready = ne_calloc((size_t)w->n_slots, sizeof *ready);
-  int failures = 0;
   pthread_mutex_lock(&w->mu);
   for (;;) {
     int n = 0;
@@ -501,28 +520,48 @@ static void* writer_main(void* arg) {
       continue;
     }
     pthread_mutex_unlock(&w->mu);
-    int rc = send_answers(w, ready, n);
-    if (rc) {
-      // leaving with Redis away: a few attempts, then the tasks are re-claimed by the master
-      int leaving = ex->leave || ne__worker_stopping(w);
-      rc = ne__rconn_wait(&w->wconn, leaving ? NULL : &ex->leave, leaving ? 10 : 0);
-      if (rc && leaving && ++failures >= FLUSH_TRIES) {
-        for (int i = 0; i < n; i++)
-          ne__worker_say(w, "task %s: results not sent (%s); it will be re-claimed", ready[i]->id, w->wconn.errstr);
-        rc = 0;
-      } else if (rc) {
-        pthread_mutex_lock(&w->mu);
-        continue;
-      }
-    }
-    failures = 0;
+    deliver(w, ready, n);
     pthread_mutex_lock(&w->mu);
-    sent(w, ready, n);
   }
   w->writer_exited = 1;
   pthread_mutex_unlock(&w->mu);
   ne__rconn_close(&w->wconn);
   ne_free(ready);
+  return NULL;
+}
+
+// ---- a single evaluation thread -----------------------------------------------------------
+
+// With one evaluation thread the reader and the writer only add hand-offs: each task would wake
+// the evaluation thread and then the writer, and Linux may queue a woken thread behind a busy one
+// while the other CPU idles until the next tick (seen with perf sched on 2 cores: 2-5 ms stalls
+// in 11-16 ms generations). This thread claims, evaluates and answers itself, one round trip each.
+static void* direct_main(void* arg) {
+  ne__wthread* th = arg;
+  ne__worker* w = th->w;
+  ne__experiment* ex = w->ex;
+  for (;;) {
+    pthread_mutex_lock(&w->mu);
+    ne__slot* s = oldest_queued(w);
+    if (s) s->state = NE_SLOT_RUNNING;
+    pthread_mutex_unlock(&w->mu);
+    if (s) {  // a claimed task is answered even when leaving
+      ne__slot_state next = process_task(th, s);
+      pthread_mutex_lock(&w->mu);
+      s->state = next;
+      pthread_mutex_unlock(&w->mu);
+      if (next != NE_SLOT_FREE) deliver(w, &s, 1);
+      continue;
+    }
+    if (ex->leave || ne__worker_stopping(w) || ne__rconn_wait(&w->rconn, &ex->leave, 0) != 0) break;
+    claim(w, 1);
+  }
+  ne__rconn_close(&w->rconn);
+  ne__rconn_close(&w->wconn);
+  pthread_mutex_lock(&w->mu);
+  w->reader_exited = w->writer_exited = 1;
+  w->evals_running--;
+  pthread_mutex_unlock(&w->mu);
   return NULL;
 }
 
@@ -549,11 +588,12 @@ int ne__worker_start_tasks(ne__worker* w) {
     th->ev = ne_evaluator_create(w->ex->env, &w->ex->policy, w->ex->cache);
     if (!th->ev) return NE_ENOMEM;
   }
+  int direct = w->threads == 1;
   for (int t = 0; t < w->threads; t++) {
     pthread_mutex_lock(&w->mu);
     w->evals_running++;  // before the thread can return and count itself out
     pthread_mutex_unlock(&w->mu);
-    if (pthread_create(&w->th[t].th, NULL, eval_main, &w->th[t]) != 0) {
+    if (pthread_create(&w->th[t].th, NULL, direct ? direct_main : eval_main, &w->th[t]) != 0) {
       pthread_mutex_lock(&w->mu);
       w->evals_running--;
       pthread_mutex_unlock(&w->mu);
@@ -561,6 +601,7 @@ int ne__worker_start_tasks(ne__worker* w) {
     }
     w->th[t].started = 1;
   }
+  if (direct) return 0;
   if (pthread_create(&w->writer, NULL, writer_main, w) != 0) return NE_ENOMEM;
   w->writer_started = 1;
   if (pthread_create(&w->reader, NULL, reader_main, w) != 0) return NE_ENOMEM;

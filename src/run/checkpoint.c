@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/crc32c.h"
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"

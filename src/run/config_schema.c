@@ -33,6 +33,8 @@ static const ne_config_key run_keys[] = {
     {"run", "keep_checkpoints", NE_CFG_INT, "3", 1, 1000, NULL, "number of most recent checkpoints kept"},
     {"run", "plot_every", NE_CFG_INT, "10", 0, 1e6, NULL,
      "redraw curve.png every N generations (0 = only at the end)"},
+    {"run", "plot_seconds", NE_CFG_FLOAT, "10", 0, 1e9, NULL,
+     "and at most once every S seconds: a redraw stops training for ~40 ms of gnuplot (0 = no limit)"},
     {"run", "eval_episodes", NE_CFG_INT, "100", 1, 1e6, NULL,
      "episodes of the final evaluation of the best genome"},
 };

@@ -171,6 +171,7 @@ static int boundary_state(ne_run* run, int force, char* errstr) {
 
 static void plot(ne_run* run) {
   char png[4096], why[NE_ERRSTR_LEN];
+  run->plotted_at = ne__now();
   snprintf(png, sizeof png, "%s/curve.png", run->dir);
   const char* dirs[1] = {run->dir};
   if (ne_plot_runs(dirs, 1, png, "env_steps", why) != 0 && !run->plot_warned) {
@@ -248,7 +249,10 @@ int ne_run_loop(ne_run* run, char* errstr) {
       finish(run, why);
       return 0;
     }
-    if (run->plot_every > 0 && run->generation % (uint32_t)run->plot_every == 0) plot(run);
+    // every plot_every generations, but a fast run is not held up by gnuplot every few milliseconds
+    if (run->plot_every > 0 && run->generation % (uint32_t)run->plot_every == 0 &&
+        (run->plotted_at == 0 || ne__now() - run->plotted_at >= run->plot_seconds))
+      plot(run);
     if (run->opt.stop && *run->opt.stop) return on_interrupt(run, errstr);
   }
 }

@@ -171,6 +171,7 @@ static int build(ne_run* run, char* errstr) {
   run->checkpoint_every = (int)ne_config_int(run->cfg, "run", "checkpoint_every");
   run->keep_checkpoints = (int)ne_config_int(run->cfg, "run", "keep_checkpoints");
   run->plot_every = (int)ne_config_int(run->cfg, "run", "plot_every");
+  run->plot_seconds = ne_config_float(run->cfg, "run", "plot_seconds");
   run->best_score = NAN;
   // executor: the caller's, or a local pool
   if (run->opt.executor) {

@@ -43,6 +43,8 @@ struct ne_run {
   double* obs_stats;             // (2 * results_cap * obs_dim) when a batch wants observation sums
   int obs_stats_cap;
   int plot_warned;               // 1 after the first plotting failure was reported
+  double plot_seconds;           // least wall time between two redraws of curve.png
+  double plotted_at;             // ne__now() of the last redraw (0: none yet)
   struct ne__run_tb* tb;         // TensorBoard event writer (run_tfevents.c); NULL when off
   int minimize;                  // 1 for black-box functions: metrics report f = -fitness (see runner.c)
 };

@@ -15,7 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/buf.h"  // ne_buf, ne_crc32c
+#include "core/buf.h"     // ne_buf
+#include "core/crc32c.h"  // ne_crc32c
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
