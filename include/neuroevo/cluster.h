@@ -68,6 +68,8 @@ typedef struct ne_cluster_worker_options {
   int synthetic;             // benchmark: return a synthetic fitness without running an env
   double heartbeat_s;        // heartbeat period (0: 1 s)
   long max_tasks;            // leave after this many tasks (0: no limit; leak tests)
+  double spin_s;             // one-thread workers: busy-wait this long for Redis's reply before
+                             // sleeping (0: never); trades idle CPU for latency between rounds
   const volatile int* stop;  // raised by SIGTERM/SIGINT: finish the task in hand, then return
   FILE* log;                 // where messages go; NULL: stderr
 } ne_cluster_worker_options;

@@ -26,6 +26,8 @@ static const char USAGE[] =
     "  --threads N       evaluation threads (default: all cores); one reader claims tasks for all\n"
     "  --name NAME       unique worker name shown by `neuroevo status` (default: HOSTNAME-PID)\n"
     "  --heartbeat S     heartbeat period in seconds (default 1)\n"
+    "  --spin-ms MS      with one thread: busy-wait up to MS for Redis's reply before sleeping, so the\n"
+    "                    next task starts without a wake-up's delay (default 3; 0: never)\n"
     "  --synthetic       benchmark mode: return a synthetic fitness without running an env\n"
     "                    (joins only experiments started for benchmarking)\n"
     "  --max-tasks N     leave after N tasks (testing)\n"
@@ -56,6 +58,14 @@ static int parse_option(int argc, char** argv, int* i, ne_cluster_worker_options
   } else if (strcmp(a, "--max-tasks") == 0) {
     if ((rc = ne_cli_parse_int("worker", a, value, 1, 1000000000, &v))) return rc;
     o->max_tasks = (long)v;
+  } else if (strcmp(a, "--spin-ms") == 0) {
+    char* end;
+    double ms = strtod(value, &end);
+    if (*end || end == value || !(ms >= 0 && ms <= 1000)) {
+      fprintf(stderr, "neuroevo worker: --spin-ms expects milliseconds in [0, 1000], got '%s'\n", value);
+      return 2;
+    }
+    o->spin_s = ms / 1000;
   } else if (strcmp(a, "--heartbeat") == 0) {
     char* end;
     o->heartbeat_s = strtod(value, &end);
@@ -78,6 +88,7 @@ int ne_cmd_worker(int argc, char** argv) {
   ne_cluster_worker_options o;
   memset(&o, 0, sizeof o);
   o.url = getenv("NEUROEVO_REDIS_URL");
+  o.spin_s = 0.003;
   int rc = 0;
   for (int i = 1; i < argc && !rc; i++) {
     if (argv[i][0] == '-') rc = parse_option(argc, argv, &i, &o);

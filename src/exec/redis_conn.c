@@ -7,6 +7,8 @@
 #include <arpa/inet.h>  // inet_pton
 #include <ctype.h>
 #include <netdb.h>  // getaddrinfo
+#include <poll.h>
+#include <sched.h>  // sched_yield
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +302,21 @@ redisReply* ne__rconn_get_reply(ne__rconn* rc) {
     return NULL;
   }
   return reply;
+}
+
+int ne__rconn_spin(ne__rconn* rc, double spin_s) {
+  if (!rc->c) return NE_ENET;
+  for (int done = 0; !done;)
+    if (redisBufferWrite(rc->c, &done) != REDIS_OK) {
+      drop(rc, "write");
+      return NE_ENET;
+    }
+  struct pollfd pfd = {rc->c->fd, POLLIN, 0};
+  for (double end = ne__now() + spin_s; ne__now() < end;) {
+    if (poll(&pfd, 1, 0) != 0) break;  // readable, or an error the read will report
+    sched_yield();
+  }
+  return 0;
 }
 
 int ne__reply_error_is(const redisReply* reply, const char* prefix) {

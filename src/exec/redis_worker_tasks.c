@@ -389,21 +389,9 @@ static void queue_entry(ne__worker* w, const redisReply* e) {
   s->state = NE_SLOT_QUEUED;
 }
 
-// One XREADGROUP for up to `want` tasks; queues what came.
-static void claim(ne__worker* w, int want) {
-  ne__experiment* ex = w->ex;
-  char count[16], block[16];
-  snprintf(count, sizeof count, "%d", want);
-  snprintf(block, sizeof block, "%d", READ_BLOCK_MS);
-  const char* argv[] = {"XREADGROUP", "GROUP", NE_GROUP, w->name, "COUNT", count, "BLOCK", block, "STREAMS",
-                        ex->k_tasks, ">"};
-  redisReply* r = ne__rconn_argv(&w->rconn, 11, argv, NULL);
-  if (!r) return;
-  if (r->type == REDIS_REPLY_ERROR) {  // NOGROUP: the master has not (re-)created the stream yet
-    freeReplyObject(r);
-    sleep_s(0.2);
-    return;
-  }
+// Queues the entries of an XREADGROUP reply (nil when nothing came). 1 for an error reply.
+static int queue_claimed(ne__worker* w, const redisReply* r) {
+  if (r->type == REDIS_REPLY_ERROR) return 1;
   if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->elements == 2) {
     const redisReply* entries = r->element[0]->element[1];
     pthread_mutex_lock(&w->mu);
@@ -412,6 +400,35 @@ static void claim(ne__worker* w, int want) {
     pthread_cond_broadcast(&w->task_cv);
     pthread_mutex_unlock(&w->mu);
   }
+  return 0;
+}
+
+// The XREADGROUP that claims up to `want` new tasks into argv (11 words; 9 without blocking); count
+// and block are its buffers. Returns the word count.
+static int claim_command(const ne__worker* w, int want, int block, const char* argv[11], char count[16],
+                         char block_ms[16]) {
+  snprintf(count, 16, "%d", want);
+  snprintf(block_ms, 16, "%d", READ_BLOCK_MS);
+  const char* words[] = {"XREADGROUP", "GROUP", NE_GROUP, w->name, "COUNT", count, "BLOCK", block_ms, "STREAMS",
+                         w->ex->k_tasks, ">"};
+  int n = 0;
+  for (int i = 0; i < 11; i++)
+    if (block || (i != 6 && i != 7)) argv[n++] = words[i];
+  return n;
+}
+
+// One blocking XREADGROUP for up to `want` tasks; queues what came.
+static void claim(ne__worker* w, int want) {
+  const char* argv[11];
+  char count[16], block[16];
+  int argc = claim_command(w, want, 1, argv, count, block);
+  redisReply* r = NULL;
+  if (w->threads > 1 || w->opt.spin_s <= 0) r = ne__rconn_argv(&w->rconn, argc, argv, NULL);
+  else if (!ne__rconn_ensure(&w->rconn) && !ne__rconn_append(&w->rconn, argc, argv, NULL) &&
+           !ne__rconn_spin(&w->rconn, w->opt.spin_s))
+    r = ne__rconn_get_reply(&w->rconn);
+  if (!r) return;
+  if (queue_claimed(w, r)) sleep_s(0.2);  // NOGROUP: the master has not (re-)created the stream yet
   freeReplyObject(r);
 }
 
@@ -437,14 +454,14 @@ static void* reader_main(void* arg) {
 
 // ---- the writer ---------------------------------------------------------------------------
 
-// Queues the commands that answer slot s; returns the replies to read, or -1 when disconnected.
-static int queue_answer(ne__worker* w, const ne__slot* s) {
+// Queues the commands that answer slot s on conn; returns the replies to read, or -1 when disconnected.
+static int queue_answer(ne__worker* w, ne__rconn* conn, const ne__slot* s) {
   const ne__experiment* ex = w->ex;
   if (s->state == NE_SLOT_DROP) {  // garbage must not circulate
     const char* ack[] = {"XACK", ex->k_tasks, NE_GROUP, s->id};
     const char* del[] = {"XDEL", ex->k_tasks, s->id};
-    int rc = ne__rconn_append(&w->wconn, 4, ack, NULL);
-    if (!rc) rc = ne__rconn_append(&w->wconn, 3, del, NULL);
+    int rc = ne__rconn_append(conn, 4, ack, NULL);
+    if (!rc) rc = ne__rconn_append(conn, 3, del, NULL);
     return rc ? -1 : 2;
   }
   const char* multi[] = {"MULTI"};
@@ -452,26 +469,34 @@ static int queue_answer(ne__worker* w, const ne__slot* s) {
   size_t xlens[] = {4, strlen(ex->k_results), 1, 1, s->out.len};
   const char* xack[] = {"XACK", ex->k_tasks, NE_GROUP, s->id};
   const char* exec[] = {"EXEC"};
-  int rc = ne__rconn_append(&w->wconn, 1, multi, NULL);
-  if (!rc) rc = ne__rconn_append(&w->wconn, 5, xadd, xlens);
-  if (!rc) rc = ne__rconn_append(&w->wconn, 4, xack, NULL);
-  if (!rc) rc = ne__rconn_append(&w->wconn, 1, exec, NULL);
+  int rc = ne__rconn_append(conn, 1, multi, NULL);
+  if (!rc) rc = ne__rconn_append(conn, 5, xadd, xlens);
+  if (!rc) rc = ne__rconn_append(conn, 4, xack, NULL);
+  if (!rc) rc = ne__rconn_append(conn, 1, exec, NULL);
   return rc ? -1 : 4;
 }
 
-// Sends the answers of slots[0..n) in one round trip. 0, or NE_ENET (they stay to be sent again
-// after the reconnect: duplicate results are harmless).
-static int send_answers(ne__worker* w, ne__slot** slots, int n) {
-  if (ne__rconn_ensure(&w->wconn)) return NE_ENET;
+// Sends the answers of slots[0..n) through conn in one round trip, with a claim of one more task
+// (not blocking) when claim_next. 0, or NE_ENET (they stay to be sent again after the reconnect:
+// duplicate results are harmless).
+static int send_answers(ne__worker* w, ne__rconn* conn, ne__slot** slots, int n, int claim_next) {
+  if (ne__rconn_ensure(conn)) return NE_ENET;
   int replies = 0;
   for (int i = 0; i < n; i++) {
-    int k = queue_answer(w, slots[i]);
+    int k = queue_answer(w, conn, slots[i]);
     if (k < 0) return NE_ENET;
     replies += k;
   }
-  for (int i = 0; i < replies; i++) {
-    redisReply* r = ne__rconn_get_reply(&w->wconn);
+  if (claim_next) {
+    const char* argv[11];
+    char count[16], block[16];
+    if (ne__rconn_append(conn, claim_command(w, 1, 0, argv, count, block), argv, NULL)) return NE_ENET;
+    if (w->opt.spin_s > 0 && ne__rconn_spin(conn, w->opt.spin_s)) return NE_ENET;
+  }
+  for (int i = 0; i < replies + claim_next; i++) {
+    redisReply* r = ne__rconn_get_reply(conn);
     if (!r) return NE_ENET;
+    if (i == replies) queue_claimed(w, r);
     freeReplyObject(r);
   }
   return 0;
@@ -488,16 +513,17 @@ static void sent(ne__worker* w, ne__slot** slots, int n) {
   pthread_cond_broadcast(&w->slot_cv);
 }
 
-// Sends the answers of slots[0..n), reconnecting as often as it takes; leaving with Redis away it
-// gives up after FLUSH_TRIES attempts (the master re-claims those tasks). Then frees the slots.
-static void deliver(ne__worker* w, ne__slot** slots, int n) {
+// Sends the answers of slots[0..n) through conn (and claims one more task when claim_next),
+// reconnecting as often as it takes; leaving with Redis away it gives up after FLUSH_TRIES
+// attempts (the master re-claims those tasks). Then frees the slots.
+static void deliver(ne__worker* w, ne__rconn* conn, ne__slot** slots, int n, int claim_next) {
   ne__experiment* ex = w->ex;
-  for (int failures = 0; send_answers(w, slots, n) != 0;) {
+  for (int failures = 0; send_answers(w, conn, slots, n, claim_next) != 0;) {
     int leaving = ex->leave || ne__worker_stopping(w);
-    int rc = ne__rconn_wait(&w->wconn, leaving ? NULL : &ex->leave, leaving ? 10 : 0);
+    int rc = ne__rconn_wait(conn, leaving ? NULL : &ex->leave, leaving ? 10 : 0);
     if (rc && leaving && ++failures >= FLUSH_TRIES) {
       for (int i = 0; i < n; i++)
-        ne__worker_say(w, "task %s: results not sent (%s); it will be re-claimed", slots[i]->id, w->wconn.errstr);
+        ne__worker_say(w, "task %s: results not sent (%s); it will be re-claimed", slots[i]->id, conn->errstr);
       break;
     }
   }
@@ -520,7 +546,7 @@ static void* writer_main(void* arg) {
       continue;
     }
     pthread_mutex_unlock(&w->mu);
-    deliver(w, ready, n);
+    deliver(w, &w->wconn, ready, n, 0);
     pthread_mutex_lock(&w->mu);
   }
   w->writer_exited = 1;
@@ -535,7 +561,8 @@ static void* writer_main(void* arg) {
 // With one evaluation thread the reader and the writer only add hand-offs: each task would wake
 // the evaluation thread and then the writer, and Linux may queue a woken thread behind a busy one
 // while the other CPU idles until the next tick (seen with perf sched on 2 cores: 2-5 ms stalls
-// in 11-16 ms generations). This thread claims, evaluates and answers itself, one round trip each.
+// in 11-16 ms generations). This thread claims, evaluates and answers itself, through one
+// connection: a task's answer and the claim of the next travel in one round trip.
 static void* direct_main(void* arg) {
   ne__wthread* th = arg;
   ne__worker* w = th->w;
@@ -550,14 +577,13 @@ static void* direct_main(void* arg) {
       pthread_mutex_lock(&w->mu);
       s->state = next;
       pthread_mutex_unlock(&w->mu);
-      if (next != NE_SLOT_FREE) deliver(w, &s, 1);
+      if (next != NE_SLOT_FREE) deliver(w, &w->rconn, &s, 1, !ex->leave && !ne__worker_stopping(w));
       continue;
     }
     if (ex->leave || ne__worker_stopping(w) || ne__rconn_wait(&w->rconn, &ex->leave, 0) != 0) break;
     claim(w, 1);
   }
   ne__rconn_close(&w->rconn);
-  ne__rconn_close(&w->wconn);
   pthread_mutex_lock(&w->mu);
   w->reader_exited = w->writer_exited = 1;
   w->evals_running--;
