@@ -311,6 +311,7 @@ int ne__rconn_spin(ne__rconn* rc, double spin_s) {
       drop(rc, "write");
       return NE_ENET;
     }
+  if (rc->c->reader && rc->c->reader->pos < rc->c->reader->len) return 0;  // a reply is buffered already
   struct pollfd pfd = {rc->c->fd, POLLIN, 0};
   for (double end = ne__now() + spin_s; ne__now() < end;) {
     if (poll(&pfd, 1, 0) != 0) break;  // readable, or an error the read will report
