@@ -24,6 +24,7 @@ static const char USAGE[] =
     "                    password may also come from $NEUROEVO_REDIS_PASSWORD. A non-loopback Redis\n"
     "                    without a password is refused.\n"
     "  --threads N       evaluation threads (default: all cores); one reader claims tasks for all\n"
+    "                    (a single thread claims and answers its tasks itself)\n"
     "  --name NAME       unique worker name shown by `neuroevo status` (default: HOSTNAME-PID)\n"
     "  --heartbeat S     heartbeat period in seconds (default 1)\n"
     "  --spin-ms MS      with one thread: busy-wait up to MS for Redis's reply before sleeping, so the\n"

@@ -48,5 +48,4 @@ void ne_reader_f64s(ne_reader* r, double* out, size_t n);
 // Bytes left; a count read from input must be checked against this before allocating.
 size_t ne_reader_left(const ne_reader* r);
 
-
 #endif

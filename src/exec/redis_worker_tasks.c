@@ -562,7 +562,8 @@ static void* writer_main(void* arg) {
 // the evaluation thread and then the writer, and Linux may queue a woken thread behind a busy one
 // while the other CPU idles until the next tick (seen with perf sched on 2 cores: 2-5 ms stalls
 // in 11-16 ms generations). This thread claims, evaluates and answers itself, through one
-// connection: a task's answer and the claim of the next travel in one round trip.
+// connection: a task's answer and the claim of the next travel in one round trip, and while it
+// waits for Redis it busy-waits up to opt.spin_s before sleeping (claim, send_answers).
 static void* direct_main(void* arg) {
   ne__wthread* th = arg;
   ne__worker* w = th->w;
