@@ -6,7 +6,6 @@
 #include "core/crc32c.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #define POLY 0x82F63B78u  // reflected Castagnoli polynomial
@@ -46,19 +45,9 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, con
   return ~c32;
 }
 
-static int has_sse42(void) {
-  static atomic_int known = -1;  // racing first calls store the same value
-  int k = atomic_load_explicit(&known, memory_order_relaxed);
-  if (k < 0) {
-    __builtin_cpu_init();
-    k = __builtin_cpu_supports("sse4.2") ? 1 : 0;
-    atomic_store_explicit(&known, k, memory_order_relaxed);
-  }
-  return k;
-}
-
+// __builtin_cpu_supports reads what libgcc's constructor found; no cache of our own is needed
 uint32_t ne_crc32c(uint32_t crc, const void* data, size_t n) {
-  return has_sse42() ? crc32c_sse42(crc, data, n) : ne__crc32c_portable(crc, data, n);
+  return __builtin_cpu_supports("sse4.2") ? crc32c_sse42(crc, data, n) : ne__crc32c_portable(crc, data, n);
 }
 #else
 uint32_t ne_crc32c(uint32_t crc, const void* data, size_t n) { return ne__crc32c_portable(crc, data, n); }

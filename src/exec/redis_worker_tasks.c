@@ -422,10 +422,10 @@ static void claim(ne__worker* w, int want) {
   const char* argv[11];
   char count[16], block[16];
   int argc = claim_command(w, want, 1, argv, count, block);
+  // a one-thread worker busy-waits for the reply; the reader of several threads sleeps (spin 0)
   redisReply* r = NULL;
-  if (w->threads > 1 || w->opt.spin_s <= 0) r = ne__rconn_argv(&w->rconn, argc, argv, NULL);
-  else if (!ne__rconn_ensure(&w->rconn) && !ne__rconn_append(&w->rconn, argc, argv, NULL) &&
-           !ne__rconn_spin(&w->rconn, w->opt.spin_s))
+  if (!ne__rconn_ensure(&w->rconn) && !ne__rconn_append(&w->rconn, argc, argv, NULL) &&
+      !ne__rconn_spin(&w->rconn, w->threads == 1 ? w->opt.spin_s : 0))
     r = ne__rconn_get_reply(&w->rconn);
   if (!r) return;
   if (queue_claimed(w, r)) sleep_s(0.2);  // NOGROUP: the master has not (re-)created the stream yet
