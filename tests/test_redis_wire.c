@@ -477,6 +477,37 @@ static void test_digest_covers_every_field(void) {
   ASSERT(ne__wire_batch_digest(&f.b, other, 4) != base);
 }
 
+// Seed chains are hashed in four lanes (redis_wire.c): a bit flipped at any position of chains
+// of every length modulo 4, or two neighbours swapped, still changes the digest.
+static void test_digest_sees_every_seed(void) {
+  enum { LONGEST = 1003 };
+  uint64_t* seeds = ne_malloc(LONGEST * sizeof *seeds);
+  ASSERT(seeds != NULL);
+  ne_candidate c = {NE_CAND_CHAIN, 0, 1, 5, seeds, 0, 0.1f, 0, 0, 0};
+  ne_batch b = {3, 0, 1, &c, 0, NULL, 0, NULL, NULL, 0, NULL};
+  uint32_t lengths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, LONGEST};
+  for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
+    c.n_seeds = lengths[l];
+    for (uint32_t k = 0; k < c.n_seeds; k++) seeds[k] = ne_hash2(0x5eed, k);
+    uint64_t base = ne__wire_batch_digest(&b, NULL, 0);
+    for (uint32_t k = 0; k < c.n_seeds; k++) {
+      seeds[k] ^= 1ull << (k % 64);
+      ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+      seeds[k] ^= 1ull << (k % 64);
+      if (k + 1 < c.n_seeds) {
+        uint64_t t = seeds[k];
+        seeds[k] = seeds[k + 1], seeds[k + 1] = t;
+        ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+        seeds[k + 1] = seeds[k], seeds[k] = t;
+      }
+    }
+    ASSERT_U64_EQ(ne__wire_batch_digest(&b, NULL, 0), base);
+    c.n_seeds--;  // the same seeds one shorter
+    if (c.n_seeds) ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+  }
+  ne_free(seeds);
+}
+
 static void test_fingerprint(void) {
   char err[NE_ERRSTR_LEN];
   ne_env_spec* env = NULL;
@@ -574,7 +605,7 @@ TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_tab
           TEST_ENTRY(test_blob_round_trip),
           TEST_ENTRY(test_rejects_corrupt_and_short), TEST_ENTRY(test_rejects_other_version),
           TEST_ENTRY(test_rejects_lying_counts), TEST_ENTRY(test_rejects_random_bytes),
-          TEST_ENTRY(test_digest_covers_every_field), TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids),
+          TEST_ENTRY(test_digest_covers_every_field), TEST_ENTRY(test_digest_sees_every_seed), TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids),
           TEST_ENTRY(test_url_parsing), TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids))
 #else
 // Without hiredis there is no Redis support to test: say so loudly rather than pass silently.
