@@ -12,6 +12,14 @@ set -euo pipefail
 BUILD=$(cd "${1:-build}" && pwd)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=$BUILD/neuroevo
+# `cmake --build` leaves the benchmarks (outside its default target) linked against the old library
+for exe in "$BUILD/bench/bench_redis" "$BIN"; do
+  if [ "$exe" -ot "$BUILD/libneuroevo.a" ]; then
+    echo "bench_redis.sh: $exe is older than $BUILD/libneuroevo.a: it would measure old code;" \
+      "run 'cmake --build $BUILD --target benchmarks neuroevo_cli' (or 'make bench') first" >&2
+    exit 2
+  fi
+done
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench_redis.XXXXXX")
 PIDS=()
 cleanup() {
