@@ -605,7 +605,8 @@ TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_tab
           TEST_ENTRY(test_blob_round_trip),
           TEST_ENTRY(test_rejects_corrupt_and_short), TEST_ENTRY(test_rejects_other_version),
           TEST_ENTRY(test_rejects_lying_counts), TEST_ENTRY(test_rejects_random_bytes),
-          TEST_ENTRY(test_digest_covers_every_field), TEST_ENTRY(test_digest_sees_every_seed), TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids),
+          TEST_ENTRY(test_digest_covers_every_field), TEST_ENTRY(test_digest_sees_every_seed),
+          TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids),
           TEST_ENTRY(test_url_parsing), TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids))
 #else
 // Without hiredis there is no Redis support to test: say so loudly rather than pass silently.
