@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/util.h"          // ne__set_error
+#include "core/util.h"          // ne__set_error, ne__now
 #include "envs/envs_int.h"      // ne_env_entry
 #include "envs/gym/gym_proto.h" // the shared block's layout
 #include "neuroevo/error.h"
@@ -86,12 +86,6 @@ static double rd_f64(const unsigned char* m, int off) {
 
 // a 32-bit word of the shared block (offsets are multiples of 4 from a page-aligned mapping)
 static uint32_t* word(const gym_server* s, int off) { return (uint32_t*)(void*)(s->mem + off); }
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 // seconds from an environment variable, or dflt when unset or not a positive number
 static double env_seconds(const char* name, double dflt) {
@@ -276,11 +270,11 @@ static int replied(const gym_server* s) {
 // core meanwhile, which says the machine is oversubscribed). It never yields: on a busy core a yield
 // gives the core away for a whole time slice, where a sleep on the socket gets it back at the doorbell.
 static int spin_for_reply(const gym_server* s, double spin_s) {
-  double end = now_s() + spin_s;
+  double end = ne__now() + spin_s;
   for (unsigned i = 1;; i++) {
-    if (replied(s)) return now_s() <= end ? 1 : 2;
+    if (replied(s)) return ne__now() <= end ? 1 : 2;
     cpu_relax();
-    if (i % 64 == 0 && now_s() > end) return 0;
+    if (i % 64 == 0 && ne__now() > end) return 0;
   }
 }
 
@@ -304,10 +298,10 @@ static int spin_adaptive(gym_server* s) {
 // Sleeps on the socket until the reply is published (a doorbell wakes us), the server dies (the
 // socket closes: it is reaped and its exit described) or timeout_s passes.
 static int sleep_for_reply(gym_server* s, const char* id, double timeout_s, const char* what) {
-  double deadline = now_s() + timeout_s;
+  double deadline = ne__now() + timeout_s;
   for (;;) {
     if (replied(s)) return 0;
-    double left = deadline - now_s();
+    double left = deadline - ne__now();
     if (left <= 0)
       return fail(s, id, NE_EIO, "no reply from the env server to %s within %.0f s (NEUROEVO_GYM_TIMEOUT sets the limit)",
                   what, timeout_s);
