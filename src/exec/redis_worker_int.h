@@ -106,12 +106,11 @@ struct ne__worker {
   // the task pipeline (redis_worker_tasks.c), while following an experiment
   pthread_mutex_t mu;                // guards everything below and the counters
   pthread_cond_t task_cv;            // a task was queued or the reader stopped (evaluation threads wait)
-  pthread_cond_t slot_cv;            // a thread took a task or went idle, or a slot was freed (the reader waits)
+  pthread_cond_t slot_cv;            // a thread took a task or a slot was freed (the reader waits)
   pthread_cond_t send_cv;            // a slot is ready to send or a thread stopped (the writer waits)
   ne__wthread* th;                   // (threads)
   ne__slot* slots;                   // (n_slots)
   int n_slots;                       // SLOTS_PER_THREAD * threads
-  int idle;                          // evaluation threads waiting for a task
   uint64_t seq;                      // claims so far
   pthread_t reader, writer;          // the reader and writer threads
   int reader_started, writer_started;

@@ -330,10 +330,7 @@ static void* eval_main(void* arg) {
     ne__slot* s = oldest_queued(w);
     if (!s) {
       if (w->reader_exited) break;  // nothing more will come
-      w->idle++;
-      pthread_cond_signal(&w->slot_cv);
       timed_wait(&w->task_cv, &w->mu);
-      w->idle--;
       continue;
     }
     s->state = NE_SLOT_RUNNING;
@@ -491,7 +488,7 @@ static int send_answers(ne__worker* w, ne__rconn* conn, ne__slot** slots, int n,
     const char* argv[11];
     char count[16], block[16];
     if (ne__rconn_append(conn, claim_command(w, 1, 0, argv, count, block), argv, NULL)) return NE_ENET;
-    if (w->opt.spin_s > 0 && ne__rconn_spin(conn, w->opt.spin_s)) return NE_ENET;
+    if (ne__rconn_spin(conn, w->opt.spin_s)) return NE_ENET;
   }
   for (int i = 0; i < replies + claim_next; i++) {
     redisReply* r = ne__rconn_get_reply(conn);
@@ -603,7 +600,6 @@ int ne__worker_start_tasks(ne__worker* w) {
     ne_buf_init(&w->slots[i].payload);
     ne_buf_init(&w->slots[i].out);
   }
-  w->idle = 0;
   w->reader_exited = w->writer_exited = 0;
   w->rconn = (ne__rconn){.url = w->url, .timeout_s = 2};
   w->wconn = (ne__rconn){.url = w->url, .timeout_s = 2};
