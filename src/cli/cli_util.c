@@ -50,6 +50,19 @@ int ne_cli_parse_int(const char* cmd, const char* option, const char* text, long
   return 0;
 }
 
+int ne_cli_parse_double(const char* cmd, const char* option, const char* text, double min, double max,
+                        const char* unit, double* out) {
+  char* end;
+  double v = text ? strtod(text, &end) : 0;
+  if (!text || end == text || *end || !(v >= min && v <= max)) {
+    fprintf(stderr, "neuroevo %s: %s expects %s in [%g, %g], got '%s'\n", cmd, option, unit, min, max,
+            text ? text : "(nothing)");
+    return 2;
+  }
+  *out = v;
+  return 0;
+}
+
 int ne_cli_is_override(const char* arg) {
   const char* eq = strchr(arg, '=');
   const char* dot = strchr(arg, '.');

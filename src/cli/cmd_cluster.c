@@ -44,14 +44,7 @@ int ne_cli_redis_option(const char* cmd, const char* option, const char* value, 
   } else if (strcmp(option, "--chunk") == 0) {
     if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 20, &v)) == 0) redis_opt.chunk = (int)v;
   } else if (strcmp(option, "--task-timeout") == 0) {
-    char* end;
-    double s = strtod(value, &end);
-    if (*end || end == value || !(s >= 0.05 && s <= 86400)) {
-      fprintf(stderr, "neuroevo %s: --task-timeout expects seconds in [0.05, 86400], got '%s'\n", cmd, value);
-      *rc = 2;
-    } else {
-      redis_opt.task_timeout_s = s;
-    }
+    *rc = ne_cli_parse_double(cmd, option, value, 0.05, 86400, "seconds", &redis_opt.task_timeout_s);
   } else {
     return 0;
   }

@@ -60,20 +60,11 @@ static int parse_option(int argc, char** argv, int* i, ne_cluster_worker_options
     if ((rc = ne_cli_parse_int("worker", a, value, 1, 1000000000, &v))) return rc;
     o->max_tasks = (long)v;
   } else if (strcmp(a, "--spin-ms") == 0) {
-    char* end;
-    double ms = strtod(value, &end);
-    if (*end || end == value || !(ms >= 0 && ms <= 1000)) {
-      fprintf(stderr, "neuroevo worker: --spin-ms expects milliseconds in [0, 1000], got '%s'\n", value);
-      return 2;
-    }
+    double ms;
+    if ((rc = ne_cli_parse_double("worker", a, value, 0, 1000, "milliseconds", &ms))) return rc;
     o->spin_s = ms / 1000;
   } else if (strcmp(a, "--heartbeat") == 0) {
-    char* end;
-    o->heartbeat_s = strtod(value, &end);
-    if (*end || end == value || !(o->heartbeat_s >= 0.05 && o->heartbeat_s <= 3600)) {
-      fprintf(stderr, "neuroevo worker: --heartbeat expects seconds in [0.05, 3600], got '%s'\n", value);
-      return 2;
-    }
+    if ((rc = ne_cli_parse_double("worker", a, value, 0.05, 3600, "seconds", &o->heartbeat_s))) return rc;
   } else {
     fprintf(stderr, "neuroevo worker: unknown option %s (see neuroevo worker --help)\n", a);
     return 2;
