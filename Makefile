@@ -49,8 +49,7 @@ test-fast: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-asan: deps ale-lib
-	@$(call ale_on,$(ASAN),-DCMAKE_BUILD_TYPE=Debug -DNE_SANITIZE=ON)
-	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DNE_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DNE_SANITIZE=ON -DNE_ALE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(ASAN) -j $(JOBS)
 	@cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS) -L 'unit|e2e'
