@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# deploy/slurm/neuroevo.sbatch with a fake `scontrol` and `srun` on PATH (slurm-wlm cannot run a
-# cluster here): the script starts a password-protected redis-server, one worker per "node" through
-# srun with the right options, and the master; the run equals a local run; the password never
-# appears on a command line; workers, Redis and the runtime directory are gone afterwards.
+# deploy/slurm/neuroevo.sbatch with a fake `scontrol`, `srun` and `scancel` on PATH, for what one
+# machine's real Slurm (e2e_slurm_cluster.sh) cannot show: two nodes. The script starts a
+# password-protected redis-server, one worker per "node" through srun with the right options, and
+# the master; the run equals a local run; the password never appears on a command line; the
+# workers leave through SIGTERM; workers, Redis and the runtime directory are gone afterwards.
 # usage: e2e_slurm.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
 BIN=$1
@@ -23,7 +24,7 @@ cat > fakebin/scontrol <<'SH'
 echo 127.0.0.1
 echo 127.0.0.2
 SH
-# srun --nodes=N ... CMD...: N local copies of CMD; SIGTERM is forwarded like real srun does
+# srun --nodes=N ... CMD...: N local copies of CMD; like real srun, SIGTERM kills them (SIGKILL)
 cat > fakebin/srun <<'SH'
 #!/usr/bin/env bash
 echo "srun $*" >> "$SRUN_LOG"
@@ -39,9 +40,16 @@ for i in $(seq 0 $((nodes - 1))); do
   pids+=($!)
   echo $! >> "$SRUN_LOG.pids"
 done
-trap 'kill -TERM "${pids[@]}" 2>/dev/null' TERM
+trap 'kill -KILL "${pids[@]}" 2>/dev/null' TERM
 wait "${pids[@]}" 2>/dev/null || true
 wait "${pids[@]}" 2>/dev/null || true
+SH
+# scancel --signal=SIG JOB.STEP: SIG to the tasks of the (only) step
+cat > fakebin/scancel <<'SH'
+#!/usr/bin/env bash
+echo "scancel $*" >> "$SRUN_LOG"
+[ "${1%%=*}" = --signal ] || { echo "fake scancel: unexpected: $*" >&2; exit 1; }
+kill -"${1#--signal=}" $(cat "$SRUN_LOG.pids")
 SH
 chmod +x fakebin/*
 
@@ -78,7 +86,9 @@ grep -q -- "--nodes=2 --ntasks-per-node=1" srun.log || fail "srun options: $(cat
 grep -q "worker --redis redis://127.0.0.1:$port --threads 1" srun.log || fail "worker command: $(cat srun.log)"
 [ "$(wc -l < srun.log.pids)" -eq 2 ] || fail "expected 2 workers"
 grep -q "following experiment" srun.log.task0 && grep -q "following experiment" srun.log.task1 || fail "workers did not join"
-grep -q "leaving after" srun.log.task1 || fail "workers were not stopped with SIGTERM"
+grep -q "scancel --signal=INT 4242.0" srun.log || fail "workers not signalled through scancel: $(cat srun.log)"
+grep -q "leaving after" srun.log.task0 && grep -q "leaving after" srun.log.task1 ||
+  fail "workers were not stopped through scancel"
 ! grep -qi "requirepass\|PASSWORD=" srun.log || fail "a password reached a command line"
 for p in $(cat srun.log.pids); do ! kill -0 "$p" 2>/dev/null || fail "worker $p still running"; done
 ping_out=$(redis-cli -p "$port" ping 2>&1 || true)

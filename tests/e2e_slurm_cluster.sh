@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# deploy/slurm/neuroevo.sbatch on a real Slurm: a private one-node cluster (Debian's munged,
+# slurmctld and slurmd with their own directory, key and free loopback ports; the node is named
+# localhost) runs the script through sbatch, as a user's job would run.
+#  1. A job: the run equals a local run (metrics and best genome); the worker joins and
+#     leaves after the task in hand (scancel --signal=INT: srun would SIGKILL it); Redis, the workers
+#     and the runtime directory are gone afterwards.
+#  2. A job cancelled mid-run (scancel: what a time limit does) leaves a checkpoint; a second job
+#     with NEUROEVO_RESUME=1 continues it and ends identical to the uninterrupted local run.
+# usage: e2e_slurm_cluster.sh NEUROEVO_BINARY SCRATCH_DIR
+set -euo pipefail
+BIN=$1
+TMP=$2
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SCRIPT=$HERE/../deploy/slurm/neuroevo.sbatch
+PATH=$PATH:/usr/sbin:/sbin  # the daemons live in sbin, off a normal user's PATH
+fail() { echo "FAIL: $*" >&2; exit 1; }
+for exe in munged slurmctld slurmd sbatch scontrol squeue sinfo scancel; do
+  command -v "$exe" >/dev/null ||
+    fail "$exe not found: install Debian's munge, slurmctld, slurmd and slurm-client (scripts/install-deps)"
+done
+rm -rf "$TMP" && mkdir -p "$TMP"/{munge,state,spool,log,rt}
+cd "$TMP"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# ---- the cluster ----------------------------------------------------------------------------
+PIDS=()
+stop_cluster() {
+  if [ "${SLURM_CONF:-}" = "$TMP/slurm.conf" ]; then  # this cluster's jobs, never a real cluster's
+    scancel --quiet --user="$(id -un)" 2>/dev/null || true
+    for _ in $(seq 1 100); do
+      [ -z "$(squeue -h 2>/dev/null)" ] && break
+      sleep 0.1
+    done
+  fi
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+trap stop_cluster EXIT
+chmod 700 munge
+head -c 1024 /dev/urandom > munge/munge.key
+chmod 600 munge/munge.key
+munged --force --foreground --socket="$TMP/munge/socket" --key-file="$TMP/munge/munge.key" \
+  --log-file="$TMP/log/munged.log" --pid-file="$TMP/munge/munged.pid" --seed-file="$TMP/munge/seed" \
+  >log/munged.out 2>&1 &
+PIDS+=($!)
+CPUS=$(nproc)
+# NoInAddrAny, NoCtldInAddrAny: the daemons and srun listen on loopback, not on every interface
+cat > slurm.conf <<CONF
+ClusterName=neuroevo-test
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$(free_port)
+SlurmdPort=$(free_port)
+AuthType=auth/munge
+AuthInfo=socket=$TMP/munge/socket
+CredType=cred/munge
+SlurmUser=$(id -un)
+SlurmdUser=$(id -un)
+StateSaveLocation=$TMP/state
+SlurmdSpoolDir=$TMP/spool
+SlurmctldPidFile=$TMP/slurmctld.pid
+SlurmdPidFile=$TMP/slurmd.pid
+SlurmctldLogFile=$TMP/log/slurmctld.log
+SlurmdLogFile=$TMP/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+MpiDefault=none
+SwitchType=switch/none
+CommunicationParameters=NoInAddrAny,NoCtldInAddrAny
+ReturnToService=2
+KillWait=10
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$CPUS State=UNKNOWN
+PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF=$TMP/slurm.conf
+for _ in $(seq 1 100); do [ -S munge/socket ] && break; sleep 0.05; done
+slurmctld -D -i >log/slurmctld.out 2>&1 &
+PIDS+=($!)
+slurmd -D -N localhost >log/slurmd.out 2>&1 &
+PIDS+=($!)
+state=""
+for _ in $(seq 1 200); do
+  state=$(sinfo -h -N -o %T 2>/dev/null || true)
+  [ "$state" = idle ] && break
+  sleep 0.1
+done
+[ "$state" = idle ] || fail "the test cluster did not come up (node: '$state'): $(tail -n 5 log/*.log)"
+
+# submit [sbatch options] -- [--export variables]: the deploy script as a job of this cluster,
+# its Redis on $port
+submit() {
+  local opts=()
+  while [ "$1" != -- ]; do opts+=("$1"); shift; done
+  shift
+  sbatch --parsable --nodes=1 --cpus-per-task="$CPUS" "${opts[@]}" \
+    --export="ALL,NEUROEVO_BIN=$BIN,NEUROEVO_REDIS_PORT=$port,NEUROEVO_REDIS_BIND=127.0.0.1,TMPDIR=$TMP/rt$(printf ',%s' "$@")" \
+    "$SCRIPT"
+}
+# job_end JOB: waits until the job and its processes have ended (squeue lists it while it is
+# pending, running or completing; sbatch --wait would poll every 10 s), then prints its state
+job_end() {
+  for _ in $(seq 1 1200); do
+    [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && break
+    sleep 0.1
+  done
+  scontrol show job -o "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'
+}
+no_leftovers() {  # no_leftovers WHAT
+  [ -z "$(ls rt)" ] || fail "$1: runtime directory left behind: $(ls rt)"
+  ! pgrep -f "worker --redis redis://localhost:$port" >/dev/null || fail "$1: a worker is still running"
+  local ping
+  ping=$(redis-cli -p "$port" ping 2>&1 || true)
+  echo "$ping" | grep -q "Connection refused" || fail "$1: redis-server still running: $ping"
+}
+same_run() {  # same_run LOCAL_DIR SLURM_DIR
+  diff <(cut -d, -f1-3,5- "$1/metrics.csv") <(cut -d, -f1-3,5- "$2/metrics.csv") >/dev/null ||
+    fail "$2: metrics differ from the local run"
+  cmp -s "$1/best.genome" "$2/best.genome" || fail "$2: best.genome differs from the local run"
+}
+
+# ---- 1. a run ------------------------------------------------------------------------------
+cat > det.ini <<'INI'
+[run]
+algorithm = ga
+seed = 11
+generations = 12
+target = none
+plot_every = 0
+[env]
+id = CartPole-v1
+[policy]
+hidden = 16
+[ga]
+population = 40
+truncation = 6
+sigma = 0.05
+elite_candidates = 2
+elite_episodes = 3
+INI
+"$BIN" run det.ini --threads 2 --out L --quiet
+port=$(free_port)
+job=$(submit --output="$TMP/job1.out" -- NEUROEVO_CONFIG="$TMP/det.ini" NEUROEVO_OUT="$TMP/S")
+[ "$(job_end "$job")" = COMPLETED ] || fail "job 1 failed: $(tail -n 5 job1.out)"
+same_run L S
+grep -q "following experiment" job1.out || fail "the worker did not join: $(cat job1.out)"
+grep -q "leaving after" job1.out || fail "the worker was not stopped gracefully: $(tail -n 5 job1.out)"
+! grep -q "Killed\|CANCELLED" job1.out || fail "a job step was killed: $(grep "Killed\|CANCELLED" job1.out)"
+no_leftovers "job 1"
+
+# ---- 2. cancelled mid-run, then resumed ------------------------------------------------------
+cat > long.ini <<'INI'
+[run]
+algorithm = ga
+seed = 5
+generations = 250
+target = none
+plot_every = 0
+[env]
+id = Acrobot-v1
+[policy]
+hidden = 32
+[ga]
+population = 200
+truncation = 20
+sigma = 0.1
+elite_candidates = 5
+elite_episodes = 20
+INI
+"$BIN" run long.ini --threads 2 --out L2 --quiet
+port=$(free_port)
+job=$(submit --output="$TMP/job2.out" -- NEUROEVO_CONFIG="$TMP/long.ini" NEUROEVO_OUT="$TMP/S2")
+for _ in $(seq 1 600); do  # until 20 generations are done
+  [ "$(cat S2/metrics.csv 2>/dev/null | wc -l)" -gt 20 ] && break
+  sleep 0.05
+done
+scancel "$job"
+state=$(job_end "$job")
+[ "$state" = CANCELLED ] || fail "job 2 ended $state, not CANCELLED"
+grep -q "interrupted: checkpoint at generation" job2.out || fail "job 2 left no checkpoint: $(tail -n 5 job2.out)"
+! grep -q "generation budget reached" job2.out || fail "job 2 finished before it was cancelled (make it longer)"
+no_leftovers "cancelled job 2"
+port=$(free_port)
+job=$(submit --output="$TMP/job3.out" -- NEUROEVO_RESUME=1 NEUROEVO_OUT="$TMP/S2")
+[ "$(job_end "$job")" = COMPLETED ] || fail "job 3 (resume) failed: $(tail -n 5 job3.out)"
+grep -q "generation budget reached after 250 generations" job3.out || fail "job 3 did not finish: $(tail -n 5 job3.out)"
+same_run L2 S2
+no_leftovers "job 3"
+echo "e2e_slurm_cluster: all checks passed ($(grep -o 'checkpoint at generation [0-9]*' job2.out))"
