@@ -139,4 +139,16 @@ calls_of() {  # calls_of PLOT_SECONDS: gnuplot calls of a 12-generation run that
 [ "$(calls_of 1e6)" -eq 2 ] || fail "plot_seconds = 1e6: expected 2 redraws (the first generation + the end)"
 echo "ok: curve.png redrawn every plot_every generations, at most once every plot_seconds"
 
+# a run where gnuplot is missing (a slim container) trains, warns once and names no curve.png at the end
+mkdir -p nognuplot-bin
+ln -sf "$BIN" nognuplot-bin/neuroevo
+out=$(env PATH="$PWD/nognuplot-bin" neuroevo run cartpole-ga run.generations=12 run.target=none --threads 1 \
+  --out train-nognuplot 2>&1) || fail "a run without gnuplot failed: $out"
+[ "$(grep -c "warning: no curve.png" <<<"$out")" -eq 1 ] || fail "expected one warning without gnuplot: $out"
+grep -q "^curve: *none" <<<"$out" || fail "the summary should say there is no curve: $out"
+[ ! -e train-nognuplot/curve.png ] || fail "curve.png exists although gnuplot is missing"
+out=$("$BIN" run cartpole-ga run.generations=2 --threads 1 --out train-with 2>&1)
+grep -q "^curve: *train-with/curve.png" <<<"$out" || fail "a run with gnuplot should name its curve.png: $out"
+echo "ok: a run without gnuplot says it has no curve"
+
 echo "e2e_plot: all checks passed"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "neuroevo/alloc.h"
+#include "neuroevo/rng.h"  // ne_hash2
 
 int ne__set_error(char* errstr, int code, const char* fmt, ...) {
   if (errstr) {
@@ -165,4 +166,16 @@ double ne__now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+uint64_t ne__random_u64(void) {
+  uint64_t r = 0;
+  int fd = open("/dev/urandom", O_RDONLY);
+  if (fd >= 0) {
+    if (read(fd, &r, sizeof r) != (ssize_t)sizeof r) r = 0;
+    close(fd);
+  }
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return r ^ ne_hash2((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, (uint64_t)getpid());
 }

@@ -5,6 +5,7 @@
 #define NEUROEVO_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "neuroevo/error.h"
 
@@ -32,5 +33,9 @@ int ne__mkdir_p(const char* path, char* errstr);
 
 // Monotonic seconds, for progress and throughput (never for anything that affects results).
 double ne__now(void);
+
+// 64 bits from /dev/urandom mixed with the clock and the PID, for identities that must not
+// collide (experiment ids, default worker names); never for anything that affects results.
+uint64_t ne__random_u64(void);
 
 #endif

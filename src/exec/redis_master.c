@@ -7,7 +7,6 @@
 // flight, and an experiment that vanished from Redis (restart without persistence) is re-created.
 // Results land by candidate index, so the algorithm sees exactly what a local run would.
 // Single-threaded: one connection, one round at a time. Per result the master decodes ~22 bytes.
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -212,18 +211,6 @@ static void id_after(const char* id, char* out, size_t size) {
 }
 
 // ---- the experiment -----------------------------------------------------------------------
-
-static uint64_t random_id(void) {
-  uint64_t id = 0;
-  int fd = open("/dev/urandom", O_RDONLY);
-  if (fd >= 0) {
-    if (read(fd, &id, sizeof id) != (ssize_t)sizeof id) id = 0;
-    close(fd);
-  }
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return id ^ ne_hash2((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, (uint64_t)getpid());
-}
 
 // Writes the experiment's description workers read when they join.
 static int write_meta(master* m) {
@@ -990,7 +977,7 @@ static int prepare(master* m, const ne_config* cfg, char* errstr) {
     if (ne__wire_id_parse(m->opt.experiment_id, &m->exp))
       return ne__set_error(errstr, NE_EINVAL, "experiment id '%s': expected 16 hex digits", m->opt.experiment_id);
   } else {
-    m->exp = random_id();
+    m->exp = ne__random_u64();
   }
   ne__wire_id_format(m->exp, m->id);
   ne__key_exp(m->k_meta, m->id, "meta");

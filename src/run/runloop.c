@@ -169,15 +169,18 @@ static int boundary_state(ne_run* run, int force, char* errstr) {
   return 0;
 }
 
-static void plot(ne_run* run) {
+// Draws curve.png; 0 if it did. A failure is a warning, printed once per run.
+static int plot(ne_run* run) {
   char png[4096], why[NE_ERRSTR_LEN];
   run->plotted_at = ne__now();
   snprintf(png, sizeof png, "%s/curve.png", run->dir);
   const char* dirs[1] = {run->dir};
-  if (ne_plot_runs(dirs, 1, png, "env_steps", why) != 0 && !run->plot_warned) {
+  int rc = ne_plot_runs(dirs, 1, png, "env_steps", why);
+  if (rc != 0 && !run->plot_warned) {
     fprintf(stderr, "neuroevo: warning: no curve.png: %s\n", why);
     run->plot_warned = 1;
   }
+  return rc;
 }
 
 // Why the run should stop now, or NULL to go on.
@@ -191,14 +194,16 @@ static const char* stop_reason(const ne_run* run, const ne_gen_report* r) {
 }
 
 static void finish(ne_run* run, const char* reason) {
-  plot(run);
+  int plotted = plot(run) == 0;
   if (run->minimize)  // black-box functions: the best function value found
     ne__run_say(run, "%s after %u generations, %llu evaluations, %.1fs; best f %.6g\n", reason, run->generation,
                 (unsigned long long)run->evaluations, run->wall_s, -run->best_score);
   else
     ne__run_say(run, "%s after %u generations, %llu env steps, %.1fs; best elite score %.2f\n", reason,
                 run->generation, (unsigned long long)run->env_steps, run->wall_s, run->best_score);
-  ne__run_say(run, "run directory: %s\ncurve:         %s/curve.png\n", run->dir, run->dir);
+  ne__run_say(run, "run directory: %s\n", run->dir);
+  if (plotted) ne__run_say(run, "curve:         %s/curve.png\n", run->dir);
+  else ne__run_say(run, "curve:         none (see the warning above; `neuroevo plot %s` draws it later)\n", run->dir);
 }
 
 // On a stop request: make sure the last completed generation is on disk.
