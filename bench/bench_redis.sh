@@ -12,10 +12,10 @@ set -euo pipefail
 BUILD=$(cd "${1:-build}" && pwd)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=$BUILD/neuroevo
-# `cmake --build` leaves the benchmarks (outside its default target) linked against the old library
+# the benchmarks are outside `cmake --build`'s default target (a new library removes them)
 for exe in "$BUILD/bench/bench_redis" "$BIN"; do
-  if [ "$exe" -ot "$BUILD/libneuroevo.a" ]; then
-    echo "bench_redis.sh: $exe is older than $BUILD/libneuroevo.a: it would measure old code;" \
+  if [ "$exe" -ot "$BUILD/libneuroevo.a" ]; then  # (also true when exe is missing)
+    echo "bench_redis.sh: $exe is missing or older than $BUILD/libneuroevo.a;" \
       "run 'cmake --build $BUILD --target benchmarks neuroevo_cli' (or 'make bench') first" >&2
     exit 2
   fi
