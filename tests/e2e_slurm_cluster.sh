@@ -124,27 +124,11 @@ same_run() {  # same_run LOCAL_DIR SLURM_DIR
 }
 
 # ---- 1. a run ------------------------------------------------------------------------------
-cat > det.ini <<'INI'
-[run]
-algorithm = ga
-seed = 11
-generations = 12
-target = none
-plot_every = 0
-[env]
-id = CartPole-v1
-[policy]
-hidden = 16
-[ga]
-population = 40
-truncation = 6
-sigma = 0.05
-elite_candidates = 2
-elite_episodes = 3
-INI
-"$BIN" run det.ini --threads 2 --out L --quiet
+# the shipped configs with overrides, as NEUROEVO_OVERRIDES hands them to the master
+RUN1="run.seed=11 run.generations=12 run.target=none run.plot_every=0"
+"$BIN" run cartpole-ga $RUN1 --threads 2 --out L --quiet
 port=$(free_port)
-job=$(submit --output="$TMP/job1.out" -- NEUROEVO_CONFIG="$TMP/det.ini" NEUROEVO_OUT="$TMP/S")
+job=$(submit --output="$TMP/job1.out" -- NEUROEVO_CONFIG=cartpole-ga NEUROEVO_OVERRIDES="$RUN1" NEUROEVO_OUT="$TMP/S")
 [ "$(job_end "$job")" = COMPLETED ] || fail "job 1 failed: $(tail -n 5 job1.out)"
 same_run L S
 grep -q "following experiment" job1.out || fail "the worker did not join: $(cat job1.out)"
@@ -153,27 +137,10 @@ grep -q "leaving after" job1.out || fail "the worker was not stopped gracefully:
 no_leftovers "job 1"
 
 # ---- 2. cancelled mid-run, then resumed ------------------------------------------------------
-cat > long.ini <<'INI'
-[run]
-algorithm = ga
-seed = 5
-generations = 250
-target = none
-plot_every = 0
-[env]
-id = Acrobot-v1
-[policy]
-hidden = 32
-[ga]
-population = 200
-truncation = 20
-sigma = 0.1
-elite_candidates = 5
-elite_episodes = 20
-INI
-"$BIN" run long.ini --threads 2 --out L2 --quiet
+RUN2="run.seed=5 run.generations=250 run.target=none run.plot_every=0"
+"$BIN" run acrobot-ga $RUN2 --threads 2 --out L2 --quiet
 port=$(free_port)
-job=$(submit --output="$TMP/job2.out" -- NEUROEVO_CONFIG="$TMP/long.ini" NEUROEVO_OUT="$TMP/S2")
+job=$(submit --output="$TMP/job2.out" -- NEUROEVO_CONFIG=acrobot-ga NEUROEVO_OVERRIDES="$RUN2" NEUROEVO_OUT="$TMP/S2")
 for _ in $(seq 1 600); do  # until 20 generations are done
   [ "$(cat S2/metrics.csv 2>/dev/null | wc -l)" -gt 20 ] && break
   sleep 0.05
