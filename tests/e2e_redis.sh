@@ -46,7 +46,13 @@ start_worker() {
   PIDS+=($!)
 }
 stop_worker() {  # SIGTERM: finishes the task in hand, exits 0
-  local name=$1 rc=0
+  local name=$1 rc=0 caught
+  # a worker started a moment ago may not catch SIGTERM yet (ASan start-up): wait until it does
+  for _ in $(seq 1 250); do
+    caught=$(sed -n 's/^SigCgt:\s*//p' "/proc/${WPID[$name]}/status" 2>/dev/null) || break
+    [ -z "$caught" ] || (((0x$caught >> 14) & 1)) && break
+    sleep 0.02
+  done
   kill -TERM "${WPID[$name]}" 2>/dev/null || true
   wait "${WPID[$name]}" || rc=$?
   [ "$rc" -eq 0 ] || fail "worker $name exited $rc after SIGTERM"
