@@ -3,7 +3,7 @@
 # machine's real Slurm (e2e_slurm_cluster.sh) cannot show: two nodes. The script starts a
 # password-protected redis-server, one worker per "node" through srun with the right options, and
 # the master; the run equals a local run; the password never appears on a command line; the
-# workers leave through SIGTERM; workers, Redis and the runtime directory are gone afterwards.
+# workers leave through scancel's signal; workers, Redis and the runtime directory are gone afterwards.
 # usage: e2e_slurm.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
 BIN=$1

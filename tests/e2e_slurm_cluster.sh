@@ -97,9 +97,8 @@ submit() {
   local opts=()
   while [ "$1" != -- ]; do opts+=("$1"); shift; done
   shift
-  sbatch --parsable --nodes=1 --cpus-per-task="$CPUS" "${opts[@]}" \
-    --export="ALL,NEUROEVO_BIN=$BIN,NEUROEVO_REDIS_PORT=$port,NEUROEVO_REDIS_BIND=127.0.0.1,TMPDIR=$TMP/rt$(printf ',%s' "$@")" \
-    "$SCRIPT"
+  local vars="ALL,NEUROEVO_BIN=$BIN,NEUROEVO_REDIS_PORT=$port,NEUROEVO_REDIS_BIND=127.0.0.1,TMPDIR=$TMP/rt"
+  sbatch --parsable --nodes=1 --cpus-per-task="$CPUS" "${opts[@]}" --export="$vars$(printf ',%s' "$@")" "$SCRIPT"
 }
 # job_end JOB: waits until the job and its processes have ended (squeue lists it while it is
 # pending, running or completing; sbatch --wait would poll every 10 s), then prints its state

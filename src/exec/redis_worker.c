@@ -328,10 +328,11 @@ static int setup_worker(worker* w, const ne_cluster_worker_options* opt, char* e
   const char* delay = getenv("NEUROEVO_TEST_EVAL_DELAY_MS");
   w->delay_s = delay ? atof(delay) / 1000 : 0;
   gethostname(w->host, sizeof w->host - 1);
+  // the default name's random part keeps names apart where host and PID repeat: containers on the
+  // host's network (every entrypoint is PID 1) or with a fixed host name
   if (opt->name && opt->name[0]) snprintf(w->name, sizeof w->name, "%s", opt->name);
-  // the random part keeps names apart where host and PID repeat: containers on the host's network
-  // (every entrypoint is PID 1) or with a fixed host name
-  else snprintf(w->name, sizeof w->name, "%.40s-%d-%04x", w->host, (int)getpid(), (unsigned)(ne__random_u64() & 0xffff));
+  else snprintf(w->name, sizeof w->name, "%.40s-%d-%04x", w->host, (int)getpid(),
+                (unsigned)(ne__random_u64() & 0xffff));
   for (char* p = w->name; *p; p++)
     if (*p <= ' ' || *p > '~') *p = '_';
   pthread_mutex_init(&w->mu, NULL);
