@@ -16,15 +16,6 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/redis_e2e_common.sh"
 # Run lengths must not depend on the machine (or on ASan): fault-injection runs use workers with the
 # NEUROEVO_TEST_EVAL_DELAY_MS test hook (a sleep per candidate; results are unaffected).
-same_as() {  # same_as REF DIR WHAT: metrics (minus wall_s) and best.genome identical
-  diff <(strip_wall "$1/metrics.csv") <(strip_wall "$2/metrics.csv") >/dev/null || fail "$3: metrics differ from the local run"
-  cmp -s "$1/best.genome" "$2/best.genome" || fail "$3: best.genome differs from the local run"
-  echo "ok: $3 identical to the local run ($(($(wc -l < "$2/metrics.csv") - 1)) generations)"
-}
-wait_rows() {  # wait_rows DIR N: until DIR has N metric rows (60 s at most)
-  for _ in $(seq 1 1200); do [ "$(rows "$1")" -ge "$2" ] && return 0; sleep 0.05; done
-  fail "$1 never reached $2 generations"
-}
 T0=$(date +%s)
 # a build without hiredis cannot run this test: say so instead of failing somewhere below
 if { "$BIN" status --redis redis://127.0.0.1:1 2>&1 || true; } | grep -q "no Redis support"; then

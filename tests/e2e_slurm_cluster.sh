@@ -14,17 +14,18 @@ TMP=$2
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SCRIPT=$HERE/../deploy/slurm/neuroevo.sbatch
 PATH=$PATH:/usr/sbin:/sbin  # the daemons live in sbin, off a normal user's PATH
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# scratch directory as the working directory, fail(), same_as, wait_rows
+# shellcheck source=redis_e2e_common.sh
+source "$HERE/redis_e2e_common.sh"
 for exe in munged slurmctld slurmd sbatch scontrol squeue sinfo scancel; do
   command -v "$exe" >/dev/null ||
     fail "$exe not found: install Debian's munge, slurmctld, slurmd and slurm-client (scripts/install-deps)"
 done
-rm -rf "$TMP" && mkdir -p "$TMP"/{munge,state,spool,log,rt}
-cd "$TMP"
+mkdir -p munge state spool log rt
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # ---- the cluster ----------------------------------------------------------------------------
-PIDS=()
+DAEMONS=()
 stop_cluster() {
   if [ "${SLURM_CONF:-}" = "$TMP/slurm.conf" ]; then  # this cluster's jobs, never a real cluster's
     scancel --quiet --user="$(id -un)" 2>/dev/null || true
@@ -33,17 +34,17 @@ stop_cluster() {
       sleep 0.1
     done
   fi
-  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  for p in "${DAEMONS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${DAEMONS[@]}"; do wait "$p" 2>/dev/null || true; done
 }
-trap stop_cluster EXIT
+trap 'stop_cluster; cleanup' EXIT
 chmod 700 munge
 head -c 1024 /dev/urandom > munge/munge.key
 chmod 600 munge/munge.key
 munged --force --foreground --socket="$TMP/munge/socket" --key-file="$TMP/munge/munge.key" \
   --log-file="$TMP/log/munged.log" --pid-file="$TMP/munge/munged.pid" --seed-file="$TMP/munge/seed" \
   >log/munged.out 2>&1 &
-PIDS+=($!)
+DAEMONS+=($!)
 CPUS=$(nproc)
 # NoInAddrAny, NoCtldInAddrAny: the daemons and srun listen on loopback, not on every interface
 cat > slurm.conf <<CONF
@@ -80,9 +81,9 @@ CONF
 export SLURM_CONF=$TMP/slurm.conf
 for _ in $(seq 1 100); do [ -S munge/socket ] && break; sleep 0.05; done
 slurmctld -D -i >log/slurmctld.out 2>&1 &
-PIDS+=($!)
+DAEMONS+=($!)
 slurmd -D -N localhost >log/slurmd.out 2>&1 &
-PIDS+=($!)
+DAEMONS+=($!)
 state=""
 for _ in $(seq 1 200); do
   state=$(sinfo -h -N -o %T 2>/dev/null || true)
@@ -116,11 +117,6 @@ no_leftovers() {  # no_leftovers WHAT
   ping=$(redis-cli -p "$port" ping 2>&1 || true)
   echo "$ping" | grep -q "Connection refused" || fail "$1: redis-server still running: $ping"
 }
-same_run() {  # same_run LOCAL_DIR SLURM_DIR
-  diff <(cut -d, -f1-3,5- "$1/metrics.csv") <(cut -d, -f1-3,5- "$2/metrics.csv") >/dev/null ||
-    fail "$2: metrics differ from the local run"
-  cmp -s "$1/best.genome" "$2/best.genome" || fail "$2: best.genome differs from the local run"
-}
 
 # ---- 1. a run ------------------------------------------------------------------------------
 # the shipped configs with overrides, as NEUROEVO_OVERRIDES hands them to the master
@@ -129,7 +125,7 @@ RUN1="run.seed=11 run.generations=12 run.target=none run.plot_every=0"
 port=$(free_port)
 job=$(submit --output="$TMP/job1.out" -- NEUROEVO_CONFIG=cartpole-ga NEUROEVO_OVERRIDES="$RUN1" NEUROEVO_OUT="$TMP/S")
 [ "$(job_end "$job")" = COMPLETED ] || fail "job 1 failed: $(tail -n 5 job1.out)"
-same_run L S
+same_as L S "job 1"
 grep -q "following experiment" job1.out || fail "the worker did not join: $(cat job1.out)"
 grep -q "leaving after" job1.out || fail "the worker was not stopped gracefully: $(tail -n 5 job1.out)"
 ! grep -q "Killed\|CANCELLED" job1.out || fail "a job step was killed: $(grep "Killed\|CANCELLED" job1.out)"
@@ -140,10 +136,7 @@ RUN2="run.seed=5 run.generations=250 run.target=none run.plot_every=0"
 "$BIN" run acrobot-ga $RUN2 --threads 2 --out L2 --quiet
 port=$(free_port)
 job=$(submit --output="$TMP/job2.out" -- NEUROEVO_CONFIG=acrobot-ga NEUROEVO_OVERRIDES="$RUN2" NEUROEVO_OUT="$TMP/S2")
-for _ in $(seq 1 600); do  # until 20 generations are done
-  [ "$(cat S2/metrics.csv 2>/dev/null | wc -l)" -gt 20 ] && break
-  sleep 0.05
-done
+wait_rows S2 20
 scancel "$job"
 state=$(job_end "$job")
 [ "$state" = CANCELLED ] || fail "job 2 ended $state, not CANCELLED"
@@ -154,6 +147,6 @@ port=$(free_port)
 job=$(submit --output="$TMP/job3.out" -- NEUROEVO_RESUME=1 NEUROEVO_OUT="$TMP/S2")
 [ "$(job_end "$job")" = COMPLETED ] || fail "job 3 (resume) failed: $(tail -n 5 job3.out)"
 grep -q "generation budget reached after 250 generations" job3.out || fail "job 3 did not finish: $(tail -n 5 job3.out)"
-same_run L2 S2
+same_as L2 S2 "jobs 2 (cancelled) and 3 (resumed)"
 no_leftovers "job 3"
 echo "e2e_slurm_cluster: all checks passed ($(grep -o 'checkpoint at generation [0-9]*' job2.out))"
