@@ -383,6 +383,7 @@ const ne_env_entry ne__ale_envs[] = {
     {"ALE/Enduro-v5", "Atari Enduro (ALE), 84x84x4 DeepMind preprocessing", ale_make},
     {"ALE/Frostbite-v5", "Atari Frostbite (ALE), 84x84x4 DeepMind preprocessing", ale_make},
     {"ALE/Gravitar-v5", "Atari Gravitar (ALE), 84x84x4 DeepMind preprocessing", ale_make},
+    {"ALE/IceHockey-v5", "Atari Ice Hockey (ALE), 84x84x4 DeepMind preprocessing", ale_make},
     {"ALE/Kangaroo-v5", "Atari Kangaroo (ALE), 84x84x4 DeepMind preprocessing", ale_make},
     {"ALE/MontezumaRevenge-v5", "Atari Montezuma's Revenge (ALE), 84x84x4 DeepMind preprocessing", ale_make},
     {"ALE/Pong-v5", "Atari Pong (ALE), 84x84x4 DeepMind preprocessing", ale_make},
