@@ -7,7 +7,7 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/config.h"
 #include "neuroevo/error.h"
-#include "run/config_int.h"
+#include "config/config_int.h"
 #include "test.h"
 
 // a fresh config; the test fails on OOM

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Unit tests of rendering (src/run/render.c, src/envs/raster.c, render_classic.c): classic-control
+// Unit tests of rendering (src/report/render.c, src/envs/raster.c, src/envs/classic/render.c): classic-control
 // and Box2D frames are drawn, are not blank and change as the env moves; ne_render_episodes writes
 // a GIF that giflib's own reader decodes into frames of the asked size that differ; bad output
 // names and unsupported envs give errors, and a failed recording leaves no file. MuJoCo's OpenGL

@@ -11,9 +11,9 @@
 
 #include "core/buf.h"
 #include "core/util.h"
-#include "run/html.h"
-#include "run/rundata.h"
-#include "run/svgchart.h"
+#include "report/html.h"
+#include "report/rundata.h"
+#include "report/svgchart.h"
 #include "test.h"
 
 // b's text (NUL-terminated in place)

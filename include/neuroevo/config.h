@@ -24,7 +24,7 @@ typedef enum ne_cfg_type {
   NE_CFG_INTLIST = 5, // comma-separated integers, each range-checked ("" is the empty list)
 } ne_cfg_type;
 
-// One schema entry. Schema tables are static const data, one per module (src/run/config_schema.c).
+// One schema entry. Schema tables are static const data, one per module (src/config/config_schema.c).
 typedef struct ne_config_key {
   const char* section;       // e.g. "ga"
   const char* key;           // e.g. "population"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `neuroevo compare CONFIG... [--seeds K] [--threads N] [section.key=value ...] [--out DIR]`:
 // trains every config with seeds 0..K-1 and writes summary.csv, summary.md and compare.png next to
-// the run directories (the work is in src/run/compare.c). Ctrl-C checkpoints the current run; the
+// the run directories (the work is in src/report/compare.c). Ctrl-C checkpoints the current run; the
 // same command then continues where it stopped.
 #include <stdio.h>
 #include <stdlib.h>

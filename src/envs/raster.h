@@ -34,7 +34,7 @@ void ne__raster_disc(ne_canvas* c, double x, double y, double r, ne_rgb color);
 // Fills a world-axis-aligned rectangle.
 void ne__raster_rect(ne_canvas* c, double x1, double y1, double x2, double y2, ne_rgb color);
 
-// ---- drawings built on it (src/envs/render_classic.c) --------------------------------------------
+// ---- drawings built on it (src/envs/classic/render.c) --------------------------------------------
 
 // 1 if id is a classic-control env with a drawing (CartPole, Acrobot, MountainCar[Continuous],
 // Pendulum).

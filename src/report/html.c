@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Text building for generated pages (see html.h). Everything goes through ne_buf, so an allocation
 // failure anywhere shows up once, as b->oom, where the page is finished.
-#include "run/html.h"
+#include "report/html.h"
 
 #include <stdarg.h>
 #include <stdio.h>

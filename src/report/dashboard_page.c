@@ -3,7 +3,7 @@
 // runs appear, finished ones stay), the most recently updated runs are read (rundata.h), and the page,
 // JSON state or chart is built from them. The Redis panel reuses `neuroevo status` (ne_cluster_status)
 // through a memory stream, cached for a second so that several open pages cost one query.
-#include "run/dashboard_page.h"
+#include "report/dashboard_page.h"
 
 #include <dirent.h>  // scanning a parent directory for runs
 #include <math.h>
@@ -16,9 +16,9 @@
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
-#include "run/html.h"
-#include "run/rundata.h"
-#include "run/svgchart.h"
+#include "report/html.h"
+#include "report/rundata.h"
+#include "report/svgchart.h"
 #ifdef NE_HAVE_HIREDIS
 #include "neuroevo/cluster.h"  // ne_cluster_status: the text of `neuroevo status`
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The conv half of ne_policy_from_config (src/run/setup.c): [policy] type = conv, conv = ...,
+// The conv half of ne_policy_from_config (src/policy/policy_config.c): [policy] type = conv, conv = ...,
 // preset = nature|minatar into a conv policy spec (neuroevo/conv.h). Not public API.
-#ifndef NEUROEVO_RUN_SETUP_CONV_H
-#define NEUROEVO_RUN_SETUP_CONV_H
+#ifndef NEUROEVO_POLICY_CONV_CONFIG_H
+#define NEUROEVO_POLICY_CONV_CONFIG_H
 
 #include "neuroevo/config.h"
 #include "neuroevo/env.h"

@@ -6,7 +6,7 @@
 #define NEUROEVO_SVGCHART_H
 
 #include "core/buf.h"
-#include "run/rundata.h"
+#include "report/rundata.h"
 
 // x axes a chart can use: metrics.csv column names.
 // Returns 1 if x is "env_steps", "wall_s", "evaluations" or "generation".

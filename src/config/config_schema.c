@@ -7,7 +7,7 @@
 #include <pthread.h> // pthread_once: the flat schema is built once, race-free
 #include <string.h>
 
-#include "run/config_int.h"
+#include "config/config_int.h"
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -68,7 +68,7 @@ static const ne_config_key policy_keys[] = {
      "output head: argmax (discrete actions), tanh or clip (continuous), auto = from the action space"},
     {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he",
      "weight initialization of the initial genomes"},
-    // conv policies for image observations (src/policy/conv.c, src/run/setup_conv.c)
+    // conv policies for image observations (src/policy/conv.c, src/policy/conv_config.c)
     {"policy", "type", NE_CFG_ENUM, "mlp", 1, 0, "mlp|conv",
      "mlp (dense layers) or conv (conv layers over an image observation, then the hidden dense layers)"},
     {"policy", "conv", NE_CFG_STRING, "", 1, 0, NULL,

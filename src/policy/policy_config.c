@@ -7,7 +7,7 @@
 
 #include "core/util.h"
 #include "neuroevo/run.h"
-#include "run/setup_conv.h"  // conv policies
+#include "policy/conv_config.h"  // conv policies
 
 int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr) {
   ne_env_options opt = {0};
@@ -69,7 +69,7 @@ int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_polic
                          head_name, env->id, env->discrete ? "discrete" : "continuous",
                          env->discrete ? "argmax" : "tanh or clip");
   int out_dim = env->discrete ? env->n_actions : env->act_dim;
-  // conv policies over image observations (src/run/setup_conv.c): policy.type = conv or a preset
+  // conv policies over image observations (src/policy/conv_config.c): policy.type = conv or a preset
   if (ne__config_wants_conv(cfg)) return ne__conv_policy_from_config(cfg, env, out_dim, head, init, out, errstr);
   return ne_policy_spec_init(out, env->obs_dim, hidden, n_hidden, out_dim, act, head, init,
                              env->discrete ? NULL : env->act_low, env->discrete ? NULL : env->act_high, errstr);

@@ -2,13 +2,13 @@
 // Training curves as SVG (see svgchart.h): data ranges over every run, "nice" 1-2-5 ticks, one
 // polyline per (run, series) with NaN points skipped, a legend of runs and a key of line styles.
 // Coordinates are printed with one decimal: a chart of 800 vertices per line stays a few tens of KB.
-#include "run/svgchart.h"
+#include "report/svgchart.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "run/html.h"
+#include "report/html.h"
 
 enum { MAX_VERTICES = 800, MARGIN_L = 64, MARGIN_R = 18, MARGIN_T = 40, MARGIN_B = 42 };
 

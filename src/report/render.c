@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Videos of agents (render.h): ne_env_render picks the drawing for an env (its render hook, or the
-// classic-control drawings of src/envs/render_classic.c, which read Gymnasium's state layout through
+// classic-control drawings of src/envs/classic/render.c, which read Gymnasium's state layout through
 // ne_env_get_state), the GIF writer streams frames through giflib with a median-cut palette per
 // frame, and ne_render_episodes runs a policy twice over the same seeds — once to count steps,
 // once to draw every k-th — so that a long episode still fits in max_frames. The frames go to a

@@ -20,7 +20,7 @@
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
-#include "run/config_int.h"
+#include "config/config_int.h"
 
 // Longest value accepted (after trimming); longer text is surely a mistake.
 #define MAX_VALUE 4096

@@ -11,7 +11,7 @@
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
-#include "run/dashboard_page.h"
+#include "report/dashboard_page.h"
 
 #ifdef NE_HAVE_MICROHTTPD
 #include <arpa/inet.h>  // inet_pton: the --bind address

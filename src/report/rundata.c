@@ -2,7 +2,7 @@
 // Reading a run directory for humans (see rundata.h): metrics.csv by column name (a torn last line
 // from a run mid-write is skipped), config.ini by a plain key scan, log.txt's last lines for the
 // state. One pass over each file per call; the dashboard calls it every few seconds per run.
-#include "run/rundata.h"
+#include "report/rundata.h"
 
 #include <errno.h>
 #include <limits.h>  // PATH_MAX for realpath

@@ -19,9 +19,9 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 #include "neuroevo/version.h"
-#include "run/html.h"
-#include "run/rundata.h"
-#include "run/svgchart.h"
+#include "report/html.h"
+#include "report/rundata.h"
+#include "report/svgchart.h"
 
 enum { MAX_SHOWN_BYTES = 64 * 1024, MAX_GIF_BYTES = 32 * 1024 * 1024, LAST_ROWS = 20 };
 

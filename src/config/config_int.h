@@ -2,8 +2,8 @@
 // Private to the config module (config.c, config_schema.c, tests/test_config.c): the section table
 // behind the flat schema that ne_config_schema() returns. Not for other modules: they read values
 // through the typed getters in neuroevo/config.h.
-#ifndef NEUROEVO_RUN_CONFIG_INT_H
-#define NEUROEVO_RUN_CONFIG_INT_H
+#ifndef NEUROEVO_CONFIG_INT_H
+#define NEUROEVO_CONFIG_INT_H
 
 #include "neuroevo/config.h"
 
