@@ -68,7 +68,7 @@ static double evaluate_best(const char* dir, int n) {
   ne_config* cfg = ne_config_create();
   ne_env_spec* env = NULL;
   ne_policy_spec policy;
-  ASSERT_EQ(ne_config_apply_genome_header(cfg, &pf.header, path, err), 0);
+  ASSERT_EQ(ne_genome_header_to_config(&pf.header, cfg, path, err), 0);
   ASSERT_EQ(ne_env_from_config(cfg, &env, err), 0);
   ASSERT_EQ(ne_policy_from_config(cfg, env, &policy, err), 0);
   ASSERT_EQ(pf.n_params, policy.n_params);

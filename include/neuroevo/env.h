@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "neuroevo/config.h"
 #include "neuroevo/rng.h"
 
 #ifdef __cplusplus
@@ -124,6 +125,11 @@ int ne_env_make(const char* id, const ne_env_options* options, ne_env_spec** out
 
 // Frees a spec. Nullable: spec.
 void ne_env_spec_destroy(ne_env_spec* spec);
+
+// Builds the env spec that cfg's [env] section describes (id, TimeLimit override, black-box
+// dimension and shift, the pixel families' options). Caller frees with ne_env_spec_destroy.
+// Nullable: errstr.
+int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr);
 
 // Pixel families (MinAtar/*, ALE/*; src/envs/pixels.c), right after ne_env_make and before any
 // state is created: sticky actions (sticky_prob 0 keeps the env's default, MinAtar 0.1 and ALE off;

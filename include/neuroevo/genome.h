@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "neuroevo/config.h"
 #include "neuroevo/policy.h"
 
 #ifdef __cplusplus
@@ -72,6 +73,14 @@ int ne_genome_header_set(ne_genome_header* h, const char* key, const char* value
 
 // Looks a header field up; NULL when absent.
 const char* ne_genome_header_get(const ne_genome_header* h, const char* key);
+
+// Writes the [env] and [policy] keys of cfg as header fields ("env.id", "policy.hidden", ...), so a
+// genome file is self-contained. Returns 0 or NE_ERANGE.
+int ne_genome_header_from_config(const ne_config* cfg, ne_genome_header* header);
+
+// Applies such header fields onto cfg as overrides; `origin` names them in messages (e.g. the file).
+// Nullable: errstr.
+int ne_genome_header_to_config(const ne_genome_header* header, ne_config* cfg, const char* origin, char* errstr);
 
 // Materializes by replaying the whole chain: O(n * P). The reference the cache must agree with.
 void ne_genome_materialize(const ne_policy_spec* spec, const uint64_t* seeds, size_t n, float sigma, float* out);

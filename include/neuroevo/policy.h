@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "neuroevo/config.h"
+#include "neuroevo/env.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -114,6 +117,12 @@ int ne_init_parse(const char* s, ne_init* out);
 const char* ne_activation_name(ne_activation a);
 const char* ne_head_name(ne_head h);
 const char* ne_init_name(ne_init i);
+
+// Builds the policy spec that cfg's [policy] section describes for env (head "auto": argmax for
+// discrete actions, tanh scaled to the Box otherwise; policy.type = conv or a preset: a conv policy
+// over the env's image observations; black-box envs: the one-layer spec whose parameters are x).
+// Errors name the key. Nullable: errstr.
+int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_policy_spec* out, char* errstr);
 
 #ifdef __cplusplus
 }

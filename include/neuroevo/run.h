@@ -55,18 +55,6 @@ double ne_run_best_score(const ne_run* run);
 // Frees the run (its directory stays). Nullable: run.
 void ne_run_destroy(ne_run* run);
 
-// Builds the env spec that cfg's [env] section describes. Caller frees with ne_env_spec_destroy.
-int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr);
-
-// Builds the policy spec that cfg's [policy] section describes for env (head "auto": argmax for
-// discrete actions, tanh scaled to the Box otherwise).
-int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_policy_spec* out, char* errstr);
-
-// Writes the [env] and [policy] keys of cfg as genome header fields, so a genome file is
-// self-contained; and applies such fields back onto a config.
-int ne_genome_header_from_config(const ne_config* cfg, ne_genome_header* header);
-int ne_config_apply_genome_header(ne_config* cfg, const ne_genome_header* header, const char* origin, char* errstr);
-
 #ifdef __cplusplus
 }
 #endif

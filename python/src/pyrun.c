@@ -214,7 +214,7 @@ static int rebuild(PyObject* header_obj, rebuilt* r) {
   char err[NE_ERRSTR_LEN] = "";
   r->cfg = ne_config_create();
   if (!r->cfg) return PyErr_NoMemory(), -1;
-  int rc = ne_config_apply_genome_header(r->cfg, &h, "genome header", err);
+  int rc = ne_genome_header_to_config(&h, r->cfg, "genome header", err);
   if (!rc) {
     Py_BEGIN_ALLOW_THREADS
     rc = ne_env_from_config(r->cfg, &r->env, err);

@@ -21,7 +21,8 @@
 #include "exec/redis_wire.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
-#include "neuroevo/run.h"
+#include "neuroevo/env.h"     // ne_env_from_config
+#include "neuroevo/policy.h"  // ne_policy_from_config
 
 #define READ_COUNT 256        // result entries per XREAD
 #define BLOCK_MS 100          // XREAD block: how often the loop looks at the stop flag and timers

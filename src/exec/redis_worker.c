@@ -21,10 +21,11 @@
 #include "neuroevo/algo.h"  // ne_algo_noise_table
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
+#include "neuroevo/env.h"     // ne_env_from_config
 #include "neuroevo/evaluator.h"
+#include "neuroevo/policy.h"  // ne_policy_from_config
 #include "neuroevo/pool.h"
 #include "neuroevo/rng.h"
-#include "neuroevo/run.h"
 #include "neuroevo/version.h"
 
 typedef ne__worker worker;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// [policy] keys of conv policies into a spec (conv_config.h): a preset, or policy.conv with
-// policy.hidden and policy.activation. Kept beside policy_config.c so the MLP path there stays as it was.
+// [policy] keys of conv policies into a spec (policy_int.h): a preset, or policy.conv with
+// policy.hidden and policy.activation. Kept beside policy_config.c so the MLP path there stays as
+// it was.
 #include <string.h>
 
 #include "core/util.h"  // ne__set_error
 #include "neuroevo/conv.h"
 #include "neuroevo/error.h"
-#include "policy/conv_config.h"
+#include "policy/policy_int.h"
 
 int ne__config_wants_conv(const ne_config* cfg) {
   return strcmp(ne_config_str(cfg, "policy", "type"), "conv") == 0 ||

@@ -1,35 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Turns a config into the objects a run needs: the env spec from [env], the policy spec from
-// [policy] (fitted to the env's spaces), and the genome header that makes a genome file
-// self-contained (every [env] and [policy] key, so `eval` rebuilds exactly the same policy).
-#include <stdio.h>
+// The policy spec that a config's [policy] section describes, fitted to the env's spaces (see
+// policy.h's ne_policy_from_config): an MLP here, conv policies in conv_config.c, and the fixed
+// one-layer spec of black-box problems, whose parameters are the point x itself.
 #include <string.h>
 
-#include "core/util.h"
-#include "neuroevo/run.h"
-#include "policy/conv_config.h"  // conv policies
-
-int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr) {
-  ne_env_options opt = {0};
-  opt.max_episode_steps = (int)ne_config_int(cfg, "env", "max_episode_steps");
-  opt.dim = (int)ne_config_int(cfg, "env", "dim");                        // bbob/* only
-  opt.shift_seed = (uint64_t)ne_config_int(cfg, "env", "shift_seed");     // bbob/* only
-  const char* id = ne_config_str(cfg, "env", "id");
-  int rc = ne_env_make(id, &opt, out, errstr);
-#ifndef NE_HAVE_ALE
-  // Atari ids exist only in builds with ALE (cmake/ale.cmake): say how to get it
-  if (rc == NE_ENOTFOUND && strncmp(id, "ALE/", 4) == 0)
-    return ne__set_error(errstr, rc, "%s: this build has no Atari family: run `make ale` (or `make test`), "
-                         "which builds ALE once (~2.5 min) and turns it on in build/ (-DNE_ALE=ON)", id);
-#endif
-  // pixel families (MinAtar/*, ALE/*): sticky actions and difficulty ramp; others ignore them
-  if (rc == 0 && (rc = ne_env_set_pixel_options(*out, ne_config_float(cfg, "env", "sticky_prob"),
-                                                ne_config_bool(cfg, "env", "difficulty_ramping"), errstr)) != 0) {
-    ne_env_spec_destroy(*out);
-    *out = NULL;
-  }
-  return rc;
-}
+#include "core/util.h"        // ne__set_error
+#include "neuroevo/policy.h"
+#include "policy/policy_int.h"  // ne__config_wants_conv, ne__conv_policy_from_config
 
 // Black-box functions (bbob/*, env->evaluate set) search x itself: no policy maps observations to
 // actions, the parameters are the point. The spec is one linear layer (dim - 1) -> 1, dim
@@ -73,45 +50,4 @@ int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_polic
   if (ne__config_wants_conv(cfg)) return ne__conv_policy_from_config(cfg, env, out_dim, head, init, out, errstr);
   return ne_policy_spec_init(out, env->obs_dim, hidden, n_hidden, out_dim, act, head, init,
                              env->discrete ? NULL : env->act_low, env->discrete ? NULL : env->act_high, errstr);
-}
-
-int ne_genome_header_from_config(const ne_config* cfg, ne_genome_header* header) {
-  memset(header, 0, sizeof *header);
-  const ne_config_key* schema = ne_config_schema();
-  int n = ne_config_schema_count();
-  char key[NE_GENOME_KEY_LEN], value[NE_GENOME_VAL_LEN];
-  for (int i = 0; i < n; i++) {
-    const ne_config_key* k = &schema[i];
-    if (strcmp(k->section, "env") != 0 && strcmp(k->section, "policy") != 0) continue;
-    snprintf(key, sizeof key, "%s.%s", k->section, k->key);
-    // render the value in its config text form
-    switch (k->type) {
-      case NE_CFG_INT: snprintf(value, sizeof value, "%lld", (long long)ne_config_int(cfg, k->section, k->key)); break;
-      case NE_CFG_FLOAT: snprintf(value, sizeof value, "%.17g", ne_config_float(cfg, k->section, k->key)); break;
-      case NE_CFG_BOOL: snprintf(value, sizeof value, "%s", ne_config_bool(cfg, k->section, k->key) ? "true" : "false"); break;
-      case NE_CFG_INTLIST: {
-        int items[64];
-        int m = ne_config_intlist(cfg, k->section, k->key, items, 64);
-        size_t used = 0;
-        value[0] = '\0';
-        for (int j = 0; j < m && j < 64; j++)
-          used += (size_t)snprintf(value + used, sizeof value - used, "%s%d", j ? "," : "", items[j]);
-        break;
-      }
-      default: snprintf(value, sizeof value, "%s", ne_config_str(cfg, k->section, k->key)); break;
-    }
-    int rc = ne_genome_header_set(header, key, value);
-    if (rc) return rc;
-  }
-  return 0;
-}
-
-int ne_config_apply_genome_header(ne_config* cfg, const ne_genome_header* header, const char* origin, char* errstr) {
-  char assignment[NE_GENOME_KEY_LEN + NE_GENOME_VAL_LEN + 2];
-  for (int i = 0; i < header->n; i++) {
-    snprintf(assignment, sizeof assignment, "%s=%s", header->key[i], header->value[i]);
-    int rc = ne_config_override(cfg, assignment, origin, errstr);
-    if (rc) return rc;
-  }
-  return 0;
 }

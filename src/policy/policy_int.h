@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What the policy files share (not public API): mlp.c's per-layer helpers, which conv.c reuses so
-// that a conv policy's dense layers, init and head behave exactly like an MLP's, and conv.c's
-// entry points, which mlp.c's public functions call for specs with kind = NE_POLICY_CONV.
+// that a conv policy's dense layers, init and head behave exactly like an MLP's, conv.c's entry
+// points, which mlp.c's public functions call for specs with kind = NE_POLICY_CONV, and the conv
+// half of ne_policy_from_config.
 #ifndef NEUROEVO_POLICY_INT_H
 #define NEUROEVO_POLICY_INT_H
 
@@ -39,5 +40,17 @@ int ne__conv_format(const ne_policy_spec* spec, char* buf, size_t size);
 // portable one, 2 AVX2, 3 AVX-512 (tests check that all give the same bits). Returns the kernel
 // now in use, falling back to the portable one when the CPU lacks the one asked for.
 int ne__conv_set_kernel(int which);
+
+// ---- conv_config.c (the conv half of ne_policy_from_config, policy_config.c) ----
+
+// 1 if cfg asks for a conv policy (policy.type = conv, or a policy.preset other than none).
+int ne__config_wants_conv(const ne_config* cfg);
+
+// Fills *out with the conv policy cfg describes for env (whose observation must be an (H, W, C)
+// image), with the head, init and output size ne_policy_from_config already resolved. A preset
+// fixes conv, hidden and the activation (relu); otherwise policy.conv, policy.hidden and
+// policy.activation are used. NE_EINVAL with a message naming the key on bad input.
+int ne__conv_policy_from_config(const ne_config* cfg, const ne_env_spec* env, int out_dim, ne_head head,
+                                ne_init init, ne_policy_spec* out, char* errstr);
 
 #endif

@@ -86,7 +86,7 @@ static int agent_read(const char* path, agent* a, char* err) {
   if (!a->cfg) return ne__set_error(err, NE_ENOMEM, "out of memory");
   int rc = a->is_params ? ne__params_file_read(path, &a->pf, err) : ne_genome_read_file(path, &a->genome, &h, err);
   if (!rc && a->is_params) h = a->pf.header;
-  if (!rc) rc = ne_config_apply_genome_header(a->cfg, &h, path, err);
+  if (!rc) rc = ne_genome_header_to_config(&h, a->cfg, path, err);
   if (!rc) rc = ne_env_from_config(a->cfg, &a->env, err);
   if (!rc) rc = ne_policy_from_config(a->cfg, a->env, &a->policy, err);
   if (!rc && a->is_params) rc = check_params(path, a, err);
