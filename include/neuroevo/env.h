@@ -19,6 +19,7 @@ extern "C" {
 #define NE_ENV_ID_LEN 64
 #define NE_ENV_MAX_ACT 32      // largest continuous action dimension
 #define NE_ENV_MAX_STATE 512   // largest trace/set_state vector
+#define NE_ENV_MAX_RENDER_SIDE 4096  // largest frame side ne_env_render draws
 
 typedef struct ne_env_spec ne_env_spec;
 
@@ -162,6 +163,20 @@ int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, 
 // Checks an action against the action space (integer in range, or inside the Box); NE_ERANGE with a
 // message naming the value otherwise. Nullable: errstr.
 int ne_env_check_action(const ne_env_spec* spec, const float* act, char* errstr);
+
+// 1 if ne_env_render can draw spec's environment (its family has a render hook).
+int ne_env_can_render(const ne_env_spec* spec);
+
+// Draws the current frame of state into rgb (height rows of width RGB pixels, top row first)
+// through the family's render hook (src/envs/env_render.c). *ctx starts NULL and may receive a
+// renderer kept for later frames of the same spec (an OpenGL context); free it with
+// ne_env_render_free. For humans, never on a training path: it may allocate. NE_EUNSUPPORTED for
+// envs without a drawing, other NE_E* codes with errstr on failure. Nullable: errstr.
+int ne_env_render(const ne_env_spec* spec, const ne_env_state* state, void** ctx, unsigned char* rgb, int width,
+                  int height, char* errstr);
+
+// Releases what ne_env_render kept in ctx. Nullable: ctx.
+void ne_env_render_free(const ne_env_spec* spec, void* ctx);
 
 // Registry: number of registered ids and the i-th id / one-line summary.
 int ne_env_registry_count(void);

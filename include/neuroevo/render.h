@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Videos of agents: frames of an env state (the env's render hook — MuJoCo's offscreen renderer,
-// the Box2D drawings — or the built-in classic-control drawings), an animated-GIF writer (giflib),
-// an MP4 writer (FFmpeg's libraries: H.264, else MPEG-4 part 2) and the loop that records a
-// policy's episodes into a file. For humans looking at results, never
-// on a training path: rendering allocates, and MuJoCo's needs an OpenGL context (EGL or OSMesa,
-// chosen by MUJOCO_GL).
+// Videos of agents: an animated-GIF writer (giflib), an MP4 writer (FFmpeg's libraries: H.264, else
+// MPEG-4 part 2) and the loop that records a policy's episodes into a file, frame by frame from
+// env.h's ne_env_render (MuJoCo's offscreen renderer, the Box2D and classic-control drawings). For
+// humans looking at results, never on a training path: rendering allocates, and MuJoCo's needs an
+// OpenGL context (EGL or OSMesa, chosen by MUJOCO_GL).
 #ifndef NEUROEVO_RENDER_H
 #define NEUROEVO_RENDER_H
 
@@ -17,19 +16,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-// 1 if ne_env_render can draw spec's environment.
-int ne_env_can_render(const ne_env_spec* spec);
-
-// Draws the current frame of state into rgb (height rows of width RGB pixels, top row first).
-// *ctx starts NULL and may receive a renderer kept for later frames of the same spec (an OpenGL
-// context); free it with ne_env_render_free. NE_EUNSUPPORTED for envs without a drawing, other
-// NE_E* codes with errstr on failure. Nullable: errstr.
-int ne_env_render(const ne_env_spec* spec, const ne_env_state* state, void** ctx, unsigned char* rgb, int width,
-                  int height, char* errstr);
-
-// Releases what ne_env_render kept in ctx. Nullable: ctx.
-void ne_env_render_free(const ne_env_spec* spec, void* ctx);
 
 // An animated GIF being written, one frame at a time (each frame gets its own 256-colour palette,
 // median-cut by giflib). Owned by the caller until ne_gif_close.

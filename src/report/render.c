@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Videos of agents (render.h): ne_env_render picks the drawing for an env (its render hook, or the
-// classic-control drawings of src/envs/classic/render.c, which read Gymnasium's state layout through
-// ne_env_get_state), the GIF writer streams frames through giflib with a median-cut palette per
-// frame, and ne_render_episodes runs a policy twice over the same seeds — once to count steps,
+// Videos of agents (render.h): frames come from ne_env_render (each env family's render hook), the
+// GIF writer streams them through giflib with a median-cut palette per frame, and ne_render_episodes runs a policy twice over the same seeds — once to count steps,
 // once to draw every k-th — so that a long episode still fits in max_frames. The frames go to a
 // frame sink: the GIF writer here or the MP4 writer (video_mp4.c), picked by the file's extension.
 #include <stdio.h>
@@ -16,7 +14,6 @@
 #endif
 
 #include "core/util.h"     // ne__set_error
-#include "envs/raster.h"   // ne__classic_render
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 #include "neuroevo/render.h"
@@ -26,31 +23,7 @@
 #define DEFAULT_HEIGHT 300
 #define DEFAULT_MAX_FRAMES 500
 #define DEFAULT_FPS 30
-#define MAX_SIDE 4096
-
-// ---- frames -------------------------------------------------------------------------------------
-
-int ne_env_can_render(const ne_env_spec* spec) {
-  return (spec->hooks && spec->hooks->render) || ne__classic_can_render(spec->id);
-}
-
-int ne_env_render(const ne_env_spec* spec, const ne_env_state* state, void** ctx, unsigned char* rgb, int width,
-                  int height, char* errstr) {
-  if (!spec || !state || !ctx || !rgb || state->spec != spec) return ne__set_error(errstr, NE_EINVAL, "bad arguments");
-  if (width < 1 || height < 1 || width > MAX_SIDE || height > MAX_SIDE)
-    return ne__set_error(errstr, NE_EINVAL, "frame size %dx%d outside 1..%d", width, height, MAX_SIDE);
-  if (spec->hooks && spec->hooks->render) return spec->hooks->render(spec, state->impl, ctx, rgb, width, height, errstr);
-  if (ne__classic_can_render(spec->id)) {
-    double v[NE_ENV_MAX_STATE];
-    ne_env_get_state(spec, state, v);
-    return ne__classic_render(spec->id, v, rgb, width, height);
-  }
-  return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing for this environment", spec->id);
-}
-
-void ne_env_render_free(const ne_env_spec* spec, void* ctx) {
-  if (ctx && spec && spec->hooks && spec->hooks->render_free) spec->hooks->render_free(spec, ctx);
-}
+#define MAX_SIDE NE_ENV_MAX_RENDER_SIDE
 
 // ---- GIF ------------------------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ void ne__classic_spec_init(ne_env_spec* spec, const char* id, const ne_env_famil
   spec->state_dim = state_dim;
   spec->max_episode_steps = max_episode_steps;
   spec->family = family;
+  spec->hooks = &ne__classic_hooks;
 }
 
 void ne__classic_discrete(ne_env_spec* spec, int n) {

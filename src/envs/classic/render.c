@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Pictures of the classic-control envs, after Gymnasium's pygame drawings (classic_control/*.py
-// render()): the cart and pole, the two-link acrobot, the car on its hill, the pendulum. They read
-// only Gymnasium's state vector (ne_env_get_state), so the env files need no render code of their
-// own. World coordinates are fitted to the frame's width; the rasterizer is raster.c.
+// The classic-control family's render hook (ne__classic_hooks): pictures after Gymnasium's pygame
+// drawings (classic_control/*.py render()): the cart and pole, the two-link acrobot, the car on its
+// hill, the pendulum. They read only Gymnasium's state vector (the family's get_state), so the env
+// files need no render code of their own. World coordinates are fitted to the frame's width; the
+// rasterizer is raster.c.
 #include <math.h>
 #include <string.h>
 
+#include "core/util.h"  // ne__set_error
+#include "envs/classic/classic_int.h"
 #include "envs/raster.h"
 #include "neuroevo/error.h"
 
@@ -97,11 +100,16 @@ static drawing find(const char* id) {
   return NULL;
 }
 
-int ne__classic_can_render(const char* id) { return find(id) != NULL; }
-
-int ne__classic_render(const char* id, const double* state, unsigned char* rgb, int width, int height) {
-  drawing d = find(id);
-  if (!d) return NE_EUNSUPPORTED;
-  d(state, rgb, width, height);
+// the hook: Gymnasium's state vector of impl, then the id's drawing
+static int classic_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width,
+                          int height, char* errstr) {
+  (void)ctx;  // nothing kept between frames
+  drawing d = find(spec->id);
+  if (!d) return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing for this environment", spec->id);
+  double v[NE_ENV_MAX_STATE];
+  spec->family->get_state(spec, impl, v);
+  d(v, rgb, width, height);
   return 0;
 }
+
+const ne_env_hooks ne__classic_hooks = {.render = classic_render};
