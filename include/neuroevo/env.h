@@ -57,7 +57,8 @@ typedef struct ne_env_family {
 
 // Optional hooks beyond ne_env_family, reached through spec->hooks (NULL for families without
 // any). Kept out of ne_env_family so that adding one never changes the families' positional
-// table initializers. Every member is nullable.
+// table initializers: hook tables name their members (designated initializers). Every member is
+// nullable.
 typedef struct ne_env_hooks {
   // prepares a freshly zeroed impl (e.g. allocates a physics engine's data); NE_E* on failure
   int (*state_init)(const ne_env_spec* spec, void* impl);
@@ -71,6 +72,12 @@ typedef struct ne_env_hooks {
                 int height, char* errstr);
   // releases what render left in *ctx. Nullable: ctx
   void (*render_free)(const ne_env_spec* spec, void* ctx);
+  // pixel families: applies ne_env_set_pixel_options' (already checked) sticky-action probability
+  // and difficulty-ramp switch to a spec still being set up
+  void (*set_pixel_options)(ne_env_spec* spec, double sticky_prob, int ramping);
+  // a hand-written policy (MinAtar's, for reference comparisons): the action for observation obs as
+  // an index into the spec's action set
+  int (*scripted_action)(const ne_env_spec* spec, const float* obs);
 } ne_env_hooks;
 
 // Immutable description of an environment instance type.
@@ -139,6 +146,14 @@ int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr);
 // NE_EINVAL for a probability above 1. (Kept out of ne_env_options, whose positional initializers
 // a new member would break.) Nullable: errstr.
 int ne_env_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ramping, char* errstr);
+
+// 1 if spec's env has a scripted policy (MinAtar/*: a hand-written player per game, mirrored by the
+// reference comparison tests/py_minatar_compare.py).
+int ne_env_has_scripted_policy(const ne_env_spec* spec);
+
+// The scripted policy's action for state's current observation, as an index into the action set
+// (a scripted action outside a minimal set plays noop); NE_EUNSUPPORTED for envs without one.
+int ne_env_scripted_action(const ne_env_spec* spec, const ne_env_state* state);
 
 // Creates a state for spec (needs a reset before stepping). Caller frees with ne_env_state_destroy.
 // NULL on allocation failure.

@@ -300,14 +300,18 @@ static void ale_state_free(const ne_env_spec* spec, void* impl) {
   ne__ale_destroy(((ale_state*)impl)->ale);
 }
 
-static const ne_env_hooks ale_hooks = {ale_state_init, ale_state_free, NULL, NULL};
+// the set_pixel_options hook: the per-frame sticky-action probability (0 or < 0: off, the
+// default); ALE has no difficulty ramp
+static void ale_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ramping) {
+  (void)ramping;
+  spec->params[P_STICKY] = sticky_prob > 0 ? sticky_prob : 0;
+}
+
+static const ne_env_hooks ale_hooks = {.state_init = ale_state_init, .state_free = ale_state_free,
+                                       .set_pixel_options = ale_set_pixel_options};
 
 const char* ne__ale_rom_path(const ne_env_spec* spec) {
   return spec->family == &ale_family ? ((const ale_data*)spec->data)->rom : NULL;
-}
-
-void ne__ale_set_options(ne_env_spec* spec, double sticky_prob) {
-  if (spec->family == &ale_family) spec->params[P_STICKY] = sticky_prob > 0 ? sticky_prob : 0;
 }
 
 // ---- ids ----------------------------------------------------------------------------------------

@@ -12,10 +12,6 @@
 #define NE_ALE_OUT 84   // preprocessed frame side (84x84, Mnih et al. 2015)
 #define NE_ALE_STACK 4  // frames in an observation
 
-// Sets an ALE spec's per-frame sticky-action probability (0 or < 0: off, the default); a no-op
-// for other specs.
-void ne__ale_set_options(ne_env_spec* spec, double sticky_prob);
-
 // The number of no-op frames that started the episode of an ALE state's impl (tests/ale).
 int ne__ale_noops(const void* impl);
 

@@ -331,7 +331,7 @@ static const ne_env_family walker_family = {
     "box2d", sizeof(walker), bw_reset, bw_step, bw_observe, ne__box2d_no_set_state, ne__box2d_no_get_state, NULL,
 };
 
-static const ne_env_hooks walker_hooks = {bw_state_init, bw_state_free, bw_render, NULL};
+static const ne_env_hooks walker_hooks = {.state_init = bw_state_init, .state_free = bw_state_free, .render = bw_render};
 
 int ne__bipedal_walker_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;

@@ -295,7 +295,7 @@ static const ne_env_family lander_family = {
     "box2d", sizeof(lander), ll_reset, ll_step, ll_observe, ne__box2d_no_set_state, ne__box2d_no_get_state, NULL,
 };
 
-static const ne_env_hooks lander_hooks = {ll_state_init, ll_state_free, ll_render, NULL};
+static const ne_env_hooks lander_hooks = {.state_init = ll_state_init, .state_free = ll_state_free, .render = ll_render};
 
 int ne__lunar_lander_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;

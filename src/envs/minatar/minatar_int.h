@@ -132,10 +132,6 @@ int ne__mt_scripted_action(int game, const float* obs, int n_ch);
 // The game index of a MinAtar spec (params[2]), or -1 for any other env.
 int ne__mt_game_of(const ne_env_spec* spec);
 
-// Sets a MinAtar spec's sticky-action probability (0: the default 0.1, < 0: off) and ramp switch
-// (ne_env_set_pixel_options, src/envs/pixels.c).
-void ne__mt_set_options(ne_env_spec* spec, double sticky_prob, int ramping);
-
 // The env action (index into the spec's action set) of a full-set action, or -1 when the set
 // lacks it (or spec is not MinAtar).
 int ne__mt_action_index(const ne_env_spec* spec, int full_action);
