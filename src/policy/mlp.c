@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // MLP policies over one flat parameter vector (policy.h): spec validation, deterministic initial
-// parameters (normc / Xavier / He from the noise generator), and an allocation-free forward pass.
+// parameters (layer by layer, layers.c), and an allocation-free forward pass; conv specs are handed
+// to conv.c.
 // Workload: forward runs once per environment step of every rollout, so it is the hottest code in
 // a run; it needs only caller scratch and gives the same bits on every SIMD path (no FMA, no
 // reassociation: each output sums b, x0*w0, x1*w1, ... in that order whatever the block size).
@@ -151,44 +152,6 @@ int ne_policy_spec_format(const ne_policy_spec* spec, char* buf, size_t size) {
 
 // ---- initial parameters --------------------------------------------------------------------------
 
-// Scales each column W[:, j] of an (in, out) matrix to L2 norm `norm` (OpenAI ES normc_initializer).
-// Sums run in double over i ascending; columns go in chunks so the sums live on the stack.
-static void normalize_columns(float* w, int in, int out, double norm) {
-  for (int j0 = 0; j0 < out; j0 += 64) {
-    int cols = out - j0 < 64 ? out - j0 : 64;
-    double sq[64] = {0};
-    for (int i = 0; i < in; i++)
-      for (int j = 0; j < cols; j++) {
-        double v = w[(size_t)i * (size_t)out + (size_t)(j0 + j)];
-        sq[j] += v * v;
-      }
-    for (int j = 0; j < cols; j++) sq[j] = sq[j] > 0.0 ? norm / sqrt(sq[j]) : 0.0;  // now the scale
-    for (int i = 0; i < in; i++)
-      for (int j = 0; j < cols; j++) {
-        float* p = &w[(size_t)i * (size_t)out + (size_t)(j0 + j)];
-        *p = (float)((double)*p * sq[j]);
-      }
-  }
-}
-
-// Multiplies n floats by s (rounded once, in double).
-static void scale(float* w, size_t n, double s) {
-  for (size_t i = 0; i < n; i++) w[i] = (float)((double)w[i] * s);
-}
-
-// weights: ε of a per-layer seed, so layers do not share noise; biases start at zero
-void ne__policy_init_layer(ne_init init, uint64_t seed, int index, int in, int o, int is_output, float* p) {
-  size_t nw = (size_t)in * (size_t)o;
-  ne_noise_fill(ne_hash2(seed, (uint64_t)index), 0, nw, p);
-  if (init == NE_INIT_NORMC)
-    normalize_columns(p, in, o, is_output ? 0.01 : 1.0);
-  else if (init == NE_INIT_XAVIER)
-    scale(p, nw, sqrt(2.0 / (double)(in + o)));
-  else
-    scale(p, nw, sqrt(2.0 / (double)in));
-  memset(p + nw, 0, (size_t)o * sizeof *p);
-}
-
 void ne_policy_init_params(const ne_policy_spec* spec, uint64_t seed, float* out) {
   if (spec->kind == NE_POLICY_CONV) {  // src/policy/conv.c
     ne__conv_init_params(spec, seed, out);
@@ -269,44 +232,6 @@ static void dense(const float* restrict x, int in, const float* restrict w, cons
   for (; o + 16 <= out; o += 16) dense_block16(x, in, w, b, out, o, y);
   for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);
   if (o < out) dense_tail(x, in, w, b, out, o, y);
-}
-
-// Hidden nonlinearity in place. relu keeps NaN (y < 0 is false for NaN) so bad inputs stay visible.
-void ne__policy_activate(ne_activation a, float* y, int n) {
-  if (a == NE_ACT_TANH) {
-    ne__tanhf_inplace(y, n);
-    return;
-  }
-  for (int i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];
-}
-
-// Index of the largest value, lowest index on ties; NaN entries are skipped (all NaN: 0).
-static int argmax(const float* y, int n) {
-  int best = -1;
-  for (int i = 0; i < n; i++)
-    if (y[i] == y[i] && (best < 0 || y[i] > y[best])) best = i;
-  return best < 0 ? 0 : best;
-}
-
-// Clamps v to [lo, hi]; NaN passes through unchanged.
-static float clampf(float v, float lo, float hi) {
-  v = v < lo ? lo : v;
-  return v > hi ? hi : v;
-}
-
-// Turns the output layer into the action.
-void ne__policy_head(const ne_policy_spec* spec, const float* y, float* action) {
-  int n = spec->sizes[spec->n_layers];
-  if (spec->head == NE_HEAD_ARGMAX) {
-    action[0] = (float)argmax(y, n);
-    return;
-  }
-  for (int i = 0; i < n; i++) {
-    float lo = spec->act_low[i], hi = spec->act_high[i], a = y[i];
-    // tanh maps onto [-1, 1], then affinely onto [low, high]; the clamp absorbs rounding at the ends
-    if (spec->head == NE_HEAD_TANH) a = lo + (ne__tanhf_kernel(a) + 1.0f) * 0.5f * (hi - lo);
-    action[i] = clampf(a, lo, hi);
-  }
 }
 
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
