@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The `--redis URL` plumbing that `run` and `resume` share (implemented in cmd_cluster.c): option
+// The `--redis URL` plumbing that `run` and `resume` share (implemented in cli_redis.c): option
 // parsing, creating the Redis master executor before the run, remembering the experiment id in the
 // run directory (redis.id, so `resume --redis` continues the same experiment), and finishing it.
 // Every function is a no-op when --redis was not given.
