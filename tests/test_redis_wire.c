@@ -95,7 +95,7 @@ static void test_task_round_trip(void) {
   make_fixture(&f);
   int idx[28];
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ne__wire_round rd = test_round(&f);
   ASSERT_EQ(ne__wire_encode_task(&buf, &rd, 42, &f.b, f.norm, 4, idx, all_indices(idx, 28)), 0);
   ne__wire_task t;
@@ -125,7 +125,7 @@ static void test_task_round_trip(void) {
   for (int j = 0; j < 3; j++) assert_same_candidate(&f.cands[sub[j]], &t.cands[j], f.blobs, t.blobs);
   ASSERT_U64_EQ(t.table_size, 0);  // the generator
   ne__wire_task_free(&t);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 // A batch that perturbs with a shared noise table names it (seed, size) in every task and in the
@@ -140,7 +140,7 @@ static void test_task_names_noise_table(void) {
   ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), plain);
   int idx[28];
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ne__wire_round rd = test_round(&f);
   ASSERT_EQ(ne__wire_encode_task(&buf, &rd, 1, &f.b, f.norm, 4, idx, all_indices(idx, 28)), 0);
   ASSERT_LT(buf.len, 4000);  // 1000 floats would be 4000 bytes on their own
@@ -153,7 +153,7 @@ static void test_task_names_noise_table(void) {
   ASSERT_EQ(t.n, 28);
   for (int i = 0; i < 28; i++) assert_same_candidate(&f.cands[i], &t.cands[i], f.blobs, t.blobs);
   ne__wire_task_free(&t);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
   ne_noise_table_destroy(table);
 }
 
@@ -163,12 +163,12 @@ static void test_task_shares_prefixes(void) {
   make_fixture(&f);
   int idx[20];
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ne__wire_round rd = test_round(&f);
   ASSERT_EQ(ne__wire_encode_task(&buf, &rd, 0, &f.b, f.norm, 4, idx, all_indices(idx, 20)), 0);
   // 4 chains in full (6 seeds) + 16 tails of 1 seed, far below 20 * 6 * 8 = 960 bytes of seeds
   ASSERT_LT(buf.len, 4 * 6 * 8 + 16 * 8 + 20 * 20 + 120);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 // A GA candidate of 1000 generations is ~8 kB on the wire.
@@ -181,7 +181,7 @@ static void test_task_long_chain_size(void) {
   ne__wire_round rd = {1, 999, 0, ne__wire_batch_digest(&b, norm, 4)};
   int idx = 0;
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ASSERT_EQ(ne__wire_encode_task(&buf, &rd, 0, &b, norm, 4, &idx, 1), 0);
   ASSERT_GE(buf.len, 8000);
   ASSERT_LE(buf.len, 8100);
@@ -192,7 +192,7 @@ static void test_task_long_chain_size(void) {
   ASSERT_EQ(t.cands[0].n_seeds, 1000);
   ASSERT_U64_EQ(t.cands[0].seeds[999], seeds[999]);
   ne__wire_task_free(&t);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
   ne_free(seeds);
 }
 
@@ -210,7 +210,7 @@ static void test_result_round_trip(void) {
   res[2].fitness = NAN;
   ne__wire_result_hdr h = {"worker-α-1", {77, 3, 1, 0xfeed}, 9, 0xf1f2f3f4f5f6f7f8ull, 4, 0, "", "", 0, 0, NULL};
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
   ne__wire_results d;
   ne__wire_results_init(&d);
@@ -236,7 +236,7 @@ static void test_result_round_trip(void) {
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
   ASSERT_LT(buf.len, 80);
   ne__wire_results_free(&d);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 // An env failure report: the results before the failure, the env's message, the task entry, the
@@ -252,7 +252,7 @@ static void test_failure_round_trip(void) {
   h.n_skipped = 2;
   h.skipped = skipped;
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ne__wire_results d;
   ne__wire_results_init(&d);
   char err[NE_ERRSTR_LEN];
@@ -277,20 +277,20 @@ static void test_failure_round_trip(void) {
   ASSERT_EQ(d.hdr.n_skipped, 0);
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 0), NE_EINVAL);
   ne__wire_results_free(&d);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 static void test_blob_round_trip(void) {
   float v[5] = {1.5f, -2.25f, 0.0f, 1e-30f, 3.0e30f}, out[5];
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ASSERT_EQ(ne__wire_encode_blob(&buf, 0xabc, v, 5), 0);
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(ne__wire_decode_blob(buf.data, buf.len, 0xabc, 5, out, err), 0);
   ASSERT(memcmp(v, out, sizeof v) == 0);
   ASSERT_EQ(ne__wire_decode_blob(buf.data, buf.len, 0xabd, 5, out, err), NE_ECORRUPT);
   ASSERT_EQ(ne__wire_decode_blob(buf.data, buf.len, 0xabc, 4, out, err), NE_ECORRUPT);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 // ---- rejection ----------------------------------------------------------------------------
@@ -300,7 +300,7 @@ static void encode_fixture_task(ne_buf* buf) {
   make_fixture(&f);
   int idx[28];
   ne__wire_round rd = test_round(&f);
-  ne_buf_init(buf);
+  ne__buf_init(buf);
   ASSERT_EQ(ne__wire_encode_task(buf, &rd, 1, &f.b, f.norm, 4, idx, all_indices(idx, 28)), 0);
 }
 
@@ -332,7 +332,7 @@ static void test_rejects_corrupt_and_short(void) {
   ne__wire_results_free(&d);
   ne_free(copy);
   ne__wire_task_free(&t);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 static void test_rejects_other_version(void) {
@@ -348,18 +348,18 @@ static void test_rejects_other_version(void) {
   ASSERT_CONTAINS(err, want);
   ASSERT_CONTAINS(err, "from 'master'");
   ne__wire_task_free(&t);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 // Appends a CRC so a crafted body passes the checksum and reaches the count checks.
-static void reseal(ne_buf* b) { ne_buf_u32(b, ne_crc32c(0, b->data, b->len)); }
+static void reseal(ne_buf* b) { ne__buf_u32(b, ne__crc32c(0, b->data, b->len)); }
 
 static void put_varint(ne_buf* b, uint64_t v) {
   do {
     uint8_t byte = (uint8_t)(v & 0x7f);
     v >>= 7;
     if (v) byte |= 0x80;
-    ne_buf_bytes(b, &byte, 1);
+    ne__buf_bytes(b, &byte, 1);
   } while (v);
 }
 
@@ -369,16 +369,16 @@ static void test_rejects_lying_counts(void) {
   ne__wire_task t;
   ne__wire_task_init(&t);
   ne_buf b;
-  ne_buf_init(&b);
+  ne__buf_init(&b);
   // task header with 2^40 blobs
-  ne_buf_u32(&b, NE_WIRE_TASK);
+  ne__buf_u32(&b, NE_WIRE_TASK);
   uint8_t v = NE_WIRE_VERSION;
-  ne_buf_bytes(&b, &v, 1);
+  ne__buf_bytes(&b, &v, 1);
   put_varint(&b, 1);
-  ne_buf_bytes(&b, "x", 1);
-  ne_buf_u64(&b, 1);
+  ne__buf_bytes(&b, "x", 1);
+  ne__buf_u64(&b, 1);
   put_varint(&b, 0), put_varint(&b, 0);
-  ne_buf_u64(&b, 0);
+  ne__buf_u64(&b, 0);
   put_varint(&b, 0), put_varint(&b, 0);
   size_t header = b.len;
   put_varint(&b, 1ull << 40);
@@ -394,33 +394,33 @@ static void test_rejects_lying_counts(void) {
   b.len = header;
   put_varint(&b, 0), put_varint(&b, 1);
   uint8_t kind = NE_CAND_CHAIN;
-  ne_buf_bytes(&b, &kind, 1);
+  ne__buf_bytes(&b, &kind, 1);
   put_varint(&b, 0), put_varint(&b, 1);
-  ne_buf_u64(&b, 5);
+  ne__buf_u64(&b, 5);
   put_varint(&b, 0), put_varint(&b, 1u << 24);
-  ne_buf_u64(&b, 1);
+  ne__buf_u64(&b, 1);
   reseal(&b);
   ASSERT_EQ(ne__wire_decode_task(&t, b.data, b.len, err), NE_ECORRUPT);
   // a result message with 2^20 results in a few bytes
   ne__wire_results d;
   ne__wire_results_init(&d);
   b.len = 0;
-  ne_buf_u32(&b, NE_WIRE_RESULT);
-  ne_buf_bytes(&b, &v, 1);
+  ne__buf_u32(&b, NE_WIRE_RESULT);
+  ne__buf_bytes(&b, &v, 1);
   put_varint(&b, 1);
-  ne_buf_bytes(&b, "w", 1);
-  ne_buf_u64(&b, 1);
+  ne__buf_bytes(&b, "w", 1);
+  ne__buf_u64(&b, 1);
   put_varint(&b, 0), put_varint(&b, 0);
-  ne_buf_u64(&b, 0);
+  ne__buf_u64(&b, 0);
   put_varint(&b, 0);
-  ne_buf_u64(&b, 0);
+  ne__buf_u64(&b, 0);
   put_varint(&b, 0), put_varint(&b, 0), put_varint(&b, 1u << 20);  // obs_dim, eval_us, count
   reseal(&b);
   ASSERT_EQ(ne__wire_decode_results(&d, b.data, b.len, err), NE_ECORRUPT);
   ASSERT_CONTAINS(err, "from 'w'");
   ne__wire_results_free(&d);
   ne__wire_task_free(&t);
-  ne_buf_free(&b);
+  ne__buf_free(&b);
 }
 
 // Random bytes, with and without a valid header and checksum, never crash a decoder.
@@ -441,7 +441,7 @@ static void test_rejects_random_bytes(void) {
       memcpy(msg, &kind, 4);
       msg[4] = NE_WIRE_VERSION;
       msg[5] = 1;
-      uint32_t crc = ne_crc32c(0, msg, n);
+      uint32_t crc = ne__crc32c(0, msg, n);
       for (int k = 0; k < 4; k++) msg[n + (size_t)k] = (uint8_t)(crc >> (8 * k));
       n += 4;
     }

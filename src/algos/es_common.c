@@ -148,19 +148,19 @@ double ne__opt_step(ne__optimizer* o, const float* g, float* theta) {
 }
 
 void ne__opt_save(const ne__optimizer* o, ne_buf* b) {
-  ne_buf_u32(b, (uint32_t)o->kind);
-  ne_buf_u64(b, o->t);
-  ne_buf_f64(b, o->beta1_t);
-  ne_buf_f64(b, o->beta2_t);
+  ne__buf_u32(b, (uint32_t)o->kind);
+  ne__buf_u64(b, o->t);
+  ne__buf_f64(b, o->beta1_t);
+  ne__buf_f64(b, o->beta2_t);
   ne__floats_save(o->m, o->n, b);
   if (o->kind == NE__OPT_ADAM) ne__floats_save(o->v, o->n, b);
 }
 
 int ne__opt_load(ne__optimizer* o, ne_reader* r) {
-  if (ne_reader_u32(r) != (uint32_t)o->kind) return NE_ECORRUPT;
-  o->t = ne_reader_u64(r);
-  o->beta1_t = ne_reader_f64(r);
-  o->beta2_t = ne_reader_f64(r);
+  if (ne__reader_u32(r) != (uint32_t)o->kind) return NE_ECORRUPT;
+  o->t = ne__reader_u64(r);
+  o->beta1_t = ne__reader_f64(r);
+  o->beta2_t = ne__reader_f64(r);
   int rc = ne__floats_load(o->m, o->n, r);
   if (!rc && o->kind == NE__OPT_ADAM) rc = ne__floats_load(o->v, o->n, r);
   return rc;
@@ -245,18 +245,18 @@ void ne__obs_stats_refresh(ne__obs_stats* s) {
 }
 
 void ne__obs_stats_save(const ne__obs_stats* s, ne_buf* b) {
-  ne_buf_u32(b, (uint32_t)s->dim);
-  ne_buf_u32(b, (uint32_t)s->rule);
-  ne_buf_f64(b, s->count);
-  for (int i = 0; i < s->dim; i++) ne_buf_f64(b, s->mean[i]);
-  for (int i = 0; i < s->dim; i++) ne_buf_f64(b, s->m2[i]);
+  ne__buf_u32(b, (uint32_t)s->dim);
+  ne__buf_u32(b, (uint32_t)s->rule);
+  ne__buf_f64(b, s->count);
+  for (int i = 0; i < s->dim; i++) ne__buf_f64(b, s->mean[i]);
+  for (int i = 0; i < s->dim; i++) ne__buf_f64(b, s->m2[i]);
 }
 
 int ne__obs_stats_load(ne__obs_stats* s, ne_reader* r) {
-  if (ne_reader_u32(r) != (uint32_t)s->dim || ne_reader_u32(r) != (uint32_t)s->rule) return NE_ECORRUPT;
-  s->count = ne_reader_f64(r);
-  for (int i = 0; i < s->dim; i++) s->mean[i] = ne_reader_f64(r);
-  for (int i = 0; i < s->dim; i++) s->m2[i] = ne_reader_f64(r);
+  if (ne__reader_u32(r) != (uint32_t)s->dim || ne__reader_u32(r) != (uint32_t)s->rule) return NE_ECORRUPT;
+  s->count = ne__reader_f64(r);
+  for (int i = 0; i < s->dim; i++) s->mean[i] = ne__reader_f64(r);
+  for (int i = 0; i < s->dim; i++) s->m2[i] = ne__reader_f64(r);
   if (r->bad) return NE_ECORRUPT;
   ne__obs_stats_refresh(s);
   return 0;
@@ -361,23 +361,23 @@ int ne__best_export(const ne__best_centre* b, ne_best* out) {
 }
 
 void ne__best_save(const ne__best_centre* b, ne_buf* buf) {
-  ne_buf_u32(buf, (uint32_t)b->found);
-  ne_buf_f64(buf, b->score);
-  ne_buf_u32(buf, b->generation);
+  ne__buf_u32(buf, (uint32_t)b->found);
+  ne__buf_f64(buf, b->score);
+  ne__buf_u32(buf, b->generation);
   ne__floats_save(b->params, b->n, buf);
-  ne_buf_u32(buf, (uint32_t)b->has_norm);
-  ne_buf_f64(buf, b->obs_clip);
+  ne__buf_u32(buf, (uint32_t)b->has_norm);
+  ne__buf_f64(buf, b->obs_clip);
   ne__floats_save(b->obs_mean, (size_t)b->obs_dim, buf);
   ne__floats_save(b->obs_std, (size_t)b->obs_dim, buf);
 }
 
 int ne__best_load(ne__best_centre* b, ne_reader* r) {
-  b->found = (int)ne_reader_u32(r);
-  b->score = ne_reader_f64(r);
-  b->generation = ne_reader_u32(r);
+  b->found = (int)ne__reader_u32(r);
+  b->score = ne__reader_f64(r);
+  b->generation = ne__reader_u32(r);
   int rc = ne__floats_load(b->params, b->n, r);
-  b->has_norm = (int)ne_reader_u32(r);
-  b->obs_clip = (float)ne_reader_f64(r);
+  b->has_norm = (int)ne__reader_u32(r);
+  b->obs_clip = (float)ne__reader_f64(r);
   if (!rc) rc = ne__floats_load(b->obs_mean, (size_t)b->obs_dim, r);
   if (!rc) rc = ne__floats_load(b->obs_std, (size_t)b->obs_dim, r);
   if (b->found > 1 || b->has_norm > 1) rc = NE_ECORRUPT;
@@ -419,31 +419,31 @@ int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params
 // ---- serialization helpers ---------------------------------------------------------------------
 
 void ne__report_save(const ne_gen_report* r, ne_buf* b) {
-  ne_buf_u32(b, r->generation);
-  ne_buf_f64(b, r->best);
-  ne_buf_f64(b, r->mean);
-  ne_buf_f64(b, r->median);
-  ne_buf_f64(b, r->elite_mean);
-  for (int i = 0; i < 4; i++) ne_buf_f64(b, r->extra[i]);
+  ne__buf_u32(b, r->generation);
+  ne__buf_f64(b, r->best);
+  ne__buf_f64(b, r->mean);
+  ne__buf_f64(b, r->median);
+  ne__buf_f64(b, r->elite_mean);
+  for (int i = 0; i < 4; i++) ne__buf_f64(b, r->extra[i]);
 }
 
 void ne__report_load(ne_gen_report* r, ne_reader* rd) {
-  r->generation = ne_reader_u32(rd);
-  r->best = ne_reader_f64(rd);
-  r->mean = ne_reader_f64(rd);
-  r->median = ne_reader_f64(rd);
-  r->elite_mean = ne_reader_f64(rd);
-  for (int i = 0; i < 4; i++) r->extra[i] = ne_reader_f64(rd);
+  r->generation = ne__reader_u32(rd);
+  r->best = ne__reader_f64(rd);
+  r->mean = ne__reader_f64(rd);
+  r->median = ne__reader_f64(rd);
+  r->elite_mean = ne__reader_f64(rd);
+  for (int i = 0; i < 4; i++) r->extra[i] = ne__reader_f64(rd);
 }
 
 void ne__floats_save(const float* v, size_t n, ne_buf* b) {
-  ne_buf_u64(b, (uint64_t)n);
-  ne_buf_f32s(b, v, n);
+  ne__buf_u64(b, (uint64_t)n);
+  ne__buf_f32s(b, v, n);
 }
 
 int ne__floats_load(float* v, size_t n, ne_reader* r) {
-  if (ne_reader_u64(r) != (uint64_t)n || r->bad) return NE_ECORRUPT;
-  ne_reader_f32s(r, v, n);
+  if (ne__reader_u64(r) != (uint64_t)n || r->bad) return NE_ECORRUPT;
+  ne__reader_f32s(r, v, n);
   return r->bad ? NE_ECORRUPT : 0;
 }
 

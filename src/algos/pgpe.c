@@ -276,28 +276,28 @@ static int pgpe_best(void* self, ne_best* out) { return ne__best_export(&((pgpe*
 static int pgpe_save(void* self, uint8_t** data, size_t* len) {
   pgpe* g = self;
   ne_buf b;
-  ne_buf_init(&b);
-  ne_buf_u32(&b, PGPE_STATE_MAGIC);
-  ne_buf_u32(&b, (uint32_t)g->n_pairs);
-  ne_buf_u32(&b, g->generation);
+  ne__buf_init(&b);
+  ne__buf_u32(&b, PGPE_STATE_MAGIC);
+  ne__buf_u32(&b, (uint32_t)g->n_pairs);
+  ne__buf_u32(&b, g->generation);
   ne__floats_save(g->mu, g->prob.n_params, &b);
   ne__floats_save(g->sigma, g->prob.n_params, &b);
   ne__opt_save(&g->opt, &b);
   ne__obs_stats_save(&g->obs, &b);
   ne__best_save(&g->best, &b);
   ne__report_save(&g->report, &b);
-  return ne_buf_take(&b, data, len);
+  return ne__buf_take(&b, data, len);
 }
 
 static int pgpe_load(void* self, const uint8_t* data, size_t len, char* errstr) {
   pgpe* g = self;
   ne_reader r;
-  ne_reader_init(&r, data, len);
-  if (ne_reader_u32(&r) != PGPE_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not a PGPE state");
-  uint32_t pairs = ne_reader_u32(&r);
+  ne__reader_init(&r, data, len);
+  if (ne__reader_u32(&r) != PGPE_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not a PGPE state");
+  uint32_t pairs = ne__reader_u32(&r);
   if (pairs != (uint32_t)g->n_pairs)
     return ne__set_error(errstr, NE_EINVAL, "PGPE state has population %u, config says %d", 2 * pairs, 2 * g->n_pairs);
-  g->generation = ne_reader_u32(&r);
+  g->generation = ne__reader_u32(&r);
   int rc = ne__floats_load(g->mu, g->prob.n_params, &r);
   if (!rc) rc = ne__floats_load(g->sigma, g->prob.n_params, &r);
   if (!rc) rc = ne__opt_load(&g->opt, &r);

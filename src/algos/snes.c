@@ -237,27 +237,27 @@ static int snes_best(void* self, ne_best* out) { return ne__best_export(&((snes*
 static int snes_save(void* self, uint8_t** data, size_t* len) {
   snes* s = self;
   ne_buf b;
-  ne_buf_init(&b);
-  ne_buf_u32(&b, SNES_STATE_MAGIC);
-  ne_buf_u32(&b, (uint32_t)s->lambda);
-  ne_buf_u32(&b, s->generation);
+  ne__buf_init(&b);
+  ne__buf_u32(&b, SNES_STATE_MAGIC);
+  ne__buf_u32(&b, (uint32_t)s->lambda);
+  ne__buf_u32(&b, s->generation);
   ne__floats_save(s->mu, s->prob.n_params, &b);
   ne__floats_save(s->sigma, s->prob.n_params, &b);
   ne__obs_stats_save(&s->obs, &b);
   ne__best_save(&s->best, &b);
   ne__report_save(&s->report, &b);
-  return ne_buf_take(&b, data, len);
+  return ne__buf_take(&b, data, len);
 }
 
 static int snes_load(void* self, const uint8_t* data, size_t len, char* errstr) {
   snes* s = self;
   ne_reader r;
-  ne_reader_init(&r, data, len);
-  if (ne_reader_u32(&r) != SNES_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not a SNES state");
-  uint32_t lambda = ne_reader_u32(&r);
+  ne__reader_init(&r, data, len);
+  if (ne__reader_u32(&r) != SNES_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not a SNES state");
+  uint32_t lambda = ne__reader_u32(&r);
   if (lambda != (uint32_t)s->lambda)
     return ne__set_error(errstr, NE_EINVAL, "SNES state has population %u, config gives %d", lambda, s->lambda);
-  s->generation = ne_reader_u32(&r);
+  s->generation = ne__reader_u32(&r);
   int rc = ne__floats_load(s->mu, s->prob.n_params, &r);
   if (!rc) rc = ne__floats_load(s->sigma, s->prob.n_params, &r);
   if (!rc) rc = ne__obs_stats_load(&s->obs, &r);

@@ -946,7 +946,7 @@ static void master_destroy(ne_executor* ex) {
     ne_free(m->fails);
     ne_free(m->idx);
     ne_free(m->blobs);
-    ne_buf_free(&m->enc);
+    ne__buf_free(&m->enc);
     ne__wire_results_free(&m->dec);
     ne_free(m);
   }

@@ -376,7 +376,7 @@ static void queue_entry(ne__worker* w, const redisReply* e) {
   s->payload.len = 0;
   s->payload.oom = 0;
   if (payload && payload->type == REDIS_REPLY_STRING && payload->len > 0)
-    ne_buf_bytes(&s->payload, payload->str, payload->len);
+    ne__buf_bytes(&s->payload, payload->str, payload->len);
   if (s->payload.oom) {  // leave it for another worker
     s->state = NE_SLOT_FREE;
     return;
@@ -597,8 +597,8 @@ int ne__worker_start_tasks(ne__worker* w) {
   w->slots = ne_calloc((size_t)w->n_slots, sizeof *w->slots);
   if (!w->th || !w->slots) return NE_ENOMEM;
   for (int i = 0; i < w->n_slots; i++) {
-    ne_buf_init(&w->slots[i].payload);
-    ne_buf_init(&w->slots[i].out);
+    ne__buf_init(&w->slots[i].payload);
+    ne__buf_init(&w->slots[i].out);
   }
   w->reader_exited = w->writer_exited = 0;
   w->rconn = (ne__rconn){.url = w->url, .timeout_s = 2};
@@ -657,8 +657,8 @@ void ne__worker_stop_tasks(ne__worker* w) {
   if (w->writer_started) pthread_join(w->writer, NULL);
   for (int t = 0; t < w->threads; t++) thread_free(&w->th[t]);
   for (int i = 0; w->slots && i < w->n_slots; i++) {
-    ne_buf_free(&w->slots[i].payload);
-    ne_buf_free(&w->slots[i].out);
+    ne__buf_free(&w->slots[i].payload);
+    ne__buf_free(&w->slots[i].out);
   }
   ne__rconn_close(&w->rconn);
   ne__rconn_close(&w->wconn);

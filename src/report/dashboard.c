@@ -54,7 +54,7 @@ static enum MHD_Result handle(void* cls, struct MHD_Connection* c, const char* u
     return respond_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read-only: GET only\n");
   const char* x = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "x");
   ne_buf b;
-  ne_buf_init(&b);
+  ne__buf_init(&b);
   const char* type = NULL;
   if (strcmp(url, "/") == 0) {
     ne__dash_page(&b, &d->content, x);
@@ -70,7 +70,7 @@ static enum MHD_Result handle(void* cls, struct MHD_Connection* c, const char* u
   if (!type) ok = respond_text(c, MHD_HTTP_NOT_FOUND, "not found: try / or /api/state.json\n");
   else if (b.oom) ok = respond_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
   else ok = respond(c, MHD_HTTP_OK, type, &b);
-  ne_buf_free(&b);
+  ne__buf_free(&b);
   return ok;
 }
 

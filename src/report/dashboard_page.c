@@ -301,7 +301,7 @@ void ne__dash_state_json(ne_buf* b, ne__dash* d, const char* x) {
     json_run(b, &l.runs[i]);
   }
   ne_buf part;
-  ne_buf_init(&part);
+  ne__buf_init(&part);
   ne__svg_curves(&part, l.runs, l.n_runs, x, CHART_W, CHART_H);
   ne__html_terminate(&part);
   ne__html_puts(b, "],\"svg\":");
@@ -318,7 +318,7 @@ void ne__dash_state_json(ne_buf* b, ne__dash* d, const char* x) {
   if (d->redis_url) json_html(b, &part);
   else ne__html_puts(b, "null");
   ne__html_puts(b, "}\n");
-  ne_buf_free(&part);
+  ne__buf_free(&part);
   free_runs(&l);
 }
 

@@ -21,13 +21,13 @@ void ne__html_printf(ne_buf* b, const char* fmt, ...) {
     return;
   }
   if ((size_t)n < sizeof small) {
-    ne_buf_bytes(b, small, (size_t)n);
+    ne__buf_bytes(b, small, (size_t)n);
   } else {
     // long output (rare): format into a heap buffer of the exact size
     char* big = ne_malloc((size_t)n + 1);
     if (big) {
       vsnprintf(big, (size_t)n + 1, fmt, again);
-      ne_buf_bytes(b, big, (size_t)n);
+      ne__buf_bytes(b, big, (size_t)n);
       ne_free(big);
     } else {
       b->oom = 1;
@@ -36,7 +36,7 @@ void ne__html_printf(ne_buf* b, const char* fmt, ...) {
   va_end(again);
 }
 
-void ne__html_puts(ne_buf* b, const char* s) { ne_buf_bytes(b, s, strlen(s)); }
+void ne__html_puts(ne_buf* b, const char* s) { ne__buf_bytes(b, s, strlen(s)); }
 
 void ne__html_text(ne_buf* b, const char* s) {
   for (const char* run = s;; s++) {
@@ -50,7 +50,7 @@ void ne__html_text(ne_buf* b, const char* s) {
       default: break;
     }
     // flush the plain run before an escape or at the end
-    if (esc || !*s) ne_buf_bytes(b, run, (size_t)(s - run));
+    if (esc || !*s) ne__buf_bytes(b, run, (size_t)(s - run));
     if (!*s) return;
     if (esc) {
       ne__html_puts(b, esc);
@@ -60,21 +60,21 @@ void ne__html_text(ne_buf* b, const char* s) {
 }
 
 void ne__html_json_str(ne_buf* b, const char* s) {
-  ne_buf_bytes(b, "\"", 1);
+  ne__buf_bytes(b, "\"", 1);
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
     if (c == '"' || c == '\\') {
       char esc[2] = {'\\', (char)c};
-      ne_buf_bytes(b, esc, 2);
+      ne__buf_bytes(b, esc, 2);
     } else if (c == '\n') {
       ne__html_puts(b, "\\n");
     } else if (c < 0x20) {
       ne__html_printf(b, "\\u%04x", c);
     } else {
-      ne_buf_bytes(b, s, 1);
+      ne__buf_bytes(b, s, 1);
     }
   }
-  ne_buf_bytes(b, "\"", 1);
+  ne__buf_bytes(b, "\"", 1);
 }
 
 void ne__html_base64(ne_buf* b, const void* data, size_t n) {
@@ -90,11 +90,11 @@ void ne__html_base64(ne_buf* b, const void* data, size_t n) {
     quad[1] = ALPHABET[(v >> 12) & 63];
     quad[2] = i + 1 < n ? ALPHABET[(v >> 6) & 63] : '=';
     quad[3] = i + 2 < n ? ALPHABET[v & 63] : '=';
-    ne_buf_bytes(b, quad, 4);
+    ne__buf_bytes(b, quad, 4);
   }
 }
 
 void ne__html_terminate(ne_buf* b) {
-  ne_buf_bytes(b, "", 1);
+  ne__buf_bytes(b, "", 1);
   if (!b->oom) b->len--;
 }

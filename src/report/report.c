@@ -165,12 +165,12 @@ static void pre_file(ne_buf* b, const char* path, int skip_comments, const char*
   }
   // copy line by line: drop comments (and the blank lines they leave in pairs) when asked
   ne_buf shown;
-  ne_buf_init(&shown);
+  ne__buf_init(&shown);
   for (char* line = text; line && *line && shown.len < MAX_SHOWN_BYTES;) {
     char* nl = strchr(line, '\n');
     size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
     if (!(skip_comments && (line[0] == '#' || (line[0] == '\n' && shown.len && shown.data[shown.len - 1] == '\n'))))
-      ne_buf_bytes(&shown, line, n);
+      ne__buf_bytes(&shown, line, n);
     line = nl ? nl + 1 : NULL;
   }
   // then escaped into the page, with a note when it was cut
@@ -179,7 +179,7 @@ static void pre_file(ne_buf* b, const char* path, int skip_comments, const char*
   ne__html_text(b, shown.data ? (const char*)shown.data : "");
   if (shown.len >= MAX_SHOWN_BYTES) ne__html_printf(b, "\n... (%zu bytes in all; cut)", len);
   ne__html_puts(b, "</pre>\n");
-  ne_buf_free(&shown);
+  ne__buf_free(&shown);
   ne_free(text);
 }
 
@@ -300,12 +300,12 @@ int ne_report_write(const char* run_dir, const ne_report_options* opt, char* pat
   }
   // the page is built in memory, then replaces any older report in one rename
   ne_buf page;
-  ne_buf_init(&page);
+  ne__buf_init(&page);
   if (!rc) build_page(&page, &c);
   if (!rc && page.oom) rc = ne__set_error(errstr, NE_ENOMEM, "out of memory for the report of %s", run_dir);
   if (!rc) rc = ne__write_file_atomic(out, page.data, page.len, errstr);
   if (!rc && path) snprintf(path, path_size, "%s", out);
-  ne_buf_free(&page);
+  ne__buf_free(&page);
   ne__rundata_free(&c.run);
   return rc;
 }
