@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The generation loop of a run (see run.h): ask -> evaluate -> tell until a budget or the target is
-// reached, with one metrics row, one progress line and (every checkpoint_every generations) one
-// atomic checkpoint per generation. Counters of a generation are committed only when it completes,
-// so a stop or a crash mid-generation resumes from a consistent boundary and replays it exactly.
+// A run's lifetime (see run.h): create (validate the config, make the run directory, write
+// config.ini, build env, policy, algorithm and executor), resume (reopen a run directory at its
+// newest valid checkpoint, cut metrics.csv back to it) and destroy, plus the log and metrics.csv
+// helpers the loop uses. The generation loop itself is runloop.c.
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
