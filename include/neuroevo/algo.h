@@ -132,6 +132,9 @@ typedef struct ne_algo_vt {
   int (*save)(void* self, uint8_t** data, size_t* len);
   // restores a state written by save; NE_ECORRUPT / NE_EVERSION with errstr on bad data
   int (*load)(void* self, const uint8_t* data, size_t len, char* errstr);
+  // Nullable hook: the message of the last failed ask, tell or save (valid until the next call), or
+  // NULL; algorithms that can fail for reasons of their own (an optimizer server) set it
+  const char* (*last_error)(void* self);
 } ne_algo_vt;
 
 // The algorithm registered under name, or NULL.

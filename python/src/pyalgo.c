@@ -62,6 +62,12 @@ static void null_get_state(const ne_env_spec* s, const void* impl, double* v) { 
 static const ne_env_family null_family = {"blackbox", 1, null_reset, null_step, null_observe,
                                           null_set_state, null_get_state, NULL};
 
+// The algorithm's own message for its last failure (an optimizer server's), else fallback.
+static const char* algo_message(const algo_object* self, const char* fallback) {
+  const char* msg = self->vt->last_error ? self->vt->last_error(self->algo) : NULL;
+  return msg ? msg : fallback;
+}
+
 // ---- lifetime ----------------------------------------------------------------------------------------
 
 // Applies `section.key=value` strings (Python str items) to cfg; 0 or -1 with an exception set.
@@ -194,7 +200,7 @@ static PyObject* algo_ask(algo_object* self, PyObject* noargs) {
     int rc = self->vt->ask(self->algo, &self->batch);
     if (rc) {
       self->batch = NULL;
-      return pyne_raise(rc, "ask failed");
+      return pyne_raise(rc, algo_message(self, "ask failed"));
     }
   }
   PyObject* buf = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)self->batch->n * self->dim * 8);
@@ -251,7 +257,7 @@ static PyObject* algo_tell(algo_object* self, PyObject* values) {
   int done = 0;
   int rc = self->vt->tell(self->algo, self->batch, self->results, &done);
   self->batch = NULL;
-  if (rc) return pyne_raise(rc, "tell failed");
+  if (rc) return pyne_raise(rc, algo_message(self, "tell failed"));
   if (done) {
     self->vt->report(self->algo, &self->report);
     self->generations++;
@@ -304,7 +310,7 @@ static PyObject* algo_save(algo_object* self, PyObject* noargs) {
   uint8_t* data = NULL;
   size_t len = 0;
   int rc = self->vt->save(self->algo, &data, &len);
-  if (rc) return pyne_raise(rc, "cannot serialize the algorithm's state");
+  if (rc) return pyne_raise(rc, algo_message(self, "cannot serialize the algorithm's state"));
   PyObject* bytes = PyBytes_FromStringAndSize((const char*)data, (Py_ssize_t)len);
   ne_free(data);
   return bytes;

@@ -13,7 +13,7 @@
 
 // [run]: what to train and when to stop; where results go.
 static const ne_config_key run_keys[] = {
-    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga|es|ars|pgpe|snes|cmaes|sepcmaes",
+    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga|es|ars|pgpe|snes|cmaes|sepcmaes|nevergrad|python",
      "training algorithm; its own section ([ga], ...) holds its settings"},
     {"run", "seed", NE_CFG_INT, "0", 0, 9.2e18, NULL,
      "run seed: every random choice derives from it, so a seed reproduces a run bit for bit"},
@@ -216,6 +216,51 @@ static const ne_config_key sepcmaes_keys[] = {
 };
 #undef NE_CMA_KEYS
 
+// ---- Python optimizers in a server process (src/algos/pyopt.c, python/neuroevo/optserver.py) -------
+
+// The keys [nevergrad] and [python] share: the start point, the recommendation's evaluation, resume.
+#define NE_PYOPT_KEYS(sec)                                                                            \
+    {sec, "x0", NE_CFG_ENUM, "auto", 1, 0, "auto|policy|zeros|uniform",                               \
+     "start point: the policy's init, zeros, or uniform in [-x0_range, x0_range]; auto = policy for "  \
+     "networks, uniform for bbob/*"},                                                                  \
+    {sec, "x0_range", NE_CFG_FLOAT, "4", 0, 1e9, NULL, "half-width of the box of x0 = uniform"},      \
+    {sec, "eval_recommendation", NE_CFG_BOOL, "true", 1, 0, NULL,                                     \
+     "evaluate the optimizer's recommendation each generation as one more candidate (its return is "   \
+     "the elite score and best.params)"},                                                              \
+    {sec, "eval_episodes", NE_CFG_INT, "0", 0, 1e6, NULL,                                             \
+     "episodes of the recommendation's evaluation (0 = env.episodes)"},                                \
+    {sec, "snapshot_mb", NE_CFG_INT, "16", 0, 1e6, NULL,                                              \
+     "checkpoints hold the optimizer's pickle while it is at most this many MiB, else the losses told "\
+     "since the last one, replayed on resume (0 = always replay)"}
+
+// [nevergrad]: any optimizer of Nevergrad's registry.
+static const ne_config_key nevergrad_keys[] = {
+    {"nevergrad", "optimizer", NE_CFG_STRING, "NGOpt", 1, 0, NULL,
+     "a name in nevergrad.optimizers.registry: NGOpt, TBPSA, CMA, DE, TwoPointsDE, PSO, OnePlusOne, ..."},
+    {"nevergrad", "population", NE_CFG_INT, "16", 1, 1e6, NULL,
+     "candidates asked per generation (Nevergrad's num_workers)"},
+    {"nevergrad", "budget", NE_CFG_INT, "0", 0, 9e15, NULL,
+     "Nevergrad's budget in evaluations (0 = run.generations x population, or none without a "
+     "generation limit)"},
+    {"nevergrad", "sigma", NE_CFG_FLOAT, "0.1", 1e-12, 1e6, NULL,
+     "initial step size: the mutation sigma of the parametrization (Nevergrad's own default is 1)"},
+    NE_PYOPT_KEYS("nevergrad"),
+};
+
+// [python]: any ask/tell class.
+static const ne_config_key python_keys[] = {
+    {"python", "class", NE_CFG_STRING, "", 1, 0, NULL,
+     "the optimizer class as module:Class (e.g. cma:CMAEvolutionStrategy, my_opt:Optimizer)"},
+    {"python", "options", NE_CFG_STRING, "", 1, 0, NULL,
+     "its keyword arguments, Python expressions over x0, dim, seed, budget, np: x0=x0, sigma0=0.1"},
+    {"python", "population", NE_CFG_INT, "0", 0, 1e6, NULL,
+     "0: ask() returns the generation's batch; N: ask() returns one candidate and is called N times"},
+    {"python", "maximize", NE_CFG_BOOL, "false", 1, 0, NULL,
+     "tell the returns themselves (false: tell losses = -return, as pycma and Nevergrad minimize)"},
+    NE_PYOPT_KEYS("python"),
+};
+#undef NE_PYOPT_KEYS
+
 // Every section, in the order the resolved config is written. algorithm != NULL marks a section
 // that only that run.algorithm may use.
 static const ne__cfg_section sections[] = {
@@ -229,6 +274,8 @@ static const ne__cfg_section sections[] = {
     {"snes", snes_keys, COUNT(snes_keys), "snes", "separable natural evolution strategies"},
     {"cmaes", cmaes_keys, COUNT(cmaes_keys), "cmaes", "CMA-ES, full covariance, IPOP restarts"},
     {"sepcmaes", sepcmaes_keys, COUNT(sepcmaes_keys), "sepcmaes", "sep-CMA-ES, diagonal covariance, IPOP restarts"},
+    {"nevergrad", nevergrad_keys, COUNT(nevergrad_keys), "nevergrad", "a Nevergrad optimizer in a server process"},
+    {"python", python_keys, COUNT(python_keys), "python", "any Python ask/tell class in a server process"},
 };
 
 // Item limits of INTLIST keys that have one tighter than NE__CFG_LIST_CAP.

@@ -36,6 +36,12 @@ static int reserve_results(ne_run* run, const ne_batch* b) {
   return 0;
 }
 
+// The algorithm's own message for a failure (its last_error hook), else the code's text.
+static const char* algo_error(const ne_run* run, int rc) {
+  const char* msg = run->vt->last_error ? run->vt->last_error(run->algo) : NULL;
+  return msg ? msg : ne_strerror(rc);
+}
+
 // Runs the rounds of one generation. *evals and *steps get this generation's counts.
 static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* errstr) {
   *evals = *steps = 0;
@@ -43,14 +49,14 @@ static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* e
   while (!done) {
     const ne_batch* batch;
     int rc = run->vt->ask(run->algo, &batch);
-    if (rc) return ne__set_error(errstr, rc, "%s: ask failed: %s", run->vt->name, ne_strerror(rc));
+    if (rc) return ne__set_error(errstr, rc, "%s: ask failed: %s", run->vt->name, algo_error(run, rc));
     if (reserve_results(run, batch)) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
     rc = ne_executor_evaluate(run->exec, batch, run->results, run->opt.stop, errstr);
     if (rc) return rc;
     for (int i = 0; i < batch->n; i++) *steps += run->results[i].steps;
     *evals += (uint64_t)batch->n;
     rc = run->vt->tell(run->algo, batch, run->results, &done);
-    if (rc) return ne__set_error(errstr, rc, "%s: tell failed: %s", run->vt->name, ne_strerror(rc));
+    if (rc) return ne__set_error(errstr, rc, "%s: tell failed: %s", run->vt->name, algo_error(run, rc));
   }
   return 0;
 }
@@ -156,7 +162,7 @@ static int boundary_state(ne_run* run, int force, char* errstr) {
   uint8_t* state = NULL;
   size_t len = 0;
   int rc = run->vt->save(run->algo, &state, &len);
-  if (rc) return ne__set_error(errstr, rc, "%s: cannot serialize state: %s", run->vt->name, ne_strerror(rc));
+  if (rc) return ne__set_error(errstr, rc, "%s: cannot serialize state: %s", run->vt->name, algo_error(run, rc));
   ne_free(run->pending_state);
   run->pending_state = NULL;
   if (force || run->generation % (uint32_t)run->checkpoint_every == 0) {
