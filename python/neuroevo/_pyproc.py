@@ -28,7 +28,7 @@ CMD_QUIT = ord("Q")
 REPLY_HELLO, REPLY_OK, REPLY_ERROR = b"H", b"K", b"E"
 
 # NE_E* codes (include/neuroevo/error.h) the C side turns into its error
-NE_EINVAL, NE_ENOMEM, NE_EIO, NE_ENOTFOUND, NE_ESTATE, NE_EUNSUPPORTED = -1, -2, -3, -5, -7, -12
+NE_EINVAL, NE_ENOMEM, NE_EIO, NE_ENOTFOUND, NE_ERANGE, NE_ESTATE, NE_EUNSUPPORTED = -1, -2, -3, -5, -6, -7, -12
 
 # spinning for requests: x86 keeps the C side's stores in order, so a request number seen in the
 # block means its data is there; elsewhere only the socket's syscalls order them

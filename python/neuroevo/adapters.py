@@ -10,16 +10,17 @@ Nevergrad algorithm again):
   (minimized);
 - optionally ``recommend()`` returns the point the optimizer would bet on now.
 
-Only the standard library and NumPy are imported at module load; Nevergrad itself when the adapter
-is made, so that a missing package is a clear error.
+Only the standard library is imported at module load; NumPy and Nevergrad when the adapter is made,
+so that a missing package is a clear error.
 """
 from __future__ import annotations
 
 import difflib
 import sys
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class OptimizerError(Exception):
@@ -32,6 +33,8 @@ class OptimizerError(Exception):
 
 def random_state(seed: int) -> np.random.RandomState:
     """A legacy NumPy generator from a 64-bit seed (RandomState takes 32-bit words)."""
+    import numpy as np
+
     return np.random.RandomState([seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF])
 
 
@@ -59,6 +62,8 @@ class Nevergrad:
 
     def __init__(self, x0: Any, optimizer: str = "NGOpt", population: int = 16, budget: int | None = None,
                  sigma: float = 1.0, seed: int = 0):
+        import numpy as np
+
         try:
             import nevergrad as ng
         except ImportError as e:
@@ -77,7 +82,13 @@ class Nevergrad:
         self.asked: list[Any] = []
 
     def ask(self) -> list[np.ndarray]:
-        self.asked = [self.optimizer.ask() for _ in range(self.population)]
+        try:
+            self.asked = [self.optimizer.ask() for _ in range(self.population)]
+        except AssertionError as e:
+            if self.optimizer.budget is None:  # NGOpt and its kin choose their algorithm from the budget
+                raise OptimizerError(f"{type(self.optimizer).__name__} failed without a budget ({e}): set "
+                                     "nevergrad.budget, or run.generations for the automatic one") from e
+            raise
         return [c.value for c in self.asked]
 
     def tell(self, candidates: Sequence[Any], losses: Sequence[float]) -> None:

@@ -29,8 +29,10 @@ from typing import Any
 
 if __package__:
     from . import _pyproc
+    from .adapters import Nevergrad, OptimizerError
 else:  # run as a script from the source tree: the sibling modules
     import _pyproc
+    from adapters import Nevergrad, OptimizerError  # type: ignore[no-redef]
 
 # ---- the optimizer protocol's fields (keep in sync with src/algos/pyopt_proto.h) -----------------
 MAGIC = 0x54504F4E
@@ -97,7 +99,12 @@ class Driver:
                               + (" (one candidate per ask: set population = N)" if x.ndim == 1 else ""))
         if not np.isfinite(x).all():
             raise BridgeError(_pyproc.NE_EINVAL, "ask() returned a candidate with NaN or infinite components")
-        return x.astype(np.float32)
+        with np.errstate(over="ignore"):
+            x32 = x.astype(np.float32)  # what the policy gets
+        if not np.isfinite(x32).all():
+            raise BridgeError(_pyproc.NE_ERANGE, f"ask() returned a candidate with components beyond float32's range "
+                                                 f"(largest |x| = {np.abs(x).max():.3g}): the optimizer diverged")
+        return x32
 
     def ask(self) -> Any:
         if self.population > 0:
@@ -153,10 +160,6 @@ class Server:
         np.random.seed(seed32)
         self.dim, self.recommend = dim, bool(spec["recommend"])
         if spec["kind"] == "nevergrad":
-            if __package__:
-                from .adapters import Nevergrad, OptimizerError
-            else:
-                from adapters import Nevergrad, OptimizerError  # type: ignore[no-redef]
             try:
                 obj = Nevergrad(x0, optimizer=spec["optimizer"], population=int(spec["population"]),
                                 budget=int(spec["budget"]), sigma=float(spec["sigma"]), seed=seed)
@@ -237,6 +240,9 @@ class Server:
             except BridgeError as e:
                 ch.error(e.code, f"{what}: {e}")
                 continue
+            except OptimizerError as e:  # the adapter's own diagnosis
+                ch.error(_pyproc.NE_EINVAL, f"{what}: {e}")
+                continue
             except MemoryError as e:
                 ch.error(_pyproc.NE_ENOMEM, f"{what} raised {describe(e)}")
                 continue
@@ -253,7 +259,6 @@ def main(argv: list[str] | None = None) -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
         sys.path[0] = os.getcwd()
-        sys.path.append(here)  # adapters.py, found as a top-level module
     # pycma's note that it cannot plot (no matplotlib) is no news in a server
     warnings.filterwarnings("ignore", message="Could not import matplotlib")
     a = _pyproc.arguments("neuroevo's optimizer server (started by the C library)").parse_args(argv)
