@@ -38,11 +38,13 @@ static inline test_val_ test_int_(long long x) { return (test_val_){0, x, (unsig
 static inline test_val_ test_u64_(unsigned long long x) { return (test_val_){1, (long long)x, x, (double)x, NULL}; }
 static inline test_val_ test_dbl_(long double x) { return (test_val_){2, 0, 0, (double)x, NULL}; }
 static inline test_val_ test_ptr_(const volatile void* x) { return (test_val_){3, 0, 0, 0, (const void*)x}; }
+// clang-format off
 #define TEST_VAL_(x)                                                                                             \
   _Generic((x), float: test_dbl_, double: test_dbl_, long double: test_dbl_, unsigned long: test_u64_,          \
            unsigned long long: test_u64_, _Bool: test_int_, char: test_int_, signed char: test_int_,            \
            unsigned char: test_int_, short: test_int_, unsigned short: test_int_, int: test_int_,               \
            unsigned int: test_int_, long: test_int_, long long: test_int_, default: test_ptr_)(x)
+// clang-format on
 #define ASSERT_OP_(a, op, b)                                                                      \
   do {                                                                                            \
     test_val_ a_ = TEST_VAL_(a), b_ = TEST_VAL_(b);                                               \

@@ -204,10 +204,12 @@ static void heartbeat(worker* w) {
   snprintf(v[5], 32, "%d", (int)getpid());
   snprintf(v[6], 32, "%lld", w->started);
   snprintf(v[7], 32, "%.0f", w->interval_s * 1000);
+  // clang-format off
   const char* argv[] = {"EVAL", HEARTBEAT_LUA, "3", NE_KEY_WORKERS, wkey, xkey, w->name, ttl, exp_val,
                         "threads", v[0], "results", v[1], "tasks", v[2], "rate", v[3], "bad_tasks", v[4],
                         "pid", v[5], "started", v[6], "interval_ms", v[7], "host", w->host,
                         "experiment", w->ex ? w->ex->id : "-", "version", NE_VERSION_STRING};
+  // clang-format on
   redisReply* r = ne__rconn_argv(&w->conn, (int)(sizeof argv / sizeof argv[0]), argv, NULL);
   if (r) freeReplyObject(r);
 }
