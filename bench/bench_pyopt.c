@@ -85,8 +85,10 @@ static double bridge(const char* optimizer) {
   spec.sizes[0] = DIM;
   spec.n_params = DIM;
   ne_config* cfg = ne_config_create();
-  snprintf(text, sizeof text, "[run]\nalgorithm = nevergrad\n[nevergrad]\noptimizer = %s\npopulation = %d\nsigma = 0.1\n"
-           "x0 = zeros\neval_recommendation = false\nsnapshot_mb = 0\n", optimizer, POP);
+  snprintf(text, sizeof text,
+           "[run]\nalgorithm = nevergrad\n[nevergrad]\noptimizer = %s\npopulation = %d\nsigma = 0.1\n"
+           "x0 = zeros\neval_recommendation = false\nsnapshot_mb = 0\n",
+           optimizer, POP);
   if (!cfg || ne_config_load_string(cfg, text, "bench", err)) die("config", err);
   ne_problem prob = {&spec, DIM, 1, 1, 1};
   const ne_algo_vt* vt = ne_algo_find("nevergrad");
@@ -123,8 +125,8 @@ static double bridge(const char* optimizer) {
 // CPU seconds per generation of Nevergrad's own loop (mean of GENS), in a python3 process
 static double peer(const char* optimizer) {
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "python3 %s/bench/nevergrad_loop.py %s %d %d %d %d", NE_SOURCE_DIR, optimizer, DIM, POP, WARMUP,
-           GENS);
+  snprintf(cmd, sizeof cmd, "python3 %s/bench/nevergrad_loop.py %s %d %d %d %d", NE_SOURCE_DIR, optimizer, DIM, POP,
+           WARMUP, GENS);
   FILE* p = popen(cmd, "r");
   if (!p) die("peer", "popen failed");
   double per_gen[GENS];
@@ -138,8 +140,10 @@ static double peer(const char* optimizer) {
 
 int main(void) {
   static const char* const optimizers[] = {"OnePlusOne", "TBPSA"};
-  printf("optimizer bridge vs Nevergrad's own loop: %d parameters, population %d, CPU ms per generation (ask + tell),\n"
-         "mean of %d generations per block, %d interleaved pairs\n\n", DIM, POP, GENS, PAIRS);
+  printf(
+      "optimizer bridge vs Nevergrad's own loop: %d parameters, population %d, CPU ms per generation (ask + tell),\n"
+      "mean of %d generations per block, %d interleaved pairs\n\n",
+      DIM, POP, GENS, PAIRS);
   printf("%-11s %5s %12s %12s %14s %8s\n", "optimizer", "pair", "bridge ms", "own loop ms", "overhead ms", "ratio");
   for (size_t o = 0; o < sizeof optimizers / sizeof optimizers[0]; o++) {
     double b[PAIRS], q[PAIRS], over[PAIRS], ratio[PAIRS];

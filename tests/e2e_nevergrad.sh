@@ -11,14 +11,12 @@
 set -euo pipefail
 BIN=$1
 TMP=$2
-HERE=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"  # tests/opt_classes.py
-fail() { echo "FAIL: $*" >&2; exit 1; }
-strip_wall() { cut -d, -f1-3,5- "$1/metrics.csv"; }
 same() {  # same A B WHAT: metrics (minus wall_s) and best.params identical
-  diff <(strip_wall "$1") <(strip_wall "$2") >/dev/null || fail "$3: metrics differ ($1 vs $2)"
+  diff <(strip_wall "$1/metrics.csv") <(strip_wall "$2/metrics.csv") >/dev/null || fail "$3: metrics differ ($1 vs $2)"
   cmp -s "$1/best.params" "$2/best.params" || fail "$3: best.params differ"
   echo "ok: $3 ($(($(wc -l < "$2/metrics.csv") - 1)) generations)"
 }

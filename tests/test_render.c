@@ -43,9 +43,13 @@ static int colours(const unsigned char* f) {
 }
 
 static void test_frames_drawn_and_moving(void) {
-  const char* ids[] = {"CartPole-v1", "Acrobot-v1", "MountainCar-v0", "Pendulum-v1",
+  const char* ids[] = {
+      "CartPole-v1",
+      "Acrobot-v1",
+      "MountainCar-v0",
+      "Pendulum-v1",
 #ifdef NE_HAVE_BOX2D
-                       "LunarLanderContinuous-v3",
+      "LunarLanderContinuous-v3",
 #endif
   };
   static unsigned char f1[W * H * 3], f2[W * H * 3];
@@ -72,7 +76,8 @@ static void test_render_errors(void) {
   ne_env_spec* spec = make_env("CartPole-v1");
   ne_policy_spec pol;
   int hidden[1] = {4};
-  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL), 0);
+  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL),
+            0);
   float* params = ne_calloc(pol.n_params, sizeof(float));
   char err[NE_ERRSTR_LEN] = "";
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "agent.avi", NULL, err), NE_EUNSUPPORTED);
@@ -80,13 +85,13 @@ static void test_render_errors(void) {
   ne_render_options o = {5000, 100, 1, 0, 0, 0};
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, &o, "x.gif", NULL, err), NE_EINVAL);
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "/nonexistent-dir/a.gif", NULL, err), NE_EIO);
-  ASSERT(access("/nonexistent-dir/a.gif", F_OK) != 0);
+  ASSERT_NE(access("/nonexistent-dir/a.gif", F_OK), 0);
   // yuv420p needs even sides; an uncreatable MP4 is an I/O error and leaves nothing
   ne_render_options odd = {121, 80, 1, 0, 0, 0};
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, &odd, "/nonexistent-dir/a.mp4", NULL, err), NE_EINVAL);
   ASSERT_CONTAINS(err, "got 121x80 (e.g. 120x80)");
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "/nonexistent-dir/a.mp4", NULL, err), NE_EIO);
-  ASSERT(access("/nonexistent-dir/a.mp4", F_OK) != 0);
+  ASSERT_NE(access("/nonexistent-dir/a.mp4", F_OK), 0);
   ne_free(params);
   ne_env_spec_destroy(spec);
 }
@@ -98,7 +103,7 @@ static void test_mp4_writes(void) {
   ASSERT_EQ(ne_mp4_available(), 1);
   char path[] = "/tmp/ne_test_render_XXXXXX.mp4";
   int fd = mkstemps(path, 4);
-  ASSERT(fd >= 0);
+  ASSERT_GE(fd, 0);
   close(fd);
   ne_mp4* v = NULL;
   char err[NE_ERRSTR_LEN] = "";
@@ -141,19 +146,21 @@ static void test_gif_decodes(void) {
   ne_env_spec* spec = make_env("CartPole-v1");
   ne_policy_spec pol;
   int hidden[1] = {8};
-  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL), 0);
+  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL),
+            0);
   float* params = ne_malloc(pol.n_params * sizeof(float));
   ne_policy_init_params(&pol, 3, params);
   char path[] = "/tmp/ne_test_render_XXXXXX.gif";
   int fd = mkstemps(path, 4);
-  ASSERT(fd >= 0);
+  ASSERT_GE(fd, 0);
   close(fd);
   ne_render_options o = {W, H, 2, 5, 40, 25};
   double returns[2] = {0, 0};
   char err[NE_ERRSTR_LEN] = "";
   int rc = ne_render_episodes(spec, &pol, params, NULL, &o, path, returns, err);
   if (rc) TEST_FAIL("render: %s", err);
-  ASSERT(returns[0] >= 1 && returns[1] >= 1);
+  ASSERT_GE(returns[0], 1);
+  ASSERT_GE(returns[1], 1);
 
   int gerr = 0;
   GifFileType* g = DGifOpenFileName(path, &gerr);

@@ -20,8 +20,8 @@ extern "C" {
 
 // One config to compare.
 typedef struct ne_compare_entry {
-  const char* name;       // label and subdirectory (e.g. the config's base name); unique per compare
-  const ne_config* cfg;   // resolved config (file + overrides); run.seed is replaced by each run's seed
+  const char* name;      // label and subdirectory (e.g. the config's base name); unique per compare
+  const ne_config* cfg;  // resolved config (file + overrides); run.seed is replaced by each run's seed
 } ne_compare_entry;
 
 // How to compare; zero-initialize and set what you need.

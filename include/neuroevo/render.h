@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "neuroevo/algo.h"    // ne_batch (observation normalization)
+#include "neuroevo/algo.h"  // ne_batch (observation normalization)
 #include "neuroevo/env.h"
 #include "neuroevo/policy.h"
 

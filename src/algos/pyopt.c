@@ -35,8 +35,8 @@
 
 #define PYOPT_MAGIC 0x3154504Fu  // "OPT1"
 #define PYOPT_STATE_VERSION 1u
-#define MAX_BATCH (1 << 20)       // most candidates one ask may return
-#define SPEC_CAP 8192             // the settings' JSON text
+#define MAX_BATCH (1 << 20)  // most candidates one ask may return
+#define SPEC_CAP 8192        // the settings' JSON text
 
 // how the optimizer server is started (core/pyproc.h)
 static const ne__pyproc_kind opt_server = {
@@ -56,41 +56,41 @@ typedef enum x0_mode { X0_AUTO = 0, X0_POLICY = 1, X0_ZEROS = 2, X0_UNIFORM = 3 
 
 typedef struct pyopt {
   // fixed at create
-  ne_problem prob;            // policy, n_params, run seed, episodes
-  const char* section;        // "nevergrad" or "python"
-  int n;                      // search dimension
-  int eval_reco;              // 1: the recommendation is evaluated each generation
-  uint32_t reco_episodes;     // its episodes
-  uint64_t snapshot_limit;    // largest pickle kept in a checkpoint (bytes; 0: always replay)
-  uint32_t spec_crc;          // CRC of the settings sent at init (a checkpoint must match)
-  char who[96];               // message prefix: "nevergrad TBPSA", "python my_mod:Opt"
-  ne__pyproc proc;            // the optimizer server
+  ne_problem prob;          // policy, n_params, run seed, episodes
+  const char* section;      // "nevergrad" or "python"
+  int n;                    // search dimension
+  int eval_reco;            // 1: the recommendation is evaluated each generation
+  uint32_t reco_episodes;   // its episodes
+  uint64_t snapshot_limit;  // largest pickle kept in a checkpoint (bytes; 0: always replay)
+  uint32_t spec_crc;        // CRC of the settings sent at init (a checkpoint must match)
+  char who[96];             // message prefix: "nevergrad TBPSA", "python my_mod:Opt"
+  ne__pyproc proc;          // the optimizer server
   // the generation in flight
-  uint32_t gen;               // generations completed
-  int asked;                  // 1 while a batch is out
-  int n_pop;                  // population candidates in it (the recommendation follows)
-  int cap;                    // rows allocated in x
-  float* x;                   // (cap + 1, n) candidates, then the recommendation
-  double* fit;                // (cap + 1) fitness of the last batch
-  double* loss;               // (cap) losses told
-  double* sorted;             // (cap) scratch for the median
-  ne_candidate* cands;        // (cap + 1)
-  ne_blob* blobs;             // (cap + 1)
-  ne_batch batch;             // what ask hands out
-  uint32_t batch_crc;         // CRC-32C of the batch's rows (replays are checked against it)
+  uint32_t gen;         // generations completed
+  int asked;            // 1 while a batch is out
+  int n_pop;            // population candidates in it (the recommendation follows)
+  int cap;              // rows allocated in x
+  float* x;             // (cap + 1, n) candidates, then the recommendation
+  double* fit;          // (cap + 1) fitness of the last batch
+  double* loss;         // (cap) losses told
+  double* sorted;       // (cap) scratch for the median
+  ne_candidate* cands;  // (cap + 1)
+  ne_blob* blobs;       // (cap + 1)
+  ne_batch batch;       // what ask hands out
+  uint32_t batch_crc;   // CRC-32C of the batch's rows (replays are checked against it)
   // resume: the last pickle and the generations told since
-  uint8_t* snap;              // (snap_len) the server's pickle, or NULL
+  uint8_t* snap;  // (snap_len) the server's pickle, or NULL
   size_t snap_len;
-  int snap_too_big;           // 1 once a pickle exceeded the limit: later ones are not tried
-  ne_buf log;                 // per generation since snap: u32 count, u32 crc, f64 losses[count]
-  uint32_t log_gens;          // generations in log
+  int snap_too_big;   // 1 once a pickle exceeded the limit: later ones are not tried
+  ne_buf log;         // per generation since snap: u32 count, u32 crc, f64 losses[count]
+  uint32_t log_gens;  // generations in log
   // results
-  float* best_x;              // (n) best solution so far
-  double best_score;          // its score (-inf before any)
+  float* best_x;      // (n) best solution so far
+  double best_score;  // its score (-inf before any)
   uint32_t best_gen;
   int has_best;
-  ne_gen_report report;       // the last completed generation
-  char errstr[NE_ERRSTR_LEN]; // the last failure (last_error)
+  ne_gen_report report;        // the last completed generation
+  char errstr[NE_ERRSTR_LEN];  // the last failure (last_error)
 } pyopt;
 
 // ---- settings --------------------------------------------------------------------------------
@@ -160,8 +160,10 @@ static int settings_json(const pyopt* s, const ne_config* cfg, char* out, size_t
   } else {
     const char* cls = ne_config_str(cfg, sec, "class");
     if (!*cls || !strchr(cls, ':'))
-      return ne__set_error(errstr, NE_EINVAL, "python.class = '%s': name an ask/tell class as module:Class, e.g. "
-                           "cma:CMAEvolutionStrategy (options = x0=x0, sigma0=0.5)", cls);
+      return ne__set_error(errstr, NE_EINVAL,
+                           "python.class = '%s': name an ask/tell class as module:Class, e.g. "
+                           "cma:CMAEvolutionStrategy (options = x0=x0, sigma0=0.5)",
+                           cls);
     json_key(out, cap, "class");
     json_str(out, cap, cls);
     json_key(out, cap, "options");
@@ -186,8 +188,8 @@ static int initial_point(const pyopt* s, const ne_config* cfg, double* x0, char*
   int identity = !s->prob.policy || s->prob.policy->act_dim == 0;  // black-box: no controller
   if (mode == X0_AUTO) mode = identity ? X0_UNIFORM : X0_POLICY;
   if (mode == X0_POLICY && identity)
-    return ne__set_error(errstr, NE_EINVAL, "%s.x0 = policy: a black-box problem has no policy init (use uniform or zeros)",
-                         s->section);
+    return ne__set_error(errstr, NE_EINVAL,
+                         "%s.x0 = policy: a black-box problem has no policy init (use uniform or zeros)", s->section);
   if (mode == X0_POLICY) {
     // where the GA's first genome and CMA-ES's first mean start
     ne_policy_init_params(s->prob.policy, ne_seed_derive(s->prob.seed, 0, 0, NE_PURPOSE_INIT), s->x);
@@ -217,7 +219,8 @@ static int call(pyopt* s, char cmd, const char* what) {
   int rc = ne__pyproc_call(&s->proc, s->who, cmd, what, &reply);
   if (!rc && reply == NE_PYPROC_REPLY_ERROR) rc = ne__pyproc_error(&s->proc, s->who);
   else if (!rc && reply != NE_PYPROC_REPLY_OK)
-    rc = ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT, "unexpected reply byte 0x%02x to %s", (unsigned char)reply, what);
+    rc = ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT, "unexpected reply byte 0x%02x to %s", (unsigned char)reply,
+                         what);
   return rc ? failed(s, rc) : 0;
 }
 
@@ -230,7 +233,8 @@ static int start_server(pyopt* s, const double* x0, const char* spec, char* errs
   int rc = ne__pyproc_start(&s->proc, &opt_server, s->who, bytes, NULL, &reply);
   if (!rc && reply == NE_PYPROC_REPLY_ERROR) rc = ne__pyproc_error(&s->proc, s->who);
   else if (!rc && reply != NE_PYPROC_REPLY_HELLO)
-    rc = ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT, "unexpected reply byte 0x%02x at startup", (unsigned char)reply);
+    rc =
+        ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT, "unexpected reply byte 0x%02x at startup", (unsigned char)reply);
   if (rc) return ne__set_error(errstr, rc, "%s", s->proc.errstr);
   uint32_t dim = (uint32_t)s->n;
   uint64_t len = spec_len;
@@ -288,15 +292,23 @@ static int fetch_batch(pyopt* s) {
   uint32_t count = ne__pyproc_u32(&s->proc, NE_OPT_OFF_COUNT), reco = ne__pyproc_u32(&s->proc, NE_OPT_OFF_FLAG);
   size_t n = (size_t)s->n, rows = (size_t)count + (reco ? 1 : 0);
   if (count < 1 || count > MAX_BATCH || reco > 1 || NE_OPT_OFF_DATA + rows * n * sizeof(float) > s->proc.mem_bytes)
-    return failed(s, ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT, "ask returned a batch of %u candidates that does not "
-                                     "fit the block", count));
-  if (reserve_rows(s, (int)count)) return failed(s, ne__pyproc_fail(&s->proc, s->who, NE_ENOMEM, "out of memory for %u "
-                                                                     "candidates", count));
+    return failed(s,
+                  ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT,
+                                  "ask returned a batch of %u candidates that does not "
+                                  "fit the block",
+                                  count));
+  if (reserve_rows(s, (int)count))
+    return failed(s,
+                  ne__pyproc_fail(&s->proc, s->who, NE_ENOMEM,
+                                  "out of memory for %u "
+                                  "candidates",
+                                  count));
   memcpy(s->x, s->proc.mem + NE_OPT_OFF_DATA, rows * n * sizeof(float));
   s->n_pop = (int)count;
   s->batch_crc = ne__crc32c(0, s->x, rows * n * sizeof(float));
   if (reco != (uint32_t)s->eval_reco)
-    return failed(s, ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT, "ask %s a recommendation", reco ? "sent" : "lacks"));
+    return failed(s,
+                  ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT, "ask %s a recommendation", reco ? "sent" : "lacks"));
   return 0;
 }
 
@@ -310,7 +322,8 @@ static int pyopt_ask(void* self, const ne_batch** batch) {
       set_candidate(s, k, episodes, ne_seed_derive(s->prob.seed, s->gen, (uint64_t)k, NE_PURPOSE_EPISODE));
     int total = s->n_pop;
     // the recommendation rides along as one more candidate: its return is the generation's elite_mean
-    if (s->eval_reco) set_candidate(s, total++, s->reco_episodes, ne_seed_derive(s->prob.seed, s->gen, 0, NE_PURPOSE_REEVAL));
+    if (s->eval_reco)
+      set_candidate(s, total++, s->reco_episodes, ne_seed_derive(s->prob.seed, s->gen, 0, NE_PURPOSE_REEVAL));
     memset(&s->batch, 0, sizeof s->batch);
     s->batch.generation = s->gen;
     s->batch.n = total;
@@ -403,7 +416,9 @@ static int snapshot(pyopt* s) {
     return 0;
   }
   if (len > s->snapshot_limit || NE_OPT_OFF_DATA + len > s->proc.mem_bytes)
-    return failed(s, ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT, "pickle of %llu bytes does not fit", (unsigned long long)len));
+    return failed(
+        s,
+        ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT, "pickle of %llu bytes does not fit", (unsigned long long)len));
   uint8_t* copy = ne_malloc(len ? (size_t)len : 1);
   if (!copy) return NE_ENOMEM;
   memcpy(copy, s->proc.mem + NE_OPT_OFF_DATA, (size_t)len);
@@ -465,9 +480,12 @@ static int replay(pyopt* s, const uint8_t* log, size_t len, uint32_t gens, char*
     int rc = fetch_batch(s);
     if (rc) return ne__set_error(errstr, rc, "%s (replaying generation %u of %u)", s->errstr, g + 1, gens);
     if ((uint32_t)s->n_pop != count || s->batch_crc != crc)
-      return ne__set_error(errstr, NE_ESTATE, "%s: replaying the log, the optimizer asked for other candidates than the "
-                           "original run at its generation %u of %u: it is not a pure function of its seed and the told "
-                           "values, so this run cannot be resumed", s->who, g + 1, gens);
+      return ne__set_error(
+          errstr, NE_ESTATE,
+          "%s: replaying the log, the optimizer asked for other candidates than the "
+          "original run at its generation %u of %u: it is not a pure function of its seed and the told "
+          "values, so this run cannot be resumed",
+          s->who, g + 1, gens);
     ne__reader_f64s(&r, s->loss, count);
     rc = tell_losses(s);
     if (rc) return ne__set_error(errstr, rc, "%s (replaying generation %u of %u)", s->errstr, g + 1, gens);
@@ -483,10 +501,13 @@ static int pyopt_load(void* self, const uint8_t* data, size_t len, char* errstr)
   if (ne__reader_u32(&r) != PYOPT_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not a %s state", s->section);
   uint32_t version = ne__reader_u32(&r), n = ne__reader_u32(&r), crc = ne__reader_u32(&r);
   if (version != PYOPT_STATE_VERSION)
-    return ne__set_error(errstr, NE_EVERSION, "%s state version %u, this build reads %u", s->section, version, PYOPT_STATE_VERSION);
+    return ne__set_error(errstr, NE_EVERSION, "%s state version %u, this build reads %u", s->section, version,
+                         PYOPT_STATE_VERSION);
   if (r.bad || n != (uint32_t)s->n || crc != s->spec_crc)
-    return ne__set_error(errstr, NE_EINVAL, "the %s state was written for other settings (%u parameters; its [%s] "
-                         "settings differ from this config's)", s->section, n, s->section);
+    return ne__set_error(errstr, NE_EINVAL,
+                         "the %s state was written for other settings (%u parameters; its [%s] "
+                         "settings differ from this config's)",
+                         s->section, n, s->section);
   s->gen = ne__reader_u32(&r);
   s->has_best = (int)ne__reader_u32(&r);
   s->best_score = ne__reader_f64(&r);
@@ -495,12 +516,14 @@ static int pyopt_load(void* self, const uint8_t* data, size_t len, char* errstr)
   ne__report_load(&s->report, &r);
   s->snap_too_big = (int)ne__reader_u32(&r);
   uint64_t snap_len = ne__reader_u64(&r);
-  if (r.bad || snap_len > ne__reader_left(&r)) return ne__set_error(errstr, NE_ECORRUPT, "%s state is truncated", s->section);
+  if (r.bad || snap_len > ne__reader_left(&r))
+    return ne__set_error(errstr, NE_ECORRUPT, "%s state is truncated", s->section);
   const uint8_t* snap = r.data + r.pos;
   r.pos += (size_t)snap_len;
   uint32_t gens = ne__reader_u32(&r);
   uint64_t log_len = ne__reader_u64(&r);
-  if (r.bad || log_len != ne__reader_left(&r)) return ne__set_error(errstr, NE_ECORRUPT, "%s state is truncated", s->section);
+  if (r.bad || log_len != ne__reader_left(&r))
+    return ne__set_error(errstr, NE_ECORRUPT, "%s state is truncated", s->section);
   const uint8_t* log = r.data + r.pos;
   // the server's optimizer: the pickle, then the generations told since
   if (snap_len) {
@@ -576,7 +599,8 @@ static int create(const ne_problem* problem, const ne_config* cfg, const char* s
   int64_t reco = ne_config_int(cfg, section, "eval_episodes");
   s->reco_episodes = reco > 0 ? (uint32_t)reco : problem->episodes > 0 ? (uint32_t)problem->episodes : 1;
   s->snapshot_limit = (uint64_t)ne_config_int(cfg, section, "snapshot_mb") << 20;
-  if (strcmp(section, "nevergrad") == 0) snprintf(s->who, sizeof s->who, "nevergrad %s", ne_config_str(cfg, section, "optimizer"));
+  if (strcmp(section, "nevergrad") == 0)
+    snprintf(s->who, sizeof s->who, "nevergrad %s", ne_config_str(cfg, section, "optimizer"));
   else snprintf(s->who, sizeof s->who, "python %s", ne_config_str(cfg, section, "class"));
   s->best_x = ne_calloc((size_t)s->n, sizeof(float));
   double* x0 = ne_malloc((size_t)s->n * sizeof(double));

@@ -89,7 +89,8 @@ static int parse_args(int argc, char** argv, compare_args* args) {
       if (args->n_overrides == MAX_OVERRIDES) return fprintf(stderr, "neuroevo compare: too many overrides\n"), 2;
       args->overrides[args->n_overrides++] = a;
     } else {
-      if (args->n_configs == MAX_CONFIGS) return fprintf(stderr, "neuroevo compare: at most %d configs\n", MAX_CONFIGS), 2;
+      if (args->n_configs == MAX_CONFIGS)
+        return fprintf(stderr, "neuroevo compare: at most %d configs\n", MAX_CONFIGS), 2;
       args->configs[args->n_configs++] = a;
     }
   }
@@ -173,7 +174,8 @@ int ne_cmd_compare(int argc, char** argv) {
     if (crc) fprintf(stderr, "neuroevo: %s\n", err);
     rc = crc == 0 ? 0 : crc == NE_EINTR ? 130 : crc == NE_EINVAL || crc == NE_ENOTFOUND || crc == NE_EPARSE ? 2 : 1;
     if (!rc && !args.opt.quiet)
-      printf("summary:           %s/summary.md\nplot:              %s/compare.png\n", args.opt.out_dir, args.opt.out_dir);
+      printf("summary:           %s/summary.md\nplot:              %s/compare.png\n", args.opt.out_dir,
+             args.opt.out_dir);
   }
   for (int i = 0; i < args.n_configs; i++) ne_config_destroy(cfgs[i]);
   return rc;

@@ -29,18 +29,19 @@
 
 extern char** environ;  // handed to the server unchanged (PYTHONPATH, virtualenvs, ...)
 
-#define QUIT_WAIT_MS 2000     // how long a quitting server may take to clean up
-#define SPIN_US 50.0          // spin before sleeping on a reply (NEUROEVO_GYM_SPIN_US; 0: never spin):
-                              // covers a small env's step; a longer call costs one sleep as before
-#define SPIN_MAX_US 10000.0   // the largest NEUROEVO_GYM_SPIN_US taken: a probe costs the whole budget
-#define DRAIN_EVERY 32        // unread doorbells (replies caught by spinning) drained per batch
-#define PROBE_EVERY 128       // after spinning was given up, calls between two full-budget tries
-#define MAX_ARGS 32           // extra arguments a server may get
+#define QUIT_WAIT_MS 2000  // how long a quitting server may take to clean up
+// spin before sleeping on a reply (NEUROEVO_GYM_SPIN_US; 0: never spin): covers a small env's step;
+// a longer call costs one sleep as before
+#define SPIN_US 50.0
+#define SPIN_MAX_US 10000.0  // the largest NEUROEVO_GYM_SPIN_US taken: a probe costs the whole budget
+#define DRAIN_EVERY 32       // unread doorbells (replies caught by spinning) drained per batch
+#define PROBE_EVERY 128      // after spinning was given up, calls between two full-budget tries
+#define MAX_ARGS 32          // extra arguments a server may get
 #if defined(__x86_64__) || defined(__i386__)
-#define SPIN_OK 1             // x86 keeps the server's stores in order: a seen reply number means its data is there
+#define SPIN_OK 1  // x86 keeps the server's stores in order: a seen reply number means its data is there
 #define cpu_relax() __builtin_ia32_pause()
 #else
-#define SPIN_OK 0             // elsewhere only the socket's syscalls order the block's contents
+#define SPIN_OK 0  // elsewhere only the socket's syscalls order the block's contents
 #define cpu_relax() ((void)0)
 #endif
 
@@ -100,8 +101,13 @@ static void describe_exit(int status, char* buf, size_t size) {
     return;
   }
   int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-  const char* name = sig == SIGSEGV ? " (SIGSEGV)" : sig == SIGABRT ? " (SIGABRT)" : sig == SIGKILL ? " (SIGKILL)"
-                     : sig == SIGBUS ? " (SIGBUS)" : sig == SIGFPE ? " (SIGFPE)" : sig == SIGTERM ? " (SIGTERM)" : "";
+  const char* name = sig == SIGSEGV ? " (SIGSEGV)"
+      : sig == SIGABRT              ? " (SIGABRT)"
+      : sig == SIGKILL              ? " (SIGKILL)"
+      : sig == SIGBUS               ? " (SIGBUS)"
+      : sig == SIGFPE               ? " (SIGFPE)"
+      : sig == SIGTERM              ? " (SIGTERM)"
+                                    : "";
   snprintf(buf, size, "was killed by signal %d%s", sig, name);
 }
 
@@ -113,7 +119,8 @@ static int reap(ne__pyproc* p, int ms) {
     if (r == p->pid || (r < 0 && errno != EINTR)) break;
     if (waited >= ms) {
       kill(p->pid, SIGKILL);
-      while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {}
+      while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
+      }
       break;
     }
     struct timespec ten_ms = {0, 10 * 1000 * 1000};
@@ -287,7 +294,8 @@ static int spawn(ne__pyproc* p, const char* who, size_t shm_bytes, const char* c
     munmap(mem, shm_bytes);
     close(memfd);
     close(sv[0]);
-    return ne__pyproc_fail(p, who, NE_EIO, "cannot start the %s with '%s': %s (set NEUROEVO_PYTHON to a Python that has %s)",
+    return ne__pyproc_fail(p, who, NE_EIO,
+                           "cannot start the %s with '%s': %s (set NEUROEVO_PYTHON to a Python that has %s)",
                            p->kind->what, python, strerror(rc), p->kind->python_hint);
   }
   p->pid = pid;
@@ -375,7 +383,8 @@ static int wait_reply(ne__pyproc* p, const char* who, double timeout_s, const ch
     // the doorbell that came with it is still in the socket: read them in batches
     if (++p->undrained >= DRAIN_EVERY) {
       char bells[256];
-      while (recv(p->sock, bells, sizeof bells, MSG_DONTWAIT) == (ssize_t)sizeof bells) {}
+      while (recv(p->sock, bells, sizeof bells, MSG_DONTWAIT) == (ssize_t)sizeof bells) {
+      }
       p->undrained = 0;
     }
   } else {

@@ -24,18 +24,19 @@
 #include "neuroevo/error.h"
 
 // ---- the common header of the block (byte offsets; native byte order) --------------------------
-#define NE_PYPROC_OFF_MAGIC 0      // uint32 the protocol's magic, written by the server once it has mapped the block
-#define NE_PYPROC_OFF_VERSION 4    // uint32 the protocol's version
-#define NE_PYPROC_OFF_CODE 8       // int32  NE_E* code of the last error reply
-#define NE_PYPROC_OFF_BYTES 16     // uint64 the block's current size (the side that grew it writes it)
-#define NE_PYPROC_OFF_REQ_SEQ 64   // uint32 request number: the client writes the command, then stores n+1 (release)
-#define NE_PYPROC_OFF_REQ_CMD 68   // uint32 the command byte of request REQ_SEQ
-#define NE_PYPROC_OFF_REP_SEQ 128  // uint32 reply number (own cache line): request n is answered with n; the
-                                   //        startup reply (hello or error) is number 1
-#define NE_PYPROC_OFF_REP_BYTE 132 // uint32 the reply byte of reply REP_SEQ
-#define NE_PYPROC_OFF_ERRMSG 1024  // char[1024] NUL-terminated UTF-8 message of an error reply
+#define NE_PYPROC_OFF_MAGIC 0     // uint32 the protocol's magic, written by the server once it has mapped the block
+#define NE_PYPROC_OFF_VERSION 4   // uint32 the protocol's version
+#define NE_PYPROC_OFF_CODE 8      // int32  NE_E* code of the last error reply
+#define NE_PYPROC_OFF_BYTES 16    // uint64 the block's current size (the side that grew it writes it)
+#define NE_PYPROC_OFF_REQ_SEQ 64  // uint32 request number: the client writes the command, then stores n+1 (release)
+#define NE_PYPROC_OFF_REQ_CMD 68  // uint32 the command byte of request REQ_SEQ
+// uint32 reply number (own cache line): request n is answered with n; the startup reply (hello or
+// error) is number 1
+#define NE_PYPROC_OFF_REP_SEQ 128
+#define NE_PYPROC_OFF_REP_BYTE 132  // uint32 the reply byte of reply REP_SEQ
+#define NE_PYPROC_OFF_ERRMSG 1024   // char[1024] NUL-terminated UTF-8 message of an error reply
 #define NE_PYPROC_ERRMSG_LEN 1024
-#define NE_PYPROC_OFF_USER 2048    // the protocol's own fields start here
+#define NE_PYPROC_OFF_USER 2048  // the protocol's own fields start here
 
 // command and reply bytes every protocol shares (its own commands are other letters)
 #define NE_PYPROC_CMD_QUIT 'Q'     // clean up and exit
@@ -45,16 +46,16 @@
 
 // How to start one kind of server. Static data of the protocol's module.
 typedef struct ne__pyproc_kind {
-  const char* module;           // "envserver": python/neuroevo/<module>.py, or python -m neuroevo.<module>
-  const char* script_env;       // variable naming the script instead (e.g. NEUROEVO_ENVSERVER)
-  const char* what;             // "env server", for messages
-  const char* python_hint;      // what the interpreter needs, for messages ("gymnasium")
-  uint32_t magic;               // NE_PYPROC_OFF_MAGIC's value
-  uint32_t version;             // NE_PYPROC_OFF_VERSION's value
-  const char* timeout_env;      // variable overriding call_timeout_s (seconds)
-  double call_timeout_s;        // how long one call may take
+  const char* module;             // "envserver": python/neuroevo/<module>.py, or python -m neuroevo.<module>
+  const char* script_env;         // variable naming the script instead (e.g. NEUROEVO_ENVSERVER)
+  const char* what;               // "env server", for messages
+  const char* python_hint;        // what the interpreter needs, for messages ("gymnasium")
+  uint32_t magic;                 // NE_PYPROC_OFF_MAGIC's value
+  uint32_t version;               // NE_PYPROC_OFF_VERSION's value
+  const char* timeout_env;        // variable overriding call_timeout_s (seconds)
+  double call_timeout_s;          // how long one call may take
   const char* start_timeout_env;  // variable overriding start_timeout_s
-  double start_timeout_s;       // Python start + imports + the server's own set-up
+  double start_timeout_s;         // Python start + imports + the server's own set-up
 } ne__pyproc_kind;
 
 // One server process. Zero it before the first start; owned by one thread at a time.
@@ -93,7 +94,8 @@ int ne__pyproc_call(ne__pyproc* p, const char* who, char cmd, const char* what, 
 int ne__pyproc_error(ne__pyproc* p, const char* who);
 
 // Records a failure, kills the server at once and returns code.
-int ne__pyproc_fail(ne__pyproc* p, const char* who, int code, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
+int ne__pyproc_fail(ne__pyproc* p, const char* who, int code, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 // Grows the block to at least `bytes` (rounded up to a power of two) before this side writes that far.
 // NE_EIO (with p->errstr) when the memfd cannot grow.

@@ -100,8 +100,8 @@ static void print_worker(FILE* out, const char* name, const redisReply* h, long 
   const char* exp = str_of(h, "experiment", "-");
   int live = now - beat <= 3 * interval + 1000;
   fprintf(out, "  %-24.24s %7lld %10lld %9s %8.1fs  %-5s %s%s\n", name, int_of(h, "threads", 0),
-          int_of(h, "results", 0), str_of(h, "rate", "0"), (double)(now - beat) / 1000, live ? "live" : "silent",
-          exp, current && strcmp(exp, current) != 0 && strcmp(exp, "-") != 0 ? " (other)" : "");
+          int_of(h, "results", 0), str_of(h, "rate", "0"), (double)(now - beat) / 1000, live ? "live" : "silent", exp,
+          current && strcmp(exp, current) != 0 && strcmp(exp, "-") != 0 ? " (other)" : "");
 }
 
 // Workers that beat within the last minute, newest first, with their figures.
@@ -139,9 +139,11 @@ static int print_workers(ne__rconn* c, FILE* out, int max_workers, const char* c
   }
   fprintf(out, "workers:     %lld live, %lld threads, %.1f results/s (%lld beat within %ds)\n", live, threads, rate,
           n_total, LIST_WINDOW_MS / 1000);
-  if (n) fprintf(out, "  %-24s %7s %10s %9s %9s  %-5s %s\n", "NAME", "THREADS", "RESULTS", "RES/S", "LAST BEAT", "STATE",
-                 "EXPERIMENT");
-  for (size_t i = 0; i < n && hashes && hashes[i]; i++) print_worker(out, names->element[i]->str, hashes[i], now, current);
+  if (n)
+    fprintf(out, "  %-24s %7s %10s %9s %9s  %-5s %s\n", "NAME", "THREADS", "RESULTS", "RES/S", "LAST BEAT", "STATE",
+            "EXPERIMENT");
+  for (size_t i = 0; i < n && hashes && hashes[i]; i++)
+    print_worker(out, names->element[i]->str, hashes[i], now, current);
   if ((long long)n < n_total) fprintf(out, "  ... %lld more (use --workers 0 to list all)\n", n_total - (long long)n);
   for (size_t i = 0; i < n && hashes; i++)
     if (hashes[i]) freeReplyObject(hashes[i]);

@@ -10,7 +10,7 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/plot.h"
-#include "run/params_file.h"  // best.params for vector solutions
+#include "run/params_file.h"   // best.params for vector solutions
 #include "run/run_tfevents.h"  // TensorBoard events, one per generation
 #include "run/runner_int.h"
 
@@ -205,8 +205,8 @@ static void finish(ne_run* run, const char* reason) {
     ne__run_say(run, "%s after %u generations, %llu evaluations, %.1fs; best f %.6g\n", reason, run->generation,
                 (unsigned long long)run->evaluations, run->wall_s, -run->best_score);
   else
-    ne__run_say(run, "%s after %u generations, %llu env steps, %.1fs; best elite score %.2f\n", reason,
-                run->generation, (unsigned long long)run->env_steps, run->wall_s, run->best_score);
+    ne__run_say(run, "%s after %u generations, %llu env steps, %.1fs; best elite score %.2f\n", reason, run->generation,
+                (unsigned long long)run->env_steps, run->wall_s, run->best_score);
   ne__run_say(run, "run directory: %s\n", run->dir);
   if (plotted) ne__run_say(run, "curve:         %s/curve.png\n", run->dir);
   else ne__run_say(run, "curve:         none (see the warning above; `neuroevo plot %s` draws it later)\n", run->dir);

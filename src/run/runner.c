@@ -165,7 +165,8 @@ static int build(ne_run* run, char* errstr) {
   rc = run->vt->create(&prob, run->cfg, &run->algo, errstr);
   if (rc) return rc;
   // budgets
-  run->max_generations = run->opt.generations > 0 ? run->opt.generations : ne_config_int(run->cfg, "run", "generations");
+  run->max_generations =
+      run->opt.generations > 0 ? run->opt.generations : ne_config_int(run->cfg, "run", "generations");
   run->max_steps = (uint64_t)ne_config_int(run->cfg, "run", "max_env_steps");
   run->max_seconds = ne_config_float(run->cfg, "run", "max_seconds");
   run->checkpoint_every = (int)ne_config_int(run->cfg, "run", "checkpoint_every");

@@ -19,7 +19,7 @@
 // Truncation: 4500 steps = 18,000 frames (the paper's cap; the no-op frames are not counted).
 // Randomness: every draw (no-ops, sticky actions) comes from the env's own seeded stream, and the
 //   emulator is deterministic, so an episode is a pure function of its reset seed.
-#include <math.h>    // lrintf: IEEE round-to-nearest-even, as OpenCV's cvRound
+#include <math.h>  // lrintf: IEEE round-to-nearest-even, as OpenCV's cvRound
 #include <stdio.h>
 #include <stdlib.h>  // getenv
 #include <string.h>
@@ -43,26 +43,26 @@ enum { P_STICKY = 0 };
 
 // Per-spec immutable data (spec->data, freed by ale_destroy).
 typedef struct ale_data {
-  char rom[1024];              // ROM file path
-  int actions[MAX_ACTIONS];    // minimal action set (full-set action codes)
+  char rom[1024];            // ROM file path
+  int actions[MAX_ACTIONS];  // minimal action set (full-set action codes)
   int n_actions;
-  ne_area_resize resize;       // 210x160 -> 84x84 tables
-  int simd;                    // 1: the AVX-512 kernels of frame_avx512.c (the CPU has them)
+  ne_area_resize resize;  // 210x160 -> 84x84 tables
+  int simd;               // 1: the AVX-512 kernels of frame_avx512.c (the CPU has them)
 } ale_data;
 
 // Per-instance state (one per worker thread).
 typedef struct ale_state {
-  ne_ale* ale;                  // the emulator (hooks: state_init / state_free)
-  ne_rng rng;                   // no-op starts and sticky actions
-  int last_action;              // the previous frame's full-set action (sticky actions)
-  int head;                     // index in stack of the newest frame
-  int noops;                    // no-op frames at the start of this episode
-  uint8_t screens[2][SCREEN];   // AtariPreprocessing's obs_buffer: [0] last frame (then the pooled
-                                // one, in place, as the wrapper does), [1] the one before
-  uint8_t lut[256];             // ALE's grayscale palette (palette index -> luminance)
-  float tmp[(NE_ALE_H + NE_AREA_TAPS - 1) * NE_ALE_OUT]; // horizontal pass of the resize, padded
-  float row[NE_ALE_W + NE_AREA_TAPS - 1];                // one input row as floats, padded
-  uint8_t stack[STACK][OUT_PIXELS]; // ring of preprocessed frames
+  ne_ale* ale;                 // the emulator (hooks: state_init / state_free)
+  ne_rng rng;                  // no-op starts and sticky actions
+  int last_action;             // the previous frame's full-set action (sticky actions)
+  int head;                    // index in stack of the newest frame
+  int noops;                   // no-op frames at the start of this episode
+  uint8_t screens[2][SCREEN];  // AtariPreprocessing's obs_buffer: [0] last frame (then the pooled
+                               // one, in place, as the wrapper does), [1] the one before
+  uint8_t lut[256];            // ALE's grayscale palette (palette index -> luminance)
+  float tmp[(NE_ALE_H + NE_AREA_TAPS - 1) * NE_ALE_OUT];  // horizontal pass of the resize, padded
+  float row[NE_ALE_W + NE_AREA_TAPS - 1];                 // one input row as floats, padded
+  uint8_t stack[STACK][OUT_PIXELS];                       // ring of preprocessed frames
 } ale_state;
 
 // ---- area resize (OpenCV INTER_AREA for non-integer scales) ---------------------------------------
@@ -307,8 +307,8 @@ static void ale_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ram
   spec->params[P_STICKY] = sticky_prob > 0 ? sticky_prob : 0;
 }
 
-static const ne_env_hooks ale_hooks = {.state_init = ale_state_init, .state_free = ale_state_free,
-                                       .set_pixel_options = ale_set_pixel_options};
+static const ne_env_hooks ale_hooks = {
+    .state_init = ale_state_init, .state_free = ale_state_free, .set_pixel_options = ale_set_pixel_options};
 
 const char* ne__ale_rom_path(const ne_env_spec* spec) {
   return spec->family == &ale_family ? ((const ale_data*)spec->data)->rom : NULL;

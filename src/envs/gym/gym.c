@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/pyproc.h"        // the server process and its block
-#include "core/util.h"          // ne__set_error
-#include "envs/envs_int.h"      // ne_env_entry
-#include "envs/gym/gym_proto.h" // the env protocol's fields
+#include "core/pyproc.h"         // the server process and its block
+#include "core/util.h"           // ne__set_error
+#include "envs/envs_int.h"       // ne_env_entry
+#include "envs/gym/gym_proto.h"  // the env protocol's fields
 #include "neuroevo/error.h"
 
 #define PREFIX "gym:"
@@ -32,9 +32,9 @@ static const ne__pyproc_kind env_server = {
     .magic = NE_GYM_MAGIC,
     .version = NE_GYM_VERSION,
     .timeout_env = "NEUROEVO_GYM_TIMEOUT",
-    .call_timeout_s = 60.0,             // one reset or step
+    .call_timeout_s = 60.0,  // one reset or step
     .start_timeout_env = "NEUROEVO_GYM_START_TIMEOUT",
-    .start_timeout_s = 120.0,           // Python start + imports + gymnasium.make (MuJoCo models load slowly)
+    .start_timeout_s = 120.0,  // Python start + imports + gymnasium.make (MuJoCo models load slowly)
 };
 
 // Sends one command and checks its reply.
@@ -44,8 +44,8 @@ static int call(ne__pyproc* s, const char* id, char cmd, const char* what) {
   if (rc) return rc;
   if (reply == NE_PYPROC_REPLY_OK) return 0;
   if (reply == NE_PYPROC_REPLY_ERROR) return ne__pyproc_error(s, id);
-  return ne__pyproc_fail(s, id, NE_ECORRUPT, "unexpected reply byte 0x%02x from the env server to %s", (unsigned char)reply,
-                         what);
+  return ne__pyproc_fail(s, id, NE_ECORRUPT, "unexpected reply byte 0x%02x from the env server to %s",
+                         (unsigned char)reply, what);
 }
 
 // Copies the spaces the server found into spec.
@@ -83,15 +83,17 @@ static int start(ne__pyproc* s, const ne_env_spec* spec, ne_env_spec* fill) {
   read_spec(s, &seen);
   if (seen.obs_dim < 1 || (size_t)seen.obs_dim > (SHM_BYTES - NE_GYM_OFF_OBS) / sizeof(float) || seen.act_dim < 1 ||
       seen.act_dim > NE_ENV_MAX_ACT)
-    return ne__pyproc_fail(s, id, NE_EUNSUPPORTED, "observation length %d / action length %d outside what the bridge carries",
-                           seen.obs_dim, seen.act_dim);
+    return ne__pyproc_fail(s, id, NE_EUNSUPPORTED,
+                           "observation length %d / action length %d outside what the bridge carries", seen.obs_dim,
+                           seen.act_dim);
   if (fill) {
     read_spec(s, fill);
     return 0;
   }
   if (seen.obs_dim != spec->obs_dim || seen.discrete != spec->discrete || seen.n_actions != spec->n_actions ||
       seen.act_dim != spec->act_dim)
-    return ne__pyproc_fail(s, id, NE_ESTATE, "the env's spaces changed between two servers (obs %d -> %d, actions %d -> %d)",
+    return ne__pyproc_fail(s, id, NE_ESTATE,
+                           "the env's spaces changed between two servers (obs %d -> %d, actions %d -> %d)",
                            spec->obs_dim, seen.obs_dim, spec->discrete ? spec->n_actions : spec->act_dim,
                            seen.discrete ? seen.n_actions : seen.act_dim);
   return 0;
@@ -142,7 +144,8 @@ static int gym_set_state(const ne_env_spec* spec, void* impl, const double* v, i
   (void)impl;
   (void)v;
   (void)n;
-  return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: set_state is not available through the Gymnasium bridge", spec->id);
+  return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: set_state is not available through the Gymnasium bridge",
+                       spec->id);
 }
 
 static void gym_get_state(const ne_env_spec* spec, const void* impl, double* v) {
@@ -181,8 +184,10 @@ static const ne_env_hooks gym_hooks = {.state_free = gym_state_free};
 static int gym_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;  // the TimeLimit override is applied by ne_env_make
   if (strncmp(id, PREFIX, strlen(PREFIX)) != 0 || !id[strlen(PREFIX)])
-    return ne__set_error(errstr, NE_EINVAL, "'%s': name a Gymnasium env after gym:, e.g. gym:CartPole-v1 or "
-                         "gym:my_package:MyEnv-v0", id);
+    return ne__set_error(errstr, NE_EINVAL,
+                         "'%s': name a Gymnasium env after gym:, e.g. gym:CartPole-v1 or "
+                         "gym:my_package:MyEnv-v0",
+                         id);
   if (strlen(id) >= sizeof spec->id)
     return ne__set_error(errstr, NE_ERANGE, "'%s': env ids are limited to %zu characters", id, sizeof spec->id - 1);
   snprintf(spec->id, sizeof spec->id, "%s", id);

@@ -12,14 +12,15 @@
 #define NE_GYM_VERSION 3          // 3: the common pyproc header (2: gym's own header)
 
 // commands (C -> server); replies are pyproc's hello / ok / error
-#define NE_GYM_CMD_RESET 'R'    // reset with the seed at OFF_SEED; obs at OFF_OBS
-#define NE_GYM_CMD_STEP 'S'     // step with the action at OFF_ACT; obs, reward and flags back
+#define NE_GYM_CMD_RESET 'R'  // reset with the seed at OFF_SEED; obs at OFF_OBS
+#define NE_GYM_CMD_STEP 'S'   // step with the action at OFF_ACT; obs, reward and flags back
 
 // byte offsets in the shared block (native byte order: both ends run on the same machine)
-#define NE_GYM_OFF_SEED (NE_PYPROC_OFF_USER + 0)            // uint64  reset seed
-#define NE_GYM_OFF_REWARD (NE_PYPROC_OFF_USER + 8)          // float64 reward of the last step
-#define NE_GYM_OFF_TERMINATED (NE_PYPROC_OFF_USER + 16)     // int32
-#define NE_GYM_OFF_TRUNCATED (NE_PYPROC_OFF_USER + 20)      // int32   the env's own truncation (the TimeLimit is neuroevo's)
+#define NE_GYM_OFF_SEED (NE_PYPROC_OFF_USER + 0)         // uint64  reset seed
+#define NE_GYM_OFF_REWARD (NE_PYPROC_OFF_USER + 8)       // float64 reward of the last step
+#define NE_GYM_OFF_TERMINATED (NE_PYPROC_OFF_USER + 16)  // int32
+// int32: the env's own truncation (the TimeLimit is neuroevo's)
+#define NE_GYM_OFF_TRUNCATED (NE_PYPROC_OFF_USER + 20)
 #define NE_GYM_OFF_OBS_DIM (NE_PYPROC_OFF_USER + 24)        // int32   flat observation length
 #define NE_GYM_OFF_OBS_RANK (NE_PYPROC_OFF_USER + 28)       // int32   1 or 3
 #define NE_GYM_OFF_OBS_SHAPE (NE_PYPROC_OFF_USER + 32)      // int32[3]
