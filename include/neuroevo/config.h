@@ -46,14 +46,23 @@ void ne_config_destroy(ne_config* cfg);
 // Deep copy; caller frees with ne_config_destroy. NULL on OOM.
 ne_config* ne_config_clone(const ne_config* cfg);
 
-// Applies an INI file over the current values. Errors: "FILE:LINE: ..." in errstr. Nullable: errstr.
+// Applies an INI file over the current values. `;` and `#` start a comment at the start of a line or
+// after a blank; a key set twice in one file is an error naming both lines. Errors: "FILE:LINE: ..."
+// in errstr. Nullable: errstr.
 int ne_config_load_file(ne_config* cfg, const char* path, char* errstr);
 
 // Applies INI text; `name` stands for the file in messages. Nullable: errstr.
 int ne_config_load_string(ne_config* cfg, const char* text, const char* name, char* errstr);
 
 // Applies one `section.key=value` override; `origin` names it in messages (e.g. "command line").
+// Overriding run.algorithm switches algorithms: the sections of other algorithms that files set go
+// back to their defaults and a line saying so is added to ne_config_notes (their values set by
+// overrides stay, and ne_config_validate reports the conflict). Nullable: origin, errstr.
 int ne_config_override(ne_config* cfg, const char* assignment, const char* origin, char* errstr);
+
+// What the inputs set that is ignored, and why: "" or lines ending in '\n' (owned by cfg, valid
+// until the next change). Callers print them as notes.
+const char* ne_config_notes(const ne_config* cfg);
 
 // Sets one value from text after validating it. Nullable: origin, errstr.
 int ne_config_set(ne_config* cfg, const char* section, const char* key, const char* value,
