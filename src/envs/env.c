@@ -41,11 +41,20 @@ static const char* nearest_id(const char* id) {
   return best;
 }
 
+#define GYM_PROBE_S 20.0  // how long the Gymnasium look-up of an unknown id may take
+
 static int unknown_id_error(const char* id, char* errstr) {
   if (!errstr) return NE_ENOTFOUND;
-  char msg[NE_ERRSTR_LEN];
+  char msg[NE_ERRSTR_LEN], gym_id[256];
   const char* best = nearest_id(id);
+  // not a typo of ours: an id Gymnasium knows (Taxi-v3) runs through the gym: bridge
   if (best) snprintf(msg, sizeof msg, "unknown environment id '%s' (did you mean '%s'?); valid ids: ", id, best);
+  else if (strncmp(id, "gym:", 4) != 0 && ne__gym_lookup(id, GYM_PROBE_S, gym_id, sizeof gym_id))
+    return ne__set_error(errstr, NE_ENOTFOUND,
+                         "unknown environment id '%s': Gymnasium has %s%s, so env.id = gym:%s runs it through the "
+                         "Gymnasium bridge (`neuroevo envs` lists the native ids)",
+                         id, strcmp(gym_id, id) == 0 ? "it" : gym_id, strcmp(gym_id, id) == 0 ? "" : " (another version)",
+                         gym_id);
   else snprintf(msg, sizeof msg, "unknown environment id '%s'; valid ids: ", id);
   append_valid_ids(msg, sizeof msg);
   return ne__set_error(errstr, NE_ENOTFOUND, "%s", msg);
