@@ -165,13 +165,13 @@ int ne_cmd_compare(int argc, char** argv) {
   if (!rc) {
     ne_compare_entry entries[MAX_CONFIGS];
     for (int i = 0; i < args.n_configs; i++) entries[i] = (ne_compare_entry){names[i], cfgs[i]};
-    ne_cli_install_stop_handler();
+    ne_cli_install_stop_handler("stopping: runs keep their last completed generation");
     args.opt.stop = &ne_cli_stop;
     if (!args.opt.quiet) printf("compare directory: %s\n", args.opt.out_dir);
     char err[NE_ERRSTR_LEN];
     int crc = ne_compare_run(entries, args.n_configs, &args.opt, err);
     if (crc) fprintf(stderr, "neuroevo: %s\n", err);
-    rc = crc == 0 ? 0 : crc == NE_EINTR ? 130 : crc == NE_EINVAL || crc == NE_ENOTFOUND || crc == NE_EPARSE ? 2 : 1;
+    rc = crc == 0 ? 0 : crc == NE_EINTR ? ne_cli_stop_status() : crc == NE_EINVAL || crc == NE_ENOTFOUND || crc == NE_EPARSE ? 2 : 1;
     if (!rc && !args.opt.quiet)
       printf("summary:           %s/summary.md\nplot:              %s/compare.png\n", args.opt.out_dir, args.opt.out_dir);
   }

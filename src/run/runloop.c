@@ -212,6 +212,12 @@ static int on_interrupt(ne_run* run, char* errstr) {
     int rc = write_checkpoint(run, run->pending_state, run->pending_len, errstr);
     if (rc) return rc;
   }
+  // stopped before the first generation completed: there is nothing to save (and nothing to plot)
+  if (run->generation == 0) {
+    ne__run_say(run, "interrupted during generation 0: nothing saved yet (`neuroevo resume %s` starts the run "
+                "from the beginning)\n", run->dir);
+    return ne__set_error(errstr, NE_EINTR, "interrupted");
+  }
   plot(run);
   ne__run_say(run, "interrupted: checkpoint at generation %u in %s (continue with `neuroevo resume %s`)\n",
               run->checkpointed_generation, run->dir, run->dir);

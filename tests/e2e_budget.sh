@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# End to end through the CLI: what a run's budget and options mean (issue 19). --generations is the
+# run's budget from then on: config.ini holds it, so resume, the dashboard and the report use it, and
+# resume --generations G rewrites it; --generations 0 and --threads 0 mean what run.generations = 0
+# and run.threads = 0 mean (no limit, all cores); an override of run.algorithm switches algorithms
+# with a note instead of failing on the file's section; SIGTERM exits 143, Ctrl-C 130.
+# usage: e2e_budget.sh NEUROEVO_BINARY SCRATCH_DIR
+set -euo pipefail
+BIN=$1
+TMP=$2
+rm -rf "$TMP" && mkdir -p "$TMP"
+cd "$TMP"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rows() { echo $(($(wc -l < "$1/metrics.csv") - 1)); }
+strip_wall() { cut -d, -f1-3,5- "$1"; }  # metrics without the wall-clock column
+small=(cartpole-ga run.target=none ga.population=10 ga.truncation=3 ga.elite_candidates=2 ga.elite_episodes=2)
+
+# --- --generations is saved in config.ini, and resume keeps it ----------------------------------
+"$BIN" run "${small[@]}" --generations 3 --out A --quiet
+grep -qx "generations = 3" A/config.ini || fail "config.ini lacks the --generations budget: $(grep ^generations A/config.ini)"
+"$BIN" resume A --quiet
+[ "$(rows A)" -eq 3 ] || fail "resume without --generations went past the run's budget: $(rows A) rows"
+# a new budget on resume is written too, and the run equals one started with that budget
+"$BIN" resume A --generations 5 --quiet
+grep -qx "generations = 5" A/config.ini || fail "resume --generations 5 not in config.ini"
+"$BIN" run "${small[@]}" --generations 5 --out B --quiet
+diff <(strip_wall A/metrics.csv) <(strip_wall B/metrics.csv) || fail "resume --generations 5 differs from a 5-generation run"
+
+# --- 0 means what the config's 0 means ----------------------------------------------------------
+"$BIN" run "${small[@]}" run.max_env_steps=300 --generations 0 --threads 0 --out C > C.out
+grep -qx "generations = 0" C/config.ini || fail "--generations 0 not saved as no limit"
+grep -q "env-step budget reached" C.out || fail "--generations 0 did not run to the env-step budget: $(tail -n 3 C.out)"
+grep -q "\[$(nproc) thread" C.out || fail "--threads 0 did not use all $(nproc) cores: $(head -n 2 C.out)"
+set +e
+out=$("$BIN" run "${small[@]}" --generations -1 2>&1); rc=$?
+set -e
+[ $rc -eq 2 ] && echo "$out" | grep -q "expects an integer in \[0," || fail "--generations -1: rc=$rc $out"
+
+# --- run.algorithm by override: the file's [es] is ignored with a note ---------------------------
+"$BIN" run cartpole-es run.algorithm=ga ga.population=10 ga.truncation=3 ga.elite_candidates=2 \
+  --generations 1 --out D --quiet 2> D.err || fail "run.algorithm=ga on an ES config: $(cat D.err)"
+grep -q "note: command line: run.algorithm = ga: ignoring \[es\] (.* first at .*cartpole-es.ini:" D.err ||
+  fail "no note about the ignored [es]: $(cat D.err)"
+grep -qx "\[ga\]" D/config.ini && ! grep -qx "\[es\]" D/config.ini || fail "config.ini of the switched run"
+"$BIN" resume D --generations 2 --quiet || fail "the switched run does not resume"
+
+# --- signals: Ctrl-C exits 130, SIGTERM 143, each after a checkpoint -----------------------------
+for sig in INT TERM; do
+  "$BIN" run "${small[@]}" --generations 0 --out "S$sig" --quiet &
+  pid=$!
+  for _ in $(seq 1 2000); do [ -s "S$sig/metrics.csv" ] && [ "$(rows "S$sig")" -ge 2 ] && break; sleep 0.01; done
+  kill -$sig $pid
+  set +e; wait $pid; rc=$?; set -e
+  want=$([ $sig = INT ] && echo 130 || echo 143)
+  [ $rc -eq "$want" ] || fail "SIG$sig exit status $rc, expected $want"
+  grep -q "interrupted: checkpoint at generation" "S$sig/log.txt" || fail "SIG$sig: no checkpoint message"
+done
+echo "e2e_budget: ok"
