@@ -44,6 +44,24 @@ grep -q "note: command line: run.algorithm = ga: ignoring \[es\] (.* first at .*
 grep -qx "\[ga\]" D/config.ini && ! grep -qx "\[es\]" D/config.ini || fail "config.ini of the switched run"
 "$BIN" resume D --generations 2 --quiet || fail "the switched run does not resume"
 
+# --- the progress line's throughput counts all work ---------------------------------------------
+# Here the elite's re-evaluation (3 x 100 episodes) is most of each generation's env steps. The
+# line's steps/s is the generation's steps over its own time, which is less than the whole
+# command's: rate x command time >= the generation's steps. (A rate of evaluations, the population
+# without re-evaluation episodes, falls short by a factor of thousands.)
+t0=$(date +%s.%N)
+"$BIN" run "${small[@]}" ga.elite_candidates=3 ga.elite_episodes=100 --generations 4 --threads 2 --out P > P.out
+t1=$(date +%s.%N)
+grep -q "steps/s" P.out || fail "the progress line shows no steps/s: $(sed -n 2p P.out)"
+awk -v t0="$t0" -v t1="$t1" '
+  BEGIN { wall = t1 - t0 }
+  function num(s) { m = 1; if (s ~ /k$/) m = 1e3; if (s ~ /M$/) m = 1e6; if (s ~ /G$/) m = 1e9; return s * m }
+  FNR == NR && FNR > 1 { split($0, f, ","); steps[f[1]] = f[3]; next }
+  /^gen / { for (i = 1; i < NF; i++) if ($(i + 1) == "steps/s") rate = num($i)
+            g = $2; done = steps[g] - (g > 0 ? steps[g - 1] : 0)
+            if (rate * wall < 0.98 * done) { print "gen " g ": " rate " steps/s x " wall " s < " done " steps"; bad = 1 } }
+  END { exit bad }' P/metrics.csv P.out || fail "the progress line's rate does not count the generation's steps"
+
 # --- signals: Ctrl-C exits 130, SIGTERM 143, each after a checkpoint -----------------------------
 for sig in INT TERM; do
   "$BIN" run "${small[@]}" --generations 0 --out "S$sig" --quiet &
