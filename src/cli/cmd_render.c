@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// `neuroevo render RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif] [--size WxH]
+// `neuroevo render RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out FILE] [--size WxH]
 // [--max-frames N] [--fps N]`: records the best agent of a run (or a genome / params file) as an
-// animated GIF or an MP4 video. The file names its env and policy, as for `neuroevo eval`; MuJoCo envs render
+// animated GIF or an MP4 video, by default RUN_DIR/agent.gif (what `neuroevo report` embeds). The
+// file names its env and policy, as for `neuroevo eval`; MuJoCo envs render
 // through EGL or OSMesa (MUJOCO_GL), the others through neuroevo's 2-D drawings.
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,8 @@ static const char USAGE[] =
     "                       [--max-frames N] [--fps N]\n"
     "\n"
     "Records N episodes (default 1) of a run's best agent (RUN_DIR/best.genome or best.params) or of\n"
-    "a genome/params FILE into an animated GIF (--out NAME.gif, the default agent.gif) or an MP4 video\n"
+    "a genome/params FILE into an animated GIF (--out NAME.gif; default RUN_DIR/agent.gif, which\n"
+    "`neuroevo report RUN_DIR` embeds, or ./agent.gif for --genome) or an MP4 video\n"
     "(--out NAME.mp4: H.264, else MPEG-4 part 2; even sizes only; needs a build with FFmpeg). Episode seeds\n"
     "derive from S (default 0) as in `neuroevo eval`. Frames are WxH pixels (default 400x300); long\n"
     "episodes keep every k-th step so that at most --max-frames (default 500) are written, played at\n"
@@ -32,8 +34,9 @@ static const char USAGE[] =
 typedef struct render_args {
   const char* run_dir;
   const char* genome;
-  const char* out;
+  const char* out;  // --out, or NULL: the default (default_out)
   long long episodes, seed, width, height, max_frames, fps;
+  char default_out[4096];  // RUN_DIR/agent.gif (where the report looks), or agent.gif for --genome
 } render_args;
 
 // "WxH" into w, h
@@ -65,7 +68,6 @@ static int parse_option(const char* o, const char* v, render_args* a) {
 
 static int parse_args(int argc, char** argv, render_args* a) {
   memset(a, 0, sizeof *a);
-  a->out = "agent.gif";
   a->episodes = 1;
   for (int i = 1; i < argc; i++) {
     const char* o = argv[i];
@@ -79,6 +81,12 @@ static int parse_args(int argc, char** argv, render_args* a) {
     if (rc) return rc;
   }
   if (!a->run_dir == !a->genome) return fputs(USAGE, stderr), 2;
+  // the default file goes where `neuroevo report RUN_DIR` looks for it
+  if (!a->out) {
+    if (a->run_dir) snprintf(a->default_out, sizeof a->default_out, "%s/agent.gif", a->run_dir);
+    else snprintf(a->default_out, sizeof a->default_out, "agent.gif");
+    a->out = a->default_out;
+  }
   return 0;
 }
 
