@@ -85,6 +85,10 @@ if [ -n "$RUN" ]; then
     "$BIN" render "$RUN" --out pendulum.gif --size 64x48 --max-frames 6 >out 2>err ||
     fail "render InvertedPendulum (osmesa): $(cat err)"
   gif_ok pendulum.gif 3
+  # progress while it draws (stderr is not a terminal here: a line per tenth), then where the time went
+  grep -q "^rendering InvertedPendulum-v5: frame [0-9]*/[0-9]*$" err || fail "no render progress: $(cat err)"
+  grep -q "^[0-9]* frames of [0-9]* steps: physics .* s, drawing .* s (.* ms a frame), encoding .* s$" err ||
+    fail "no render timing: $(cat err)"
   MUJOCO_GL=glfw "$BIN" render "$RUN" --out glfw.gif >out 2>err && fail "MUJOCO_GL=glfw was accepted"
   grep -q "headless" err || fail "MUJOCO_GL=glfw error: $(cat err)"
   [ ! -e glfw.gif ] || fail "a failed render left glfw.gif behind"

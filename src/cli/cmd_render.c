@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>  // isatty: progress redrawn in place on a terminal
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -96,6 +97,30 @@ static void source_path(const render_args* a, char* path, size_t size) {
   else (void)ne_agent_path(a->run_dir, path, size);  // not found: the best.genome path, which load names
 }
 
+// Progress on stderr: a line redrawn in place on a terminal (at most 5 times a second), else a
+// line at every tenth of the frames.
+typedef struct progress {
+  const char* env;  // env id shown
+  int tty;          // 1: stderr is a terminal
+  double shown_at;  // ne__now() of the last redraw
+  int last_tenth;   // last tenth printed (not a terminal)
+} progress;
+
+static void on_frame(void* user, int frames, int total) {
+  progress* p = user;
+  if (p->tty) {
+    double now = ne__now();
+    if (frames < total && now - p->shown_at < 0.2) return;
+    p->shown_at = now;
+    fprintf(stderr, "\rrendering %s: frame %d/%d%s", p->env, frames, total, frames == total ? "\n" : "");
+    return;
+  }
+  int tenth = total > 0 ? frames * 10 / total : 10;
+  if (tenth == p->last_tenth) return;
+  p->last_tenth = tenth;
+  fprintf(stderr, "rendering %s: frame %d/%d\n", p->env, frames, total);
+}
+
 int ne_cmd_render(int argc, char** argv) {
   if (ne_cli_wants_help(argc, argv)) return fputs(USAGE, stdout), 0;
   render_args a;
@@ -110,7 +135,10 @@ int ne_cmd_render(int argc, char** argv) {
     return rc == NE_ENOMEM ? 1 : 2;
   }
   const ne_env_spec* env = ne_agent_env(ag);
-  ne_render_options o = {(int)a.width, (int)a.height, (int)a.episodes, (uint64_t)a.seed, (int)a.max_frames, (int)a.fps};
+  progress pr = {env->id, isatty(STDERR_FILENO), 0, -1};
+  ne_render_stats stats = {0};
+  ne_render_options o = {(int)a.width, (int)a.height, (int)a.episodes, (uint64_t)a.seed, (int)a.max_frames, (int)a.fps,
+                         on_frame, &pr, &stats};
   double* returns = ne_calloc((size_t)a.episodes, sizeof(double));
   rc = returns ? ne_render_episodes(env, ne_agent_policy(ag), ne_agent_params(ag), ne_agent_norm(ag), &o, a.out, returns, err)
                : ne__set_error(err, NE_ENOMEM, "out of memory");
@@ -119,6 +147,10 @@ int ne_cmd_render(int argc, char** argv) {
     printf("%s: wrote %s (", env->id, a.out);
     for (long long e = 0; e < a.episodes; e++) printf("%sreturn %.2f", e ? ", " : "", returns[e]);
     printf(")\n");
+    // where the time went: physics (two passes), drawing (the renderer), encoding
+    fprintf(stderr, "%d frames of %ld steps: physics %.2f s, drawing %.2f s (%.1f ms a frame), encoding %.2f s\n",
+            stats.frames, stats.steps, stats.step_s, stats.draw_s, stats.frames ? 1e3 * stats.draw_s / stats.frames : 0,
+            stats.encode_s);
   }
   ne_free(returns);
   ne_agent_destroy(ag);
