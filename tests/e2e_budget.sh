@@ -44,6 +44,11 @@ grep -q "note: command line: run.algorithm = ga: ignoring \[es\] (.* first at .*
 grep -qx "\[ga\]" D/config.ini && ! grep -qx "\[es\]" D/config.ini || fail "config.ini of the switched run"
 "$BIN" resume D --generations 2 --quiet || fail "the switched run does not resume"
 
+# the GA config shipped for MuJoCo loads and trains (a tiny population here)
+"$BIN" run hopper-ga ga.population=6 ga.truncation=2 ga.elite_candidates=2 ga.elite_episodes=2 --generations 1 \
+  --out H --quiet || fail "hopper-ga does not run"
+grep -qx "id = Hopper-v5" H/config.ini && grep -qx "algorithm = ga" H/config.ini || fail "hopper-ga's config.ini"
+
 # --- the progress line's throughput counts all work ---------------------------------------------
 # Here the elite's re-evaluation (3 x 100 episodes) is most of each generation's env steps. The
 # line's steps/s is the generation's steps over its own time, which is less than the whole
