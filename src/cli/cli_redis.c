@@ -33,6 +33,8 @@ int ne_cli_redis_option(const char* cmd, const char* option, const char* value, 
   return 1;
 }
 
+int ne_cli_redis_wanted(void) { return redis_opt.url != NULL; }
+
 #ifdef NE_HAVE_HIREDIS
 // The experiment id stored in run_dir/redis.id into id (17 bytes); "" when there is none.
 static void read_id(const char* run_dir, char* id) {
