@@ -9,7 +9,7 @@
 #include "neuroevo/config.h"
 #include "neuroevo/executor.h"
 
-// Takes --redis URL, --task-timeout S and --chunk N. Returns 1 if `option` is one of them (then
+// Takes --redis URL, --task-timeout S, --join-timeout S and --chunk N. Returns 1 if `option` is one of them (then
 // *rc is 0, or 2 after printing a message about a bad value), 0 otherwise.
 int ne_cli_redis_option(const char* cmd, const char* option, const char* value, int* rc);
 

@@ -28,6 +28,8 @@ static const char RUN_USAGE[] =
     "  --redis URL       evaluate on Redis workers (`neuroevo worker --redis URL`) instead of local\n"
     "                    threads; the results are identical (docs/scaling.md)\n"
     "  --task-timeout S  with --redis: re-publish tasks a silent worker held this long (default 10)\n"
+    "  --join-timeout S  with --redis: stop when workers refused the run (the master prints why)\n"
+    "                    and none joined for S seconds (default 60)\n"
     "  --chunk N         with --redis: candidates per task (default: sized from the live workers)\n"
     "  -h, --help        this text\n"
     "\n"
@@ -41,7 +43,7 @@ static const char RESUME_USAGE[] =
     "The results are identical to an uninterrupted run. --generations G sets a new total budget\n"
     "(0 = no limit), written to the run's config.ini; --threads N (0 = all cores).\n"
     "--redis URL continues on Redis workers; results of the interrupted generation already in\n"
-    "Redis are reused (--task-timeout S and --chunk N as for run).\n";
+    "Redis are reused (--task-timeout S, --join-timeout S and --chunk N as for run).\n";
 
 // What the first Ctrl-C or SIGTERM prints: the episodes in hand end at their next step.
 #define STOPPING "stopping: the generation in progress is dropped, the last completed one is kept"
