@@ -176,7 +176,8 @@ static int default_out(char (*names)[256], ne_config** cfgs, int n, char* buf, s
     crc = ne__crc32c(crc, names[i], strlen(names[i]) + 1);
     crc = ne__crc32c(crc, text, strlen(text));
     ne_free(text);
-    if (used < sizeof label - 1) used += (size_t)snprintf(label + used, sizeof label - used, "%s%s", i ? "-" : "", names[i]);
+    if (used < sizeof label - 1)
+      used += (size_t)snprintf(label + used, sizeof label - used, "%s%s", i ? "-" : "", names[i]);
   }
   if (used > 60) label[60] = '\0';  // long lists: the crc keeps names apart
   snprintf(buf, size, "runs/compare-%s-%08x", label, crc);
@@ -243,7 +244,10 @@ int ne_cmd_compare(int argc, char** argv) {
     char err[NE_ERRSTR_LEN];
     int crc = ne_compare_run(entries, args.n_configs, &args.opt, err);
     if (crc) fprintf(stderr, "neuroevo: %s\n", err);
-    rc = crc == 0 ? 0 : crc == NE_EINTR ? ne_cli_stop_status() : crc == NE_EINVAL || crc == NE_ENOTFOUND || crc == NE_EPARSE ? 2 : 1;
+    rc = crc == 0                                                     ? 0
+         : crc == NE_EINTR                                            ? ne_cli_stop_status()
+         : crc == NE_EINVAL || crc == NE_ENOTFOUND || crc == NE_EPARSE ? 2
+                                                                       : 1;
     if (!rc && !args.opt.quiet)
       printf("summary:           %s/summary.md\nplot:              %s/compare.png\n", args.opt.out_dir, args.opt.out_dir);
   }

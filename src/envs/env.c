@@ -53,8 +53,8 @@ static int unknown_id_error(const char* id, char* errstr) {
     return ne__set_error(errstr, NE_ENOTFOUND,
                          "unknown environment id '%s': Gymnasium has %s%s, so env.id = gym:%s runs it through the "
                          "Gymnasium bridge (`neuroevo envs` lists the native ids)",
-                         id, strcmp(gym_id, id) == 0 ? "it" : gym_id, strcmp(gym_id, id) == 0 ? "" : " (another version)",
-                         gym_id);
+                         id, strcmp(gym_id, id) == 0 ? "it" : gym_id,
+                         strcmp(gym_id, id) == 0 ? "" : " (another version)", gym_id);
   else snprintf(msg, sizeof msg, "unknown environment id '%s'; valid ids: ", id);
   append_valid_ids(msg, sizeof msg);
   return ne__set_error(errstr, NE_ENOTFOUND, "%s", msg);

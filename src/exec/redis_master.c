@@ -337,7 +337,8 @@ static int check_joins(master* m, double now) {
                        "it; fix the workers or run without --redis. '%.40s': ", m->id, waited, n,
                        r->element[0]->str ? r->element[0]->str : "?");
     if (len > 0 && len < (int)sizeof m->fatal_msg)
-      snprintf(m->fatal_msg + len, sizeof m->fatal_msg - (size_t)len, "%s", r->element[1]->str ? r->element[1]->str : "?");
+      snprintf(m->fatal_msg + len, sizeof m->fatal_msg - (size_t)len, "%s",
+               r->element[1]->str ? r->element[1]->str : "?");
   } else if (n == 0 && waited >= WAIT_NOTE_S && !m->waiting_said) {
     m->waiting_said = 1;
     warn(m, W_INFO, "waiting for workers: none has joined experiment %s for %.0f s (start `neuroevo worker "

@@ -151,7 +151,8 @@ static int print_workers(ne__rconn* c, FILE* out, int max_workers, const char* c
   for (size_t i = 0; i < n && hashes; i++) {
     hashes[i] = ne__rconn_get_reply(c);
     if (!hashes[i]) break;
-    long long beat = strtoll(names->element[2 * i + 1]->str, NULL, 10), interval = int_of(hashes[i], "interval_ms", 1000);
+    long long beat = strtoll(names->element[2 * i + 1]->str, NULL, 10);
+    long long interval = int_of(hashes[i], "interval_ms", 1000);
     if (hashes[i]->type != REDIS_REPLY_ARRAY || hashes[i]->elements == 0) {  // its hash expired: not live
       gone++;
       continue;
@@ -169,8 +170,9 @@ static int print_workers(ne__rconn* c, FILE* out, int max_workers, const char* c
   if (gone) fprintf(out, ", %lld gone", gone);
   if (refused) fprintf(out, ", %lld refused the experiment", refused);
   fprintf(out, ")\n");
-  if (n) fprintf(out, "  %-24s %7s %10s %9s %9s  %-7s %s\n", "NAME", "THREADS", "RESULTS", "RES/S", "LAST BEAT", "STATE",
-                 "EXPERIMENT");
+  if (n)
+    fprintf(out, "  %-24s %7s %10s %9s %9s  %-7s %s\n", "NAME", "THREADS", "RESULTS", "RES/S", "LAST BEAT", "STATE",
+            "EXPERIMENT");
   for (size_t i = 0; i < n && hashes && hashes[i]; i++)
     print_worker(out, names->element[2 * i]->str, hashes[i], strtoll(names->element[2 * i + 1]->str, NULL, 10), now,
                  current);

@@ -135,7 +135,8 @@ static void test_action_tables_match_roms(void) {
     int rom[18];
     ASSERT_EQ(ne__ale_minimal_actions(ale, rom, 18), n);
     for (int k = 0; k < n; k++)
-      if (rom[k] != listed[k]) TEST_FAIL("%s: action %d is %d in the ROM's minimal set, %d in ale.c", id, k, rom[k], listed[k]);
+      if (rom[k] != listed[k])
+        TEST_FAIL("%s: action %d is %d in the ROM's minimal set, %d in ale.c", id, k, rom[k], listed[k]);
     ne__ale_destroy(ale);
     ne_env_spec_destroy(spec);
     games++;
@@ -223,5 +224,6 @@ static void test_episode_ends_and_sticky_option(void) {
 }
 
 TEST_MAIN(TEST_ENTRY(test_area_resize_matches_its_definition), TEST_ENTRY(test_simd_kernels_match_portable),
-          TEST_ENTRY(test_spaces_and_limits), TEST_ENTRY(test_action_tables_match_roms), TEST_ENTRY(test_make_loads_no_rom),
+          TEST_ENTRY(test_spaces_and_limits), TEST_ENTRY(test_action_tables_match_roms),
+          TEST_ENTRY(test_make_loads_no_rom),
           TEST_ENTRY(test_resets_reproducible_and_stack_shifts), TEST_ENTRY(test_episode_ends_and_sticky_option))
