@@ -9,10 +9,9 @@
 set -euo pipefail
 BIN=$1
 TMP=$2
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-strip_wall() { cut -d, -f1-3,5- "$1"; }
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 
 # two small black-box configs: full CMA-ES and sep-CMA-ES on the 6-D ellipsoid
 for algo in cmaes sepcmaes; do

@@ -9,9 +9,9 @@
 set -euo pipefail
 BIN=$1
 TMP=$2
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 
 # --- a run through the bridge -------------------------------------------------------------------
 "$BIN" run cartpole-ga env.id=gym:CartPole-v1 ga.elite_episodes=20 --threads 2 --out A --quiet

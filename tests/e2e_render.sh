@@ -7,10 +7,10 @@
 set -u
 BIN=${1:?usage: e2e_render.sh NEUROEVO_BIN SCRATCH_DIR}
 TMP=${2:?usage: e2e_render.sh NEUROEVO_BIN SCRATCH_DIR}
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP" || exit 1
-FAILS=0
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+E2E_KEEP_GOING=1  # every failed check is reported, then the script fails
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 
 # gif_ok FILE MIN_FRAMES: GIF89a signature and at least MIN_FRAMES image descriptors (0x2C after a
 # graphics control block: the bytes 00 2C 00 00 00 00 open every full-frame image here)
@@ -99,5 +99,4 @@ fi
 "$BIN" render --genome nothing.genome --size 10 >out 2>err; [ $? -eq 2 ] || fail "--size 10 did not exit 2"
 "$BIN" render --help | grep -q "animated GIF" || fail "render --help"
 
-[ "$FAILS" -eq 0 ] && echo "e2e_render: all passed" || echo "e2e_render: $FAILS failure(s)"
-[ "$FAILS" -eq 0 ]
+e2e_finish e2e_render

@@ -110,8 +110,8 @@ static void test_reset_is_seeded(void) {
     double ea = episode(spec, a, 17, 0, &ra, &na, &ta);
     double eb = episode(spec, b, 17, 0, &rb, &nb, &tb);
     ASSERT_EQ(na, nb);
-    ASSERT(ea == eb);
-    for (int i = 0; i < spec->obs_dim; i++) ASSERT(a->obs[i] == b->obs[i]);
+    ASSERT_EQ(ea, eb);
+    for (int i = 0; i < spec->obs_dim; i++) ASSERT_EQ(a->obs[i], b->obs[i]);
     ASSERT_EQ(ne_env_reset(spec, a, 17), 0);
     ASSERT_EQ(ne_env_reset(spec, b, 18), 0);
     int same = 1;
@@ -141,7 +141,7 @@ static void test_walker_observation_ranges(void) {
     ASSERT(isfinite(out.reward));
   }
   // the lidar sees the ground below the hull
-  ASSERT(st->obs[14] < 1);
+  ASSERT_LT(st->obs[14], 1);
   ne_env_state_destroy(st);
   ne_env_spec_destroy(spec);
 }

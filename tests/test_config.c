@@ -37,7 +37,7 @@ static const char* temp_file(const char* text) {
   static char path[64];
   snprintf(path, sizeof path, "/tmp/test_config_XXXXXX");
   int fd = mkstemp(path);
-  ASSERT(fd >= 0);
+  ASSERT_GE(fd, 0);
   ASSERT_EQ(write(fd, text, strlen(text)), (long long)strlen(text));
   close(fd);
   return path;
@@ -86,7 +86,8 @@ static void test_schema_well_formed(void) {
   int n = ne_config_schema_count();
   ASSERT_GE(n, 26);
   for (int i = 0; i < n; i++) {
-    ASSERT(schema[i].help && strlen(schema[i].help) > 10);
+    ASSERT(schema[i].help);
+    ASSERT_GT(strlen(schema[i].help), 10);
     ASSERT(!strchr(schema[i].help, '\n'));
     ASSERT_EQ(schema[i].type == NE_CFG_ENUM, schema[i].choices != NULL);
     ne_config* cfg = fresh();
@@ -511,7 +512,7 @@ static void test_float_round_trip_exact(void) {
     load_expect(back, out, "f.ini", 0);
     double a = ne_config_float(cfg, "ga", "sigma"), b = ne_config_float(back, "ga", "sigma");
     ASSERT(memcmp(&a, &b, sizeof a) == 0);
-    ASSERT(a == values[i]);
+    ASSERT_EQ(a, values[i]);
     ne_free(out);
     ne_config_destroy(back);
     ne_config_destroy(cfg);

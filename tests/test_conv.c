@@ -196,7 +196,7 @@ static void test_init_is_deterministic_and_normalized(void) {
     double sq = 0;
     for (int k = 0; k < 63; k++) sq += (double)a[k * 16 + f] * a[k * 16 + f];
     ASSERT_NEAR(sq, 1.0, 1e-5);
-    ASSERT(a[63 * 16 + f] == 0.0f);
+    ASSERT_EQ(a[63 * 16 + f], 0.0f);
   }
   ne_policy_init_params(&s, 43, b);
   ASSERT(memcmp(a, b, s.n_params * sizeof *a) != 0);

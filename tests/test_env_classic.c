@@ -115,7 +115,7 @@ static int steps_until_end(const ne_env_spec* spec, ne_env_state* st, int k, ne_
     if (k == 1 || k == 2) a = 1.0f;
     ASSERT_EQ(ne_env_step(spec, st, &a, out), 0);
     if (out->terminated || out->truncated) return t;
-    ASSERT(t < 5000);
+    ASSERT_LT(t, 5000);
   }
 }
 
@@ -206,12 +206,15 @@ static void check_reset_range(int k, const double* s) {
       break;
     case 2:
     case 3:
-      ASSERT(s[0] >= -0.6 && s[0] < -0.4);
-      ASSERT(s[1] == 0.0);
+      ASSERT_GE(s[0], -0.6);
+      ASSERT_LT(s[0], -0.4);
+      ASSERT_EQ(s[1], 0.0);
       break;
     default:
-      ASSERT(s[0] >= -M_PI && s[0] < M_PI);
-      ASSERT(s[1] >= -1.0 && s[1] < 1.0);
+      ASSERT_GE(s[0], -M_PI);
+      ASSERT_LT(s[0], M_PI);
+      ASSERT_GE(s[1], -1.0);
+      ASSERT_LT(s[1], 1.0);
   }
 }
 
@@ -230,7 +233,7 @@ static void test_reset_ranges(void) {
       }
     }
     // the draws cover their range (not a constant)
-    ASSERT(hi[0] - lo[0] > 0.09);
+    ASSERT_GT(hi[0] - lo[0], 0.09);
     ne_env_state_destroy(st);
     ne_env_spec_destroy(spec);
   }
@@ -251,7 +254,7 @@ static void test_reset_is_deterministic(void) {
       ASSERT_EQ(ne_env_step(spec, a, &act, &oa), 0);
       ASSERT_EQ(ne_env_step(spec, b, &act, &ob), 0);
       ASSERT(memcmp(a->obs, b->obs, (size_t)spec->obs_dim * sizeof(float)) == 0);
-      ASSERT(oa.reward == ob.reward);
+      ASSERT_EQ(oa.reward, ob.reward);
     }
     ASSERT_EQ(ne_env_reset(spec, b, 43), 0);
     ASSERT_EQ(ne_env_reset(spec, a, 42), 0);
@@ -269,7 +272,7 @@ static void test_set_get_state_round_trip(void) {
     ne_env_state* st = state_at(spec, v);
     double got[4] = {0};
     ne_env_get_state(spec, st, got);
-    for (int i = 0; i < spec->state_dim; i++) ASSERT(got[i] == v[i]);
+    for (int i = 0; i < spec->state_dim; i++) ASSERT_EQ(got[i], v[i]);
     ASSERT_EQ(st->t, 0);
     ASSERT_EQ(st->needs_reset, 0);
     // a wrong length names the expected one and leaves the state alone
@@ -281,7 +284,7 @@ static void test_set_get_state_round_trip(void) {
     ASSERT_CONTAINS(err, want);
     ASSERT_CONTAINS(err, classic_ids[k]);
     ne_env_get_state(spec, st, got);
-    ASSERT(got[0] == v[0]);
+    ASSERT_EQ(got[0], v[0]);
     ne_env_state_destroy(st);
     ne_env_spec_destroy(spec);
   }

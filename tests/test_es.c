@@ -49,7 +49,7 @@ static void* make_algo(const char* name, const ne_config* cfg, uint64_t seed) {
 
 // The candidate's parameters, built as an executor would.
 static void candidate_params(const ne_batch* b, const ne_candidate* c, float* out) {
-  ASSERT(c->blob < (uint32_t)b->n_blobs);
+  ASSERT_LT(c->blob, (uint32_t)b->n_blobs);
   const ne_blob* blob = &b->blobs[c->blob];
   ASSERT_EQ(blob->n, spec.n_params);
   memcpy(out, blob->data, spec.n_params * sizeof(float));
@@ -60,7 +60,7 @@ static void candidate_params(const ne_batch* b, const ne_candidate* c, float* ou
 // Sphere: -|params - target|^2 with target_i = 0.5 sin(i), plus episode-seeded noise; fake obs stats.
 static double objective(const ne_batch* b, const ne_candidate* c, ne_result* r) {
   float params[256];
-  ASSERT(spec.n_params <= 256);
+  ASSERT_LE(spec.n_params, 256);
   candidate_params(b, c, params);
   double f = 0;
   for (size_t i = 0; i < spec.n_params; i++) {
@@ -249,7 +249,7 @@ static void es_obs_rule_has_prior_and_floor(void) {
   ne__obs_stats_refresh(&s);
   ASSERT_NEAR(s.norm_mean[0], 7 * 1000 / 1000.01, 1e-5);
   ASSERT_NEAR(s.norm_std[0], 0.1, 1e-4 + 0.01);
-  ASSERT(s.norm_std[0] >= 0.1f);
+  ASSERT_GE(s.norm_std[0], 0.1f);
   // the reference's formula: sqrt(max(sumsq/count - mean^2, 1e-2)) with the prior folded in
   double count = 1000.01, mean = 7000 / count, var = (49000 + 0.01) / count - mean * mean;
   ASSERT_NEAR(s.norm_std[0], sqrt(var > 1e-2 ? var : 1e-2), 1e-6);
@@ -342,7 +342,9 @@ static void es_table_noise_slices_one_table(void) {
   ASSERT_EQ(vt->ask(es, &b), 0);
   ASSERT_EQ(vt->ask(twin, &tb), 0);
   const ne_noise_table* t = b->noise_table;
-  ASSERT(t && tb->noise_table && t != tb->noise_table);
+  ASSERT(t);
+  ASSERT(tb->noise_table);
+  ASSERT_NE(t, tb->noise_table);
   ASSERT_EQ(t->size, 1u << 18);
   ASSERT_U64_EQ(t->seed, ne_seed_derive(3, 0, 0, NE_PURPOSE_NOISE_TABLE));
   ASSERT(memcmp(t->data, tb->noise_table->data, t->size * sizeof(float)) == 0);
@@ -351,7 +353,7 @@ static void es_table_noise_slices_one_table(void) {
   float before[256], plus[256];
   memcpy(before, b->blobs[0].data, spec.n_params * sizeof(float));
   candidate_params(b, &b->cands[0], plus);
-  for (size_t i = 0; i < spec.n_params; i++) ASSERT(plus[i] == before[i] + 0.02f * slice[i]);
+  for (size_t i = 0; i < spec.n_params; i++) ASSERT_EQ(plus[i], before[i] + 0.02f * slice[i]);
   ne_result res[3] = {{.fitness = 1}, {.fitness = 0}, {.fitness = 0.5}};
   int done;
   ASSERT_EQ(vt->tell(es, b, res, &done), 0);
@@ -454,12 +456,13 @@ static void every_algorithm_improves_the_sphere(void) {
     for (int g = 0; g < 60; g++) r = generation(cases[c].name, algo);
     fprintf(stderr, "  %-4s centre %.4f -> %.4f (update %.4f, sigma %.4f)\n", cases[c].name, first.elite_mean,
             r.elite_mean, r.extra[0], r.extra[1]);
-    ASSERT(r.elite_mean > 0.1 * first.elite_mean);  // negative objective: 90% of the way
+    ASSERT_GT(r.elite_mean, 0.1 * first.elite_mean);  // negative objective: 90% of the way
     ASSERT_EQ(r.generation, 60);
     ne_best best;
     ASSERT_EQ(ne_algo_find(cases[c].name)->best(algo, &best), 0);
-    ASSERT(best.params && best.n_params == spec.n_params);
-    ASSERT(best.score >= r.elite_mean);
+    ASSERT(best.params);
+    ASSERT_EQ(best.n_params, spec.n_params);
+    ASSERT_GE(best.score, r.elite_mean);
     ne_algo_find(cases[c].name)->destroy(algo);
     ne_config_destroy(cfg);
   }
@@ -497,7 +500,8 @@ static void save_load_continues_identically(void) {
     ne_best ba, bc;
     ASSERT_EQ(vt->best(a, &ba), 0);
     ASSERT_EQ(vt->best(c2, &bc), 0);
-    ASSERT(ba.score == bc.score && ba.generation == bc.generation);
+    ASSERT_EQ(ba.score, bc.score);
+    ASSERT_EQ(ba.generation, bc.generation);
     ASSERT(memcmp(ba.params, bc.params, ba.n_params * sizeof(float)) == 0);
     ASSERT_EQ(!ba.obs_mean, !bc.obs_mean);
     // corrupt, truncated or foreign state is refused
@@ -563,8 +567,9 @@ static void pgpe_pairs_are_symmetric_and_sigma_change_is_limited(void) {
   ne_gen_report r;
   vt->report(pg, &r);
   // a huge stdev_lr still moves every sigma by at most 20%
-  ASSERT(r.extra[1] >= 0.5 * 0.8 - 1e-6 && r.extra[1] <= 0.5 * 1.2 + 1e-6);
-  ASSERT(r.extra[1] != 0.5);
+  ASSERT_GE(r.extra[1], 0.5 * 0.8 - 1e-6);
+  ASSERT_LE(r.extra[1], 0.5 * 1.2 + 1e-6);
+  ASSERT_NE(r.extra[1], 0.5);
   // ClipUp's first step has norm center_lr
   ASSERT_NEAR(r.extra[0], 0.15, 1e-5);
   vt->destroy(pg);

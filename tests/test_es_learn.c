@@ -107,7 +107,7 @@ static void es_solves_pendulum(void) {
   char dir[256];
   train(ES_PENDULUM, FULL ? 300 : 3, dir, sizeof dir);
   double ret = evaluate_best(dir, FULL ? 100 : 3);
-  if (FULL) ASSERT(ret >= -200);
+  if (FULL) ASSERT_GE(ret, -200);
   else ASSERT(isfinite(ret));
   cleanup(dir);
 }
@@ -122,7 +122,7 @@ static void es_solves_mountaincar_continuous(void) {
   char dir[256];
   train(ES_MOUNTAINCAR, FULL ? 100 : 2, dir, sizeof dir);
   double ret = evaluate_best(dir, FULL ? 100 : 3);
-  if (FULL) ASSERT(ret >= 90);
+  if (FULL) ASSERT_GE(ret, 90);
   else ASSERT(isfinite(ret));
   cleanup(dir);
 }
@@ -137,7 +137,7 @@ static void ars_linear_solves_mountaincar_continuous(void) {
   char dir[256];
   train(ARS_MOUNTAINCAR, FULL ? 30 : 2, dir, sizeof dir);
   double ret = evaluate_best(dir, FULL ? 100 : 3);
-  if (FULL) ASSERT(ret >= 90);
+  if (FULL) ASSERT_GE(ret, 90);
   else ASSERT(isfinite(ret));
   cleanup(dir);
 }
@@ -152,8 +152,8 @@ static void ars_linear_solves_cartpole(void) {
   char dir[256];
   double score = train(ARS_CARTPOLE, FULL ? 50 : 2, dir, sizeof dir);
   if (FULL) {
-    ASSERT(score >= 475);  // the run stopped at CartPole's threshold on its own
-    ASSERT(evaluate_best(dir, 100) >= 475);
+    ASSERT_GE(score, 475);  // the run stopped at CartPole's threshold on its own
+    ASSERT_GE(evaluate_best(dir, 100), 475);
   }
   cleanup(dir);
 }
@@ -173,10 +173,10 @@ static const char SNES_PENDULUM[] =
 static void pgpe_and_snes_reach_pendulum_target(void) {
   char dir[256];
   double score = train(PGPE_PENDULUM, FULL ? 400 : 2, dir, sizeof dir);
-  if (FULL) ASSERT(score >= -200);
+  if (FULL) ASSERT_GE(score, -200);
   cleanup(dir);
   score = train(SNES_PENDULUM, FULL ? 400 : 2, dir, sizeof dir);
-  if (FULL) ASSERT(score >= -200);
+  if (FULL) ASSERT_GE(score, -200);
   cleanup(dir);
 }
 

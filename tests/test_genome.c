@@ -93,12 +93,12 @@ static void test_parse_lenient_layout(void) {
   if (ne_genome_parse(text, "x", &g, &h, err) != 0) TEST_FAIL("%s", err);
   ASSERT_EQ(g.n_seeds, 1);
   ASSERT_U64_EQ(g.seeds[0], 7);
-  ASSERT(g.sigma == 0.0f);
+  ASSERT_EQ(g.sigma, 0.0f);
   ASSERT_STR_EQ(ne_genome_header_get(&h, "env.id"), "CartPole-v1");
   // header may be NULL; a last line without newline; seeds over several spaces
   if (ne_genome_parse("sigma = 0.5\nseeds =  1   2\t3", "x", &g, NULL, err) != 0) TEST_FAIL("%s", err);
   ASSERT_EQ(g.n_seeds, 3);
-  ASSERT(g.sigma == 0.5f);
+  ASSERT_EQ(g.sigma, 0.5f);
   ne_genome_free(&g);
 }
 
@@ -146,7 +146,7 @@ static void test_parse_failure_leaves_outputs_untouched(void) {
   ASSERT_EQ(ne_genome_parse("x = y\nsigma = 1\nseeds = 1 2 zz\n", NULL, &g, &h, NULL), NE_EPARSE);
   ASSERT_EQ(g.n_seeds, 2);
   ASSERT_U64_EQ(g.seeds[1], 6);
-  ASSERT(g.sigma == 0.25f);
+  ASSERT_EQ(g.sigma, 0.25f);
   ASSERT_EQ(h.n, 1);
   ASSERT(ne_genome_header_get(&h, "x") == NULL);
   ne_genome_free(&g);
@@ -218,12 +218,12 @@ static void test_write_and_read_file(void) {
   if (ne_genome_read_file(path, &back, &hb, err) != 0) TEST_FAIL("%s", err);
   ASSERT_EQ(back.n_seeds, 4);
   ASSERT_U64_EQ(back.seeds[3], 4);
-  ASSERT(back.sigma == 0.02f);
+  ASSERT_EQ(back.sigma, 0.02f);
   ASSERT_STR_EQ(ne_genome_header_get(&hb, "env.id"), "CartPole-v1");
   // no temp file left behind
   char tmp[300];
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  ASSERT(access(tmp, F_OK) != 0);
+  ASSERT_NE(access(tmp, F_OK), 0);
   // errors from a file name its path and line
   FILE* f = fopen(path, "w");
   fputs("sigma = 0.1\nseeds = 1 two\n", f);

@@ -382,7 +382,7 @@ static void test_rng_normal_stream(void) {
   const int n = 200000;
   for (int i = 0; i < n; i++) {
     double x = ne_rng_normal(&a);
-    ASSERT(x == ne_rng_normal(&b));  // a pure function of (seed, position)
+    ASSERT_EQ(x, ne_rng_normal(&b));  // a pure function of (seed, position)
     s1 += x, s2 += x * x;
   }
   ASSERT_EQ(a.counter, 2 * n);  // two uniforms per draw
@@ -410,10 +410,10 @@ static void test_detmath_log_vs_libm(void) {
     if (x > 0 && isfinite(x)) assert_rel("log", x, ne__log(x), logl((long double)x), 1e-13);
   }
   // exact and special values
-  ASSERT(ne__log(1.0) == 0.0);
-  ASSERT(ne__log(0.0) == -INFINITY);
+  ASSERT_EQ(ne__log(1.0), 0.0);
+  ASSERT_EQ(ne__log(0.0), -INFINITY);
   ASSERT(isnan(ne__log(-1.0)) && isnan(ne__log(NAN)));
-  ASSERT(ne__log(INFINITY) == INFINITY);
+  ASSERT_EQ(ne__log(INFINITY), INFINITY);
   assert_rel("log", DBL_MIN / 8, ne__log(DBL_MIN / 8), logl((long double)(DBL_MIN / 8)), 1e-13);
   assert_rel("log", DBL_MAX, ne__log(DBL_MAX), logl((long double)DBL_MAX), 1e-13);
 }
@@ -448,10 +448,13 @@ static void test_detmath_sincos_vs_libm(void) {
   // quadrant boundaries are exact in turns
   double s, c;
   ne__sincos_turns(0.25, &s, &c);
-  ASSERT(s == 1.0 && c == 0.0);
+  ASSERT_EQ(s, 1.0);
+  ASSERT_EQ(c, 0.0);
   ne__sincos_turns(0.5, &s, &c);
-  ASSERT(s == 0.0 && c == -1.0);
-  ASSERT(ne__sin(0.0) == 0.0 && ne__cos(0.0) == 1.0);
+  ASSERT_EQ(s, 0.0);
+  ASSERT_EQ(c, -1.0);
+  ASSERT_EQ(ne__sin(0.0), 0.0);
+  ASSERT_EQ(ne__cos(0.0), 1.0);
   ASSERT(isnan(ne__sin(INFINITY)) && isnan(ne__cos(NAN)));
 }
 
@@ -467,14 +470,17 @@ static void test_detmath_tanhf(void) {
       TEST_FAIL("tanhf(%a) = %a, libm %a", x, got, ref);
   }
   // odd, saturating, special values; the array form equals the scalar one
-  ASSERT(ne__tanhf(0.0f) == 0.0f && signbit(ne__tanhf(-0.0f)));
-  ASSERT(ne__tanhf(9.1f) == 1.0f && ne__tanhf(-50.0f) == -1.0f && ne__tanhf(INFINITY) == 1.0f);
-  ASSERT(ne__tanhf(1e-30f) == 1e-30f);
+  ASSERT_EQ(ne__tanhf(0.0f), 0.0f);
+  ASSERT(signbit(ne__tanhf(-0.0f)));
+  ASSERT_EQ(ne__tanhf(9.1f), 1.0f);
+  ASSERT_EQ(ne__tanhf(-50.0f), -1.0f);
+  ASSERT_EQ(ne__tanhf(INFINITY), 1.0f);
+  ASSERT_EQ(ne__tanhf(1e-30f), 1e-30f);
   ASSERT(isnan(ne__tanhf(NAN)));
   float v[37], w[37];
   for (int i = 0; i < 37; i++) v[i] = w[i] = (float)(i - 18) * 0.37f;
   ne__tanhf_inplace(v, 37);
-  for (int i = 0; i < 37; i++) ASSERT(v[i] == ne__tanhf(w[i]));
+  for (int i = 0; i < 37; i++) ASSERT_EQ(v[i], ne__tanhf(w[i]));
 }
 
 TEST_MAIN(TEST_ENTRY(test_philox_random123_vectors), TEST_ENTRY(test_fill_matches_scalar_reference),

@@ -141,12 +141,13 @@ static void test_forward_hand_computed(void) {
   // relu: h = [0, 0], so the output is the bias
   s = make_spec(2, h, 1, 2, NE_ACT_RELU, NE_HEAD_CLIP, NE_INIT_NORMC, lo, hi);
   ne_policy_forward(&s, params, obs, scratch, act);
-  ASSERT(act[0] == 0.1f && act[1] == 0.2f);
+  ASSERT_EQ(act[0], 0.1f);
+  ASSERT_EQ(act[1], 0.2f);
   // relu passes positives unchanged: obs = [1, 1] gives h = [4.5, 5.5]
   const float obs2[2] = {1, 1};
   ne_policy_forward(&s, params, obs2, scratch, act);
-  ASSERT(act[0] == 0.1f + 4.5f * 1 + 5.5f * 2);
-  ASSERT(act[1] == 0.2f + 4.5f * -1 + 5.5f * 0.5f);
+  ASSERT_EQ(act[0], 0.1f + 4.5f * 1 + 5.5f * 2);
+  ASSERT_EQ(act[1], 0.2f + 4.5f * -1 + 5.5f * 0.5f);
 }
 
 // Naive forward with the documented summation order: y[o] = b[o]; for i: y[o] += x[i] * W[i*out+o].
@@ -230,12 +231,12 @@ static float argmax_of(const float* y, int n) {
 static void test_argmax_ties_and_nan(void) {
   const float ties[4] = {1, 3, 3, 0}, first[3] = {5, 5, 5}, nan_first[4] = {NAN, 1, 2, 2}, all_nan[2] = {NAN, NAN};
   const float neg_inf[3] = {-INFINITY, -INFINITY, -1e38f}, last[5] = {0, 0, 0, 0, 1e-30f};
-  ASSERT(argmax_of(ties, 4) == 1.0f);  // lowest index on ties
-  ASSERT(argmax_of(first, 3) == 0.0f);
-  ASSERT(argmax_of(nan_first, 4) == 2.0f);  // NaN skipped, then ties
-  ASSERT(argmax_of(all_nan, 2) == 0.0f);
-  ASSERT(argmax_of(neg_inf, 3) == 2.0f);
-  ASSERT(argmax_of(last, 5) == 4.0f);
+  ASSERT_EQ(argmax_of(ties, 4), 1.0f);  // lowest index on ties
+  ASSERT_EQ(argmax_of(first, 3), 0.0f);
+  ASSERT_EQ(argmax_of(nan_first, 4), 2.0f);  // NaN skipped, then ties
+  ASSERT_EQ(argmax_of(all_nan, 2), 0.0f);
+  ASSERT_EQ(argmax_of(neg_inf, 3), 2.0f);
+  ASSERT_EQ(argmax_of(last, 5), 4.0f);
 }
 
 // Whatever the parameters, continuous actions stay in [low, high].
@@ -271,7 +272,9 @@ static void test_tanh_and_clip_heads_stay_in_bounds(void) {
   ne_policy_spec s = make_spec(1, NULL, 0, 3, NE_ACT_TANH, NE_HEAD_TANH, NE_INIT_NORMC, lo, hi);
   float params[6] = {0}, obs[1] = {0}, scratch[6], act[3];
   ne_policy_forward(&s, params, obs, scratch, act);
-  ASSERT(act[0] == 0.0f && act[1] == 0.5f && act[2] == 0.25f);
+  ASSERT_EQ(act[0], 0.0f);
+  ASSERT_EQ(act[1], 0.5f);
+  ASSERT_EQ(act[2], 0.25f);
 }
 
 // Exact-size heap buffers for params, obs, scratch and action: ASan reports any write or read past
@@ -293,7 +296,7 @@ static void test_forward_stays_in_buffers(void) {
       ne_policy_init_params(&s, 3, p);
       for (int i = 0; i < archs[a].obs; i++) obs[i] = (float)i * 0.1f - 1.0f;
       ne_policy_forward(&s, p, obs, scratch, act);
-      for (int i = 0; i < s.act_dim; i++) ASSERT(act[i] == act[i]);
+      for (int i = 0; i < s.act_dim; i++) ASSERT_EQ(act[i], act[i]);
       free(p), free(obs), free(scratch), free(act);
     }
 }
@@ -315,7 +318,7 @@ static void test_normc_column_norms(void) {
       for (int i = 0; i < in; i++) sq += (double)w[i * out + j] * w[i * out + j];
       ASSERT_NEAR(sqrt(sq), want, 1e-6 * want);
     }
-    for (int j = 0; j < out; j++) ASSERT(w[in * out + j] == 0.0f);
+    for (int j = 0; j < out; j++) ASSERT_EQ(w[in * out + j], 0.0f);
     w += in * out + out;
   }
   free(p);
@@ -336,7 +339,7 @@ static void test_xavier_and_he_scales(void) {
     ne_policy_init_params(&s, 77, p);
     double want = init == NE_INIT_XAVIER ? sqrt(2.0 / (128 + 96)) : sqrt(2.0 / 128);
     ASSERT_NEAR(weight_std(p, 128 * 96), want, 0.05 * want);
-    for (int j = 0; j < 96; j++) ASSERT(p[128 * 96 + j] == 0.0f);
+    for (int j = 0; j < 96; j++) ASSERT_EQ(p[128 * 96 + j], 0.0f);
     free(p);
   }
 }

@@ -110,7 +110,7 @@ static void test_task_round_trip(void) {
   ASSERT_EQ(t.task_no, 42);
   ASSERT_EQ(t.want_obs_stats, 1);
   ASSERT_EQ(t.has_norm, 1);
-  ASSERT(t.obs_clip == 5.0f);
+  ASSERT_EQ(t.obs_clip, 5.0f);
   ASSERT_U64_EQ(t.norm[0].hash, f.norm[0]);
   ASSERT_EQ(t.norm[1].n, 4);
   ASSERT_EQ(t.n, 28);
@@ -224,11 +224,11 @@ static void test_result_round_trip(void) {
   for (int i = 0; i < 3; i++) {
     ASSERT_EQ(d.index[i], idx[i]);
     ASSERT(memcmp(&d.results[i].fitness, &res[i].fitness, 8) == 0);  // bit-exact, NaN included
-    ASSERT(d.results[i].return_std == res[i].return_std);
+    ASSERT_EQ(d.results[i].return_std, res[i].return_std);
     ASSERT_EQ(d.results[i].status, res[i].status);
     ASSERT_EQ(d.results[i].episodes, res[i].episodes);
     ASSERT_U64_EQ(d.results[i].steps, res[i].steps);
-    ASSERT(d.results[i].obs_count == res[i].obs_count);
+    ASSERT_EQ(d.results[i].obs_count, res[i].obs_count);
     for (int k = 0; k < 4; k++) ASSERT(d.results[i].obs_sum[k] == sums[i][k] && d.results[i].obs_sumsq[k] == sums[i][4 + k]);
   }
   // without observation sums a result is ~22 bytes
@@ -268,7 +268,8 @@ static void test_failure_round_trip(void) {
     ASSERT_EQ(d.hdr.skipped[0], 5);
     ASSERT_EQ(d.hdr.skipped[1], 9);
   }
-  ASSERT(d.results[0].fitness == 7.5 && d.index[0] == 3);
+  ASSERT_EQ(d.results[0].fitness, 7.5);
+  ASSERT_EQ(d.index[0], 3);
   // a success report carries no failure, and needs at least one result
   h.error[0] = '\0';
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
@@ -461,20 +462,20 @@ static void test_digest_covers_every_field(void) {
   uint64_t base = ne__wire_batch_digest(&f.b, f.norm, 4);
   ASSERT_U64_EQ(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.seeds[3][5] ^= 1;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.seeds[3][5] ^= 1;
   f.cands[21].coef = 0.03f;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.cands[21].coef = -0.02f;
   ASSERT_U64_EQ(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.b.round = 0;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.b.round = 1;
   f.blobs[1].hash++;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.blobs[1].hash--;
   uint64_t other[2] = {f.norm[0] + 1, f.norm[1]};
-  ASSERT(ne__wire_batch_digest(&f.b, other, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, other, 4), base);
 }
 
 // Seed chains are hashed in four lanes (redis_wire.c): a bit flipped at any position of chains
@@ -492,18 +493,18 @@ static void test_digest_sees_every_seed(void) {
     uint64_t base = ne__wire_batch_digest(&b, NULL, 0);
     for (uint32_t k = 0; k < c.n_seeds; k++) {
       seeds[k] ^= 1ull << (k % 64);
-      ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+      ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
       seeds[k] ^= 1ull << (k % 64);
       if (k + 1 < c.n_seeds) {
         uint64_t t = seeds[k];
         seeds[k] = seeds[k + 1], seeds[k + 1] = t;
-        ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+        ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
         seeds[k + 1] = seeds[k], seeds[k] = t;
       }
     }
     ASSERT_U64_EQ(ne__wire_batch_digest(&b, NULL, 0), base);
     c.n_seeds--;  // the same seeds one shorter
-    if (c.n_seeds) ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+    if (c.n_seeds) ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
   }
   ne_free(seeds);
 }
@@ -519,10 +520,10 @@ static void test_fingerprint(void) {
   unsetenv("NEUROEVO_TEST_FINGERPRINT_SALT");
   uint64_t a = ne__wire_fingerprint(env, &p16, 0);
   ASSERT_U64_EQ(ne__wire_fingerprint(env, &p16, 0), a);
-  ASSERT(ne__wire_fingerprint(env, &p32, 0) != a);
-  ASSERT(ne__wire_fingerprint(env, &p16, 1) != a);
+  ASSERT_NE(ne__wire_fingerprint(env, &p32, 0), a);
+  ASSERT_NE(ne__wire_fingerprint(env, &p16, 1), a);
   setenv("NEUROEVO_TEST_FINGERPRINT_SALT", "other-build", 1);
-  ASSERT(ne__wire_fingerprint(env, &p16, 0) != a);
+  ASSERT_NE(ne__wire_fingerprint(env, &p16, 0), a);
   unsetenv("NEUROEVO_TEST_FINGERPRINT_SALT");
   ne_env_spec_destroy(env);
 }

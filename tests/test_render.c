@@ -80,13 +80,13 @@ static void test_render_errors(void) {
   ne_render_options o = {.width = 5000, .height = 100, .episodes = 1};
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, &o, "x.gif", NULL, err), NE_EINVAL);
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "/nonexistent-dir/a.gif", NULL, err), NE_EIO);
-  ASSERT(access("/nonexistent-dir/a.gif", F_OK) != 0);
+  ASSERT_NE(access("/nonexistent-dir/a.gif", F_OK), 0);
   // yuv420p needs even sides; an uncreatable MP4 is an I/O error and leaves nothing
   ne_render_options odd = {.width = 121, .height = 80, .episodes = 1};
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, &odd, "/nonexistent-dir/a.mp4", NULL, err), NE_EINVAL);
   ASSERT_CONTAINS(err, "got 121x80 (e.g. 120x80)");
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "/nonexistent-dir/a.mp4", NULL, err), NE_EIO);
-  ASSERT(access("/nonexistent-dir/a.mp4", F_OK) != 0);
+  ASSERT_NE(access("/nonexistent-dir/a.mp4", F_OK), 0);
   ne_free(params);
   ne_env_spec_destroy(spec);
 }
@@ -98,7 +98,7 @@ static void test_mp4_writes(void) {
   ASSERT_EQ(ne_mp4_available(), 1);
   char path[] = "/tmp/ne_test_render_XXXXXX.mp4";
   int fd = mkstemps(path, 4);
-  ASSERT(fd >= 0);
+  ASSERT_GE(fd, 0);
   close(fd);
   ne_mp4* v = NULL;
   char err[NE_ERRSTR_LEN] = "";
@@ -140,7 +140,7 @@ static void pixel(const GifFileType* g, int k, int i, unsigned char* rgb) {
 static void count_frames(void* user, int frames, int total) {
   int* seen = user;
   ASSERT_EQ(frames, seen[0] + 1);
-  ASSERT(total >= frames);
+  ASSERT_GE(total, frames);
   seen[0] = frames;
   seen[1] = total;
 }
@@ -155,7 +155,7 @@ static void test_gif_decodes(void) {
   ne_policy_init_params(&pol, 3, params);
   char path[] = "/tmp/ne_test_render_XXXXXX.gif";
   int fd = mkstemps(path, 4);
-  ASSERT(fd >= 0);
+  ASSERT_GE(fd, 0);
   close(fd);
   int seen[2] = {0, 0};  // progress: frames so far, total
   ne_render_stats stats;
@@ -165,12 +165,15 @@ static void test_gif_decodes(void) {
   char err[NE_ERRSTR_LEN] = "";
   int rc = ne_render_episodes(spec, &pol, params, NULL, &o, path, returns, err);
   if (rc) TEST_FAIL("render: %s", err);
-  ASSERT(returns[0] >= 1 && returns[1] >= 1);
+  ASSERT_GE(returns[0], 1);
+  ASSERT_GE(returns[1], 1);
   // progress was told of every frame, and the stats count what was written and stepped
   ASSERT_EQ(seen[0], seen[1]);
   ASSERT_EQ(stats.frames, seen[0]);
   ASSERT_EQ(stats.steps, (long)(returns[0] + returns[1]));  // CartPole: one reward per step
-  ASSERT(stats.step_s >= 0 && stats.draw_s > 0 && stats.encode_s > 0);
+  ASSERT_GE(stats.step_s, 0);
+  ASSERT_GT(stats.draw_s, 0);
+  ASSERT_GT(stats.encode_s, 0);
 
   int gerr = 0;
   GifFileType* g = DGifOpenFileName(path, &gerr);

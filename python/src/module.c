@@ -177,10 +177,12 @@ PyMethodDef pyne_registry_methods[] = {
 
 // ---- the module ------------------------------------------------------------------------------------
 
+// clang-format off
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_core", "neuroevo's C library (the public API is the neuroevo package)", -1, NULL,
     NULL, NULL, NULL, NULL,
 };
+// clang-format on
 
 PyMODINIT_FUNC PyInit__core(void) {
   PyObject* m = PyModule_Create(&module_def);

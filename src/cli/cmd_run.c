@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli_redis.h"  // --redis: distributed evaluation (cmd_cluster.c)
+#include "cli/cli_redis.h"  // --redis: distributed evaluation (cli_redis.c)
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "neuroevo/config.h"

@@ -178,6 +178,7 @@ static const ne_config_key snes_keys[] = {
 // ---- CMA-ES (src/algos/cmaes.c, sepcmaes.c; shared settings in cma_core.c) ------------------
 
 // The keys [cmaes] and [sepcmaes] share; `active` exists only for the full covariance matrix.
+// clang-format off
 #define NE_CMA_KEYS(sec)                                                                              \
     {sec, "sigma0", NE_CFG_FLOAT, "0.1", 1e-12, 1e6, NULL,                                            \
      "initial step size: standard deviation of the first samples around x0"},                         \
@@ -202,6 +203,7 @@ static const ne_config_key snes_keys[] = {
      "evaluate the mean each generation as one more candidate (its return is the elite score)"},       \
     {sec, "mean_episodes", NE_CFG_INT, "0", 0, 1e6, NULL,                                             \
      "episodes of the mean's evaluation (0 = env.episodes)"}
+// clang-format on
 
 // [cmaes]: CMA-ES (Hansen's 2016 tutorial) with a full covariance matrix and IPOP restarts.
 static const ne_config_key cmaes_keys[] = {

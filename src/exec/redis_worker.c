@@ -206,11 +206,13 @@ static void heartbeat(worker* w) {
   snprintf(v[7], 32, "%.0f", w->interval_s * 1000);
   char refused[17] = "-";  // the experiment this worker would not join, for `status`
   if (w->has_refused) ne__wire_id_format(w->refused, refused);
+  // clang-format off
   const char* argv[] = {"EVAL", HEARTBEAT_LUA, "3", NE_KEY_WORKERS, wkey, xkey, w->name, ttl, exp_val,
                         "threads", v[0], "results", v[1], "tasks", v[2], "rate", v[3], "bad_tasks", v[4],
                         "pid", v[5], "started", v[6], "interval_ms", v[7], "host", w->host,
                         "experiment", w->ex ? w->ex->id : "-", "version", NE_VERSION_STRING,
                         "refused", refused, "refused_why", w->has_refused ? w->refused_why : ""};
+  // clang-format on
   redisReply* r = ne__rconn_argv(&w->conn, (int)(sizeof argv / sizeof argv[0]), argv, NULL);
   if (r) freeReplyObject(r);
 }

@@ -379,6 +379,7 @@ static void gemm(const gemm_job* g) {
 // Conv layer L over n observations at x into y (n, out_h, out_w, filters).
 static void conv_layer(const ne_conv_layer* L, const float* p, const float* x, int n, float* y) {
   size_t k = (size_t)L->kernel * (size_t)L->kernel * (size_t)L->in_c;
+  // clang-format off
   gemm_job g = {
       .in = x,
       .img_floats = (size_t)L->in_h * (size_t)L->in_w * (size_t)L->in_c,
@@ -395,6 +396,7 @@ static void conv_layer(const ne_conv_layer* L, const float* p, const float* x, i
       .rows = n * L->out_h * L->out_w,
       .y = y,
   };
+  // clang-format on
   gemm(&g);
 }
 

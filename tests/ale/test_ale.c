@@ -182,14 +182,14 @@ static void test_resets_reproducible_and_stack_shifts(void) {
   ASSERT_EQ(ne__ale_noops(a->impl), ne__ale_noops(b->impl));
   // the reset frame fills the stack; a step shifts it by one
   for (int i = 0; i < 84 * 84; i++)
-    for (int k = 1; k < 4; k++) ASSERT(a->obs[i * 4 + k] == a->obs[i * 4]);
+    for (int k = 1; k < 4; k++) ASSERT_EQ(a->obs[i * 4 + k], a->obs[i * 4]);
   static float before[84 * 84 * 4];
   memcpy(before, a->obs, sizeof before);
   ne_step_out so;
   float act = 1;
   ASSERT_EQ(ne_env_step(spec, a, &act, &so), 0);
   for (int i = 0; i < 84 * 84; i++)
-    for (int k = 0; k < 3; k++) ASSERT(a->obs[i * 4 + k] == before[i * 4 + k + 1]);
+    for (int k = 0; k < 3; k++) ASSERT_EQ(a->obs[i * 4 + k], before[i * 4 + k + 1]);
   ne_env_state_destroy(a);
   ne_env_state_destroy(b);
   ne_env_spec_destroy(spec);
@@ -199,9 +199,9 @@ static void test_episode_ends_and_sticky_option(void) {
   ne_env_spec* spec;
   char err[NE_ERRSTR_LEN];
   if (ne_env_make("ALE/Breakout-v5", NULL, &spec, err)) TEST_FAIL("%s", err);
-  ASSERT(spec->params[0] == 0.0);  // no sticky actions by default (the Deep GA paper's setting)
+  ASSERT_EQ(spec->params[0], 0.0);  // no sticky actions by default (the Deep GA paper's setting)
   ASSERT_EQ(ne_env_set_pixel_options(spec, 0.25, 1, err), 0);
-  ASSERT(spec->params[0] == 0.25);
+  ASSERT_EQ(spec->params[0], 0.25);
   ne_env_state* st = ne_env_state_create(spec);
   ASSERT_EQ(ne_env_reset(spec, st, 3), 0);
   ne_rng rng;
@@ -218,7 +218,8 @@ static void test_episode_ends_and_sticky_option(void) {
   // random Breakout loses its 5 lives well before the 4500-step cap
   ASSERT(so.terminated);
   ASSERT_LT(n, 4500);
-  ASSERT(ret >= 0 && ret < 50);
+  ASSERT_GE(ret, 0);
+  ASSERT_LT(ret, 50);
   ne_env_state_destroy(st);
   ne_env_spec_destroy(spec);
 }

@@ -41,8 +41,11 @@ extern char** environ;  // handed to the server unchanged (PYTHONPATH, virtualen
 #define START_TIMEOUT_S 120.0         // Python start + imports + gymnasium.make (MuJoCo models load slowly)
 #define CALL_TIMEOUT_S 60.0           // one reset or step (NEUROEVO_GYM_TIMEOUT overrides)
 #define QUIT_WAIT_MS 2000             // how long a quitting server may take to close its env
+// (a #define whose comment goes on over the next line: left as written)
+// clang-format off
 #define SPIN_US 50.0                  // spin before sleeping on a reply (NEUROEVO_GYM_SPIN_US; 0: never spin):
                                       // covers a small env's step; a longer step costs one sleep as before
+// clang-format on
 #define SPIN_MAX_US 10000.0           // the largest NEUROEVO_GYM_SPIN_US taken: a probe costs the whole budget
 #define DRAIN_EVERY 32                // unread doorbells (replies caught by spinning) drained per batch
 #define PROBE_EVERY 128               // after spinning was given up, calls between two full-budget tries

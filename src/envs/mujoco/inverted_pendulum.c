@@ -35,7 +35,9 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
   return *terminated ? 0.0 : 1.0;
 }
 
+// clang-format off
 const ne_mj_task ne__mj_inverted_pendulum = {
     "InvertedPendulum-v5", "inverted_pendulum.xml", FRAME_SKIP, 1000, 1, 950.0, obs_dim, NULL, reset, observe, NULL,
     reward,
 };
+// clang-format on

@@ -122,10 +122,12 @@ static int start_egl(mj_renderer* r, char* errstr) {
            sym(r, &r->gl.eglDestroyContext, "eglDestroyContext") && sym(r, &r->gl.eglTerminate, "eglTerminate");
   if (!ok) return ne__set_error(errstr, NE_EUNSUPPORTED, "EGL: libEGL.so.1 lacks a core function");
   if (!egl_display(r)) return ne__set_error(errstr, NE_EUNSUPPORTED, "EGL: no display could be initialised");
+  // clang-format off
   static const int attribs[] = {NE_EGL_RED_SIZE,     8, NE_EGL_GREEN_SIZE,   8, NE_EGL_BLUE_SIZE, 8,
                                 NE_EGL_ALPHA_SIZE,   8, NE_EGL_DEPTH_SIZE,  24, NE_EGL_STENCIL_SIZE, 8,
                                 NE_EGL_SURFACE_TYPE, NE_EGL_PBUFFER_BIT, NE_EGL_RENDERABLE_TYPE, NE_EGL_OPENGL_BIT,
                                 NE_EGL_NONE};
+  // clang-format on
   void* config = NULL;
   int n = 0;
   if (!r->gl.eglChooseConfig(r->display, attribs, &config, 1, &n) || n < 1 || !r->gl.eglBindAPI(NE_EGL_OPENGL_API))
