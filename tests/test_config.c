@@ -4,10 +4,10 @@
 // load/format/override/clone (run under ASan to prove nothing leaks on those paths).
 #include <unistd.h>
 
+#include "config/config_int.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/config.h"
 #include "neuroevo/error.h"
-#include "config/config_int.h"
 #include "test.h"
 
 // a fresh config; the test fails on OOM
@@ -114,8 +114,9 @@ static void test_two_line_config_is_complete(void) {
 }
 
 static void test_file_then_overrides(void) {
-  const char* path = temp_file("# experiment\n[ga]\npopulation = 200 ; inline comment\nsigma = 0.01\n"
-                               "[run]\nseed = 7\n");
+  const char* path = temp_file(
+      "# experiment\n[ga]\npopulation = 200 ; inline comment\nsigma = 0.01\n"
+      "[run]\nseed = 7\n");
   ne_config* cfg = fresh();
   char err[NE_ERRSTR_LEN] = "";
   ASSERT_EQ(ne_config_load_file(cfg, path, err), 0);
@@ -136,8 +137,9 @@ static void test_file_then_overrides(void) {
   // origins are remembered: a cross-key error names the override
   ASSERT_EQ(ne_config_override(cfg, "ga.truncation=500", "command line", err), 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "command line: [ga] truncation = 500 must be <= population = 300 "
-                     "(truncation from command line, population from command line)");
+  ASSERT_STR_EQ(err,
+                "command line: [ga] truncation = 500 must be <= population = 300 "
+                "(truncation from command line, population from command line)");
   ne_config_destroy(cfg);
   unlink(path);
 }
@@ -154,7 +156,8 @@ static void test_unknown_key_names_file_line_and_suggestion(void) {
   expect_load_error("[ga]\n\npopulaton = 5\n", NE_ENOTFOUND,
                     "cartpole.ini:3: unknown key 'populaton' in [ga] (did you mean 'population'?)");
   // a real key in the wrong section says where it belongs
-  expect_load_error("[ga]\nseed = 5\n", NE_ENOTFOUND, "cartpole.ini:2: unknown key 'seed' in [ga] (it belongs in [run])");
+  expect_load_error("[ga]\nseed = 5\n", NE_ENOTFOUND,
+                    "cartpole.ini:2: unknown key 'seed' in [ga] (it belongs in [run])");
   // nothing close: no suggestion
   expect_load_error("[ga]\nzzzzzzzzzz = 5\n", NE_ENOTFOUND, "cartpole.ini:2: unknown key 'zzzzzzzzzz' in [ga]");
 }
@@ -267,23 +270,26 @@ static void test_validate_cross_keys(void) {
   char err[NE_ERRSTR_LEN];
   load_expect(cfg, "[ga]\npopulation = 10\ntruncation = 11\n", "x.ini", 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "x.ini:3: [ga] truncation = 11 must be <= population = 10 "
-                     "(truncation from x.ini:3, population from x.ini:2)");
+  ASSERT_STR_EQ(err,
+                "x.ini:3: [ga] truncation = 11 must be <= population = 10 "
+                "(truncation from x.ini:3, population from x.ini:2)");
   ASSERT_EQ(ne_config_override(cfg, "ga.truncation=5", "command line", err), 0);
   ASSERT_EQ(ne_config_validate(cfg, err), 0);
   // the later-set side is blamed: here the population override, with the default it now undercuts
   ASSERT_EQ(ne_config_override(cfg, "ga.population=8", "command line", err), 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "command line: [ga] elite_candidates = 10 must be <= population = 8 "
-                     "(elite_candidates from the default, population from command line)");
+  ASSERT_STR_EQ(err,
+                "command line: [ga] elite_candidates = 10 must be <= population = 8 "
+                "(elite_candidates from the default, population from command line)");
   ne_config_destroy(cfg);
 
   // elite_candidates blamed when it is the one set
   cfg = fresh();
   load_expect(cfg, "[ga]\nelite_candidates = 2000\n", "y.ini", 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "y.ini:2: [ga] elite_candidates = 2000 must be <= population = 1000 "
-                     "(elite_candidates from y.ini:2, population from the default)");
+  ASSERT_STR_EQ(err,
+                "y.ini:2: [ga] elite_candidates = 2000 must be <= population = 1000 "
+                "(elite_candidates from y.ini:2, population from the default)");
   ne_config_destroy(cfg);
 }
 
@@ -318,11 +324,12 @@ static void test_validate_section_of_other_algorithm(void) {
 
   ne_config* cfg = fresh();
   char err[NE_ERRSTR_LEN] = "";
-  ASSERT_EQ(ne__config_check_algorithm_sections(cfg, table, 2, err), 0); // defaults only: fine
+  ASSERT_EQ(ne__config_check_algorithm_sections(cfg, table, 2, err), 0);  // defaults only: fine
   load_expect(cfg, "[run]\nseed = 1\n\n\n\n[ga]\nsigma = 0.1\npopulation = 50\n", "x.ini", 0);
   ASSERT_EQ(ne__config_check_algorithm_sections(cfg, table, 2, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "x.ini:7: section [ga] configures algorithm 'es', but run.algorithm = ga "
-                     "(remove [ga] or set algorithm = es)");
+  ASSERT_STR_EQ(err,
+                "x.ini:7: section [ga] configures algorithm 'es', but run.algorithm = ga "
+                "(remove [ga] or set algorithm = es)");
   // the real table accepts [ga] under run.algorithm = ga
   ASSERT_EQ(ne_config_validate(cfg, NULL), 0);
   ne_config_destroy(cfg);
@@ -333,10 +340,18 @@ static void test_intlist_parsing(void) {
     const char* text;
     int rc, n, first, last;
   } cases[] = {
-      {"", 0, 0, 0, 0},           {"8", 0, 1, 8, 8},         {" 32 , 16 ", 0, 2, 32, 16},
-      {"1,2,3,4,5,6,7", 0, 7, 1, 7}, {"1,2,3,4,5,6,7,8", NE_ERANGE, 0, 0, 0}, {"64,,64", NE_EPARSE, 0, 0, 0},
-      {"64,0", NE_ERANGE, 0, 0, 0},        {"64,65537", NE_ERANGE, 0, 0, 0},   {"a", NE_EPARSE, 0, 0, 0},
-      {"64,", NE_EPARSE, 0, 0, 0},         {"64 64", NE_EPARSE, 0, 0, 0},      {"99999999999999999999", NE_EPARSE, 0, 0, 0},
+      {"", 0, 0, 0, 0},
+      {"8", 0, 1, 8, 8},
+      {" 32 , 16 ", 0, 2, 32, 16},
+      {"1,2,3,4,5,6,7", 0, 7, 1, 7},
+      {"1,2,3,4,5,6,7,8", NE_ERANGE, 0, 0, 0},
+      {"64,,64", NE_EPARSE, 0, 0, 0},
+      {"64,0", NE_ERANGE, 0, 0, 0},
+      {"64,65537", NE_ERANGE, 0, 0, 0},
+      {"a", NE_EPARSE, 0, 0, 0},
+      {"64,", NE_EPARSE, 0, 0, 0},
+      {"64 64", NE_EPARSE, 0, 0, 0},
+      {"99999999999999999999", NE_EPARSE, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ne_config* cfg = fresh();
@@ -650,8 +665,9 @@ static void test_algorithm_switch_by_override(void) {
   ASSERT_EQ(ne_config_override(cfg, "es.lr=0.1", "command line", err), 0);
   ASSERT_EQ(ne_config_override(cfg, "run.algorithm=ga", "command line", err), 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "command line: section [es] configures algorithm 'es', but run.algorithm = ga "
-                     "(remove [es] or set algorithm = es)");
+  ASSERT_STR_EQ(err,
+                "command line: section [es] configures algorithm 'es', but run.algorithm = ga "
+                "(remove [es] or set algorithm = es)");
   ne_config_destroy(cfg);
 
   // run.algorithm from the file itself: still an error, as before

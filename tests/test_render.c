@@ -43,9 +43,13 @@ static int colours(const unsigned char* f) {
 }
 
 static void test_frames_drawn_and_moving(void) {
-  const char* ids[] = {"CartPole-v1", "Acrobot-v1", "MountainCar-v0", "Pendulum-v1",
+  const char* ids[] = {
+      "CartPole-v1",
+      "Acrobot-v1",
+      "MountainCar-v0",
+      "Pendulum-v1",
 #ifdef NE_HAVE_BOX2D
-                       "LunarLanderContinuous-v3",
+      "LunarLanderContinuous-v3",
 #endif
   };
   static unsigned char f1[W * H * 3], f2[W * H * 3];
@@ -72,7 +76,8 @@ static void test_render_errors(void) {
   ne_env_spec* spec = make_env("CartPole-v1");
   ne_policy_spec pol;
   int hidden[1] = {4};
-  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL), 0);
+  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL),
+            0);
   float* params = ne_calloc(pol.n_params, sizeof(float));
   char err[NE_ERRSTR_LEN] = "";
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "agent.avi", NULL, err), NE_EUNSUPPORTED);
@@ -150,7 +155,8 @@ static void test_gif_decodes(void) {
   ne_env_spec* spec = make_env("CartPole-v1");
   ne_policy_spec pol;
   int hidden[1] = {8};
-  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL), 0);
+  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL),
+            0);
   float* params = ne_malloc(pol.n_params * sizeof(float));
   ne_policy_init_params(&pol, 3, params);
   char path[] = "/tmp/ne_test_render_XXXXXX.gif";
@@ -159,8 +165,15 @@ static void test_gif_decodes(void) {
   close(fd);
   int seen[2] = {0, 0};  // progress: frames so far, total
   ne_render_stats stats;
-  ne_render_options o = {.width = W, .height = H, .episodes = 2, .seed = 5, .max_frames = 40, .fps = 25,
-                         .progress = count_frames, .progress_user = seen, .stats = &stats};
+  ne_render_options o = {.width = W,
+                         .height = H,
+                         .episodes = 2,
+                         .seed = 5,
+                         .max_frames = 40,
+                         .fps = 25,
+                         .progress = count_frames,
+                         .progress_user = seen,
+                         .stats = &stats};
   double returns[2] = {0, 0};
   char err[NE_ERRSTR_LEN] = "";
   int rc = ne_render_episodes(spec, &pol, params, NULL, &o, path, returns, err);

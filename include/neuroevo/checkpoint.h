@@ -13,12 +13,12 @@ extern "C" {
 #endif
 
 typedef struct ne_checkpoint {
-  uint32_t generation;    // generations completed
-  uint64_t evaluations;   // candidate evaluations so far (re-evaluations included)
-  uint64_t env_steps;     // environment steps so far
-  double wall_s;          // training wall time so far
-  uint8_t* algo;          // (algo_len) the algorithm's state; owned, ne_checkpoint_free releases
-  size_t algo_len;        // bytes of algo
+  uint32_t generation;   // generations completed
+  uint64_t evaluations;  // candidate evaluations so far (re-evaluations included)
+  uint64_t env_steps;    // environment steps so far
+  double wall_s;         // training wall time so far
+  uint8_t* algo;         // (algo_len) the algorithm's state; owned, ne_checkpoint_free releases
+  size_t algo_len;       // bytes of algo
 } ne_checkpoint;
 
 // Writes ckpt into dir (created if missing) and deletes all but the newest `keep`. Nullable: errstr.

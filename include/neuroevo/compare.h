@@ -22,8 +22,8 @@ extern "C" {
 
 // One config to compare.
 typedef struct ne_compare_entry {
-  const char* name;       // label and subdirectory (e.g. the config's base name); unique per compare
-  const ne_config* cfg;   // resolved config (file + overrides); run.seed is replaced by each run's seed
+  const char* name;      // label and subdirectory (e.g. the config's base name); unique per compare
+  const ne_config* cfg;  // resolved config (file + overrides); run.seed is replaced by each run's seed
 } ne_compare_entry;
 
 // How to compare; zero-initialize and set what you need.
@@ -45,7 +45,7 @@ typedef struct ne_compare_options {
   int (*begin_run)(void* user, const ne_config* cfg, const char* name, const char* run_dir, ne_executor** out,
                    char* errstr);
   void (*end_run)(void* user, ne_executor* ex, int rc);
-  void* run_user;            // handed to begin_run and end_run
+  void* run_user;  // handed to begin_run and end_run
 } ne_compare_options;
 
 // Trains every (config, seed) pair that is not finished yet in opt->out_dir, then writes the

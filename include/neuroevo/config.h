@@ -16,23 +16,23 @@ extern "C" {
 
 // Value types a schema key can have.
 typedef enum ne_cfg_type {
-  NE_CFG_INT = 0,     // 64-bit integer, range-checked
-  NE_CFG_FLOAT = 1,   // double, range-checked ("nan"/"inf" rejected)
-  NE_CFG_BOOL = 2,    // true/false/yes/no/on/off/1/0
-  NE_CFG_STRING = 3,  // free text
-  NE_CFG_ENUM = 4,    // one of `choices` ("a|b|c")
-  NE_CFG_INTLIST = 5, // comma-separated integers, each range-checked ("" is the empty list)
+  NE_CFG_INT = 0,      // 64-bit integer, range-checked
+  NE_CFG_FLOAT = 1,    // double, range-checked ("nan"/"inf" rejected)
+  NE_CFG_BOOL = 2,     // true/false/yes/no/on/off/1/0
+  NE_CFG_STRING = 3,   // free text
+  NE_CFG_ENUM = 4,     // one of `choices` ("a|b|c")
+  NE_CFG_INTLIST = 5,  // comma-separated integers, each range-checked ("" is the empty list)
 } ne_cfg_type;
 
 // One schema entry. Schema tables are static const data, one per module (src/config/config_schema.c).
 typedef struct ne_config_key {
-  const char* section;       // e.g. "ga"
-  const char* key;           // e.g. "population"
-  ne_cfg_type type;          // value type
-  const char* default_value; // text form of the default
-  double min, max;           // inclusive range for INT/FLOAT/INTLIST (min > max: unchecked)
-  const char* choices;       // "a|b|c" for ENUM; NULL otherwise
-  const char* help;          // one line for `--help` and error messages
+  const char* section;        // e.g. "ga"
+  const char* key;            // e.g. "population"
+  ne_cfg_type type;           // value type
+  const char* default_value;  // text form of the default
+  double min, max;            // inclusive range for INT/FLOAT/INTLIST (min > max: unchecked)
+  const char* choices;        // "a|b|c" for ENUM; NULL otherwise
+  const char* help;           // one line for `--help` and error messages
 } ne_config_key;
 
 typedef struct ne_config ne_config;
@@ -65,8 +65,8 @@ int ne_config_override(ne_config* cfg, const char* assignment, const char* origi
 const char* ne_config_notes(const ne_config* cfg);
 
 // Sets one value from text after validating it. Nullable: origin, errstr.
-int ne_config_set(ne_config* cfg, const char* section, const char* key, const char* value,
-                  const char* origin, char* errstr);
+int ne_config_set(ne_config* cfg, const char* section, const char* key, const char* value, const char* origin,
+                  char* errstr);
 
 // Cross-key checks after all inputs are applied (e.g. a section for another algorithm than
 // run.algorithm, truncation > population). Nullable: errstr.

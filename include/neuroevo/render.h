@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "neuroevo/algo.h"    // ne_batch (observation normalization)
+#include "neuroevo/algo.h"  // ne_batch (observation normalization)
 #include "neuroevo/env.h"
 #include "neuroevo/policy.h"
 
@@ -53,11 +53,11 @@ int ne_mp4_close(ne_mp4* mp4, char* errstr);
 
 // Where a recording's time went (seconds of wall-clock time), filled by ne_render_episodes.
 typedef struct ne_render_stats {
-  int frames;         // frames written
-  long steps;         // env steps of one pass (each pass runs every step)
-  double step_s;      // both passes' env steps and policy forwards (the physics)
-  double draw_s;      // drawing the frames (the env's renderer: OpenGL for MuJoCo, its start included)
-  double encode_s;    // quantizing and writing (GIF) or encoding (MP4) them
+  int frames;       // frames written
+  long steps;       // env steps of one pass (each pass runs every step)
+  double step_s;    // both passes' env steps and policy forwards (the physics)
+  double draw_s;    // drawing the frames (the env's renderer: OpenGL for MuJoCo, its start included)
+  double encode_s;  // quantizing and writing (GIF) or encoding (MP4) them
 } ne_render_stats;
 
 // What ne_render_episodes records; zero fields take the defaults.

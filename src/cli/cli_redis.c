@@ -54,8 +54,9 @@ int ne_cli_redis_attach(const ne_config* cfg, const char* name, const char* run_
   if (!redis_opt.url) return 0;
   char id[17] = "", err[NE_ERRSTR_LEN];
   if (run_dir) read_id(run_dir, id);
-  ne_cluster_master_options o = {redis_opt.url, id[0] ? id : NULL, name, redis_opt.chunk, redis_opt.task_timeout_s,
-                                 0, 0, redis_opt.join_timeout_s};
+  ne_cluster_master_options o = {
+      redis_opt.url,           id[0] ? id : NULL, name, redis_opt.chunk, redis_opt.task_timeout_s, 0, 0,
+      redis_opt.join_timeout_s};
   int rc = ne_cluster_master_create(cfg, &o, out, err);
   if (rc) {
     fprintf(stderr, "neuroevo: %s\n", err);
@@ -108,7 +109,9 @@ int ne_cli_redis_attach(const ne_config* cfg, const char* name, const char* run_
   fprintf(stderr, "neuroevo: this build has no Redis support (install libhiredis-dev and rebuild)\n");
   return 2;
 }
-int ne_cli_redis_attach_dir(const char* run_dir, ne_executor** out) { return ne_cli_redis_attach(NULL, NULL, run_dir, out); }
+int ne_cli_redis_attach_dir(const char* run_dir, ne_executor** out) {
+  return ne_cli_redis_attach(NULL, NULL, run_dir, out);
+}
 int ne_cli_redis_bind(ne_executor* ex, const char* run_dir) { return (void)ex, (void)run_dir, 0; }
 void ne_cli_redis_detach(ne_executor* ex, int exit_code) { (void)ex, (void)exit_code; }
 #endif

@@ -59,8 +59,8 @@ int ne_cli_parse_int(const char* cmd, const char* option, const char* text, long
   return 0;
 }
 
-int ne_cli_parse_double(const char* cmd, const char* option, const char* text, double min, double max,
-                        const char* unit, double* out) {
+int ne_cli_parse_double(const char* cmd, const char* option, const char* text, double min, double max, const char* unit,
+                        double* out) {
   char* end;
   double v = text ? strtod(text, &end) : 0;
   if (!text || end == text || *end || !(v >= min && v <= max)) {

@@ -25,8 +25,8 @@ int ne_cli_parse_int(const char* cmd, const char* option, const char* text, long
 
 // Parses a number option value in [min, max] (NaN never is); prints "neuroevo CMD: OPTION expects
 // UNIT in [MIN, MAX], got '...'" on error (UNIT e.g. "seconds"). 0, or 2 after the message.
-int ne_cli_parse_double(const char* cmd, const char* option, const char* text, double min, double max,
-                        const char* unit, double* out);
+int ne_cli_parse_double(const char* cmd, const char* option, const char* text, double min, double max, const char* unit,
+                        double* out);
 
 // Resolves CONFIG (a path, or a name looked up in ./configs, the source tree's configs and
 // $NEUROEVO_CONFIG_PATH) into path; fills name with the config's base name. Prints the available

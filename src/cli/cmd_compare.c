@@ -13,13 +13,13 @@
 #include "cli/cli_redis.h"  // --redis: each run on Redis workers
 #include "cli/cli_util.h"
 #include "cli/commands.h"
-#include "core/crc32c.h"     // the default directory's name
-#include "core/util.h"       // ne__mkdir_p
+#include "core/crc32c.h"  // the default directory's name
+#include "core/util.h"    // ne__mkdir_p
 #include "neuroevo/alloc.h"
-#include "neuroevo/pool.h"   // ne_cpu_count: --threads 0
 #include "neuroevo/compare.h"
 #include "neuroevo/config.h"
 #include "neuroevo/error.h"
+#include "neuroevo/pool.h"  // ne_cpu_count: --threads 0
 
 #define MAX_CONFIGS 32
 #define MAX_OVERRIDES 256
@@ -109,7 +109,8 @@ static int parse_args(int argc, char** argv, compare_args* args) {
       if (args->n_overrides == MAX_OVERRIDES) return fprintf(stderr, "neuroevo compare: too many overrides\n"), 2;
       args->overrides[args->n_overrides++] = a;
     } else {
-      if (args->n_configs == MAX_CONFIGS) return fprintf(stderr, "neuroevo compare: at most %d configs\n", MAX_CONFIGS), 2;
+      if (args->n_configs == MAX_CONFIGS)
+        return fprintf(stderr, "neuroevo compare: at most %d configs\n", MAX_CONFIGS), 2;
       args->configs[args->n_configs++] = a;
     }
   }
@@ -161,8 +162,7 @@ static void unique_names(char (*names)[256], int n) {
 // run.out): the same command finds its directory again and continues it, --seeds and --generations
 // can grow, and any other change of a config gets a directory of its own.
 static int default_out(char (*names)[256], ne_config** cfgs, int n, char* buf, size_t size) {
-  static const char* const neutral[][2] = {
-      {"seed", "0"}, {"generations", "0"}, {"threads", "0"}, {"out", "runs"}};
+  static const char* const neutral[][2] = {{"seed", "0"}, {"generations", "0"}, {"threads", "0"}, {"out", "runs"}};
   uint32_t crc = 0;
   char label[96] = "";
   size_t used = 0;
@@ -245,11 +245,12 @@ int ne_cmd_compare(int argc, char** argv) {
     int crc = ne_compare_run(entries, args.n_configs, &args.opt, err);
     if (crc) fprintf(stderr, "neuroevo: %s\n", err);
     rc = crc == 0                                                     ? 0
-         : crc == NE_EINTR                                            ? ne_cli_stop_status()
-         : crc == NE_EINVAL || crc == NE_ENOTFOUND || crc == NE_EPARSE ? 2
-                                                                       : 1;
+        : crc == NE_EINTR                                             ? ne_cli_stop_status()
+        : crc == NE_EINVAL || crc == NE_ENOTFOUND || crc == NE_EPARSE ? 2
+                                                                      : 1;
     if (!rc && !args.opt.quiet)
-      printf("summary:           %s/summary.md\nplot:              %s/compare.png\n", args.opt.out_dir, args.opt.out_dir);
+      printf("summary:           %s/summary.md\nplot:              %s/compare.png\n", args.opt.out_dir,
+             args.opt.out_dir);
   }
   for (int i = 0; i < args.n_configs; i++) ne_config_destroy(cfgs[i]);
   return rc;

@@ -80,10 +80,11 @@ int ne_cmd_dashboard(int argc, char** argv) {
     const char* bind = opt.bind ? opt.bind : "127.0.0.1";
     int v6 = strchr(bind, ':') != NULL;
     if (strcmp(bind, "127.0.0.1") != 0 && strcmp(bind, "::1") != 0)
-      fprintf(stderr, "neuroevo dashboard: warning: listening on %s: anyone who can reach it can read the runs "
-                      "(no authentication)\n", bind);
-    printf("dashboard: http://%s%s%s:%d/  (Ctrl-C stops)\n", v6 ? "[" : "", bind, v6 ? "]" : "",
-           ne_dashboard_port(d));
+      fprintf(stderr,
+              "neuroevo dashboard: warning: listening on %s: anyone who can reach it can read the runs "
+              "(no authentication)\n",
+              bind);
+    printf("dashboard: http://%s%s%s:%d/  (Ctrl-C stops)\n", v6 ? "[" : "", bind, v6 ? "]" : "", ne_dashboard_port(d));
     fflush(stdout);
     // serve until SIGINT/SIGTERM: the server runs on its own thread; the sleep only bounds how late
     // a signal that lands between the check and the sleep is noticed

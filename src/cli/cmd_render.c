@@ -11,7 +11,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
-#include "core/util.h"  // ne__set_error
+#include "core/util.h"       // ne__set_error
 #include "neuroevo/agent.h"  // loading the genome or params file: shared with eval and the report
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
@@ -20,7 +20,8 @@
 #define CMD "neuroevo render"
 
 static const char USAGE[] =
-    "usage: " CMD " RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif|.mp4] [--size WxH]\n"
+    "usage: " CMD
+    " RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif|.mp4] [--size WxH]\n"
     "                       [--max-frames N] [--fps N]\n"
     "\n"
     "Records N episodes (default 1) of a run's best agent (RUN_DIR/best.genome or best.params) or of\n"
@@ -138,10 +139,11 @@ int ne_cmd_render(int argc, char** argv) {
   progress pr = {env->id, isatty(STDERR_FILENO), 0, -1};
   ne_render_stats stats = {0};
   ne_render_options o = {(int)a.width, (int)a.height, (int)a.episodes, (uint64_t)a.seed, (int)a.max_frames, (int)a.fps,
-                         on_frame, &pr, &stats};
+                         on_frame,     &pr,           &stats};
   double* returns = ne_calloc((size_t)a.episodes, sizeof(double));
-  rc = returns ? ne_render_episodes(env, ne_agent_policy(ag), ne_agent_params(ag), ne_agent_norm(ag), &o, a.out, returns, err)
-               : ne__set_error(err, NE_ENOMEM, "out of memory");
+  rc = returns
+      ? ne_render_episodes(env, ne_agent_policy(ag), ne_agent_params(ag), ne_agent_norm(ag), &o, a.out, returns, err)
+      : ne__set_error(err, NE_ENOMEM, "out of memory");
   if (rc) fprintf(stderr, CMD ": %s\n", err);
   else {
     printf("%s: wrote %s (", env->id, a.out);

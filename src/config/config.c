@@ -8,40 +8,40 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <ini.h>  // ini_parse_stream: the INI tokenizer (sections, key = value, comments)
 #include <inttypes.h>
-#include <ini.h> // ini_parse_stream: the INI tokenizer (sections, key = value, comments)
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h> // strcasecmp for bool spellings
+#include <strings.h>  // strcasecmp for bool spellings
 
+#include "config/config_int.h"
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
-#include "config/config_int.h"
 
 // Longest value accepted (after trimming); longer text is surely a mistake.
 #define MAX_VALUE 4096
 
 // One key's current value.
 typedef struct cfg_value {
-  char* text;                 // canonical text form, what ne_config_format writes (owned)
-  char* origin;               // "x.ini:3", "command line", ...; NULL for defaults or no origin (owned)
-  unsigned long seq;          // 0: the default; else the order in which values were set (1, 2, ...)
-  int64_t i;                  // INT value, BOOL as 0/1
-  double f;                   // FLOAT value
-  int n_list;                 // INTLIST item count
-  int list[NE__CFG_LIST_CAP]; // (n_list) INTLIST items
-  int overridden;             // 1: set by ne_config_override (a command-line style override)
+  char* text;                  // canonical text form, what ne_config_format writes (owned)
+  char* origin;                // "x.ini:3", "command line", ...; NULL for defaults or no origin (owned)
+  unsigned long seq;           // 0: the default; else the order in which values were set (1, 2, ...)
+  int64_t i;                   // INT value, BOOL as 0/1
+  double f;                    // FLOAT value
+  int n_list;                  // INTLIST item count
+  int list[NE__CFG_LIST_CAP];  // (n_list) INTLIST items
+  int overridden;              // 1: set by ne_config_override (a command-line style override)
 } cfg_value;
 
 struct ne_config {
-  int n;                  // number of schema keys
-  cfg_value* vals;        // (n) one value per schema key, in schema order
-  unsigned long next_seq; // seq of the next value set
-  char* notes;            // what was ignored and why, one line each ("\n"-terminated); NULL: none (owned)
+  int n;                   // number of schema keys
+  cfg_value* vals;         // (n) one value per schema key, in schema order
+  unsigned long next_seq;  // seq of the next value set
+  char* notes;             // what was ignored and why, one line each ("\n"-terminated); NULL: none (owned)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -162,7 +162,8 @@ static int parse_intlist(const ne_config_key* k, const char* s, cfg_value* v) {
     if (!in_range(k, (double)item) || item < INT32_MIN || item > INT32_MAX) return NE_ERANGE;
     if (v->n_list >= max) return NE_ERANGE;
     v->list[v->n_list++] = (int)item;
-    for (p = end; *p == ' ' || *p == '\t'; p++) {}
+    for (p = end; *p == ' ' || *p == '\t'; p++) {
+    }
     if (*p == '\0') return 0;
     if (*p != ',') return NE_EPARSE;
     p++;
@@ -280,8 +281,8 @@ static int assign(ne_config* cfg, int idx, const char* s, const char* origin, un
   if (!nv.text || (origin && !nv.origin)) {
     ne_free(nv.text);
     ne_free(nv.origin);
-    return ne__set_error(errstr, NE_ENOMEM, "%s%sout of memory setting [%s] %s", orig(origin), sep(origin),
-                         k->section, k->key);
+    return ne__set_error(errstr, NE_ENOMEM, "%s%sout of memory setting [%s] %s", orig(origin), sep(origin), k->section,
+                         k->key);
   }
   nv.seq = seq;
   ne_free(cfg->vals[idx].text);
@@ -517,14 +518,14 @@ ne_config* ne_config_clone(const ne_config* cfg) {
 
 // State shared by the line reader and the key handler during one parse.
 typedef struct load_ctx {
-  ne_config* cfg;             // the working copy values go into
-  const char* name;           // file name for messages
-  const char* rest;           // unread input
-  unsigned long seq_base;     // cfg->next_seq before this load: a value with a larger seq was set by it
-  int line;                   // lines handed to inih so far = the line inih is parsing now
-  int err_line;               // line of the first error we found (0: none yet)
-  int err;                    // its code
-  char errstr[NE_ERRSTR_LEN]; // its message
+  ne_config* cfg;              // the working copy values go into
+  const char* name;            // file name for messages
+  const char* rest;            // unread input
+  unsigned long seq_base;      // cfg->next_seq before this load: a value with a larger seq was set by it
+  int line;                    // lines handed to inih so far = the line inih is parsing now
+  int err_line;                // line of the first error we found (0: none yet)
+  int err;                     // its code
+  char errstr[NE_ERRSTR_LEN];  // its message
 } load_ctx;
 
 // keeps the first error only; inih reads on after a failed line
@@ -568,8 +569,8 @@ static char* read_line(char* str, int num, void* stream) {
   while (len > 0 && (start[len - 1] == ' ' || start[len - 1] == '\t' || start[len - 1] == '\r')) len--;
   if (len + 1 > (size_t)num) {
     if (!c->err_line)
-      record_error(c, ne__set_error(c->errstr, NE_EPARSE, "%s:%d: line longer than %d characters", c->name, c->line,
-                                    num - 2));
+      record_error(
+          c, ne__set_error(c->errstr, NE_EPARSE, "%s:%d: line longer than %d characters", c->name, c->line, num - 2));
     len = 0;
   }
   if (len > 0 && start[0] == '[') check_section_line(c, start, len);
@@ -586,8 +587,8 @@ static int on_value(void* user, const char* section, const char* name, const cha
   snprintf(origin, sizeof origin, "%s:%d", c->name, c->line);
   int rc, idx = find_index(section, name);
   if (section[0] == '\0')
-    rc = ne__set_error(c->errstr, NE_EPARSE, "%s: key '%.60s' is outside any section (start with e.g. [run])",
-                       origin, name);
+    rc = ne__set_error(c->errstr, NE_EPARSE, "%s: key '%.60s' is outside any section (start with e.g. [run])", origin,
+                       name);
   else if (idx >= 0 && c->cfg->vals[idx].seq > c->seq_base)  // set earlier in this same text
     rc = ne__set_error(c->errstr, NE_EINVAL, "%s: [%s] %s is set twice (first at %s): remove one of the two lines",
                        origin, section, name, orig(c->cfg->vals[idx].origin));
@@ -757,10 +758,10 @@ int ne_config_validate(const ne_config* cfg, char* errstr) {
 
 // A growing text buffer; `failed` sticks after the first allocation failure.
 typedef struct strbuf {
-  char* data; // (cap) NUL-terminated text
-  size_t len; // bytes used, without the NUL
-  size_t cap; // bytes allocated
-  int failed; // 1 after an allocation failure
+  char* data;  // (cap) NUL-terminated text
+  size_t len;  // bytes used, without the NUL
+  size_t cap;  // bytes allocated
+  int failed;  // 1 after an allocation failure
 } strbuf;
 
 static void appendf(strbuf* b, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -823,8 +824,9 @@ static void format_section(const ne_config* cfg, const ne__cfg_section* sec, str
 char* ne_config_format(const ne_config* cfg) {
   if (!cfg) return NULL;
   strbuf b = {0};
-  appendf(&b, "# neuroevo resolved config: every key, defaults included; comments give each key's meaning,\n"
-              "# type and default. Load it with `neuroevo run FILE`; override keys with section.key=value.\n");
+  appendf(&b,
+          "# neuroevo resolved config: every key, defaults included; comments give each key's meaning,\n"
+          "# type and default. Load it with `neuroevo run FILE`; override keys with section.key=value.\n");
   // sections of other algorithms are left out: they would make the file invalid to load
   int n;
   const ne__cfg_section* sections = ne__config_sections(&n);

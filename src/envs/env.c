@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/util.h"        // ne__set_error, ne__nearest
-#include "envs/envs_int.h"    // ne__env_lookup
+#include "core/util.h"      // ne__set_error, ne__nearest
+#include "envs/envs_int.h"  // ne__env_lookup
 #include "neuroevo/alloc.h"
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"

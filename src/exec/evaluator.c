@@ -7,30 +7,30 @@
 #include <math.h>
 #include <string.h>
 
+#include "exec/lockstep.h"  // conv policies: a candidate's episodes in lockstep, batched forwards
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 #include "neuroevo/noise.h"
 #include "neuroevo/rng.h"
-#include "exec/lockstep.h"  // conv policies: a candidate's episodes in lockstep, batched forwards
 
 struct ne_evaluator {
-  const ne_env_spec* env;        // shared, read-only
-  const ne_policy_spec* policy;  // shared, read-only
-  ne_param_cache* cache;         // shared, thread-safe; may be NULL
-  ne_env_state* state;           // this thread's environment
-  float* params;                 // (n_params) candidate parameters
-  float* eps;                    // (n_params) generator noise of eps_seed, kept for the mirrored twin
-                                 // (made at the first PERTURB candidate: the GA never needs it)
-  uint64_t eps_seed;             // seed eps holds (valid when has_eps)
-  int has_eps;                   // 1 once eps holds a perturbation
-  float* scratch;                // (policy->scratch_floats) forward scratch
-  float* obs;                    // (obs_dim) normalized observation
-  float action[NE_ENV_MAX_ACT];  // policy output
-  int env_failed;                // gym: bridge: NE_E* code of an env failure in the last run (0: none)
-  char env_errstr[NE_ERRSTR_LEN]; // its message, naming the env
-  ne_lockstep* lockstep;         // conv policies: episodes in lockstep (NULL: one at a time)
-  const volatile int* stop;      // raised by the caller: end the episode in hand now (NULL: never)
-  int interrupted;               // 1 when the last run ended an episode early for *stop
+  const ne_env_spec* env;          // shared, read-only
+  const ne_policy_spec* policy;    // shared, read-only
+  ne_param_cache* cache;           // shared, thread-safe; may be NULL
+  ne_env_state* state;             // this thread's environment
+  float* params;                   // (n_params) candidate parameters
+  float* eps;                      // (n_params) generator noise of eps_seed, kept for the mirrored twin
+                                   // (made at the first PERTURB candidate: the GA never needs it)
+  uint64_t eps_seed;               // seed eps holds (valid when has_eps)
+  int has_eps;                     // 1 once eps holds a perturbation
+  float* scratch;                  // (policy->scratch_floats) forward scratch
+  float* obs;                      // (obs_dim) normalized observation
+  float action[NE_ENV_MAX_ACT];    // policy output
+  int env_failed;                  // gym: bridge: NE_E* code of an env failure in the last run (0: none)
+  char env_errstr[NE_ERRSTR_LEN];  // its message, naming the env
+  ne_lockstep* lockstep;           // conv policies: episodes in lockstep (NULL: one at a time)
+  const volatile int* stop;        // raised by the caller: end the episode in hand now (NULL: never)
+  int interrupted;                 // 1 when the last run ended an episode early for *stop
 };
 
 ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* policy, ne_param_cache* cache) {
@@ -127,8 +127,8 @@ static void add_obs_stats(const float* obs, int d, ne_result* out) {
 }
 
 // One episode; obs statistics go to `stats` when non-NULL.
-static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch,
-                          uint64_t* steps, ne_result* stats) {
+static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch, uint64_t* steps,
+                          ne_result* stats) {
   const ne_env_spec* env = ev->env;
   // black-box functions (bbob/*): the parameters are the point x, the return is -f(x), one step
   if (env->evaluate) {
@@ -191,9 +191,9 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
       uint32_t n = c->episodes - e < NE_LOCKSTEP_WIDTH ? c->episodes - e : NE_LOCKSTEP_WIDTH;
       ne__lockstep_run(ev->lockstep, params, c->episode_seed, e, (int)n, &out->steps);
     }
-    double r = lockstep ? ne__lockstep_return(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH))
-                        : run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps,
-                                      want_stats ? out : NULL);
+    double r = lockstep
+        ? ne__lockstep_return(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH))
+        : run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, want_stats ? out : NULL);
     double delta = r - mean;
     mean += delta / (double)(e + 1);
     m2 += delta * (r - mean);

@@ -90,8 +90,8 @@ static void local_destroy(ne_executor* ex) {
 
 static const ne_executor_vt local_vt = {"local", local_evaluate, local_describe, local_destroy};
 
-int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* policy, int n_threads,
-                             size_t cache_bytes, ne_executor** out, char* errstr) {
+int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* policy, int n_threads, size_t cache_bytes,
+                             ne_executor** out, char* errstr) {
   *out = NULL;
   ne_executor* ex = ne_calloc(1, sizeof *ex);
   local_exec* le = ne_calloc(1, sizeof *le);

@@ -21,7 +21,7 @@
 #include "neuroevo/algo.h"  // ne_algo_noise_table
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
-#include "neuroevo/env.h"     // ne_env_from_config
+#include "neuroevo/env.h"  // ne_env_from_config
 #include "neuroevo/evaluator.h"
 #include "neuroevo/policy.h"  // ne_policy_from_config
 #include "neuroevo/pool.h"
@@ -113,8 +113,8 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
                            "this worker's build/spec fingerprint %s differs from the master's %s (another neuroevo "
                            "version or build options): its results would be rejected",
                            mine, fp);
-    ne__worker_say(w,
-                   "fingerprint %s differs from the master's %s; joining anyway (NEUROEVO_TEST_FINGERPRINT_SALT test hook)",
+    ne__worker_say(
+        w, "fingerprint %s differs from the master's %s; joining anyway (NEUROEVO_TEST_FINGERPRINT_SALT test hook)",
         mine, fp);
   }
   const char* timeout = meta_field(meta, "task_timeout_ms");
@@ -285,7 +285,8 @@ static int wait_announce(worker* w, int ms) {
     if (r) freeReplyObject(r);
     if (!w->conn.c) return (w->announce[0] = '\0'), 0;
   }
-  redisReply* r = ne__rconn_command(&w->conn, "XREAD COUNT 16 BLOCK %d STREAMS %s %s", ms, NE_KEY_ANNOUNCE, w->announce);
+  redisReply* r =
+      ne__rconn_command(&w->conn, "XREAD COUNT 16 BLOCK %d STREAMS %s %s", ms, NE_KEY_ANNOUNCE, w->announce);
   int got = r && r->type == REDIS_REPLY_ARRAY && r->elements == 1;
   if (got) {
     const redisReply* entries = r->element[0]->element[1];
@@ -352,8 +353,8 @@ static int setup_worker(worker* w, const ne_cluster_worker_options* opt, char* e
   // the default name's random part keeps names apart where host and PID repeat: containers on the
   // host's network (every entrypoint is PID 1) or with a fixed host name
   if (opt->name && opt->name[0]) snprintf(w->name, sizeof w->name, "%s", opt->name);
-  else snprintf(w->name, sizeof w->name, "%.40s-%d-%04x", w->host, (int)getpid(),
-                (unsigned)(ne__random_u64() & 0xffff));
+  else
+    snprintf(w->name, sizeof w->name, "%.40s-%d-%04x", w->host, (int)getpid(), (unsigned)(ne__random_u64() & 0xffff));
   for (char* p = w->name; *p; p++)
     if (*p <= ' ' || *p > '~') *p = '_';
   pthread_mutex_init(&w->mu, NULL);
@@ -375,7 +376,7 @@ int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr) {
   int rc = setup_worker(w, opt, errstr);
   if (!rc) {
     ne__worker_say(w, "%d thread%s, Redis at %s%s", w->threads, w->threads == 1 ? "" : "s", w->url.shown,
-        opt->synthetic ? " (synthetic fitness)" : "");
+                   opt->synthetic ? " (synthetic fitness)" : "");
     rc = main_loop(w, errstr);
     if (w->ex) leave_experiment(w);
     if (w->conn.c) forget_worker(w);

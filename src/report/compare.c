@@ -8,10 +8,10 @@
 #include "neuroevo/compare.h"
 
 #include <errno.h>
-#include <pthread.h>  // run slots: several runs at a time on the local threads
 #include <fcntl.h>  // O_RDONLY etc. for the spawned gnuplot's descriptors
 #include <math.h>
-#include <spawn.h>  // posix_spawnp: gnuplot as a child, safe in a threaded process
+#include <pthread.h>  // run slots: several runs at a time on the local threads
+#include <spawn.h>    // posix_spawnp: gnuplot as a child, safe in a threaded process
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +35,7 @@ extern char** environ;  // handed to gnuplot unchanged
 #define BAND_POINTS 200       // curve points per config
 #define BOOTSTRAP_SEED 12345  // fixed: the same runs always give the same intervals
 #define PATH_CAP 4096
-#define MAX_SLOTS 256         // runs trained at the same time at most
+#define MAX_SLOTS 256  // runs trained at the same time at most
 
 // One run's curve as read from its metrics.csv.
 typedef struct curve {
@@ -55,23 +55,23 @@ typedef struct run_stats {
 
 // Per config: what it is and how its runs went.
 typedef struct cfg_info {
-  const char* name;      // entry name
-  char env_id[64];       // [env] id
-  char algo[32];         // run.algorithm
-  int minimize;          // 1 for black-box functions: scores are f values, lower is better
-  int has_threshold;     // 1 if a threshold applies
-  double threshold;      // in score units (f for black-box tasks)
-  curve* curves;         // (seeds)
-  run_stats* stats;      // (seeds)
+  const char* name;   // entry name
+  char env_id[64];    // [env] id
+  char algo[32];      // run.algorithm
+  int minimize;       // 1 for black-box functions: scores are f values, lower is better
+  int has_threshold;  // 1 if a threshold applies
+  double threshold;   // in score units (f for black-box tasks)
+  curve* curves;      // (seeds)
+  run_stats* stats;   // (seeds)
 } cfg_info;
 
 // ---- small text builder -------------------------------------------------------------------------
 
 typedef struct text {
-  char* s;      // NUL-terminated, owned
-  size_t len;   // bytes used
-  size_t cap;   // bytes allocated
-  int oom;      // 1 after an allocation failure
+  char* s;     // NUL-terminated, owned
+  size_t len;  // bytes used
+  size_t cap;  // bytes allocated
+  int oom;     // 1 after an allocation failure
 } text;
 
 static void tprintf(text* t, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -239,7 +239,8 @@ static int read_curve(const char* run_dir, int minimize, curve* c, char* errstr)
   size_t hl = nl ? (size_t)(nl - text) : len;
   int col[4] = {column(text, hl, "env_steps"), column(text, hl, "best"), column(text, hl, "elite_mean"),
                 column(text, hl, "wall_s")};
-  if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0) rc = ne__set_error(errstr, NE_EPARSE, "%s: unexpected header", path);
+  if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0)
+    rc = ne__set_error(errstr, NE_EPARSE, "%s: unexpected header", path);
   c->n = 0;
   c->wall_s = NAN;
   if (!rc && nl) rc = parse_rows(nl + 1, len - hl - 1, col, minimize, c);
@@ -344,8 +345,8 @@ static void say_run(const ne_compare_options* opt, const cfg_info* info, int see
 }
 
 // the env facts a config's summary needs, and its env and policy (shared by the run slots)
-static int prepare_config(const ne_compare_entry* e, const ne_compare_options* opt, cfg_info* info,
-                          ne_env_spec** env, ne_policy_spec* policy, char* errstr) {
+static int prepare_config(const ne_compare_entry* e, const ne_compare_options* opt, cfg_info* info, ne_env_spec** env,
+                          ne_policy_spec* policy, char* errstr) {
   int rc = ne_config_validate(e->cfg, errstr);
   if (!rc) rc = ne_env_from_config(e->cfg, env, errstr);
   if (!rc) rc = ne_policy_from_config(e->cfg, *env, policy, errstr);
@@ -368,16 +369,16 @@ static int prepare_config(const ne_compare_entry* e, const ne_compare_options* o
 typedef struct slots_ctx {
   const ne_compare_entry* entries;
   const ne_compare_options* opt;
-  cfg_info* infos;           // (n) summaries filled as runs finish
-  ne_env_spec** envs;        // (n) shared read-only
-  ne_policy_spec* policies;  // (n)
-  int n, seeds, total;       // configs, seeds per config, runs
-  int threads;               // evaluation threads of each slot
-  int slots;                 // slots sharing the machine (divides the parameter-cache budget)
-  pthread_mutex_t mu;        // guards the fields below and stdout
-  int next;                  // next run to take (config * seeds + seed)
-  int done;                  // runs finished
-  int rc;                    // first failure (0: none); no new run starts after it
+  cfg_info* infos;             // (n) summaries filled as runs finish
+  ne_env_spec** envs;          // (n) shared read-only
+  ne_policy_spec* policies;    // (n)
+  int n, seeds, total;         // configs, seeds per config, runs
+  int threads;                 // evaluation threads of each slot
+  int slots;                   // slots sharing the machine (divides the parameter-cache budget)
+  pthread_mutex_t mu;          // guards the fields below and stdout
+  int next;                    // next run to take (config * seeds + seed)
+  int done;                    // runs finished
+  int rc;                      // first failure (0: none); no new run starts after it
   char errstr[NE_ERRSTR_LEN];  // its message
 } slots_ctx;
 
@@ -508,15 +509,18 @@ static final_stats config_stats(const cfg_info* info, int seeds, double* a, doub
 static void md_header(text* t, int n, int seeds) {
   tprintf(t, "# neuroevo compare\n\n%d config%s x %d seed%s (run.seed = 0..%d).\n\n", n, n == 1 ? "" : "s", seeds,
           seeds == 1 ? "" : "s", seeds - 1);
-  tprintf(t, "- **final**: the score of the last generation: the evaluation of the mean / elite where the "
-             "algorithm makes one, else the population's best; for black-box functions (bbob/*) the lowest "
-             "f of that generation (lower is better).\n");
+  tprintf(t,
+          "- **final**: the score of the last generation: the evaluation of the mean / elite where the "
+          "algorithm makes one, else the population's best; for black-box functions (bbob/*) the lowest "
+          "f of that generation (lower is better).\n");
   tprintf(t, "- **best**: the best such score over all generations.\n");
-  tprintf(t, "- **95%% CI**: percentile bootstrap of the mean final score over seeds (%d resamples, fixed "
-             "seed %d, so the same runs always give the same interval).\n",
+  tprintf(t,
+          "- **95%% CI**: percentile bootstrap of the mean final score over seeds (%d resamples, fixed "
+          "seed %d, so the same runs always give the same interval).\n",
           CI_RESAMPLES, BOOTSTRAP_SEED);
-  tprintf(t, "- **to threshold**: env steps (evaluations for black-box functions) until the score first "
-             "reached the threshold; inf = never.\n\n");
+  tprintf(t,
+          "- **to threshold**: env steps (evaluations for black-box functions) until the score first "
+          "reached the threshold; inf = never.\n\n");
 }
 
 static void md_config(text* t, const cfg_info* info, int seeds, const final_stats* f, const char* out) {
@@ -534,8 +538,8 @@ static void md_config(text* t, const cfg_info* info, int seeds, const final_stat
     const run_stats* s = &info->stats[k];
     char x[32];
     fmt_x(x, sizeof x, s->to_threshold);
-    tprintf(t, "| %d | %.6g | %.6g | %s | %.1f | %s/%s/seed%d |\n", k, s->final_score, s->best_score, x, s->wall_s,
-            out, info->name, k);
+    tprintf(t, "| %d | %.6g | %.6g | %s | %.1f | %s/%s/seed%d |\n", k, s->final_score, s->best_score, x, s->wall_s, out,
+            info->name, k);
   }
   tprintf(t, "\n");
 }
@@ -546,8 +550,9 @@ static int write_md(const cfg_info* infos, int n, int seeds, const char* out, ch
   text t = {0};
   md_header(&t, n, seeds);
   // overview: one row per config
-  tprintf(&t, "| config | algorithm | env | mean final | median final | 95%% CI | reached |\n"
-              "|---|---|---|---|---|---|---|\n");
+  tprintf(&t,
+          "| config | algorithm | env | mean final | median final | 95%% CI | reached |\n"
+          "|---|---|---|---|---|---|---|\n");
   for (int i = 0; i < n; i++) {
     final_stats f = config_stats(&infos[i], seeds, a, a + seeds);
     tprintf(&t, "| %s | %s | %s | %.6g | %.6g | [%.6g, %.6g] | %d / %d |\n", infos[i].name, infos[i].algo,
@@ -610,7 +615,8 @@ static void put_plot_header(text* t, const cfg_info* infos, int n, int seeds, in
   }
   tprintf(t, "set title \"%s: mean of %d seed%s with 95%% bootstrap band\"\n", envs, seeds, seeds == 1 ? "" : "s");
   tprintf(t, "set xlabel \"%s\"\n", all_min ? "function evaluations" : "environment steps");
-  tprintf(t, "set ylabel \"%s\"\n", all_min ? "f (lowest of the generation, log scale)" : "score (elite / mean evaluation)");
+  tprintf(t, "set ylabel \"%s\"\n",
+          all_min ? "f (lowest of the generation, log scale)" : "score (elite / mean evaluation)");
   tprintf(t, "set grid\nset key outside right top\nset style fill transparent solid 0.2 noborder\n");
   tprintf(t, "set format x \"%%.1s%%c\"\n");  // 250.0k, 1.5M
   if (all_min) tprintf(t, "set logscale y\nset format y \"%%.0e\"\n");
@@ -625,8 +631,8 @@ static void put_plot_command(text* t, const cfg_info* infos, int n, int seeds) {
     if (infos[i].curves[0].n == 0) continue;
     const char* col = palette[i % 10];
     tprintf(t, "%s$c%d using 1:3:4 with filledcurves lc rgb \"%s\" notitle", first ? "plot " : ", \\\n  ", i, col);
-    tprintf(t, ", \\\n  $c%d using 1:2 with lines lw 2.5 lc rgb \"%s\" title \"%s (%d seeds)\"", i, col,
-            infos[i].name, seeds);
+    tprintf(t, ", \\\n  $c%d using 1:2 with lines lw 2.5 lc rgb \"%s\" title \"%s (%d seeds)\"", i, col, infos[i].name,
+            seeds);
     first = 0;
   }
   tprintf(t, "\nunset output\n");
@@ -729,20 +735,29 @@ int ne_compare_run(const ne_compare_entry* entries, int n, const ne_compare_opti
       ne__set_error(errstr, rc, "%s: %s", entries[i].name, why);
   }
   if (!rc) {
-    slots_ctx c = {.entries = entries, .opt = opt, .infos = infos, .envs = envs, .policies = policies, .n = n,
-                   .seeds = seeds, .total = n * seeds};
+    slots_ctx c = {.entries = entries,
+                   .opt = opt,
+                   .infos = infos,
+                   .envs = envs,
+                   .policies = policies,
+                   .n = n,
+                   .seeds = seeds,
+                   .total = n * seeds};
     char why[NE_ERRSTR_LEN];
     rc = run_slots(&c, why);
     if (rc == NE_EINTR)
-      ne__set_error(errstr, rc, "interrupted: the same command continues in %s (finished runs are kept, "
-                    "interrupted ones resumed)", opt->out_dir);
+      ne__set_error(errstr, rc,
+                    "interrupted: the same command continues in %s (finished runs are kept, "
+                    "interrupted ones resumed)",
+                    opt->out_dir);
     else if (rc) ne__set_error(errstr, rc, "%s", why);
   }
   if (!rc) rc = write_csv(infos, n, seeds, opt->out_dir, errstr);
   if (!rc) rc = write_md(infos, n, seeds, opt->out_dir, errstr);
   if (!rc) {
     char why[NE_ERRSTR_LEN];
-    if (write_plot(infos, n, seeds, opt->out_dir, why) != 0) fprintf(stderr, "neuroevo: warning: no compare.png: %s\n", why);
+    if (write_plot(infos, n, seeds, opt->out_dir, why) != 0)
+      fprintf(stderr, "neuroevo: warning: no compare.png: %s\n", why);
   }
   for (int i = 0; envs && i < n; i++) ne_env_spec_destroy(envs[i]);
   ne_free(envs);

@@ -46,7 +46,7 @@ typedef struct candidate {
 typedef struct run_list {
   candidate* cands;  // (n_cands) directories found
   int n_cands;
-  ne__rundata* runs; // (n_runs) loaded, sorted by name
+  ne__rundata* runs;  // (n_runs) loaded, sorted by name
   int n_runs;
 } run_list;
 
@@ -159,9 +159,10 @@ static void runs_table(ne_buf* b, const run_list* l) {
     return;
   }
   // steps/s counts all work (re-evaluation episodes too); evaluations/s is in the JSON state
-  ne__html_puts(b, "<div class=\"scroll\"><table><tr><th>run</th><th>env</th><th>algorithm</th><th>state</th>"
-                   "<th>generation</th><th>ETA</th><th>elapsed</th><th>steps/s</th><th>best</th><th>mean</th>"
-                   "<th>elite</th></tr>\n");
+  ne__html_puts(b,
+                "<div class=\"scroll\"><table><tr><th>run</th><th>env</th><th>algorithm</th><th>state</th>"
+                "<th>generation</th><th>ETA</th><th>elapsed</th><th>steps/s</th><th>best</th><th>mean</th>"
+                "<th>elite</th></tr>\n");
   for (int i = 0; i < l->n_runs; i++) run_row(b, &l->runs[i]);
   ne__html_puts(b, "</table></div>\n");
 }
@@ -199,8 +200,10 @@ static void redis_panel(ne_buf* b, ne__dash* d) {
 static const char* valid_x(const char* x) { return x && ne__svg_valid_x(x) ? x : "env_steps"; }
 
 static void axis_links(ne_buf* b, const char* x) {
-  static const char* const AXES[][2] = {
-      {"env_steps", "env steps"}, {"wall_s", "wall time"}, {"evaluations", "evaluations"}, {"generation", "generation"}};
+  static const char* const AXES[][2] = {{"env_steps", "env steps"},
+                                        {"wall_s", "wall time"},
+                                        {"evaluations", "evaluations"},
+                                        {"generation", "generation"}};
   ne__html_puts(b, "<span class=\"sub\">x axis:");
   for (int i = 0; i < 4; i++)
     if (strcmp(x, AXES[i][0]) == 0) ne__html_printf(b, " <b>%s</b>", AXES[i][1]);
@@ -227,9 +230,10 @@ void ne__dash_page(ne_buf* b, ne__dash* d, const char* x) {
   x = valid_x(x);
   run_list l;
   load_runs(d, &l);
-  ne__html_printf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                     "<title>neuroevo dashboard</title>\n<style>%s</style>\n"
-                     "<noscript><meta http-equiv=\"refresh\" content=\"%d\"></noscript>\n</head>\n<body>\n",
+  ne__html_printf(b,
+                  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<title>neuroevo dashboard</title>\n<style>%s</style>\n"
+                  "<noscript><meta http-equiv=\"refresh\" content=\"%d\"></noscript>\n</head>\n<body>\n",
                   STYLE, d->refresh_s + 3);
   // title bar, runs table, chart, cluster panel: each in an element the script refreshes by id
   ne__html_puts(b, "<div class=\"bar\"><h1>neuroevo dashboard</h1>");

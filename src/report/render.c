@@ -13,7 +13,7 @@
 #include <unistd.h>   // close
 #endif
 
-#include "core/util.h"     // ne__set_error
+#include "core/util.h"  // ne__set_error
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 #include "neuroevo/render.h"
@@ -29,11 +29,11 @@
 
 #ifdef NE_HAVE_GIFLIB
 struct ne_gif {
-  GifFileType* file;     // giflib's writer
-  int width, height;     // frame size
-  int delay_cs;          // frame duration, 1/100 s
-  unsigned char* planes; // (3, height, width) R, G, B planes for the quantizer
-  GifByteType* indexed;  // (height, width) palette indices
+  GifFileType* file;      // giflib's writer
+  int width, height;      // frame size
+  int delay_cs;           // frame duration, 1/100 s
+  unsigned char* planes;  // (3, height, width) R, G, B planes for the quantizer
+  GifByteType* indexed;   // (height, width) palette indices
 };
 
 int ne_gif_open(const char* path, int width, int height, int delay_cs, ne_gif** out, char* errstr) {
@@ -91,7 +91,7 @@ int ne_gif_add_frame(ne_gif* g, const unsigned char* rgb, char* errstr) {
   GifByteType ext[4];
   EGifGCBToExtension(&gcb, ext);
   int ok = EGifPutExtension(g->file, GRAPHICS_EXT_FUNC_CODE, 4, ext) != GIF_ERROR &&
-           EGifPutImageDesc(g->file, 0, 0, g->width, g->height, false, map) != GIF_ERROR;
+      EGifPutImageDesc(g->file, 0, 0, g->width, g->height, false, map) != GIF_ERROR;
   for (int y = 0; ok && y < g->height; y++)
     ok = EGifPutLine(g->file, g->indexed + (size_t)y * (size_t)g->width, g->width) != GIF_ERROR;
   GifFreeMapObject(map);
@@ -137,7 +137,7 @@ int ne_gif_close(ne_gif* g, char* errstr) {
 
 // A video file being written: the GIF or the MP4 writer behind two calls.
 typedef struct frame_sink {
-  void* writer;                                                   // ne_gif or ne_mp4, owned
+  void* writer;                                                      // ne_gif or ne_mp4, owned
   int (*add)(void* writer, const unsigned char* rgb, char* errstr);  // appends one RGB frame
   int (*close)(void* writer, char* errstr);                          // finishes and frees writer
 } frame_sink;
@@ -185,18 +185,18 @@ typedef struct recorder {
   const ne_policy_spec* policy;
   const float* params;
   const ne_batch* norm;
-  ne_env_state* state;   // owned
-  float* scratch;        // (policy->scratch_floats) owned
-  float* obs;            // (obs_dim) normalized observation, owned
-  unsigned char* rgb;    // (height, width, 3) frame, owned
-  void* ctx;             // the env's renderer (ne_env_render_free)
-  frame_sink* sink;      // the output, or NULL in the counting pass
+  ne_env_state* state;  // owned
+  float* scratch;       // (policy->scratch_floats) owned
+  float* obs;           // (obs_dim) normalized observation, owned
+  unsigned char* rgb;   // (height, width, 3) frame, owned
+  void* ctx;            // the env's renderer (ne_env_render_free)
+  frame_sink* sink;     // the output, or NULL in the counting pass
   int width, height;
-  long frame;            // steps seen so far over all episodes (frame candidates)
-  long stride;           // draw every stride-th candidate
-  int total;             // frames the writing pass writes
+  long frame;                    // steps seen so far over all episodes (frame candidates)
+  long stride;                   // draw every stride-th candidate
+  int total;                     // frames the writing pass writes
   const ne_render_options* opt;  // progress callback
-  ne_render_stats stats; // time spent so far
+  ne_render_stats stats;         // time spent so far
 } recorder;
 
 // the policy's input: raw, or normalized and clipped as the evaluator does it
@@ -286,7 +286,8 @@ int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, con
   if (!env || !policy || !params || !path) return ne__set_error(errstr, NE_EINVAL, "render: bad arguments");
   if (!is_video_path(path))
     return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: unknown video format: name the file *.gif or *.mp4", path);
-  if (!ne_env_can_render(env)) return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing for this environment", env->id);
+  if (!ne_env_can_render(env))
+    return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing for this environment", env->id);
   ne_render_options o = resolve(options);
   if (o.width > MAX_SIDE || o.height > MAX_SIDE)
     return ne__set_error(errstr, NE_EINVAL, "frame size %dx%d: at most %d per side", o.width, o.height, MAX_SIDE);

@@ -10,7 +10,7 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/plot.h"
-#include "run/params_file.h"  // best.params for vector solutions
+#include "run/params_file.h"   // best.params for vector solutions
 #include "run/run_tfevents.h"  // TensorBoard events, one per generation
 #include "run/runner_int.h"
 
@@ -203,8 +203,8 @@ static void finish(ne_run* run, const char* reason) {
     ne__run_say(run, "%s after %u generations, %llu evaluations, %.1fs; best f %.6g\n", reason, run->generation,
                 (unsigned long long)run->evaluations, run->wall_s, -run->best_score);
   else
-    ne__run_say(run, "%s after %u generations, %llu env steps, %.1fs; best elite score %.2f\n", reason,
-                run->generation, (unsigned long long)run->env_steps, run->wall_s, run->best_score);
+    ne__run_say(run, "%s after %u generations, %llu env steps, %.1fs; best elite score %.2f\n", reason, run->generation,
+                (unsigned long long)run->env_steps, run->wall_s, run->best_score);
   ne__run_say(run, "run directory: %s\n", run->dir);
   if (plotted) ne__run_say(run, "curve:         %s/curve.png\n", run->dir);
   else ne__run_say(run, "curve:         none (see the warning above; `neuroevo plot %s` draws it later)\n", run->dir);
@@ -218,8 +218,10 @@ static int on_interrupt(ne_run* run, char* errstr) {
   }
   // stopped before the first generation completed: there is nothing to save (and nothing to plot)
   if (run->generation == 0) {
-    ne__run_say(run, "interrupted during generation 0: nothing saved yet (`neuroevo resume %s` starts the run "
-                "from the beginning)\n", run->dir);
+    ne__run_say(run,
+                "interrupted during generation 0: nothing saved yet (`neuroevo resume %s` starts the run "
+                "from the beginning)\n",
+                run->dir);
     return ne__set_error(errstr, NE_EINTR, "interrupted");
   }
   plot(run);

@@ -226,5 +226,5 @@ static void test_episode_ends_and_sticky_option(void) {
 
 TEST_MAIN(TEST_ENTRY(test_area_resize_matches_its_definition), TEST_ENTRY(test_simd_kernels_match_portable),
           TEST_ENTRY(test_spaces_and_limits), TEST_ENTRY(test_action_tables_match_roms),
-          TEST_ENTRY(test_make_loads_no_rom),
-          TEST_ENTRY(test_resets_reproducible_and_stack_shifts), TEST_ENTRY(test_episode_ends_and_sticky_option))
+          TEST_ENTRY(test_make_loads_no_rom), TEST_ENTRY(test_resets_reproducible_and_stack_shifts),
+          TEST_ENTRY(test_episode_ends_and_sticky_option))

@@ -20,11 +20,11 @@
 // Randomness: every draw (no-ops, sticky actions) comes from the env's own seeded stream, and the
 //   emulator is deterministic, so an episode is a pure function of its reset seed.
 #include <assert.h>
-#include <math.h>    // lrintf: IEEE round-to-nearest-even, as OpenCV's cvRound
+#include <errno.h>
+#include <math.h>  // lrintf: IEEE round-to-nearest-even, as OpenCV's cvRound
 #include <stdio.h>
 #include <stdlib.h>  // getenv
 #include <string.h>
-#include <errno.h>
 #include <unistd.h>  // access: the ROM is there
 
 #include "core/util.h"  // ne__set_error
@@ -46,26 +46,26 @@ enum { P_STICKY = 0 };
 
 // Per-spec immutable data (spec->data, freed by ale_destroy).
 typedef struct ale_data {
-  char rom[1024];              // ROM file path
-  int actions[MAX_ACTIONS];    // minimal action set (full-set action codes)
+  char rom[1024];            // ROM file path
+  int actions[MAX_ACTIONS];  // minimal action set (full-set action codes)
   int n_actions;
-  ne_area_resize resize;       // 210x160 -> 84x84 tables
-  int simd;                    // 1: the AVX-512 kernels of frame_avx512.c (the CPU has them)
+  ne_area_resize resize;  // 210x160 -> 84x84 tables
+  int simd;               // 1: the AVX-512 kernels of frame_avx512.c (the CPU has them)
 } ale_data;
 
 // Per-instance state (one per worker thread).
 typedef struct ale_state {
-  ne_ale* ale;                  // the emulator (hooks: state_init / state_free)
-  ne_rng rng;                   // no-op starts and sticky actions
-  int last_action;              // the previous frame's full-set action (sticky actions)
-  int head;                     // index in stack of the newest frame
-  int noops;                    // no-op frames at the start of this episode
-  uint8_t screens[2][SCREEN];   // AtariPreprocessing's obs_buffer: [0] last frame (then the pooled
-                                // one, in place, as the wrapper does), [1] the one before
-  uint8_t lut[256];             // ALE's grayscale palette (palette index -> luminance)
-  float tmp[(NE_ALE_H + NE_AREA_TAPS - 1) * NE_ALE_OUT]; // horizontal pass of the resize, padded
-  float row[NE_ALE_W + NE_AREA_TAPS - 1];                // one input row as floats, padded
-  uint8_t stack[STACK][OUT_PIXELS]; // ring of preprocessed frames
+  ne_ale* ale;                 // the emulator (hooks: state_init / state_free)
+  ne_rng rng;                  // no-op starts and sticky actions
+  int last_action;             // the previous frame's full-set action (sticky actions)
+  int head;                    // index in stack of the newest frame
+  int noops;                   // no-op frames at the start of this episode
+  uint8_t screens[2][SCREEN];  // AtariPreprocessing's obs_buffer: [0] last frame (then the pooled
+                               // one, in place, as the wrapper does), [1] the one before
+  uint8_t lut[256];            // ALE's grayscale palette (palette index -> luminance)
+  float tmp[(NE_ALE_H + NE_AREA_TAPS - 1) * NE_ALE_OUT];  // horizontal pass of the resize, padded
+  float row[NE_ALE_W + NE_AREA_TAPS - 1];                 // one input row as floats, padded
+  uint8_t stack[STACK][OUT_PIXELS];                       // ring of preprocessed frames
 } ale_state;
 
 // ---- area resize (OpenCV INTER_AREA for non-integer scales) ---------------------------------------
@@ -317,8 +317,8 @@ static void ale_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ram
   spec->params[P_STICKY] = sticky_prob > 0 ? sticky_prob : 0;
 }
 
-static const ne_env_hooks ale_hooks = {.state_init = ale_state_init, .state_free = ale_state_free,
-                                       .set_pixel_options = ale_set_pixel_options};
+static const ne_env_hooks ale_hooks = {
+    .state_init = ale_state_init, .state_free = ale_state_free, .set_pixel_options = ale_set_pixel_options};
 
 int ne__ale_spec_actions(const ne_env_spec* spec, const int** actions) {
   if (spec->family != &ale_family) return 0;
@@ -364,11 +364,12 @@ static const char* rom_dir(void) {
 // ROM: listed here so that making a spec (`neuroevo envs`, a master, eval) loads no ROM, which costs
 // ~0.25 s of emulation each (20 games made `neuroevo envs` take 5 s). tests/ale/test_ale.c checks
 // every entry against the ROM's own set.
-#define ALL_ACTIONS {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}
+#define ALL_ACTIONS \
+  { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17 }
 static const struct game_actions {
   const char* id;
-  int n;                    // actions in the minimal set
-  int actions[MAX_ACTIONS]; // (n) their full-set codes
+  int n;                     // actions in the minimal set
+  int actions[MAX_ACTIONS];  // (n) their full-set codes
 } GAME_ACTIONS[] = {
     {"ALE/Amidar-v5", 10, {0, 1, 2, 3, 4, 5, 10, 11, 12, 13}},
     {"ALE/Assault-v5", 7, {0, 1, 2, 3, 4, 11, 12}},

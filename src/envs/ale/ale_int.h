@@ -35,13 +35,13 @@ const char* ne__ale_rom_path(const ne_env_spec* spec);
 #define NE_AREA_GROUPS ((NE_ALE_OUT + NE_AREA_GROUP - 1) / NE_AREA_GROUP)
 typedef struct ne_area_resize {
   int in_h, in_w, out_h, out_w;
-  int x0[NE_ALE_OUT];                       // first input column of each output column
-  float wx[NE_ALE_OUT][NE_AREA_TAPS];       // (out_w, taps) column weights
-  int y0[NE_ALE_OUT];                       // first input row of each output row
-  float wy[NE_ALE_OUT][NE_AREA_TAPS];       // (out_h, taps) row weights
+  int x0[NE_ALE_OUT];                  // first input column of each output column
+  float wx[NE_ALE_OUT][NE_AREA_TAPS];  // (out_w, taps) column weights
+  int y0[NE_ALE_OUT];                  // first input row of each output row
+  float wy[NE_ALE_OUT][NE_AREA_TAPS];  // (out_h, taps) row weights
   // the same column taps by group (AVX-512 kernel): zero weights where wx has them and past out_w
-  int grouped;                              // 1 if every group's taps fit its 64-byte window
-  int gx_base[NE_AREA_GROUPS];              // first input column of each group's window
+  int grouped;                                                  // 1 if every group's taps fit its 64-byte window
+  int gx_base[NE_AREA_GROUPS];                                  // first input column of each group's window
   uint8_t gx_idx[NE_AREA_GROUPS][NE_AREA_TAPS][NE_AREA_GROUP];  // tap's offset in the window
   float gx_w[NE_AREA_GROUPS][NE_AREA_TAPS][NE_AREA_GROUP];      // tap's weight
 } ne_area_resize;

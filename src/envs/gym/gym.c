@@ -29,9 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/util.h"          // ne__set_error, ne__now
-#include "envs/envs_int.h"      // ne_env_entry
-#include "envs/gym/gym_proto.h" // the shared block's layout
+#include "core/util.h"           // ne__set_error, ne__now
+#include "envs/envs_int.h"       // ne_env_entry
+#include "envs/gym/gym_proto.h"  // the shared block's layout
 #include "neuroevo/error.h"
 
 extern char** environ;  // handed to the server unchanged (PYTHONPATH, virtualenvs, ...)
@@ -46,14 +46,14 @@ extern char** environ;  // handed to the server unchanged (PYTHONPATH, virtualen
 #define SPIN_US 50.0                  // spin before sleeping on a reply (NEUROEVO_GYM_SPIN_US; 0: never spin):
                                       // covers a small env's step; a longer step costs one sleep as before
 // clang-format on
-#define SPIN_MAX_US 10000.0           // the largest NEUROEVO_GYM_SPIN_US taken: a probe costs the whole budget
-#define DRAIN_EVERY 32                // unread doorbells (replies caught by spinning) drained per batch
-#define PROBE_EVERY 128               // after spinning was given up, calls between two full-budget tries
+#define SPIN_MAX_US 10000.0  // the largest NEUROEVO_GYM_SPIN_US taken: a probe costs the whole budget
+#define DRAIN_EVERY 32       // unread doorbells (replies caught by spinning) drained per batch
+#define PROBE_EVERY 128      // after spinning was given up, calls between two full-budget tries
 #if defined(__x86_64__) || defined(__i386__)
-#define SPIN_OK 1                     // x86 keeps the server's stores in order: a seen reply number means its data is there
+#define SPIN_OK 1  // x86 keeps the server's stores in order: a seen reply number means its data is there
 #define cpu_relax() __builtin_ia32_pause()
 #else
-#define SPIN_OK 0                     // elsewhere only the socket's syscalls order the block's contents
+#define SPIN_OK 0  // elsewhere only the socket's syscalls order the block's contents
 #define cpu_relax() ((void)0)
 #endif
 
@@ -115,8 +115,13 @@ static void describe_exit(int status, char* buf, size_t size) {
     return;
   }
   int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-  const char* name = sig == SIGSEGV ? " (SIGSEGV)" : sig == SIGABRT ? " (SIGABRT)" : sig == SIGKILL ? " (SIGKILL)"
-                     : sig == SIGBUS ? " (SIGBUS)" : sig == SIGFPE ? " (SIGFPE)" : sig == SIGTERM ? " (SIGTERM)" : "";
+  const char* name = sig == SIGSEGV ? " (SIGSEGV)"
+      : sig == SIGABRT              ? " (SIGABRT)"
+      : sig == SIGKILL              ? " (SIGKILL)"
+      : sig == SIGBUS               ? " (SIGBUS)"
+      : sig == SIGFPE               ? " (SIGFPE)"
+      : sig == SIGTERM              ? " (SIGTERM)"
+                                    : "";
   snprintf(buf, size, "was killed by signal %d%s", sig, name);
 }
 
@@ -128,7 +133,8 @@ static int reap(gym_server* s, int ms) {
     if (r == s->pid || (r < 0 && errno != EINTR)) break;
     if (waited >= ms) {
       kill(s->pid, SIGKILL);
-      while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {}
+      while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {
+      }
       break;
     }
     struct timespec ten_ms = {0, 10 * 1000 * 1000};
@@ -218,9 +224,10 @@ static int spawn(gym_server* s, const char* id) {
   char shm_bytes[32];
   snprintf(shm_bytes, sizeof shm_bytes, "%zu", SHM_BYTES);
   const char* gym_id = id + strlen(PREFIX);
-  const char* argv_script[] = {python, script, "--sock", "3", "--shm", "4", "--shm-bytes", shm_bytes, "--env", gym_id, NULL};
-  const char* argv_module[] = {python, "-m", "neuroevo.envserver", "--sock", "3", "--shm", "4", "--shm-bytes", shm_bytes,
-                               "--env", gym_id, NULL};
+  const char* argv_script[] = {python,        script,    "--sock", "3",    "--shm", "4",
+                               "--shm-bytes", shm_bytes, "--env",  gym_id, NULL};
+  const char* argv_module[] = {
+      python, "-m", "neuroevo.envserver", "--sock", "3", "--shm", "4", "--shm-bytes", shm_bytes, "--env", gym_id, NULL};
   const char* const* argv = script && *script ? argv_script : argv_module;
 
   // own process group (a terminal's Ctrl-C goes to the trainer, which stops cleanly, not to the
@@ -250,7 +257,8 @@ static int spawn(gym_server* s, const char* id) {
   if (rc != 0) {
     munmap(mem, SHM_BYTES);
     close(sv[0]);
-    return fail(s, id, NE_EIO, "cannot start the env server with '%s': %s (set NEUROEVO_PYTHON to a Python that has gymnasium)",
+    return fail(s, id, NE_EIO,
+                "cannot start the env server with '%s': %s (set NEUROEVO_PYTHON to a Python that has gymnasium)",
                 python, strerror(rc));
   }
   s->pid = pid;
@@ -307,8 +315,9 @@ static int sleep_for_reply(gym_server* s, const char* id, double timeout_s, cons
     if (replied(s)) return 0;
     double left = deadline - ne__now();
     if (left <= 0)
-      return fail(s, id, NE_EIO, "no reply from the env server to %s within %.0f s (NEUROEVO_GYM_TIMEOUT sets the limit)",
-                  what, timeout_s);
+      return fail(s, id, NE_EIO,
+                  "no reply from the env server to %s within %.0f s (NEUROEVO_GYM_TIMEOUT sets the limit)", what,
+                  timeout_s);
     struct pollfd p = {s->sock, POLLIN, 0};
     int r = poll(&p, 1, left < 2e6 ? (int)ceil(left * 1000) : 2000000000);  // an int of milliseconds
     if (r < 0 && errno != EINTR) return fail(s, id, NE_EIO, "poll on the env server's socket: %s", strerror(errno));
@@ -333,7 +342,8 @@ static int wait_reply(gym_server* s, const char* id, double timeout_s, const cha
     // the doorbell that came with it is still in the socket: read them in batches
     if (++s->undrained >= DRAIN_EVERY) {
       char bells[256];
-      while (recv(s->sock, bells, sizeof bells, MSG_DONTWAIT) == (ssize_t)sizeof bells) {}
+      while (recv(s->sock, bells, sizeof bells, MSG_DONTWAIT) == (ssize_t)sizeof bells) {
+      }
       s->undrained = 0;
     }
   } else {
@@ -403,7 +413,8 @@ static int start(gym_server* s, const ne_env_spec* spec, ne_env_spec* fill) {
                 magic == NE_GYM_MAGIC ? version : 0u, NE_GYM_VERSION);
   if (reply == NE_GYM_REPLY_ERROR) return server_error(s, id);
   if (reply != NE_GYM_REPLY_HELLO)
-    return fail(s, id, NE_ECORRUPT, "unexpected reply byte 0x%02x from the env server at startup", (unsigned char)reply);
+    return fail(s, id, NE_ECORRUPT, "unexpected reply byte 0x%02x from the env server at startup",
+                (unsigned char)reply);
   ne_env_spec seen;
   memset(&seen, 0, sizeof seen);
   read_spec(s->mem, &seen);
@@ -468,7 +479,8 @@ static int gym_set_state(const ne_env_spec* spec, void* impl, const double* v, i
   (void)impl;
   (void)v;
   (void)n;
-  return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: set_state is not available through the Gymnasium bridge", spec->id);
+  return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: set_state is not available through the Gymnasium bridge",
+                       spec->id);
 }
 
 static void gym_get_state(const ne_env_spec* spec, const void* impl, double* v) {
@@ -507,8 +519,10 @@ static const ne_env_hooks gym_hooks = {.state_free = gym_state_free};
 static int gym_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;  // the TimeLimit override is applied by ne_env_make
   if (strncmp(id, PREFIX, strlen(PREFIX)) != 0 || !id[strlen(PREFIX)])
-    return ne__set_error(errstr, NE_EINVAL, "'%s': name a Gymnasium env after gym:, e.g. gym:CartPole-v1 or "
-                         "gym:my_package:MyEnv-v0", id);
+    return ne__set_error(errstr, NE_EINVAL,
+                         "'%s': name a Gymnasium env after gym:, e.g. gym:CartPole-v1 or "
+                         "gym:my_package:MyEnv-v0",
+                         id);
   if (strlen(id) >= sizeof spec->id)
     return ne__set_error(errstr, NE_ERANGE, "'%s': env ids are limited to %zu characters", id, sizeof spec->id - 1);
   snprintf(spec->id, sizeof spec->id, "%s", id);
@@ -584,7 +598,8 @@ int ne__gym_lookup(const char* id, double timeout_s, char* out, size_t size) {
     if (r < 0 && errno != EINTR) break;
     if (ne__now() > end) {
       kill(pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
       got = 0;
       break;
     }

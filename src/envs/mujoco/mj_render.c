@@ -63,18 +63,18 @@ typedef struct gl_api {
 
 // one renderer, kept in the caller's render slot
 typedef struct mj_renderer {
-  int backend;          // BACKEND_EGL or BACKEND_OSMESA
-  gl_api gl;            // its functions
-  void* display;        // EGL display
-  void* context;        // EGL or OSMesa context
-  unsigned char* osbuf; // (offheight, offwidth, 4) OSMesa's default framebuffer, owned
-  mjModel* m;           // private copy of the model with offwidth/offheight raised, owned
-  mjvScene scn;         // the abstract scene
-  mjvCamera cam;        // the camera (tracking the torso for locomotion tasks)
-  mjvOption opt;        // visualisation options (defaults)
-  mjrContext con;       // MuJoCo's GPU-side resources
-  int started;          // 1 once the backend's context is current (MuJoCo may use it)
-  int made;             // 1 once scn and con exist
+  int backend;           // BACKEND_EGL or BACKEND_OSMESA
+  gl_api gl;             // its functions
+  void* display;         // EGL display
+  void* context;         // EGL or OSMesa context
+  unsigned char* osbuf;  // (offheight, offwidth, 4) OSMesa's default framebuffer, owned
+  mjModel* m;            // private copy of the model with offwidth/offheight raised, owned
+  mjvScene scn;          // the abstract scene
+  mjvCamera cam;         // the camera (tracking the torso for locomotion tasks)
+  mjvOption opt;         // visualisation options (defaults)
+  mjrContext con;        // MuJoCo's GPU-side resources
+  int started;           // 1 once the backend's context is current (MuJoCo may use it)
+  int made;              // 1 once scn and con exist
 } mj_renderer;
 
 // looks name up in r->gl.lib; 0 if missing
@@ -98,7 +98,8 @@ static int egl_display(mj_renderer* r) {
   int n_devices = 0;
   if (get_platform_display && query_devices && query_devices(1, &device, &n_devices) && n_devices > 0)
     candidates[0] = get_platform_display(NE_EGL_PLATFORM_DEVICE_EXT, device, NULL);
-  if (get_platform_display) candidates[1] = get_platform_display(NE_EGL_PLATFORM_SURFACELESS_MESA, NE_EGL_DEFAULT_DISPLAY, NULL);
+  if (get_platform_display)
+    candidates[1] = get_platform_display(NE_EGL_PLATFORM_SURFACELESS_MESA, NE_EGL_DEFAULT_DISPLAY, NULL);
   candidates[2] = r->gl.eglGetDisplay(NE_EGL_DEFAULT_DISPLAY);
   for (int i = 0; i < 3; i++) {
     int major = 0, minor = 0;
@@ -114,12 +115,13 @@ static int egl_display(mj_renderer* r) {
 static int start_egl(mj_renderer* r, char* errstr) {
   // RTLD_LOCAL while probing: a failed EGL must not stay visible to MuJoCo's GL loader
   r->gl.lib = dlopen("libEGL.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!r->gl.lib) return ne__set_error(errstr, NE_EUNSUPPORTED, "EGL: cannot load libEGL.so.1 (apt-get install libegl1)");
+  if (!r->gl.lib)
+    return ne__set_error(errstr, NE_EUNSUPPORTED, "EGL: cannot load libEGL.so.1 (apt-get install libegl1)");
   int ok = sym(r, &r->gl.eglGetDisplay, "eglGetDisplay") && sym(r, &r->gl.eglGetProcAddress, "eglGetProcAddress") &&
-           sym(r, &r->gl.eglInitialize, "eglInitialize") &&
-           sym(r, &r->gl.eglChooseConfig, "eglChooseConfig") && sym(r, &r->gl.eglBindAPI, "eglBindAPI") &&
-           sym(r, &r->gl.eglCreateContext, "eglCreateContext") && sym(r, &r->gl.eglMakeCurrent, "eglMakeCurrent") &&
-           sym(r, &r->gl.eglDestroyContext, "eglDestroyContext") && sym(r, &r->gl.eglTerminate, "eglTerminate");
+      sym(r, &r->gl.eglInitialize, "eglInitialize") && sym(r, &r->gl.eglChooseConfig, "eglChooseConfig") &&
+      sym(r, &r->gl.eglBindAPI, "eglBindAPI") && sym(r, &r->gl.eglCreateContext, "eglCreateContext") &&
+      sym(r, &r->gl.eglMakeCurrent, "eglMakeCurrent") && sym(r, &r->gl.eglDestroyContext, "eglDestroyContext") &&
+      sym(r, &r->gl.eglTerminate, "eglTerminate");
   if (!ok) return ne__set_error(errstr, NE_EUNSUPPORTED, "EGL: libEGL.so.1 lacks a core function");
   if (!egl_display(r)) return ne__set_error(errstr, NE_EUNSUPPORTED, "EGL: no display could be initialised");
   // clang-format off
@@ -148,9 +150,9 @@ static int start_osmesa(mj_renderer* r, int width, int height, char* errstr) {
   if (!r->gl.lib)
     return ne__set_error(errstr, NE_EUNSUPPORTED, "OSMesa: cannot load libOSMesa.so.8 (apt-get install libosmesa6)");
   int ok = sym(r, &r->gl.OSMesaCreateContextExt, "OSMesaCreateContextExt") &&
-           sym(r, &r->gl.OSMesaMakeCurrent, "OSMesaMakeCurrent") &&
-           sym(r, &r->gl.OSMesaDestroyContext, "OSMesaDestroyContext") &&
-           sym(r, &r->gl.OSMesaGetProcAddress, "OSMesaGetProcAddress");
+      sym(r, &r->gl.OSMesaMakeCurrent, "OSMesaMakeCurrent") &&
+      sym(r, &r->gl.OSMesaDestroyContext, "OSMesaDestroyContext") &&
+      sym(r, &r->gl.OSMesaGetProcAddress, "OSMesaGetProcAddress");
   if (!ok) return ne__set_error(errstr, NE_EUNSUPPORTED, "OSMesa: libOSMesa lacks a core function");
   r->context = r->gl.OSMesaCreateContextExt(NE_GL_RGBA, 24, 8, 0, NULL);
   if (!r->context) return ne__set_error(errstr, NE_EUNSUPPORTED, "OSMesa: cannot create a context");
@@ -188,7 +190,8 @@ static void stop_backend(mj_renderer* r) {
 // exits the process; so the context is first checked here the way MuJoCo's loader will use it:
 // glGetString through the backend's GetProcAddress, and a version string from the current context
 static int check_gl(mj_renderer* r, char* errstr) {
-  void* p = r->backend == BACKEND_EGL ? r->gl.eglGetProcAddress("glGetString") : r->gl.OSMesaGetProcAddress("glGetString");
+  void* p =
+      r->backend == BACKEND_EGL ? r->gl.eglGetProcAddress("glGetString") : r->gl.OSMesaGetProcAddress("glGetString");
   const unsigned char* (*get_string)(unsigned) = NULL;
   memcpy(&get_string, &p, sizeof p);
   const unsigned char* version = get_string ? get_string(NE_GL_VERSION) : NULL;
@@ -202,8 +205,7 @@ static int check_gl(mj_renderer* r, char* errstr) {
 static int start_backend(mj_renderer* r, int width, int height, char* errstr) {
   const char* want = getenv("MUJOCO_GL");
   if (want && want[0] && strcmp(want, "egl") != 0 && strcmp(want, "osmesa") != 0)
-    return ne__set_error(errstr, NE_EUNSUPPORTED, "MUJOCO_GL=%s: neuroevo renders headless only (egl or osmesa)",
-                         want);
+    return ne__set_error(errstr, NE_EUNSUPPORTED, "MUJOCO_GL=%s: neuroevo renders headless only (egl or osmesa)", want);
   int rc = NE_EUNSUPPORTED;
   if (!want || !want[0] || strcmp(want, "egl") == 0) {
     r->backend = BACKEND_EGL;
