@@ -11,16 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TEST_FAIL(...)                                              \
-  do {                                                              \
+#define TEST_FAIL(...)                                                \
+  do {                                                                \
     fprintf(stderr, "%s:%d: assertion failed: ", __FILE__, __LINE__); \
-    fprintf(stderr, __VA_ARGS__);                                   \
-    fprintf(stderr, "\n");                                          \
-    exit(1);                                                        \
+    fprintf(stderr, __VA_ARGS__);                                     \
+    fprintf(stderr, "\n");                                            \
+    exit(1);                                                          \
   } while (0)
 
-#define ASSERT(cond) \
-  do { if (!(cond)) TEST_FAIL("%s", #cond); } while (0)
+#define ASSERT(cond)                     \
+  do {                                   \
+    if (!(cond)) TEST_FAIL("%s", #cond); \
+  } while (0)
 
 // ASSERT_EQ & co. compare and print by the operands' types (C11 _Generic picks the converter):
 // floating point as double (all 17 digits printed), 64-bit unsigned integers (uint64_t, size_t) as
@@ -45,14 +47,14 @@ static inline test_val_ test_ptr_(const volatile void* x) { return (test_val_){3
            unsigned char: test_int_, short: test_int_, unsigned short: test_int_, int: test_int_,               \
            unsigned int: test_int_, long: test_int_, long long: test_int_, default: test_ptr_)(x)
 // clang-format on
-#define ASSERT_OP_(a, op, b)                                                                      \
-  do {                                                                                            \
-    test_val_ a_ = TEST_VAL_(a), b_ = TEST_VAL_(b);                                               \
-    int k_ = a_.kind > b_.kind ? a_.kind : b_.kind;                                               \
-    if (k_ == 3 && !(a_.p op b_.p)) TEST_FAIL("%s %s %s (%p vs %p)", #a, #op, #b, a_.p, b_.p);    \
+#define ASSERT_OP_(a, op, b)                                                                         \
+  do {                                                                                               \
+    test_val_ a_ = TEST_VAL_(a), b_ = TEST_VAL_(b);                                                  \
+    int k_ = a_.kind > b_.kind ? a_.kind : b_.kind;                                                  \
+    if (k_ == 3 && !(a_.p op b_.p)) TEST_FAIL("%s %s %s (%p vs %p)", #a, #op, #b, a_.p, b_.p);       \
     if (k_ == 2 && !(a_.d op b_.d)) TEST_FAIL("%s %s %s (%.17g vs %.17g)", #a, #op, #b, a_.d, b_.d); \
-    if (k_ == 1 && !(a_.u op b_.u)) TEST_FAIL("%s %s %s (%llu vs %llu)", #a, #op, #b, a_.u, b_.u); \
-    if (k_ == 0 && !(a_.i op b_.i)) TEST_FAIL("%s %s %s (%lld vs %lld)", #a, #op, #b, a_.i, b_.i); \
+    if (k_ == 1 && !(a_.u op b_.u)) TEST_FAIL("%s %s %s (%llu vs %llu)", #a, #op, #b, a_.u, b_.u);   \
+    if (k_ == 0 && !(a_.i op b_.i)) TEST_FAIL("%s %s %s (%lld vs %lld)", #a, #op, #b, a_.i, b_.i);   \
   } while (0)
 #define ASSERT_EQ(a, b) ASSERT_OP_(a, ==, b)
 #define ASSERT_NE(a, b) ASSERT_OP_(a, !=, b)
@@ -61,28 +63,28 @@ static inline test_val_ test_ptr_(const volatile void* x) { return (test_val_){3
 #define ASSERT_GT(a, b) ASSERT_OP_(a, >, b)
 #define ASSERT_GE(a, b) ASSERT_OP_(a, >=, b)
 
-#define ASSERT_U64_EQ(a, b)                                                                   \
-  do {                                                                                        \
-    uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                                          \
-    if (a_ != b_) TEST_FAIL("%s == %s (%" PRIu64 " vs %" PRIu64 ")", #a, #b, a_, b_);         \
+#define ASSERT_U64_EQ(a, b)                                                           \
+  do {                                                                                \
+    uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                                  \
+    if (a_ != b_) TEST_FAIL("%s == %s (%" PRIu64 " vs %" PRIu64 ")", #a, #b, a_, b_); \
   } while (0)
 
-#define ASSERT_NEAR(a, b, tol)                                                                \
-  do {                                                                                        \
-    double a_ = (double)(a), b_ = (double)(b), t_ = (double)(tol);                            \
+#define ASSERT_NEAR(a, b, tol)                                                                     \
+  do {                                                                                             \
+    double a_ = (double)(a), b_ = (double)(b), t_ = (double)(tol);                                 \
     if (!(fabs(a_ - b_) <= t_)) TEST_FAIL("|%s - %s| <= %g (%.17g vs %.17g)", #a, #b, t_, a_, b_); \
   } while (0)
 
-#define ASSERT_STR_EQ(a, b)                                                      \
-  do {                                                                           \
-    const char *a_ = (a), *b_ = (b);                                             \
+#define ASSERT_STR_EQ(a, b)                                                            \
+  do {                                                                                 \
+    const char *a_ = (a), *b_ = (b);                                                   \
     if (strcmp(a_, b_) != 0) TEST_FAIL("%s == %s (\"%s\" vs \"%s\")", #a, #b, a_, b_); \
   } while (0)
 
-#define ASSERT_CONTAINS(hay, needle)                                                        \
-  do {                                                                                      \
-    const char *h_ = (hay), *n_ = (needle);                                                 \
-    if (!strstr(h_, n_)) TEST_FAIL("\"%s\" contains \"%s\"", h_, n_);                        \
+#define ASSERT_CONTAINS(hay, needle)                                  \
+  do {                                                                \
+    const char *h_ = (hay), *n_ = (needle);                           \
+    if (!strstr(h_, n_)) TEST_FAIL("\"%s\" contains \"%s\"", h_, n_); \
   } while (0)
 
 typedef struct test_entry {
@@ -90,7 +92,8 @@ typedef struct test_entry {
   void (*fn)(void);
 } test_entry;
 
-#define TEST_ENTRY(fn) {#fn, fn}
+#define TEST_ENTRY(fn) \
+  { #fn, fn }
 
 // Runs every test in the list (or only argv[1]); a failing ASSERT exits non-zero at once.
 static inline int test_main(int argc, char** argv, const test_entry* tests, int n) {
@@ -110,9 +113,9 @@ static inline int test_main(int argc, char** argv, const test_entry* tests, int 
   return 0;
 }
 
-#define TEST_MAIN(...)                                                  \
-  int main(int argc, char** argv) {                                     \
-    static const test_entry tests_[] = {__VA_ARGS__};                   \
+#define TEST_MAIN(...)                                                             \
+  int main(int argc, char** argv) {                                                \
+    static const test_entry tests_[] = {__VA_ARGS__};                              \
     return test_main(argc, argv, tests_, (int)(sizeof tests_ / sizeof tests_[0])); \
   }
 

@@ -62,8 +62,8 @@ static void random_action(const ne_env_spec* spec, ne_rng* rng, float* a) {
 }
 
 // one episode's return; *steps gets its length, *last_term whether it terminated
-static double episode(const ne_env_spec* spec, ne_env_state* st, uint64_t seed, int heuristic, ne_rng* rng,
-                      int* steps, int* last_term) {
+static double episode(const ne_env_spec* spec, ne_env_state* st, uint64_t seed, int heuristic, ne_rng* rng, int* steps,
+                      int* last_term) {
   ASSERT_EQ(ne_env_reset(spec, st, seed), 0);
   double ret = 0;
   ne_step_out out = {0, 0, 0};
@@ -252,9 +252,12 @@ static int print_returns(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "returns") == 0) return print_returns(argc, argv);
   static const test_entry tests[] = {
-      TEST_ENTRY(test_ids_and_spaces),       TEST_ENTRY(test_reset_is_seeded),
-      TEST_ENTRY(test_walker_observation_ranges), TEST_ENTRY(test_heuristic_lands),
-      TEST_ENTRY(test_random_lander_crashes), TEST_ENTRY(test_no_set_state),
+      TEST_ENTRY(test_ids_and_spaces),
+      TEST_ENTRY(test_reset_is_seeded),
+      TEST_ENTRY(test_walker_observation_ranges),
+      TEST_ENTRY(test_heuristic_lands),
+      TEST_ENTRY(test_random_lander_crashes),
+      TEST_ENTRY(test_no_set_state),
       TEST_ENTRY(test_render_hook),
   };
   return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));

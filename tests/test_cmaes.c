@@ -17,8 +17,8 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/compare.h"
 #include "neuroevo/config.h"
-#include "neuroevo/error.h"
 #include "neuroevo/env.h"
+#include "neuroevo/error.h"
 #include "neuroevo/rng.h"
 #include "neuroevo/run.h"
 #include "test.h"
@@ -39,8 +39,8 @@ typedef struct bb {
   void* algo;
   ne_result* res;  // (cap)
   int cap;
-  int eval_mean;   // 1: the batch's last candidate is the mean, not a sample
-  uint64_t hash;   // FNV-1a of the last batch's candidate vectors (taken before tell)
+  int eval_mean;  // 1: the batch's last candidate is the mean, not a sample
+  uint64_t hash;  // FNV-1a of the last batch's candidate vectors (taken before tell)
 } bb;
 
 static uint64_t hash_batch(const ne_batch* b) {
@@ -311,7 +311,7 @@ static void ipop_restarts_double_the_population(void) {
   ASSERT_LT(fmin, 1e-9);          // the last generation before the restart had converged
   const ne_batch* batch = bb_generation(&b, &fmin);
   ASSERT_EQ(batch->n, 21);  // lambda 20 + the mean
-  ASSERT_GT(fmin, 1e-3);      // a fresh start from a new x0 and sigma0
+  ASSERT_GT(fmin, 1e-3);    // a fresh start from a new x0 and sigma0
   ASSERT_EQ(c->restart, 1);
   ASSERT_EQ(c->par.lambda, 20);
   ASSERT_EQ(c->last_stop && (strcmp(c->last_stop, "tolfun") == 0 || strcmp(c->last_stop, "equalfunvalues") == 0), 1);
@@ -446,8 +446,8 @@ static void bbob_values_at_known_points(void) {
 }
 
 static void bbob_optima_are_zero_with_and_without_shift(void) {
-  const char* ids[] = {"bbob/sphere", "bbob/ellipsoid", "bbob/rosenbrock", "bbob/rastrigin", "bbob/ackley",
-                       "bbob/griewank", "bbob/schwefel12", "bbob/cigar", "bbob/discus"};
+  const char* ids[] = {"bbob/sphere",   "bbob/ellipsoid",  "bbob/rosenbrock", "bbob/rastrigin", "bbob/ackley",
+                       "bbob/griewank", "bbob/schwefel12", "bbob/cigar",      "bbob/discus"};
   const int n = 9;
   for (int i = 0; i < 9; i++) {
     for (uint64_t seed = 0; seed <= 5; seed += 5) {
@@ -600,13 +600,13 @@ static void evaluations_to_target_match_pycma(void) {
     int n;
     long pycma;
   } ref[] = {
-      {"sphere", 10, 1270},     {"sphere", 20, 2436},      {"ellipsoid", 10, 3920},
-      {"ellipsoid", 20, 12408}, {"rosenbrock", 10, 4980},  {"rosenbrock", 20, 16968},
+      {"sphere", 10, 1270},     {"sphere", 20, 2436},     {"ellipsoid", 10, 3920},
+      {"ellipsoid", 20, 12408}, {"rosenbrock", 10, 4980}, {"rosenbrock", 20, 16968},
   };
   for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++) {
     long med = median_evals("cmaes", ref[i].fn, ref[i].n);
-    fprintf(stderr, "  cmaes %-10s n=%d: median %ld evaluations to f < 1e-8 (pycma 4.5.0: %ld)\n", ref[i].fn,
-            ref[i].n, med, ref[i].pycma);
+    fprintf(stderr, "  cmaes %-10s n=%d: median %ld evaluations to f < 1e-8 (pycma 4.5.0: %ld)\n", ref[i].fn, ref[i].n,
+            med, ref[i].pycma);
     ASSERT_GT(med, 0.75 * ref[i].pycma);
     ASSERT_LT(med, 1.25 * ref[i].pycma);
     long n = ref[i].n;

@@ -36,9 +36,9 @@ static ne_config* make_config(const char* algorithm, const char* section_text) {
 static void* make_algo(const char* name, const ne_config* cfg, uint64_t seed) {
   int hidden[1] = {4};
   char err[NE_ERRSTR_LEN];
-  ASSERT_EQ(ne_policy_spec_init(&spec, OBS_DIM, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL,
-                                err),
-            0);
+  ASSERT_EQ(
+      ne_policy_spec_init(&spec, OBS_DIM, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
+      0);
   ne_problem prob = {&spec, spec.n_params, seed, 1, OBS_DIM};
   const ne_algo_vt* vt = ne_algo_find(name);
   ASSERT(vt);
@@ -334,8 +334,9 @@ static void es_gradient_follows_rank_differences(void) {
 // es.noise = table: the batch names a table built from the problem's seed (one per algorithm
 // object, the same contents for the same seed), candidates and the gradient read its slices.
 static void es_table_noise_slices_one_table(void) {
-  ne_config* cfg = make_config("es", "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\nnoise = table\n"
-                                     "noise_table_mb = 1\n");
+  ne_config* cfg = make_config("es",
+                               "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\nnoise = table\n"
+                               "noise_table_mb = 1\n");
   void *es = make_algo("es", cfg, 3), *twin = make_algo("es", cfg, 3);
   const ne_algo_vt* vt = ne_algo_find("es");
   const ne_batch *b, *tb;
@@ -442,8 +443,9 @@ static const algo_case cases[] = {
     {"es", "[es]\npopulation = 40\nsigma = 0.05\nlr = 0.03\neval_episodes = 1\n"},
     {"ars", "[ars]\ndirections = 20\ntop = 10\nstep_size = 0.05\nnoise = 0.05\neval_episodes = 1\n"},
     {"es", "[es]\npopulation = 40\nsigma = 0.05\nlr = 0.03\neval_episodes = 1\nnoise = table\nnoise_table_mb = 1\n"},
-    {"ars", "[ars]\ndirections = 20\ntop = 10\nstep_size = 0.05\nnoise = 0.05\neval_episodes = 1\n"
-            "noise_source = table\nnoise_table_mb = 1\n"},
+    {"ars",
+     "[ars]\ndirections = 20\ntop = 10\nstep_size = 0.05\nnoise = 0.05\neval_episodes = 1\n"
+     "noise_source = table\nnoise_table_mb = 1\n"},
     {"pgpe", "[pgpe]\npopulation = 40\ncenter_lr = 0.05\nstdev_init = 0.1\nobs_norm = true\neval_episodes = 1\n"},
     {"snes", "[snes]\nstdev_init = 0.2\nobs_norm = true\neval_episodes = 1\n"},
 };
@@ -468,9 +470,7 @@ static void every_algorithm_improves_the_sphere(void) {
   }
 }
 
-static int same_report(const ne_gen_report* a, const ne_gen_report* b) {
-  return memcmp(a, b, sizeof *a) == 0;
-}
+static int same_report(const ne_gen_report* a, const ne_gen_report* b) { return memcmp(a, b, sizeof *a) == 0; }
 
 static void save_load_continues_identically(void) {
   for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
@@ -605,12 +605,11 @@ static void sections_of_other_algorithms_are_rejected(void) {
 }
 
 TEST_MAIN(TEST_ENTRY(centered_ranks_match_reference), TEST_ENTRY(nes_utilities_sum_to_zero),
-          TEST_ENTRY(adam_matches_hand_computed),
-          TEST_ENTRY(sgd_and_clipup_follow_their_rules), TEST_ENTRY(obs_stats_merge_matches_whole_data),
-          TEST_ENTRY(es_obs_rule_has_prior_and_floor), TEST_ENTRY(es_asks_antithetic_pairs_and_the_centre),
-          TEST_ENTRY(es_gradient_follows_rank_differences), TEST_ENTRY(es_table_noise_slices_one_table),
-          TEST_ENTRY(noise_table_too_small_is_an_error), TEST_ENTRY(evaluator_perturbs_like_ne_noise_perturb),
-          TEST_ENTRY(every_algorithm_improves_the_sphere),
+          TEST_ENTRY(adam_matches_hand_computed), TEST_ENTRY(sgd_and_clipup_follow_their_rules),
+          TEST_ENTRY(obs_stats_merge_matches_whole_data), TEST_ENTRY(es_obs_rule_has_prior_and_floor),
+          TEST_ENTRY(es_asks_antithetic_pairs_and_the_centre), TEST_ENTRY(es_gradient_follows_rank_differences),
+          TEST_ENTRY(es_table_noise_slices_one_table), TEST_ENTRY(noise_table_too_small_is_an_error),
+          TEST_ENTRY(evaluator_perturbs_like_ne_noise_perturb), TEST_ENTRY(every_algorithm_improves_the_sphere),
           TEST_ENTRY(save_load_continues_identically), TEST_ENTRY(ars_steps_along_the_top_directions),
           TEST_ENTRY(pgpe_pairs_are_symmetric_and_sigma_change_is_limited), TEST_ENTRY(snes_uses_the_paper_defaults),
           TEST_ENTRY(sections_of_other_algorithms_are_rejected))

@@ -300,12 +300,15 @@ static void test_chain_hash_identities(void) {
   // conv nets with the same dense part and parameter count but other conv shapes: 10x10 input,
   // 3x3 stride 1 and 18x18 input, 3x3 stride 2 both give 8x8x4 into the same 256-2 dense layer
   ne_policy_spec c1, c2;
-  const ne_conv_layer stride1 = {.filters = 4, .kernel = 3, .stride = 1}, stride2 = {.filters = 4, .kernel = 3, .stride = 2};
+  const ne_conv_layer stride1 = {.filters = 4, .kernel = 3, .stride = 1},
+                      stride2 = {.filters = 4, .kernel = 3, .stride = 2};
   const int small[3] = {10, 10, 1}, large[3] = {18, 18, 1};
   ASSERT_EQ(ne_policy_spec_init_conv(&c1, small, &stride1, 1, NULL, 0, 2, NE_ACT_RELU, NE_HEAD_ARGMAX, NE_INIT_NORMC,
-                                     NULL, NULL, NULL), 0);
+                                     NULL, NULL, NULL),
+            0);
   ASSERT_EQ(ne_policy_spec_init_conv(&c2, large, &stride2, 1, NULL, 0, 2, NE_ACT_RELU, NE_HEAD_ARGMAX, NE_INIT_NORMC,
-                                     NULL, NULL, NULL), 0);
+                                     NULL, NULL, NULL),
+            0);
   ASSERT_EQ(c1.n_params, c2.n_params);
   ASSERT_EQ(c1.sizes[0], c2.sizes[0]);
   ASSERT_NE(ne_chain_root(&c1, 11), ne_chain_root(&c2, 11));

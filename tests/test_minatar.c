@@ -44,11 +44,15 @@ static double step(fixture* f, int a, int* terminated) {
   return so.reward;
 }
 
-static float cell(const fixture* f, int y, int x, int c) { return f->st->obs[(y * 10 + x) * f->spec->obs_shape[2] + c]; }
+static float cell(const fixture* f, int y, int x, int c) {
+  return f->st->obs[(y * 10 + x) * f->spec->obs_shape[2] + c];
+}
 
 static void test_spaces_of_every_id(void) {
-  static const struct { const char* game; int channels, minimal; } g[] = {
-      {"Asterix", 4, 5}, {"Breakout", 4, 3}, {"Freeway", 7, 3}, {"Seaquest", 10, 6}, {"SpaceInvaders", 6, 4}};
+  static const struct {
+    const char* game;
+    int channels, minimal;
+  } g[] = {{"Asterix", 4, 5}, {"Breakout", 4, 3}, {"Freeway", 7, 3}, {"Seaquest", 10, 6}, {"SpaceInvaders", 6, 4}};
   for (int i = 0; i < 5; i++)
     for (int v = 0; v < 2; v++) {
       char id[64], err[NE_ERRSTR_LEN];
@@ -88,7 +92,9 @@ static void test_breakout_paddle_and_brick_bounces(void) {
   b->ball_x = 4, b->ball_y = 8, b->ball_dir = 3, b->pos = 4;
   ASSERT_EQ(step(&f, 0, &term), 0.0);
   ASSERT(!term);
-  ASSERT_EQ(b->ball_x, 3); ASSERT_EQ(b->ball_y, 8); ASSERT_EQ(b->ball_dir, 0);
+  ASSERT_EQ(b->ball_x, 3);
+  ASSERT_EQ(b->ball_y, 8);
+  ASSERT_EQ(b->ball_dir, 0);
   // down-right past the paddle: terminal
   b->ball_x = 5, b->ball_y = 8, b->ball_dir = 2, b->pos = 0;
   step(&f, 0, &term);
@@ -97,7 +103,10 @@ static void test_breakout_paddle_and_brick_bounces(void) {
   ASSERT_EQ(ne_env_reset(f.spec, f.st, 2), 0);
   b->ball_x = 5, b->ball_y = 4, b->ball_dir = 0;
   ASSERT_EQ(step(&f, 0, &term), 1.0);
-  ASSERT_EQ(b->brick[3][4], 0); ASSERT_EQ(b->ball_y, 4); ASSERT_EQ(b->ball_x, 4); ASSERT_EQ(b->ball_dir, 3);
+  ASSERT_EQ(b->brick[3][4], 0);
+  ASSERT_EQ(b->ball_y, 4);
+  ASSERT_EQ(b->ball_x, 4);
+  ASSERT_EQ(b->ball_dir, 3);
   // no bricks left when the ball reaches row 9: rows 1-3 refill
   memset(b->brick, 0, sizeof b->brick);
   b->ball_x = 4, b->ball_y = 8, b->ball_dir = 3, b->pos = 4;

@@ -488,5 +488,6 @@ TEST_MAIN(TEST_ENTRY(test_philox_random123_vectors), TEST_ENTRY(test_fill_matche
           TEST_ENTRY(test_moments_and_sigma_fractions), TEST_ENTRY(test_kolmogorov_smirnov),
           TEST_ENTRY(test_correlations), TEST_ENTRY(test_split_invariance), TEST_ENTRY(test_axpy_equals_fill_then_add),
           TEST_ENTRY(test_noise_table), TEST_ENTRY(test_noise_table_is_a_function_of_its_seed),
-          TEST_ENTRY(test_noise_table_offsets_in_range), TEST_ENTRY(test_noise_perturb_slices), TEST_ENTRY(test_rng_normal_stream), TEST_ENTRY(test_detmath_log_vs_libm),
+          TEST_ENTRY(test_noise_table_offsets_in_range), TEST_ENTRY(test_noise_perturb_slices),
+          TEST_ENTRY(test_rng_normal_stream), TEST_ENTRY(test_detmath_log_vs_libm),
           TEST_ENTRY(test_detmath_sincos_vs_libm), TEST_ENTRY(test_detmath_tanhf))

@@ -48,11 +48,11 @@ static void every_item_runs_once(void) {
 // whether the caller (index 0) ran anything yet. Other threads hold their first item until it has
 // (5 s at most), so the caller always finds items left to take.
 typedef struct caller_probe {
-  pthread_t caller;          // the thread that called ne_pool_for
-  atomic_int caller_ran;     // items index 0 ran
-  atomic_int wrong_thread;   // items whose index said 0 but ran elsewhere, or the reverse
-  atomic_int bad_index;      // thread indices outside [0, threads)
-  int threads;               // the pool's size
+  pthread_t caller;         // the thread that called ne_pool_for
+  atomic_int caller_ran;    // items index 0 ran
+  atomic_int wrong_thread;  // items whose index said 0 but ran elsewhere, or the reverse
+  atomic_int bad_index;     // thread indices outside [0, threads)
+  int threads;              // the pool's size
 } caller_probe;
 
 static void probe_items(void* data, int thread, int begin, int end) {
@@ -113,5 +113,5 @@ static void stop_flag_skips_remaining_chunks(void) {
 static void destroy_null_is_noop(void) { ne_pool_destroy(NULL); }
 
 TEST_MAIN(TEST_ENTRY(every_item_runs_once), TEST_ENTRY(callers_thread_takes_part_as_thread_0),
-          TEST_ENTRY(empty_job_returns_at_once),
-          TEST_ENTRY(stop_flag_skips_remaining_chunks), TEST_ENTRY(destroy_null_is_noop))
+          TEST_ENTRY(empty_job_returns_at_once), TEST_ENTRY(stop_flag_skips_remaining_chunks),
+          TEST_ENTRY(destroy_null_is_noop))

@@ -41,11 +41,13 @@ static void make_fixture(fixture* f) {
   for (int i = 0; i < 20; i++) {
     for (int k = 0; k < 5; k++) f->seeds[i][k] = ne_hash2((uint64_t)(i % 4), (uint64_t)k);
     f->seeds[i][5] = ne_hash2(1000, (uint64_t)i);
-    f->cands[i] = (ne_candidate){NE_CAND_CHAIN, (uint32_t)i, 3, ne_hash2(7, (uint64_t)i), f->seeds[i], 6, 0.05f, 0, 0, 0};
+    f->cands[i] =
+        (ne_candidate){NE_CAND_CHAIN, (uint32_t)i, 3, ne_hash2(7, (uint64_t)i), f->seeds[i], 6, 0.05f, 0, 0, 0};
   }
   for (int i = 20; i < 26; i++)
-    f->cands[i] = (ne_candidate){NE_CAND_PERTURB, (uint32_t)i, 1, ne_hash2(8, (uint64_t)i), NULL, 0, 0, (uint32_t)(i % 2),
-                                 ne_hash2(9, (uint64_t)i), i % 2 ? -0.02f : 0.02f};
+    f->cands[i] = (ne_candidate){
+        NE_CAND_PERTURB,          (uint32_t)i,           1, ne_hash2(8, (uint64_t)i), NULL, 0, 0, (uint32_t)(i % 2),
+        ne_hash2(9, (uint64_t)i), i % 2 ? -0.02f : 0.02f};
   for (int i = 26; i < 28; i++)
     f->cands[i] = (ne_candidate){NE_CAND_VECTOR, (uint32_t)i, 2, ne_hash2(10, (uint64_t)i), NULL, 0, 0, 1, 0, 0};
   for (int k = 0; k < 2; k++) {
@@ -204,7 +206,8 @@ static void test_result_round_trip(void) {
   uint32_t idx[3] = {5, 0, 1000000};
   for (int i = 0; i < 3; i++) {
     for (int k = 0; k < 8; k++) sums[i][k] = (double)(i * 8 + k) / 3.0;
-    res[i] = (ne_result){123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0, 17.0 + i, sums[i], sums[i] + 4};
+    res[i] = (ne_result){123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0,
+                         17.0 + i,       sums[i], sums[i] + 4};
   }
   res[2].status = NE_ERANGE;
   res[2].fitness = NAN;
@@ -216,7 +219,9 @@ static void test_result_round_trip(void) {
   ne__wire_results_init(&d);
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
-  ASSERT_STR_EQ(d.hdr.worker, "worker-?" "?-1");  // non-ASCII bytes are masked (split: "??-" is a trigraph)
+  ASSERT_STR_EQ(d.hdr.worker,
+                "worker-?"
+                "?-1");  // non-ASCII bytes are masked (split: "??-" is a trigraph)
   ASSERT_U64_EQ(d.hdr.fingerprint, h.fingerprint);
   ASSERT_U64_EQ(d.hdr.round.digest, 0xfeed);
   ASSERT_EQ(d.hdr.obs_dim, 4);
@@ -229,7 +234,8 @@ static void test_result_round_trip(void) {
     ASSERT_EQ(d.results[i].episodes, res[i].episodes);
     ASSERT_U64_EQ(d.results[i].steps, res[i].steps);
     ASSERT_EQ(d.results[i].obs_count, res[i].obs_count);
-    for (int k = 0; k < 4; k++) ASSERT(d.results[i].obs_sum[k] == sums[i][k] && d.results[i].obs_sumsq[k] == sums[i][4 + k]);
+    for (int k = 0; k < 4; k++)
+      ASSERT(d.results[i].obs_sum[k] == sums[i][k] && d.results[i].obs_sumsq[k] == sums[i][4 + k]);
   }
   // without observation sums a result is ~22 bytes
   h.obs_dim = 0;
@@ -601,14 +607,14 @@ static void test_stream_ids(void) {
   ASSERT_EQ(ne__stream_id_cmp("0-0", "garbage"), 0);
 }
 
-TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_table), TEST_ENTRY(test_task_shares_prefixes),
-          TEST_ENTRY(test_task_long_chain_size), TEST_ENTRY(test_result_round_trip), TEST_ENTRY(test_failure_round_trip),
-          TEST_ENTRY(test_blob_round_trip),
+TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_table),
+          TEST_ENTRY(test_task_shares_prefixes), TEST_ENTRY(test_task_long_chain_size),
+          TEST_ENTRY(test_result_round_trip), TEST_ENTRY(test_failure_round_trip), TEST_ENTRY(test_blob_round_trip),
           TEST_ENTRY(test_rejects_corrupt_and_short), TEST_ENTRY(test_rejects_other_version),
           TEST_ENTRY(test_rejects_lying_counts), TEST_ENTRY(test_rejects_random_bytes),
           TEST_ENTRY(test_digest_covers_every_field), TEST_ENTRY(test_digest_sees_every_seed),
-          TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids),
-          TEST_ENTRY(test_url_parsing), TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids))
+          TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids), TEST_ENTRY(test_url_parsing),
+          TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids))
 #else
 // Without hiredis there is no Redis support to test: say so loudly rather than pass silently.
 int main(void) {

@@ -52,8 +52,7 @@ void ne_noise_perturb_axpy(const ne_noise_table* table, uint64_t seed, size_t n,
 
 // out[i] = base[i] + coef * e(seed)[i] for i < n in one pass, bit-identical to copying base to out
 // and calling ne_noise_perturb_axpy. out may equal base. Nullable: table (the generator).
-void ne_noise_perturb(const ne_noise_table* table, uint64_t seed, size_t n, const float* base, float coef,
-                      float* out);
+void ne_noise_perturb(const ne_noise_table* table, uint64_t seed, size_t n, const float* base, float coef, float* out);
 
 #ifdef __cplusplus
 }

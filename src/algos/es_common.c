@@ -16,9 +16,7 @@
 
 // ---- fitness shaping -------------------------------------------------------------------------
 
-double ne__result_fitness(const ne_result* r) {
-  return r->status == 0 && !isnan(r->fitness) ? r->fitness : -INFINITY;
-}
+double ne__result_fitness(const ne_result* r) { return r->status == 0 && !isnan(r->fitness) ? r->fitness : -INFINITY; }
 
 static int by_fitness_desc(const void* a, const void* b) {
   const ne__ranked *x = a, *y = b;
@@ -329,8 +327,8 @@ void ne__best_free(ne__best_centre* b) {
   memset(b, 0, sizeof *b);
 }
 
-void ne__best_offer(ne__best_centre* b, double score, uint32_t generation, const float* params,
-                    const float* obs_mean, const float* obs_std, float obs_clip) {
+void ne__best_offer(ne__best_centre* b, double score, uint32_t generation, const float* params, const float* obs_mean,
+                    const float* obs_std, float obs_clip) {
   if (b->found && !(score > b->score)) return;
   b->found = 1;
   b->score = score;
@@ -393,8 +391,7 @@ static const struct {
   const char* mode_key;   // generator|table
 } table_users[] = {{"es", "noise"}, {"ars", "noise_source"}};
 
-int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out,
-                        char* errstr) {
+int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out, char* errstr) {
   *out = NULL;
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (size_t i = 0; i < sizeof table_users / sizeof table_users[0]; i++) {
@@ -410,8 +407,9 @@ int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params
                            table_users[i].mode_key);
     uint64_t seed = ne_seed_derive(run_seed, 0, 0, NE_PURPOSE_NOISE_TABLE);
     *out = ne_noise_table_create(seed, floats);
-    return *out ? 0 : ne__set_error(errstr, NE_ENOMEM, "out of memory for a %lld MiB noise table (%s.noise_table_mb)",
-                                    (long long)mb, algo);
+    return *out ? 0
+                : ne__set_error(errstr, NE_ENOMEM, "out of memory for a %lld MiB noise table (%s.noise_table_mb)",
+                                (long long)mb, algo);
   }
   return 0;
 }

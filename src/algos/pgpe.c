@@ -19,32 +19,32 @@
 typedef struct pgpe {
   // configuration
   ne_problem prob;
-  int n_pairs;              // population / 2
-  double stdev_lr;          // σ learning rate
-  double stdev_max_change;  // largest relative σ change per generation (0: none)
-  double stdev_min, stdev_max; // σ bounds (0: none)
-  int obs_norm;             // 1: normalize observations
-  float obs_clip;           // clip of normalized observations
-  int eval_episodes;        // episodes of the centre evaluation
+  int n_pairs;                  // population / 2
+  double stdev_lr;              // σ learning rate
+  double stdev_max_change;      // largest relative σ change per generation (0: none)
+  double stdev_min, stdev_max;  // σ bounds (0: none)
+  int obs_norm;                 // 1: normalize observations
+  float obs_clip;               // clip of normalized observations
+  int eval_episodes;            // episodes of the centre evaluation
   // state at the generation boundary
-  uint32_t generation;      // generations completed
-  float* mu;                // (P) centre
-  float* sigma;             // (P) standard deviations
-  ne__optimizer opt;        // ClipUp velocity (or Adam/SGD moments) of μ
-  ne__obs_stats obs;        // running observation statistics
-  ne__best_centre best;     // best centre so far
-  ne_gen_report report;     // figures of the last completed generation
+  uint32_t generation;   // generations completed
+  float* mu;             // (P) centre
+  float* sigma;          // (P) standard deviations
+  ne__optimizer opt;     // ClipUp velocity (or Adam/SGD moments) of μ
+  ne__obs_stats obs;     // running observation statistics
+  ne__best_centre best;  // best centre so far
+  ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
-  uint64_t* seeds;          // (n_pairs) direction seeds
-  float* samples;           // (2 n_pairs, P) the population's parameter vectors
-  float* eps;               // (P) noise scratch
-  float* grad_mu;           // (P)
-  float* grad_sigma;        // (P)
-  double* fitness;          // (2 n_pairs)
-  double* shaped;           // (2 n_pairs) centered ranks
-  ne__ranked* ranks;        // (2 n_pairs)
-  ne_candidate* cands;      // (2 n_pairs + 1)
-  ne_blob* blobs;           // (2 n_pairs + 1) μ, then the samples
+  uint64_t* seeds;      // (n_pairs) direction seeds
+  float* samples;       // (2 n_pairs, P) the population's parameter vectors
+  float* eps;           // (P) noise scratch
+  float* grad_mu;       // (P)
+  float* grad_sigma;    // (P)
+  double* fitness;      // (2 n_pairs)
+  double* shaped;       // (2 n_pairs) centered ranks
+  ne__ranked* ranks;    // (2 n_pairs)
+  ne_candidate* cands;  // (2 n_pairs + 1)
+  ne_blob* blobs;       // (2 n_pairs + 1) μ, then the samples
   ne_batch batch;
 } pgpe;
 
@@ -87,7 +87,7 @@ static int pgpe_alloc(pgpe* g) {
   g->cands = ne_calloc(m + 1, sizeof(ne_candidate));
   g->blobs = ne_calloc(m + 1, sizeof(ne_blob));
   int ok = g->mu && g->sigma && g->seeds && g->samples && g->eps && g->grad_mu && g->grad_sigma && g->fitness &&
-           g->shaped && g->ranks && g->cands && g->blobs;
+      g->shaped && g->ranks && g->cands && g->blobs;
   int rc = ok ? 0 : NE_ENOMEM;
   if (!rc) rc = ne__obs_stats_init(&g->obs, g->prob.obs_dim, NE__OBS_ES);
   if (!rc) rc = ne__best_init(&g->best, p, g->prob.obs_dim);
@@ -96,9 +96,9 @@ static int pgpe_alloc(pgpe* g) {
 
 static int optimizer_init(pgpe* g, const ne_config* cfg) {
   const char* name = ne_config_str(cfg, "pgpe", "optimizer");
-  ne__opt_kind kind = strcmp(name, "adam") == 0  ? NE__OPT_ADAM
-                      : strcmp(name, "sgd") == 0 ? NE__OPT_SGD
-                                                 : NE__OPT_CLIPUP;
+  ne__opt_kind kind = strcmp(name, "adam") == 0 ? NE__OPT_ADAM
+      : strcmp(name, "sgd") == 0                ? NE__OPT_SGD
+                                                : NE__OPT_CLIPUP;
   double lr = ne_config_float(cfg, "pgpe", "center_lr");
   int rc = ne__opt_init(&g->opt, kind, g->prob.n_params, lr);
   g->opt.momentum = ne_config_float(cfg, "pgpe", "momentum");

@@ -20,30 +20,30 @@
 typedef struct snes {
   // configuration
   ne_problem prob;
-  int lambda;             // population
-  double eta_mu;          // centre learning rate
-  double eta_sigma;       // log-σ learning rate
-  int obs_norm;           // 1: normalize observations
-  float obs_clip;         // clip of normalized observations
-  int eval_episodes;      // episodes of the centre evaluation
+  int lambda;         // population
+  double eta_mu;      // centre learning rate
+  double eta_sigma;   // log-σ learning rate
+  int obs_norm;       // 1: normalize observations
+  float obs_clip;     // clip of normalized observations
+  int eval_episodes;  // episodes of the centre evaluation
   // state at the generation boundary
-  uint32_t generation;    // generations completed
-  float* mu;              // (P) centre
-  float* sigma;           // (P) standard deviations
-  ne__obs_stats obs;      // running observation statistics
-  ne__best_centre best;   // best centre so far
-  ne_gen_report report;   // figures of the last completed generation
+  uint32_t generation;   // generations completed
+  float* mu;             // (P) centre
+  float* sigma;          // (P) standard deviations
+  ne__obs_stats obs;     // running observation statistics
+  ne__best_centre best;  // best centre so far
+  ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
-  uint64_t* seeds;        // (λ) sample seeds
-  float* samples;         // (λ, P) z_k
-  float* eps;             // (P) noise scratch s_k
-  double* grad_mu;        // (P) Σ u_k s_k
-  double* grad_sigma;     // (P) Σ u_k (s_k² − 1)
-  double* fitness;        // (λ)
-  double* utility;        // (λ)
-  ne__ranked* ranks;      // (λ)
-  ne_candidate* cands;    // (λ + 1)
-  ne_blob* blobs;         // (λ + 1) μ, then the samples
+  uint64_t* seeds;      // (λ) sample seeds
+  float* samples;       // (λ, P) z_k
+  float* eps;           // (P) noise scratch s_k
+  double* grad_mu;      // (P) Σ u_k s_k
+  double* grad_sigma;   // (P) Σ u_k (s_k² − 1)
+  double* fitness;      // (λ)
+  double* utility;      // (λ)
+  ne__ranked* ranks;    // (λ)
+  ne_candidate* cands;  // (λ + 1)
+  ne_blob* blobs;       // (λ + 1) μ, then the samples
   ne_batch batch;
 } snes;
 
@@ -85,7 +85,7 @@ static int snes_alloc(snes* s) {
   s->cands = ne_calloc(m + 1, sizeof(ne_candidate));
   s->blobs = ne_calloc(m + 1, sizeof(ne_blob));
   int ok = s->mu && s->sigma && s->seeds && s->samples && s->eps && s->grad_mu && s->grad_sigma && s->fitness &&
-           s->utility && s->ranks && s->cands && s->blobs;
+      s->utility && s->ranks && s->cands && s->blobs;
   int rc = ok ? 0 : NE_ENOMEM;
   if (!rc) rc = ne__obs_stats_init(&s->obs, s->prob.obs_dim, NE__OBS_ES);
   if (!rc) rc = ne__best_init(&s->best, p, s->prob.obs_dim);

@@ -4,7 +4,7 @@
 // algorithm, which makes that section an error under any other run.algorithm (and add the algorithm
 // to run.algorithm's choices). Help strings end up as comments in every run's config.ini.
 #include <assert.h>
-#include <pthread.h> // pthread_once: the flat schema is built once, race-free
+#include <pthread.h>  // pthread_once: the flat schema is built once, race-free
 #include <string.h>
 
 #include "config/config_int.h"
@@ -17,8 +17,7 @@ static const ne_config_key run_keys[] = {
      "training algorithm; its own section ([ga], ...) holds its settings"},
     {"run", "seed", NE_CFG_INT, "0", 0, 9.2e18, NULL,
      "run seed: every random choice derives from it, so a seed reproduces a run bit for bit"},
-    {"run", "generations", NE_CFG_INT, "100", 0, 1e9, NULL,
-     "stop after this many generations (0 = no limit)"},
+    {"run", "generations", NE_CFG_INT, "100", 0, 1e9, NULL, "stop after this many generations (0 = no limit)"},
     {"run", "max_env_steps", NE_CFG_INT, "0", 0, 9e18, NULL,
      "stop once this many environment steps were taken in total (0 = no limit)"},
     {"run", "max_seconds", NE_CFG_FLOAT, "0", 0, 1e9, NULL,
@@ -31,20 +30,17 @@ static const ne_config_key run_keys[] = {
      "parent directory of run directories (each run gets <config>-<timestamp> inside)"},
     {"run", "checkpoint_every", NE_CFG_INT, "1", 1, 1e6, NULL, "write a checkpoint every N generations"},
     {"run", "keep_checkpoints", NE_CFG_INT, "3", 1, 1000, NULL, "number of most recent checkpoints kept"},
-    {"run", "plot_every", NE_CFG_INT, "10", 0, 1e6, NULL,
-     "redraw curve.png every N generations (0 = only at the end)"},
+    {"run", "plot_every", NE_CFG_INT, "10", 0, 1e6, NULL, "redraw curve.png every N generations (0 = only at the end)"},
     {"run", "plot_seconds", NE_CFG_FLOAT, "10", 0, 1e9, NULL,
      "and at most once every S seconds: a redraw stops training for ~40 ms of gnuplot (0 = no limit)"},
-    {"run", "eval_episodes", NE_CFG_INT, "100", 1, 1e6, NULL,
-     "episodes of the final evaluation of the best genome"},
+    {"run", "eval_episodes", NE_CFG_INT, "100", 1, 1e6, NULL, "episodes of the final evaluation of the best genome"},
 };
 
 // [env]: the environment and how fitness is measured on it.
 static const ne_config_key env_keys[] = {
     {"env", "id", NE_CFG_STRING, "CartPole-v1", 1, 0, NULL,
      "environment id (`neuroevo envs` lists them), e.g. CartPole-v1"},
-    {"env", "episodes", NE_CFG_INT, "1", 1, 1e5, NULL,
-     "episodes per fitness evaluation; fitness is their mean return"},
+    {"env", "episodes", NE_CFG_INT, "1", 1, 1e5, NULL, "episodes per fitness evaluation; fitness is their mean return"},
     {"env", "max_episode_steps", NE_CFG_INT, "0", 0, 1e9, NULL,
      "truncate episodes after this many steps (0 = the env's own TimeLimit)"},
     {"env", "dim", NE_CFG_INT, "10", 1, 1e7, NULL,
@@ -66,8 +62,7 @@ static const ne_config_key policy_keys[] = {
     {"policy", "activation", NE_CFG_ENUM, "tanh", 1, 0, "tanh|relu", "hidden-layer nonlinearity"},
     {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip",
      "output head: argmax (discrete actions), tanh or clip (continuous), auto = from the action space"},
-    {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he",
-     "weight initialization of the initial genomes"},
+    {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he", "weight initialization of the initial genomes"},
     // conv policies for image observations (src/policy/conv.c, src/policy/conv_config.c)
     {"policy", "type", NE_CFG_ENUM, "mlp", 1, 0, "mlp|conv",
      "mlp (dense layers) or conv (conv layers over an image observation, then the hidden dense layers)"},
@@ -89,8 +84,7 @@ static const ne_config_key ga_keys[] = {
      "top candidates re-evaluated each generation to pick the elite (0 = no re-evaluation)"},
     {"ga", "elite_episodes", NE_CFG_INT, "30", 0, 1e6, NULL,
      "episodes run for each re-evaluated candidate; more = a less noisy choice of the elite"},
-    {"ga", "elitism", NE_CFG_BOOL, "true", 1, 0, NULL,
-     "copy the elite unchanged into the next generation"},
+    {"ga", "elitism", NE_CFG_BOOL, "true", 1, 0, NULL, "copy the elite unchanged into the next generation"},
     {"ga", "cache_mb", NE_CFG_INT, "512", 1, 1e7, NULL,
      "memory budget (MiB) per worker for cached parameter vectors of parents"},
 };
@@ -124,8 +118,7 @@ static const ne_config_key es_keys[] = {
 // [ars]: Augmented Random Search (Mania et al. 2018), V1/V2 and the top-b variants.
 static const ne_config_key ars_keys[] = {
     {"ars", "directions", NE_CFG_INT, "8", 1, 1e7, NULL, "random directions per generation (2 rollouts each)"},
-    {"ars", "top", NE_CFG_INT, "0", 0, 1e7, NULL,
-     "use the b best directions by max(r+, r-) (0 = all directions)"},
+    {"ars", "top", NE_CFG_INT, "0", 0, 1e7, NULL, "use the b best directions by max(r+, r-) (0 = all directions)"},
     {"ars", "step_size", NE_CFG_FLOAT, "0.02", 0, 10, NULL, "step size alpha"},
     {"ars", "noise", NE_CFG_FLOAT, "0.03", 1e-9, 10, NULL, "exploration noise nu (std of the perturbations)"},
     {"ars", "version", NE_CFG_ENUM, "v2", 1, 0, "v1|v2",
@@ -235,11 +228,11 @@ static const ne__cfg_section sections[] = {
 
 // Item limits of INTLIST keys that have one tighter than NE__CFG_LIST_CAP.
 static const struct {
-  const char* section; // section of the key
-  const char* key;     // the INTLIST key
-  int max_items;       // most items allowed
+  const char* section;  // section of the key
+  const char* key;      // the INTLIST key
+  int max_items;        // most items allowed
 } list_limits[] = {
-    {"policy", "hidden", 7}, // NE_POLICY_MAX_LAYERS weight layers = 7 hidden + the output layer
+    {"policy", "hidden", 7},  // NE_POLICY_MAX_LAYERS weight layers = 7 hidden + the output layer
 };
 
 // The flat schema, assembled once from the per-section arrays.

@@ -261,8 +261,7 @@ void ne_noise_perturb_axpy(const ne_noise_table* table, uint64_t seed, size_t n,
   add_scaled(out, table->data + ne_noise_table_offset(table, seed, n), n, coef);
 }
 
-void ne_noise_perturb(const ne_noise_table* table, uint64_t seed, size_t n, const float* base, float coef,
-                      float* out) {
+void ne_noise_perturb(const ne_noise_table* table, uint64_t seed, size_t n, const float* base, float coef, float* out) {
   if (table) {
     assert(n <= table->size);
     base_plus_scaled(out, base, table->data + ne_noise_table_offset(table, seed, n), n, coef);

@@ -132,10 +132,8 @@ int ne_policy_spec_init(ne_policy_spec* spec, int obs_dim, const int* hidden, in
   spec->head = head;
   spec->init = init;
   // the head decides what forward writes
-  if (head == NE_HEAD_ARGMAX)
-    spec->act_dim = 1;
-  else if ((rc = set_bounds(spec, out_dim, low, high, errstr)) != 0)
-    return rc;
+  if (head == NE_HEAD_ARGMAX) spec->act_dim = 1;
+  else if ((rc = set_bounds(spec, out_dim, low, high, errstr)) != 0) return rc;
   set_derived(spec);
   return 0;
 }
@@ -256,8 +254,8 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
 }
 
 // conv policies batch whole layers (conv.c); an MLP's rows are independent forwards
-void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n,
-                             float* scratch, float* actions) {
+void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
+                             float* actions) {
   if (spec->kind == NE_POLICY_CONV) {
     ne__conv_forward_batch(spec, params, obs, n, scratch, actions);
     return;

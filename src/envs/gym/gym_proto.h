@@ -41,18 +41,18 @@
 #define NE_GYM_OFF_THRESHOLD 80      // float64 reward_threshold
 #define NE_GYM_OFF_ACT_LOW 88        // float64[32] Box lower bounds
 #define NE_GYM_OFF_ACT_HIGH 344      // float64[32] Box upper bounds
-#define NE_GYM_OFF_REQ_SEQ 640      // uint32 request number: C writes the command, then stores n+1 (release)
-#define NE_GYM_OFF_REQ_CMD 644      // uint32 the command byte of request REQ_SEQ
+#define NE_GYM_OFF_REQ_SEQ 640       // uint32 request number: C writes the command, then stores n+1 (release)
+#define NE_GYM_OFF_REQ_CMD 644       // uint32 the command byte of request REQ_SEQ
 // (a #define whose comment goes on over the next line: left as written)
 // clang-format off
 #define NE_GYM_OFF_REP_SEQ 704      // uint32 reply number (own cache line): the server answers request n with n;
                                     //        its startup reply (hello or error) is number 1
 // clang-format on
-#define NE_GYM_OFF_REP_BYTE 708     // uint32 the reply byte of reply REP_SEQ
-#define NE_GYM_OFF_ERRMSG 1024       // char[1024] NUL-terminated UTF-8
+#define NE_GYM_OFF_REP_BYTE 708  // uint32 the reply byte of reply REP_SEQ
+#define NE_GYM_OFF_ERRMSG 1024   // char[1024] NUL-terminated UTF-8
 #define NE_GYM_ERRMSG_LEN 1024
-#define NE_GYM_OFF_ACT 2048          // float32[32] action of the next step
-#define NE_GYM_OFF_OBS 4096          // float32[obs_dim] observation after reset/step
-#define NE_GYM_MAX_ACT 32            // = NE_ENV_MAX_ACT
+#define NE_GYM_OFF_ACT 2048  // float32[32] action of the next step
+#define NE_GYM_OFF_OBS 4096  // float32[obs_dim] observation after reset/step
+#define NE_GYM_MAX_ACT 32    // = NE_ENV_MAX_ACT
 
 #endif

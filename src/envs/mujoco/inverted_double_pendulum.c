@@ -42,8 +42,7 @@ static void observe(const ne_mj_spec* s, const mjData* d, float* obs) {
   obs[k] = (float)ne__mj_clip(d->qfrc_constraint[0], -CLIP, CLIP);
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   (void)s;
   (void)before;
   (void)act;

@@ -23,8 +23,7 @@ static void reset(const ne_mj_spec* s, mjData* d, ne_rng* rng) {
 
 static void observe(const ne_mj_spec* s, const mjData* d, float* obs) { ne__mj_obs_qpos_qvel(s->m, d, 0, 0.0, obs); }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   (void)before;
   (void)act;
   // the float64 observation: finite, and the pole angle (obs[1] = qpos[1]) within 0.2
