@@ -301,7 +301,8 @@ static void es_asks_antithetic_pairs_and_the_centre(void) {
 
 static void es_gradient_follows_rank_differences(void) {
   // one pair, rank difference +1 for the plus side: g = eps / 2, Adam's first step = lr * sign(g)
-  ne_config* cfg = make_config("es", "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\n");
+  // (the generator's eps; the table's slices are es_table_noise_slices_one_table's)
+  ne_config* cfg = make_config("es", "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\nnoise = generator\n");
   void* es = make_algo("es", cfg, 3);
   const ne_algo_vt* vt = ne_algo_find("es");
   const ne_batch* b;
@@ -361,13 +362,27 @@ static void es_table_noise_slices_one_table(void) {
   vt->destroy(es);
   vt->destroy(twin);
   ne_config_destroy(cfg);
-  // the generator is the default: no table
+  // the table is the default, sized automatically (1000 floats per parameter, at least 2^20);
+  // es.noise = generator has none
   cfg = make_config("es", "");
+  es = make_algo("es", cfg, 3);
+  ASSERT_EQ(vt->ask(es, &b), 0);
+  ASSERT(b->noise_table != NULL);
+  ASSERT_EQ(b->noise_table->size, ne_noise_table_auto_size(spec.n_params));
+  ASSERT_EQ(b->noise_table->size, 1u << 20);
+  vt->destroy(es);
+  ne_config_destroy(cfg);
+  cfg = make_config("es", "[es]\nnoise = generator\n");
   es = make_algo("es", cfg, 3);
   ASSERT_EQ(vt->ask(es, &b), 0);
   ASSERT(b->noise_table == NULL);
   vt->destroy(es);
   ne_config_destroy(cfg);
+  // the automatic size: 1000 per parameter within [2^20, 2^24], never below 4 per parameter
+  ASSERT_EQ(ne_noise_table_auto_size(10), 1u << 20);
+  ASSERT_EQ(ne_noise_table_auto_size(10000), 10000000u);
+  ASSERT_EQ(ne_noise_table_auto_size(1700000), 1u << 24);
+  ASSERT_EQ(ne_noise_table_auto_size(10000000), 40000000u);
 }
 
 // The evaluator's PERTURB parameters equal ne_noise_perturb's for either source, whatever order
@@ -515,8 +530,9 @@ static void save_load_continues_identically(void) {
 // ---- ARS, PGPE, SNES specifics -----------------------------------------------------------------
 
 static void ars_steps_along_the_top_directions(void) {
-  // 3 directions, top 2, V1; returns chosen by hand
-  ne_config* cfg = make_config("ars", "[ars]\ndirections = 3\ntop = 2\nstep_size = 0.1\nnoise = 0.02\nversion = v1\n");
+  // 3 directions, top 2, V1; returns chosen by hand; the generator's directions
+  ne_config* cfg = make_config("ars", "[ars]\ndirections = 3\ntop = 2\nstep_size = 0.1\nnoise = 0.02\nversion = v1\n"
+                                      "noise_source = generator\n");
   void* ars = make_algo("ars", cfg, 4);
   const ne_algo_vt* vt = ne_algo_find("ars");
   const ne_batch* b;

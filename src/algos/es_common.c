@@ -401,7 +401,7 @@ int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params
     if (strcmp(algo, table_users[i].algorithm) != 0) continue;
     if (strcmp(ne_config_str(cfg, algo, table_users[i].mode_key), "table") != 0) return 0;
     int64_t mb = ne_config_int(cfg, algo, "noise_table_mb");
-    size_t floats = (size_t)mb << 18;  // 2^20 bytes / 4
+    size_t floats = mb > 0 ? (size_t)mb << 18 : ne_noise_table_auto_size(n_params);  // 2^20 bytes / 4
     if (floats < n_params)
       return ne__set_error(errstr, NE_EINVAL,
                            "%s.noise_table_mb = %lld holds %zu floats, fewer than the policy's %zu parameters: "
@@ -410,8 +410,8 @@ int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params
                            table_users[i].mode_key);
     uint64_t seed = ne_seed_derive(run_seed, 0, 0, NE_PURPOSE_NOISE_TABLE);
     *out = ne_noise_table_create(seed, floats);
-    return *out ? 0 : ne__set_error(errstr, NE_ENOMEM, "out of memory for a %lld MiB noise table (%s.noise_table_mb)",
-                                    (long long)mb, algo);
+    return *out ? 0 : ne__set_error(errstr, NE_ENOMEM, "out of memory for a %zu MiB noise table (%s.noise_table_mb)",
+                                    (floats * sizeof(float)) >> 20, algo);
   }
   return 0;
 }

@@ -393,6 +393,14 @@ ne_noise_table* ne_noise_table_create(uint64_t seed, size_t size) {
   return t;
 }
 
+size_t ne_noise_table_auto_size(size_t n_params) {
+  const size_t lo = (size_t)1 << 20, hi = (size_t)1 << 24;
+  size_t want = n_params > hi / 1000 ? hi : n_params * 1000;
+  if (want < lo) want = lo;
+  if (n_params > SIZE_MAX / 4) return n_params;
+  return want > 4 * n_params ? want : 4 * n_params;
+}
+
 void ne_noise_table_destroy(ne_noise_table* table) {
   if (!table) return;
   ne_free(table->data);
