@@ -437,8 +437,13 @@ static void noise_table_too_small_is_an_error(void) {
   ASSERT(t != NULL);
   ne_noise_table_destroy(t);
   ne_config_destroy(cfg);
-  // other algorithms have no table
+  // PGPE and SNES have one too (by default); CMA-ES and the GA have none
   cfg = make_config("pgpe", "");
+  ASSERT_EQ(ne_algo_noise_table(cfg, 1, 1000, &t, err), 0);
+  ASSERT(t != NULL);
+  ne_noise_table_destroy(t);
+  ne_config_destroy(cfg);
+  cfg = make_config("cmaes", "");
   ASSERT_EQ(ne_algo_noise_table(cfg, 1, 1000, &t, err), 0);
   ASSERT(t == NULL);
   ne_config_destroy(cfg);
@@ -587,6 +592,42 @@ static void pgpe_pairs_are_symmetric_and_sigma_change_is_limited(void) {
   ne_config_destroy(cfg);
 }
 
+// PGPE and SNES draw their samples' eps from the shared table by default (the slice of each sample's
+// seed, times the per-parameter sigma), from the generator with noise = generator.
+static void pgpe_and_snes_samples_come_from_the_table_or_the_generator(void) {
+  const char* algos[2] = {"pgpe", "snes"};
+  for (int a = 0; a < 2; a++)
+    for (int table = 0; table < 2; table++) {
+      char text[128];
+      snprintf(text, sizeof text, "[%s]\nstdev_init = 0.5\nnoise = %s\n", algos[a], table ? "table" : "generator");
+      ne_config* cfg = make_config(algos[a], text);
+      void* g = make_algo(algos[a], cfg, 8);
+      const ne_algo_vt* vt = ne_algo_find(algos[a]);
+      const ne_batch* b;
+      ASSERT_EQ(vt->ask(g, &b), 0);
+      ne_noise_table* t = NULL;
+      ASSERT_EQ(ne_algo_noise_table(cfg, 8, spec.n_params, &t, NULL), 0);
+      ASSERT(table ? t != NULL : t == NULL);
+      ASSERT_EQ(ne_algo_noise_table_evaluated(cfg), 0);  // the master's vectors: no worker table
+      const float* mu = b->blobs[0].data;
+      // sample k (SNES) or pair k's plus side (PGPE)
+      for (int k = 0; k < 2; k++) {
+        uint64_t seed = ne_seed_derive(8, 0, (uint64_t)k, NE_PURPOSE_MUTATION);
+        float eps[256];
+        if (t) memcpy(eps, t->data + ne_noise_table_offset(t, seed, spec.n_params), spec.n_params * sizeof(float));
+        else ne_noise_fill(seed, 0, spec.n_params, eps);
+        const float* x = b->blobs[1 + (a == 0 ? 2 * k : k)].data;
+        for (size_t i = 0; i < spec.n_params; i++)
+          if (x[i] != mu[i] + 0.5f * eps[i])
+            TEST_FAIL("%s, noise %s: sample %d [%zu] = %a, want %a", algos[a], table ? "table" : "generator", k, i,
+                      x[i], mu[i] + 0.5f * eps[i]);
+      }
+      ne_noise_table_destroy(t);
+      vt->destroy(g);
+      ne_config_destroy(cfg);
+    }
+}
+
 static void snes_uses_the_paper_defaults(void) {
   ne_config* cfg = make_config("snes", "");
   void* s = make_algo("snes", cfg, 9);
@@ -620,7 +661,8 @@ TEST_MAIN(TEST_ENTRY(centered_ranks_match_reference), TEST_ENTRY(nes_utilities_s
           TEST_ENTRY(sgd_and_clipup_follow_their_rules), TEST_ENTRY(obs_stats_merge_matches_whole_data),
           TEST_ENTRY(es_obs_rule_has_prior_and_floor), TEST_ENTRY(es_asks_antithetic_pairs_and_the_centre),
           TEST_ENTRY(es_gradient_follows_rank_differences), TEST_ENTRY(es_table_noise_slices_one_table),
-          TEST_ENTRY(noise_table_too_small_is_an_error), TEST_ENTRY(evaluator_perturbs_like_ne_noise_perturb),
+          TEST_ENTRY(noise_table_too_small_is_an_error),
+          TEST_ENTRY(pgpe_and_snes_samples_come_from_the_table_or_the_generator), TEST_ENTRY(evaluator_perturbs_like_ne_noise_perturb),
           TEST_ENTRY(every_algorithm_improves_the_sphere),
           TEST_ENTRY(save_load_continues_identically), TEST_ENTRY(ars_steps_along_the_top_directions),
           TEST_ENTRY(pgpe_pairs_are_symmetric_and_sigma_change_is_limited), TEST_ENTRY(snes_uses_the_paper_defaults),

@@ -387,11 +387,21 @@ int ne__best_load(ne__best_centre* b, ne_reader* r) {
 // ---- the shared noise table --------------------------------------------------------------------
 
 // The algorithms that can perturb with a table, and their keys (ars.noise is ARS's nu, so ARS names
-// the source noise_source).
+// the source noise_source). ES and ARS send PERTURB candidates, whose slices the evaluators read;
+// PGPE and SNES build explicit vectors (per-parameter sigma) in the master, so only it reads theirs.
 static const struct {
   const char* algorithm;  // run.algorithm
   const char* mode_key;   // generator|table
-} table_users[] = {{"es", "noise"}, {"ars", "noise_source"}};
+  int evaluated;          // 1: evaluators (Redis workers) read the table too
+} table_users[] = {{"es", "noise", 1}, {"ars", "noise_source", 1}, {"pgpe", "noise", 0}, {"snes", "noise", 0}};
+
+int ne_algo_noise_table_evaluated(const ne_config* cfg) {
+  const char* algo = ne_config_str(cfg, "run", "algorithm");
+  for (size_t i = 0; i < sizeof table_users / sizeof table_users[0]; i++)
+    if (strcmp(algo, table_users[i].algorithm) == 0)
+      return table_users[i].evaluated && strcmp(ne_config_str(cfg, algo, table_users[i].mode_key), "table") == 0;
+  return 0;
+}
 
 int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out,
                         char* errstr) {

@@ -162,6 +162,11 @@ static const ne_config_key pgpe_keys[] = {
     {"pgpe", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
     {"pgpe", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the centre each generation (its mean is the elite score)"},
+    {"pgpe", "noise", NE_CFG_ENUM, "table", 1, 0, "generator|table",
+     "where the samples' eps come from: table (slices of a shared table of normals built once from the "
+     "run seed, multiplied by the per-parameter stdevs) or generator (Philox per parameter)"},
+    {"pgpe", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
+     "noise = table: its size in MiB (0 = auto, as es.noise_table_mb)"},
 };
 
 // [snes]: separable NES (Schaul et al. 2011): NES utilities, mu and log-sigma updates.
@@ -176,6 +181,11 @@ static const ne_config_key snes_keys[] = {
     {"snes", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
     {"snes", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the centre each generation (its mean is the elite score)"},
+    {"snes", "noise", NE_CFG_ENUM, "table", 1, 0, "generator|table",
+     "where the samples' s_k come from: table (slices of a shared table of normals built once from the "
+     "run seed) or generator (Philox per parameter)"},
+    {"snes", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
+     "noise = table: its size in MiB (0 = auto, as es.noise_table_mb)"},
 };
 
 // ---- CMA-ES (src/algos/cmaes.c, sepcmaes.c; shared settings in cma_core.c) ------------------
@@ -257,6 +267,10 @@ static const struct {
     {"es", "noise_table_mb", "64"},
     {"ars", "noise_source", "generator"},
     {"ars", "noise_table_mb", "64"},
+    {"pgpe", "noise", "generator"},
+    {"pgpe", "noise_table_mb", "64"},
+    {"snes", "noise", "generator"},
+    {"snes", "noise_table_mb", "64"},
 };
 
 const char* ne__config_legacy_value(const ne_config_key* key) {
