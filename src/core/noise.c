@@ -394,7 +394,7 @@ ne_noise_table* ne_noise_table_create(uint64_t seed, size_t size) {
 }
 
 size_t ne_noise_table_auto_size(size_t n_params) {
-  const size_t lo = (size_t)1 << 20, hi = (size_t)1 << 24;
+  const size_t lo = (size_t)1 << 16, hi = (size_t)1 << 24;
   size_t want = n_params > hi / 1000 ? hi : n_params * 1000;
   if (want < lo) want = lo;
   if (n_params > SIZE_MAX / 4) return n_params;

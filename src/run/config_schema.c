@@ -120,7 +120,7 @@ static const ne_config_key es_keys[] = {
     {"es", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
      "noise = table: its size in MiB (4 bytes a float; must hold the policy's parameters, and should "
      "hold many times more, since perturbations are overlapping slices of it); 0 = auto: 1000 floats "
-     "per parameter, at least 4 and at most 64 MiB (or 4 times the parameters)"},
+     "per parameter, at least 0.25 and at most 64 MiB (or 4 times the parameters)"},
 };
 
 // [ars]: Augmented Random Search (Mania et al. 2018), V1/V2 and the top-b variants.
