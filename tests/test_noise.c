@@ -379,7 +379,7 @@ static void test_noise_table_offsets_in_range(void) {
 
 // ne_noise_perturb / _axpy: with a table, base + coef * the seed's slice; without, the generator
 // (fill-then-add exactly); in place (out == base) the same bits.
-static void test_noise_perturb_slices(void) {
+static void noise_perturb_slices(void) {
   ne_noise_table* t = ne_noise_table_create(21, 4096);
   ASSERT(t);
   const size_t lengths[] = {1, 31, 32, 33, 1000, 4096};
@@ -521,10 +521,19 @@ static void test_detmath_tanhf(void) {
 
 static void test_known_answers(void) { known_answers(); }
 
+// the table's slices (ne_noise_perturb, ne_noise_perturb_axpy) on every SIMD path the CPU has
+static void test_noise_perturb_slices_every_simd_path(void) {
+  for (int level = NE_SIMD_BASE; level <= ne__simd_cpu_level(); level++) {
+    ASSERT_EQ(ne__simd_force(level), level);
+    noise_perturb_slices();
+  }
+  ne__simd_force(0);
+}
+
 TEST_MAIN(TEST_ENTRY(test_philox_random123_vectors), TEST_ENTRY(test_simd_paths_same_bits), TEST_ENTRY(test_fill_matches_scalar_reference),
           TEST_ENTRY(test_fill_is_box_muller_of_uniforms), TEST_ENTRY(test_known_answers),
           TEST_ENTRY(test_moments_and_sigma_fractions), TEST_ENTRY(test_kolmogorov_smirnov),
           TEST_ENTRY(test_correlations), TEST_ENTRY(test_split_invariance), TEST_ENTRY(test_axpy_equals_fill_then_add),
           TEST_ENTRY(test_noise_table), TEST_ENTRY(test_noise_table_is_a_function_of_its_seed),
-          TEST_ENTRY(test_noise_table_offsets_in_range), TEST_ENTRY(test_noise_perturb_slices), TEST_ENTRY(test_rng_normal_stream), TEST_ENTRY(test_detmath_log_vs_libm),
+          TEST_ENTRY(test_noise_table_offsets_in_range), TEST_ENTRY(test_noise_perturb_slices_every_simd_path), TEST_ENTRY(test_rng_normal_stream), TEST_ENTRY(test_detmath_log_vs_libm),
           TEST_ENTRY(test_detmath_sincos_vs_libm), TEST_ENTRY(test_detmath_tanhf))

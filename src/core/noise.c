@@ -369,6 +369,41 @@ static void base_plus_scaled(float* out, const float* base, const float* z, size
   for (size_t i = 0; i < n; i++) out[i] = base[i] + coef * z[i];
 }
 
+// The table's slices at vector width VL (explicit vectors: out may alias base exactly, which rules
+// out restrict, and gcc -O2 does not version loops for aliasing): the same product rounded to float
+// and the same add per element as the loops above, so the same bits.
+#ifdef HAVE_X86_VARIANTS
+#define SCALED_VARIANT(name, attr, VL)                                                                 \
+  typedef float name##_v __attribute__((vector_size(VL * 4)));                                         \
+  attr static void name(float* out, const float* base, const float* z, size_t n, float coef) {         \
+    size_t i = 0;                                                                                      \
+    name##_v c = coef + (name##_v){0};                                                                 \
+    for (; i + VL <= n; i += VL) {                                                                     \
+      name##_v b, e;                                                                                   \
+      memcpy(&b, base + i, sizeof b);                                                                  \
+      memcpy(&e, z + i, sizeof e);                                                                     \
+      b += c * e;                                                                                      \
+      memcpy(out + i, &b, sizeof b);                                                                   \
+    }                                                                                                  \
+    for (; i < n; i++) out[i] = base[i] + coef * z[i];                                                 \
+  }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // the vectors never cross a real call
+SCALED_VARIANT(scaled_avx2, TARGET_AVX2, 8)
+SCALED_VARIANT(scaled_avx512, TARGET_AVX512, 16)
+#pragma GCC diagnostic pop
+#endif
+
+// out[i] = base[i] + coef * slice[i] at the SIMD level in use (out may equal base).
+static void table_scaled(float* out, const float* base, const float* slice, size_t n, float coef) {
+#ifdef HAVE_X86_VARIANTS
+  int level = ne__simd_level();
+  if (level >= NE_SIMD_AVX512) return scaled_avx512(out, base, slice, n, coef);
+  if (level == NE_SIMD_AVX2) return scaled_avx2(out, base, slice, n, coef);
+#endif
+  base_plus_scaled(out, base, slice, n, coef);
+}
+
 double ne_rng_normal(ne_rng* rng) {
   // Box–Muller's cosine branch: u1 in (0, 1] keeps the log finite
   double u1 = 1.0 - ne_rng_uniform(rng);
@@ -421,14 +456,14 @@ void ne_noise_perturb_axpy(const ne_noise_table* table, uint64_t seed, size_t n,
     return;
   }
   assert(n <= table->size);
-  add_scaled(out, table->data + ne_noise_table_offset(table, seed, n), n, coef);
+  table_scaled(out, out, table->data + ne_noise_table_offset(table, seed, n), n, coef);
 }
 
 void ne_noise_perturb(const ne_noise_table* table, uint64_t seed, size_t n, const float* base, float coef,
                       float* out) {
   if (table) {
     assert(n <= table->size);
-    base_plus_scaled(out, base, table->data + ne_noise_table_offset(table, seed, n), n, coef);
+    table_scaled(out, base, table->data + ne_noise_table_offset(table, seed, n), n, coef);
     return;
   }
   // the generator block by block, each block added to its slice of base straight away
