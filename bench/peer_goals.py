@@ -33,7 +33,7 @@ ROWS = [
     ("ale", "ALE env / raw emulation, non-AVX-512 path (Frostbite)", "CPU-s per frame", 0.95, "0.835"),
 ]
 
-MINATAR_GENS = 10        # generations timed per MinAtar measurement (both sides)
+MINATAR_GENS = 5         # generations timed per MinAtar measurement (both sides; the peer's take ~3 s each)
 MINATAR_STEPS = 1000     # episode cap: gymnax's Breakout-MinAtar default, set on both sides
 CARTPOLE = dict(hidden=16, population=50, sigma=0.1, lr=0.03, eval_episodes=10, max_gens=200)  # cartpole-es
 ASKTELL = dict(dim=10_000, population=100, gens_ours=200, gens_peer=50)
@@ -255,16 +255,29 @@ def peer(row, seed):
             "reached": reached or threshold is None}
 
 
+def numpy_layers(theta):
+    """Views of the 4-64-64-2 weights as [(W, b), ...] in neuroevo's layout (W input-major)."""
+    layers, k = [], 0
+    for i, o in [(4, 64), (64, 64), (64, 2)]:
+        layers.append((theta[k:k + i * o].reshape(i, o), theta[k + i * o:k + i * o + o]))
+        k += i * o + o
+    return layers
+
+
+def numpy_act(layers, obs):
+    """The peer's forward: tanh hidden layers, argmax head (ties: the lowest index, as neuroevo)."""
+    import numpy as np
+    x = np.tanh(obs @ layers[0][0] + layers[0][1])
+    x = np.tanh(x @ layers[1][0] + layers[1][1])
+    return int(np.argmax(x @ layers[2][0] + layers[2][1]))
+
+
 def peer_rollout(seed):
     """Gymnasium's CartPole-v1 with a NumPy forward of the same float32 weights."""
     import gymnasium as gym
     import numpy as np
     theta, _ = rollout_weights(seed)
-    sizes = [(4, 64), (64, 64), (64, 2)]
-    layers, k = [], 0
-    for i, o in sizes:
-        layers.append((theta[k:k + i * o].reshape(i, o), theta[k + i * o:k + i * o + o]))
-        k += i * o + o
+    layers = numpy_layers(theta)
     env = gym.make("CartPole-v1")
     rng = np.random.default_rng(seed)
     t0 = time.process_time()
@@ -273,10 +286,7 @@ def peer_rollout(seed):
         obs, _ = env.reset(seed=int(rng.integers(2**31)))
         done = False
         while not done:
-            x = np.tanh(obs @ layers[0][0] + layers[0][1])
-            x = np.tanh(x @ layers[1][0] + layers[1][1])
-            a = int(np.argmax(x @ layers[2][0] + layers[2][1]))
-            obs, _, term, trunc, _ = env.step(a)
+            obs, _, term, trunc, _ = env.step(numpy_act(layers, obs))
             steps += 1
             done = term or trunc
     return {"cpu": time.process_time() - t0, "steps": steps}
@@ -327,7 +337,10 @@ def main():
     ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.side:
-        print(json.dumps((ours if a.side == "ours" else peer)(a.row, a.seed)))
+        try:
+            print(json.dumps((ours if a.side == "ours" else peer)(a.row, a.seed)))
+        except ImportError as e:  # a peer missing: reported by the table, not a failure
+            print(json.dumps({"skipped": f"{e.name} is not installed (scripts/install-deps --bench VENV)"}))
         return 0
     rows = [r for r in ROWS if a.rows == "all" or r[0] in a.rows.split(",")]
     load = os.getloadavg()
@@ -356,6 +369,9 @@ def main():
             for i in range(a.pairs):
                 sides = ("ours", "peer") if i % 2 == 0 else ("peer", "ours")
                 got = {s: one_side(s, name, i, a.core) for s in sides}
+                skipped = [g["skipped"] for g in got.values() if "skipped" in g]
+                if skipped:
+                    raise LookupError(skipped[0])
                 if name == "cartpole" and not (got["ours"]["reached"] and got["peer"]["reached"]):
                     notes.append(f"seed {i}: threshold not reached (ours {got['ours']['reached']}, "
                                  f"peer {got['peer']['reached']})")
@@ -363,6 +379,9 @@ def main():
                 if "scanned" in got["peer"] and name == "minatar":
                     o, p = got["ours"], got["peer"]
                     scans.append((o["steps"] / o["cpu"]) / (p["scanned"] / p["cpu"]))
+        except LookupError as e:
+            print(f"{what:58s} {unit:20s} {before:>7s} skipped: {e}")
+            continue
         except (RuntimeError, json.JSONDecodeError) as e:
             failed = 1
             print(f"{what:58s} {unit:20s} {before:>7s} failed: {e}")
