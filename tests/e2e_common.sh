@@ -10,6 +10,7 @@
 #     (minus wall_s) and best.genome of DIR identical to REF's; need_hiredis: fails unless BIN was
 #     built with Redis support.
 # shellcheck shell=bash
+: "${BIN:?e2e_common.sh: set BIN before sourcing}" "${TMP:?e2e_common.sh: set TMP before sourcing}"
 case "$BIN" in /*) ;; *) BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN") ;; esac
 rm -rf "$TMP" && mkdir -p "$TMP"
 cd "$TMP" || exit 1

@@ -515,6 +515,38 @@ static void test_format_round_trip(void) {
   ne_config_destroy(cfg);
 }
 
+// A resolved config written before a key existed lacks it: loading it gives the key's legacy value
+// (the old behaviour, so an old run directory resumes as it started), written out explicitly from
+// then on; a hand-written config that lacks the key gets the new default.
+static void test_resolved_config_without_new_keys_keeps_old_behaviour(void) {
+  const char* old = NE_CONFIG_RESOLVED_HEADER
+      ": every key, defaults included\n[run]\nalgorithm = es\n"
+      "[es]\npopulation = 20\n";
+  ne_config* cfg = fresh();
+  load_expect(cfg, old, "runs/x/config.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(cfg, "es", "noise"), "generator");
+  ASSERT_EQ(ne_config_int(cfg, "es", "noise_table_mb"), 64);
+  ASSERT_EQ(ne_config_is_set(cfg, "es", "noise"), 1);
+  ASSERT_EQ(ne_config_int(cfg, "es", "population"), 20);
+  char* text = ne_config_format(cfg);
+  ASSERT_CONTAINS(text, "\nnoise = generator\n");
+  ne_free(text);
+  ne_config_destroy(cfg);
+  // the same keys without the header: a user's config, so the new defaults
+  ne_config* user = fresh();
+  load_expect(user, "[run]\nalgorithm = es\n[es]\npopulation = 20\n", "es.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(user, "es", "noise"), "table");
+  ASSERT_EQ(ne_config_int(user, "es", "noise_table_mb"), 0);
+  ne_config_destroy(user);
+  // a resolved config that has the key keeps what it says
+  ne_config* both = fresh();
+  load_expect(both, NE_CONFIG_RESOLVED_HEADER "\n[run]\nalgorithm = ars\n[ars]\nnoise_source = table\n", "r.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(both, "ars", "noise_source"), "table");
+  ASSERT_EQ(ne_config_int(both, "ars", "noise_table_mb"), 64);
+  ASSERT_EQ(ne_config_validate(both, NULL), 0);
+  ne_config_destroy(both);
+}
+
 static void test_float_round_trip_exact(void) {
   const double values[] = {0.1, 1.0 / 3.0, 2.0 / 3.0 * 1e-7, 9.999999999999998, 1e-9, 5e-324 + 1e-9};
   for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
@@ -741,6 +773,7 @@ TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_schema_well_formed), TEST_E
           TEST_ENTRY(test_override_errors), TEST_ENTRY(test_validate_cross_keys), TEST_ENTRY(test_validate_target),
           TEST_ENTRY(test_validate_section_of_other_algorithm), TEST_ENTRY(test_intlist_parsing),
           TEST_ENTRY(test_bool_spellings), TEST_ENTRY(test_numbers), TEST_ENTRY(test_format_round_trip),
+          TEST_ENTRY(test_resolved_config_without_new_keys_keeps_old_behaviour),
           TEST_ENTRY(test_float_round_trip_exact), TEST_ENTRY(test_write_file), TEST_ENTRY(test_clone_is_deep),
           TEST_ENTRY(test_inline_comments), TEST_ENTRY(test_duplicate_key_names_both_lines),
           TEST_ENTRY(test_algorithm_switch_by_override), TEST_ENTRY(test_allocation_failures))

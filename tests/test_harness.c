@@ -43,7 +43,7 @@ static void u64_above_int64(void) {
 }
 static void negative_ints(void) { ASSERT_GT(-3, -2); }
 static void pointers(void) {
-  int x[2];
+  int x[2] = {0, 0};
   ASSERT_EQ(&x[0], &x[1]);
 }
 static void float_le(void) {

@@ -37,6 +37,9 @@ typedef struct ne_config_key {
 
 typedef struct ne_config ne_config;
 
+// The first line ne_config_format writes; it marks a resolved (complete) config.
+#define NE_CONFIG_RESOLVED_HEADER "# neuroevo resolved config"
+
 // Creates a config holding every default. Caller frees with ne_config_destroy. NULL on OOM.
 ne_config* ne_config_create(void);
 
@@ -52,6 +55,10 @@ ne_config* ne_config_clone(const ne_config* cfg);
 int ne_config_load_file(ne_config* cfg, const char* path, char* errstr);
 
 // Applies INI text; `name` stands for the file in messages. Nullable: errstr.
+// A resolved config (text that ne_config_format wrote: it starts with NE_CONFIG_RESOLVED_HEADER) is
+// complete by construction, so a key it lacks did not exist when it was written: such keys take
+// their legacy value where they have one (the value in force before them), so that a run directory made by an older build
+// resumes (and evaluates) with the behaviour it started with. Other text leaves them at the default.
 int ne_config_load_string(ne_config* cfg, const char* text, const char* name, char* errstr);
 
 // Applies one `section.key=value` override; `origin` names it in messages (e.g. "command line").

@@ -597,6 +597,26 @@ static int on_value(void* user, const char* section, const char* name, const cha
   return rc == 0;
 }
 
+// A resolved config lacks only keys that postdate it: those with a legacy value get it (see
+// ne_config_load_string), in the sections the file holds (the shared ones and run.algorithm's;
+// another algorithm's section is never written, and setting it would make the config invalid).
+// `first_seq` is the first seq this load assigned.
+static int apply_legacy_values(ne_config* cfg, unsigned long first_seq, const char* name, char* errstr) {
+  const ne_config_key* schema = ne_config_schema();
+  const char* algo = ne_config_str(cfg, "run", "algorithm");
+  for (int i = 0; i < cfg->n; i++) {
+    const char* legacy = ne__config_legacy_value(&schema[i]);
+    if (!legacy || cfg->vals[i].seq >= first_seq) continue;
+    const ne__cfg_section* sec = find_section(schema[i].section);
+    if (sec->algorithm && strcmp(sec->algorithm, algo) != 0) continue;
+    char origin[300];
+    snprintf(origin, sizeof origin, "%s (written before [%s] %s existed)", name, schema[i].section, schema[i].key);
+    int rc = assign(cfg, i, legacy, origin, ++cfg->next_seq, errstr);
+    if (rc != 0) return rc;
+  }
+  return 0;
+}
+
 // parses text into cfg (a working copy); returns 0 or the first error
 static int parse_into(ne_config* cfg, const char* text, const char* name, char* errstr) {
   load_ctx c = {.cfg = cfg, .name = name, .rest = text, .seq_base = cfg->next_seq};
@@ -618,7 +638,10 @@ int ne_config_load_string(ne_config* cfg, const char* text, const char* name, ch
   // fill a copy and swap it in, so a failed load leaves cfg as it was
   ne_config* work = ne_config_clone(cfg);
   if (!work) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", name);
+  unsigned long first_seq = work->next_seq + 1;
   int rc = parse_into(work, text, name, errstr);
+  if (rc == 0 && strncmp(text, NE_CONFIG_RESOLVED_HEADER, strlen(NE_CONFIG_RESOLVED_HEADER)) == 0)
+    rc = apply_legacy_values(work, first_seq, name, errstr);
   if (rc == 0) {
     ne_config tmp = *cfg;
     *cfg = *work;
@@ -825,7 +848,8 @@ char* ne_config_format(const ne_config* cfg) {
   if (!cfg) return NULL;
   strbuf b = {0};
   appendf(&b,
-          "# neuroevo resolved config: every key, defaults included; comments give each key's meaning,\n"
+          NE_CONFIG_RESOLVED_HEADER
+          ": every key, defaults included; comments give each key's meaning,\n"
           "# type and default. Load it with `neuroevo run FILE`; override keys with section.key=value.\n");
   // sections of other algorithms are left out: they would make the file invalid to load
   int n;

@@ -124,6 +124,7 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
   if (!ex->cache) return ne__set_error(why, NE_ENOMEM, "out of memory for the parameter cache");
   // the master's algorithm built the same table from the same config (built once, before the threads)
   uint64_t seed = (uint64_t)ne_config_int(ex->cfg, "run", "seed");
+  if (!ne_algo_noise_table_evaluated(ex->cfg)) return 0;  // PGPE/SNES: the master's explicit vectors
   return ne_algo_noise_table(ex->cfg, seed, ex->policy.n_params, &ex->noise, why);
 }
 
