@@ -8,11 +8,9 @@
 set -euo pipefail
 BIN=$1
 TMP=$2
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-rows() { echo $(($(wc -l < "$1/metrics.csv") - 1)); }
-strip_wall() { cut -d, -f1-3,5- "$1"; }  # metrics without the wall-clock column
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 small=(cartpole-ga run.target=none ga.population=10 ga.truncation=3 ga.elite_candidates=2 ga.elite_episodes=2)
 
 # --- --generations is saved in config.ini, and resume keeps it ----------------------------------
