@@ -392,7 +392,70 @@ static double bench_ale(void) {
 }
 #endif
 
-int main(void) {
+#ifdef NE_HAVE_ALE
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+// CPU seconds per call of fn(ctx) over at least `seconds` of thread CPU time.
+static double cpu_per_op(void (*fn)(void*), void* ctx, double seconds) {
+  long iters = 0;
+  double t0 = thread_cpu(), t;
+  do {
+    fn(ctx);
+    iters++;
+  } while ((t = thread_cpu()) - t0 < seconds);
+  return (t - t0) / (double)iters;
+}
+
+// `bench_pixels --ale-ratio PAIRS`: env / raw emulation as thread CPU time, the two interleaved
+// PAIRS times (0.5 s each); prints one line "ale_ratio MEDIAN MIN MAX PATH" for bench_peers.py's
+// table. NEUROEVO_SIMD=avx2 measures the path of a CPU without AVX-512.
+static int ale_ratio(int pairs) {
+  char err[256];
+  ne_env_spec* spec;
+  if (ne_env_make("ALE/Frostbite-v5", NULL, &spec, err)) {
+    printf("ale_ratio n/a %s\n", err);
+    return 1;
+  }
+  env_ctx c = {.spec = spec};
+  c.st = ne_env_state_create(spec);
+  ne_rng_seed(&c.rng, 1);
+  ne_env_reset(spec, c.st, c.episode++);
+  static raw_ctx r;
+  r.ale = ne__ale_create(ne__ale_rom_path(spec), err, sizeof err);
+  r.n = ne__ale_minimal_actions(r.ale, r.actions, 18);
+  ne_rng_seed(&r.rng, 1);
+  ne_rng_seed(&r.noop_rng, 2);
+  raw_reset(&r);
+  double ratios[64];
+  if (pairs > 64) pairs = 64;
+  for (int i = 0; i < pairs; i++) {
+    double env = cpu_per_op(env_op, &c, 0.5), raw = cpu_per_op(raw_op, &r, 0.5);
+    ratios[i] = raw / env;
+  }
+  qsort(ratios, (size_t)pairs, sizeof *ratios, cmp_double);
+  printf("ale_ratio %.3f %.3f %.3f %s\n", ratios[pairs / 2], ratios[0], ratios[pairs - 1],
+         ne__ale_simd() ? "avx512" : "portable");
+  ne__ale_destroy(r.ale);
+  ne_env_state_destroy(c.st);
+  ne_env_spec_destroy(spec);
+  return 0;
+}
+#endif
+
+int main(int argc, char** argv) {
+#ifdef NE_HAVE_ALE
+  if (argc == 3 && strcmp(argv[1], "--ale-ratio") == 0) return ale_ratio(atoi(argv[2]));
+#endif
+  (void)argc, (void)argv;
   printf("bench_pixels: conv forward kernel = %s\n\n",
          (const char*[]){"?", "portable (SSE2)", "AVX2", "AVX-512"}[ne__conv_set_kernel(0)]);
   // the Nature net over 84x84x4 frames, 18 actions (the full Atari set)

@@ -515,6 +515,38 @@ static void test_format_round_trip(void) {
   ne_config_destroy(cfg);
 }
 
+// A resolved config written before a key existed lacks it: loading it gives the key's legacy value
+// (the old behaviour, so an old run directory resumes as it started), written out explicitly from
+// then on; a hand-written config that lacks the key gets the new default.
+static void test_resolved_config_without_new_keys_keeps_old_behaviour(void) {
+  const char* old = NE_CONFIG_RESOLVED_HEADER
+      ": every key, defaults included\n[run]\nalgorithm = es\n"
+      "[es]\npopulation = 20\n";
+  ne_config* cfg = fresh();
+  load_expect(cfg, old, "runs/x/config.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(cfg, "es", "noise"), "generator");
+  ASSERT_EQ(ne_config_int(cfg, "es", "noise_table_mb"), 64);
+  ASSERT_EQ(ne_config_is_set(cfg, "es", "noise"), 1);
+  ASSERT_EQ(ne_config_int(cfg, "es", "population"), 20);
+  char* text = ne_config_format(cfg);
+  ASSERT_CONTAINS(text, "\nnoise = generator\n");
+  ne_free(text);
+  ne_config_destroy(cfg);
+  // the same keys without the header: a user's config, so the new defaults
+  ne_config* user = fresh();
+  load_expect(user, "[run]\nalgorithm = es\n[es]\npopulation = 20\n", "es.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(user, "es", "noise"), "table");
+  ASSERT_EQ(ne_config_int(user, "es", "noise_table_mb"), 0);
+  ne_config_destroy(user);
+  // a resolved config that has the key keeps what it says
+  ne_config* both = fresh();
+  load_expect(both, NE_CONFIG_RESOLVED_HEADER "\n[run]\nalgorithm = ars\n[ars]\nnoise_source = table\n", "r.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(both, "ars", "noise_source"), "table");
+  ASSERT_EQ(ne_config_int(both, "ars", "noise_table_mb"), 64);
+  ASSERT_EQ(ne_config_validate(both, NULL), 0);
+  ne_config_destroy(both);
+}
+
 static void test_float_round_trip_exact(void) {
   const double values[] = {0.1, 1.0 / 3.0, 2.0 / 3.0 * 1e-7, 9.999999999999998, 1e-9, 5e-324 + 1e-9};
   for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
@@ -593,6 +625,91 @@ static void fault_loop(const char* what, int (*fn)(ne_config* cfg, char* err)) {
   }
 }
 
+// `key = value  # comment` and `; comment` after a blank end the value, as INI users write them;
+// '#' and ';' inside a word stay part of it
+static void test_inline_comments(void) {
+  ne_config* cfg = fresh();
+  load_expect(cfg,
+              "[ga]   # the algorithm's own section\nsigma = 0.05 # comment\npopulation = 50\t; another\n"
+              "[run]\nout = runs#2 #where\ntarget = none;x\n[policy]\nhidden = 8,8  # two layers\n",
+              "c.ini", 0);
+  ASSERT_NEAR(ne_config_float(cfg, "ga", "sigma"), 0.05, 0);
+  ASSERT_EQ(ne_config_int(cfg, "ga", "population"), 50);
+  ASSERT_STR_EQ(ne_config_str(cfg, "run", "out"), "runs#2");
+  ASSERT_STR_EQ(ne_config_str(cfg, "run", "target"), "none;x");
+  ASSERT_EQ(ne_config_intlist(cfg, "policy", "hidden", NULL, 0), 2);
+  // a text value with " #" could not be written back: refused like " ;"
+  char err[NE_ERRSTR_LEN];
+  ASSERT_EQ(ne_config_set(cfg, "run", "out", "a #b", "x", err), NE_EPARSE);
+  ASSERT_CONTAINS(err, "' #'");
+  ne_config_destroy(cfg);
+  // a comment does not hide a bad value, and the line number is the value's
+  expect_load_error("[ga]\nsigma = abc # comment\n", NE_EPARSE,
+                    "cartpole.ini:2: [ga] sigma = 'abc': expected a number in [1e-09, 10]");
+}
+
+// a key set twice in one file is a mistake (the first would be silently lost): both lines named
+static void test_duplicate_key_names_both_lines(void) {
+  expect_load_error("[ga]\nsigma = 0.1\npopulation = 50\n\n[ga]\nsigma = 0.2\n", NE_EINVAL,
+                    "cartpole.ini:6: [ga] sigma is set twice (first at cartpole.ini:2): remove one of the two lines");
+  // a second file (or an override) setting the same key is layering, not a duplicate
+  ne_config* cfg = fresh();
+  load_expect(cfg, "[ga]\nsigma = 0.1\n", "a.ini", 0);
+  load_expect(cfg, "[ga]\nsigma = 0.2\n", "b.ini", 0);
+  ASSERT_NEAR(ne_config_float(cfg, "ga", "sigma"), 0.2, 0);
+  ne_config_destroy(cfg);
+}
+
+// run.algorithm from an override switches algorithms: the file's sections for other algorithms are
+// ignored with a note (back to their defaults), an override for another algorithm's section is not
+static void test_algorithm_switch_by_override(void) {
+  const char* es_file = "[run]\nalgorithm = es\nseed = 2\n[es]\nsigma = 0.05\npopulation = 10\n";
+  ne_config* cfg = fresh();
+  char err[NE_ERRSTR_LEN] = "";
+  load_expect(cfg, es_file, "x.ini", 0);
+  ASSERT_STR_EQ(ne_config_notes(cfg), "");
+  ASSERT_EQ(ne_config_override(cfg, "run.algorithm=ga", "command line", err), 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), 0);
+  ASSERT_STR_EQ(ne_config_notes(cfg), "command line: run.algorithm = ga: ignoring [es] (2 keys, first at x.ini:5)\n");
+  ASSERT_EQ(ne_config_is_set(cfg, "es", "sigma"), 0);
+  ASSERT_EQ(ne_config_int(cfg, "run", "seed"), 2);
+  // the resolved config is a GA config that loads back as one
+  char* text = ne_config_format(cfg);
+  ASSERT(text != NULL);
+  ASSERT(strstr(text, "\n[es]\n") == NULL);
+  ASSERT(strstr(text, "\n[ga]\n") != NULL);
+  ne_config* back = fresh();
+  load_expect(back, text, "config.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(back, "run", "algorithm"), "ga");
+  ASSERT_EQ(ne_config_validate(back, NULL), 0);
+  ne_config_destroy(back);
+  ne_free(text);
+  // notes travel with clones
+  ne_config* copy = ne_config_clone(cfg);
+  ASSERT(copy != NULL);
+  ASSERT_CONTAINS(ne_config_notes(copy), "ignoring [es]");
+  ne_config_destroy(copy);
+  ne_config_destroy(cfg);
+
+  // asking for [es] values by override and for another algorithm is a conflict
+  cfg = fresh();
+  load_expect(cfg, es_file, "x.ini", 0);
+  ASSERT_EQ(ne_config_override(cfg, "es.lr=0.1", "command line", err), 0);
+  ASSERT_EQ(ne_config_override(cfg, "run.algorithm=ga", "command line", err), 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
+  ASSERT_STR_EQ(err,
+                "command line: section [es] configures algorithm 'es', but run.algorithm = ga "
+                "(remove [es] or set algorithm = es)");
+  ne_config_destroy(cfg);
+
+  // run.algorithm from the file itself: still an error, as before
+  cfg = fresh();
+  load_expect(cfg, "[run]\nalgorithm = ga\n[es]\nsigma = 0.05\n", "y.ini", 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
+  ASSERT_CONTAINS(err, "y.ini:4: section [es]");
+  ne_config_destroy(cfg);
+}
+
 static const char* fault_text = "[run]\nseed = 3\ntarget = none\n[policy]\nhidden = 8,8\n[ga]\npopulation = 40\n";
 static const char* fault_path;
 
@@ -620,6 +737,18 @@ static void test_allocation_failures(void) {
   fault_loop("load_string", fault_load_string);
   fault_loop("load_file", fault_load_file);
   fault_loop("override", fault_override);
+  // switching algorithms allocates the note and the defaults put back: whatever fails, nothing
+  // leaks and the switch either happened or left an error
+  for (long n = 0; n < 64; n++) {
+    ne_config* cfg = fresh();
+    char err[NE_ERRSTR_LEN] = "";
+    ASSERT_EQ(ne_config_load_string(cfg, fault_text, "f.ini", err), 0);
+    ne_alloc_fail_after(n);
+    int rc = ne_config_override(cfg, "run.algorithm=es", "command line", err);
+    ne_alloc_fail_after(-1);
+    ASSERT(rc == 0 || rc == NE_ENOMEM);
+    ne_config_destroy(cfg);
+  }
   fault_loop("create+format", fault_format);
   unlink(fault_path);
   // create and clone return NULL on every failure point and leak nothing
@@ -644,5 +773,7 @@ TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_schema_well_formed), TEST_E
           TEST_ENTRY(test_override_errors), TEST_ENTRY(test_validate_cross_keys), TEST_ENTRY(test_validate_target),
           TEST_ENTRY(test_validate_section_of_other_algorithm), TEST_ENTRY(test_intlist_parsing),
           TEST_ENTRY(test_bool_spellings), TEST_ENTRY(test_numbers), TEST_ENTRY(test_format_round_trip),
+          TEST_ENTRY(test_resolved_config_without_new_keys_keeps_old_behaviour),
           TEST_ENTRY(test_float_round_trip_exact), TEST_ENTRY(test_write_file), TEST_ENTRY(test_clone_is_deep),
-          TEST_ENTRY(test_allocation_failures))
+          TEST_ENTRY(test_inline_comments), TEST_ENTRY(test_duplicate_key_names_both_lines),
+          TEST_ENTRY(test_algorithm_switch_by_override), TEST_ENTRY(test_allocation_failures))

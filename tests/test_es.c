@@ -301,7 +301,8 @@ static void es_asks_antithetic_pairs_and_the_centre(void) {
 
 static void es_gradient_follows_rank_differences(void) {
   // one pair, rank difference +1 for the plus side: g = eps / 2, Adam's first step = lr * sign(g)
-  ne_config* cfg = make_config("es", "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\n");
+  // (the generator's eps; the table's slices are es_table_noise_slices_one_table's)
+  ne_config* cfg = make_config("es", "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\nnoise = generator\n");
   void* es = make_algo("es", cfg, 3);
   const ne_algo_vt* vt = ne_algo_find("es");
   const ne_batch* b;
@@ -364,13 +365,28 @@ static void es_table_noise_slices_one_table(void) {
   vt->destroy(es);
   vt->destroy(twin);
   ne_config_destroy(cfg);
-  // the generator is the default: no table
+  // the table is the default, sized automatically (1000 floats per parameter, at least 2^16);
+  // es.noise = generator has none
   cfg = make_config("es", "");
+  es = make_algo("es", cfg, 3);
+  ASSERT_EQ(vt->ask(es, &b), 0);
+  ASSERT(b->noise_table != NULL);
+  ASSERT_EQ(b->noise_table->size, ne_noise_table_auto_size(spec.n_params));
+  ASSERT_EQ(b->noise_table->size, spec.n_params * 1000 > (1u << 16) ? spec.n_params * 1000 : 1u << 16);
+  vt->destroy(es);
+  ne_config_destroy(cfg);
+  cfg = make_config("es", "[es]\nnoise = generator\n");
   es = make_algo("es", cfg, 3);
   ASSERT_EQ(vt->ask(es, &b), 0);
   ASSERT(b->noise_table == NULL);
   vt->destroy(es);
   ne_config_destroy(cfg);
+  // the automatic size: 1000 per parameter within [2^16, 2^24], never below 4 per parameter
+  ASSERT_EQ(ne_noise_table_auto_size(10), 1u << 16);
+  ASSERT_EQ(ne_noise_table_auto_size(100), 100000u);
+  ASSERT_EQ(ne_noise_table_auto_size(10000), 10000000u);
+  ASSERT_EQ(ne_noise_table_auto_size(1700000), 1u << 24);
+  ASSERT_EQ(ne_noise_table_auto_size(10000000), 40000000u);
 }
 
 // The evaluator's PERTURB parameters equal ne_noise_perturb's for either source, whatever order
@@ -425,8 +441,13 @@ static void noise_table_too_small_is_an_error(void) {
   ASSERT(t != NULL);
   ne_noise_table_destroy(t);
   ne_config_destroy(cfg);
-  // other algorithms have no table
+  // PGPE and SNES have one too (by default); CMA-ES and the GA have none
   cfg = make_config("pgpe", "");
+  ASSERT_EQ(ne_algo_noise_table(cfg, 1, 1000, &t, err), 0);
+  ASSERT(t != NULL);
+  ne_noise_table_destroy(t);
+  ne_config_destroy(cfg);
+  cfg = make_config("cmaes", "");
   ASSERT_EQ(ne_algo_noise_table(cfg, 1, 1000, &t, err), 0);
   ASSERT(t == NULL);
   ne_config_destroy(cfg);
@@ -519,8 +540,10 @@ static void save_load_continues_identically(void) {
 // ---- ARS, PGPE, SNES specifics -----------------------------------------------------------------
 
 static void ars_steps_along_the_top_directions(void) {
-  // 3 directions, top 2, V1; returns chosen by hand
-  ne_config* cfg = make_config("ars", "[ars]\ndirections = 3\ntop = 2\nstep_size = 0.1\nnoise = 0.02\nversion = v1\n");
+  // 3 directions, top 2, V1; returns chosen by hand; the generator's directions
+  ne_config* cfg = make_config("ars",
+                               "[ars]\ndirections = 3\ntop = 2\nstep_size = 0.1\nnoise = 0.02\nversion = v1\n"
+                               "noise_source = generator\n");
   void* ars = make_algo("ars", cfg, 4);
   const ne_algo_vt* vt = ne_algo_find("ars");
   const ne_batch* b;
@@ -576,6 +599,42 @@ static void pgpe_pairs_are_symmetric_and_sigma_change_is_limited(void) {
   ne_config_destroy(cfg);
 }
 
+// PGPE and SNES draw their samples' eps from the shared table by default (the slice of each sample's
+// seed, times the per-parameter sigma), from the generator with noise = generator.
+static void pgpe_and_snes_samples_come_from_the_table_or_the_generator(void) {
+  const char* algos[2] = {"pgpe", "snes"};
+  for (int a = 0; a < 2; a++)
+    for (int table = 0; table < 2; table++) {
+      char text[128];
+      snprintf(text, sizeof text, "[%s]\nstdev_init = 0.5\nnoise = %s\n", algos[a], table ? "table" : "generator");
+      ne_config* cfg = make_config(algos[a], text);
+      void* g = make_algo(algos[a], cfg, 8);
+      const ne_algo_vt* vt = ne_algo_find(algos[a]);
+      const ne_batch* b;
+      ASSERT_EQ(vt->ask(g, &b), 0);
+      ne_noise_table* t = NULL;
+      ASSERT_EQ(ne_algo_noise_table(cfg, 8, spec.n_params, &t, NULL), 0);
+      ASSERT(table ? t != NULL : t == NULL);
+      ASSERT_EQ(ne_algo_noise_table_evaluated(cfg), 0);  // the master's vectors: no worker table
+      const float* mu = b->blobs[0].data;
+      // sample k (SNES) or pair k's plus side (PGPE)
+      for (int k = 0; k < 2; k++) {
+        uint64_t seed = ne_seed_derive(8, 0, (uint64_t)k, NE_PURPOSE_MUTATION);
+        float eps[256];
+        if (t) memcpy(eps, t->data + ne_noise_table_offset(t, seed, spec.n_params), spec.n_params * sizeof(float));
+        else ne_noise_fill(seed, 0, spec.n_params, eps);
+        const float* x = b->blobs[1 + (a == 0 ? 2 * k : k)].data;
+        for (size_t i = 0; i < spec.n_params; i++)
+          if (x[i] != mu[i] + 0.5f * eps[i])
+            TEST_FAIL("%s, noise %s: sample %d [%zu] = %a, want %a", algos[a], table ? "table" : "generator", k, i,
+                      x[i], mu[i] + 0.5f * eps[i]);
+      }
+      ne_noise_table_destroy(t);
+      vt->destroy(g);
+      ne_config_destroy(cfg);
+    }
+}
+
 static void snes_uses_the_paper_defaults(void) {
   ne_config* cfg = make_config("snes", "");
   void* s = make_algo("snes", cfg, 9);
@@ -609,6 +668,7 @@ TEST_MAIN(TEST_ENTRY(centered_ranks_match_reference), TEST_ENTRY(nes_utilities_s
           TEST_ENTRY(obs_stats_merge_matches_whole_data), TEST_ENTRY(es_obs_rule_has_prior_and_floor),
           TEST_ENTRY(es_asks_antithetic_pairs_and_the_centre), TEST_ENTRY(es_gradient_follows_rank_differences),
           TEST_ENTRY(es_table_noise_slices_one_table), TEST_ENTRY(noise_table_too_small_is_an_error),
+          TEST_ENTRY(pgpe_and_snes_samples_come_from_the_table_or_the_generator),
           TEST_ENTRY(evaluator_perturbs_like_ne_noise_perturb), TEST_ENTRY(every_algorithm_improves_the_sphere),
           TEST_ENTRY(save_load_continues_identically), TEST_ENTRY(ars_steps_along_the_top_directions),
           TEST_ENTRY(pgpe_pairs_are_symmetric_and_sigma_change_is_limited), TEST_ENTRY(snes_uses_the_paper_defaults),

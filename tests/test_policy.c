@@ -3,6 +3,7 @@
 // a hand-computed network and against a naive reference loop (bit for bit), the output heads,
 // initialization (normc column norms, Xavier/He scales), names, and that forward stays inside the
 // caller's buffers (exact-size heap buffers, so ASan reports any overrun).
+#include "core/cpu.h"
 #include "core/detmath.h"
 #include "neuroevo/error.h"
 #include "neuroevo/policy.h"
@@ -196,6 +197,43 @@ static void test_forward_matches_naive_loop(void) {
   }
 }
 
+// Every SIMD path (core/cpu.h: baseline, AVX2, AVX-512) gives the naive loop's bits, for widths that
+// exercise each path's blocks (4 vectors, 1 vector, 4 floats, 1-3 floats) and both activations;
+// paths the CPU lacks are reported, not run.
+static void test_forward_simd_paths_match_naive_loop(void) {
+  static const int widths[][3] = {{37, 22, 3}, {64, 64, 2}, {130, 17, 6}, {8, 71, 1}};
+  float lo[6], hi[6];
+  for (int i = 0; i < 6; i++) lo[i] = -1e30f, hi[i] = 1e30f;
+  for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
+    if (ne__simd_force(level) != level) {
+      printf("  (SIMD path %s: not on this CPU, not run)\n", ne__simd_name(level));
+      continue;
+    }
+    for (int v = 0; v < 8; v++) {
+      const int* w = widths[v / 2];
+      ne_policy_spec s = make_spec(7, w, 2, w[2], (ne_activation)(v % 2), NE_HEAD_CLIP, NE_INIT_XAVIER, lo, hi);
+      float* p = alloc_floats(s.n_params);
+      ne_policy_init_params(&s, 3 + (uint64_t)v, p);
+      ne_rng r;
+      ne_rng_seed(&r, 9);
+      for (size_t i = 0; i < s.n_params; i++) p[i] = p[i] * 3.0f + (float)ne_rng_range(&r, -0.1, 0.1);
+      float* scratch = alloc_floats(s.scratch_floats);
+      for (int trial = 0; trial < 20; trial++) {
+        float obs[7], got[6], want[6];
+        for (int i = 0; i < 7; i++) obs[i] = (float)ne_rng_range(&r, -3, 3);
+        ne_policy_forward(&s, p, obs, scratch, got);
+        reference_forward(&s, p, obs, want);
+        if (memcmp(got, want, (size_t)w[2] * sizeof *got) != 0)
+          TEST_FAIL("%s path, widths 7-%d-%d-%d %s: %a vs naive %a", ne__simd_name(level), w[0], w[1], w[2],
+                    ne_activation_name(s.activation), got[0], want[0]);
+      }
+      free(p);
+      free(scratch);
+    }
+  }
+  ne__simd_force(0);
+}
+
 // Known answer, generated once by this implementation (and identical at -O0, -O2, -O3 and
 // -march=native): CartPole normc parameters for seed 1 (a hash of their bits), and the raw outputs
 // of forward with those parameters scaled by 30 so the tanh units leave their linear range.
@@ -360,9 +398,10 @@ static void test_init_is_deterministic_per_seed_and_layer(void) {
   free(b);
 }
 
-TEST_MAIN(TEST_ENTRY(test_n_params_formula), TEST_ENTRY(test_spec_errors_name_the_value),
-          TEST_ENTRY(test_names_and_format), TEST_ENTRY(test_forward_hand_computed),
-          TEST_ENTRY(test_forward_matches_naive_loop), TEST_ENTRY(test_init_and_forward_known_answer),
-          TEST_ENTRY(test_argmax_ties_and_nan), TEST_ENTRY(test_tanh_and_clip_heads_stay_in_bounds),
-          TEST_ENTRY(test_forward_stays_in_buffers), TEST_ENTRY(test_normc_column_norms),
-          TEST_ENTRY(test_xavier_and_he_scales), TEST_ENTRY(test_init_is_deterministic_per_seed_and_layer))
+TEST_MAIN(TEST_ENTRY(test_n_params_formula), TEST_ENTRY(test_forward_simd_paths_match_naive_loop),
+          TEST_ENTRY(test_spec_errors_name_the_value), TEST_ENTRY(test_names_and_format),
+          TEST_ENTRY(test_forward_hand_computed), TEST_ENTRY(test_forward_matches_naive_loop),
+          TEST_ENTRY(test_init_and_forward_known_answer), TEST_ENTRY(test_argmax_ties_and_nan),
+          TEST_ENTRY(test_tanh_and_clip_heads_stay_in_bounds), TEST_ENTRY(test_forward_stays_in_buffers),
+          TEST_ENTRY(test_normc_column_norms), TEST_ENTRY(test_xavier_and_he_scales),
+          TEST_ENTRY(test_init_is_deterministic_per_seed_and_layer))

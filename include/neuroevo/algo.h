@@ -148,6 +148,11 @@ const ne_algo_vt* ne_algo_find(const char* name);
 // n_params floats; NE_ENOMEM. Nullable: errstr.
 int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out, char* errstr);
 
+// 1 when evaluators read the config's noise table (ES and ARS with the table: their candidates are
+// slices of it), so a Redis worker must build it; 0 for the generator and for PGPE and SNES, whose
+// master builds explicit vectors from its table.
+int ne_algo_noise_table_evaluated(const ne_config* cfg);
+
 // Registered algorithms, for listings and error messages.
 int ne_algo_count(void);
 const ne_algo_vt* ne_algo_at(int i);

@@ -36,6 +36,9 @@ int ne_checkpoint_decode(const void* data, size_t len, const char* name, ne_chec
 // (one per skipped file; Nullable). NE_ENOTFOUND when none verifies. Caller frees with ne_checkpoint_free.
 int ne_checkpoint_read_latest(const char* dir, ne_checkpoint* out, char* errstr, void (*warn)(const char* msg));
 
+// Number of checkpoint files in dir, readable or not (0 when dir is missing).
+int ne_checkpoint_count(const char* dir);
+
 // Frees the algorithm bytes. Nullable: ckpt.
 void ne_checkpoint_free(ne_checkpoint* ckpt);
 

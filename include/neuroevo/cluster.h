@@ -26,6 +26,8 @@ typedef struct ne_cluster_master_options {
   double task_timeout_s;      // a task idle this long in a worker's hands is re-published (0: 10 s)
   int synthetic;              // benchmark: workers return synthetic fitness without an env
   int quiet;                  // 1: no warnings on stderr (they are still counted)
+  double join_timeout_s;      // workers refused the experiment (their reasons are printed) and none
+                              // joined for this long: evaluate fails (0: 60 s)
 } ne_cluster_master_options;
 
 // Figures a master has counted since it was created.

@@ -58,12 +58,21 @@ def test_nevergrad_run_from_python(tmp_path):
 def test_resume_continues_to_the_uninterrupted_run(tmp_path):
     import numpy.lib.recfunctions  # noqa: F401
 
-    ini = config(tmp_path, "nevergrad", "[nevergrad]\noptimizer = OnePlusOne\npopulation = 8\nsnapshot_mb = 0\n")
+    # an explicit budget: the default (run.generations x population) is fixed when a run starts, so
+    # the 3-generation run's optimizer would have half the full run's budget
+    ini = config(tmp_path, "nevergrad",
+                 "[nevergrad]\noptimizer = OnePlusOne\npopulation = 8\nbudget = 48\nsnapshot_mb = 0\n")
     full = neuroevo.run(ini, out=tmp_path / "full", quiet=True)
     part = neuroevo.run(ini, out=tmp_path / "part", generations=3, quiet=True)
     assert part.generations == 3
     done = neuroevo.resume(part.dir, generations=6, quiet=True)
     assert rows(done) == rows(full)
+    # an auto budget is written into the run's config.ini at the start and kept by resume
+    auto = config(tmp_path, "nevergrad", "[nevergrad]\noptimizer = OnePlusOne\npopulation = 8\nsnapshot_mb = 0\n")
+    short = neuroevo.run(auto, out=tmp_path / "short", generations=2, quiet=True)
+    longer = neuroevo.resume(short.dir, generations=4, quiet=True)
+    assert longer.generations == 4
+    assert "budget = 16" in open(os.path.join(short.dir, "config.ini")).read()
 
 
 def test_any_ask_tell_class(tmp_path):

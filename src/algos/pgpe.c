@@ -35,16 +35,17 @@ typedef struct pgpe {
   ne__best_centre best;  // best centre so far
   ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
-  uint64_t* seeds;      // (n_pairs) direction seeds
-  float* samples;       // (2 n_pairs, P) the population's parameter vectors
-  float* eps;           // (P) noise scratch
-  float* grad_mu;       // (P)
-  float* grad_sigma;    // (P)
-  double* fitness;      // (2 n_pairs)
-  double* shaped;       // (2 n_pairs) centered ranks
-  ne__ranked* ranks;    // (2 n_pairs)
-  ne_candidate* cands;  // (2 n_pairs + 1)
-  ne_blob* blobs;       // (2 n_pairs + 1) μ, then the samples
+  uint64_t* seeds;        // (n_pairs) direction seeds
+  float* samples;         // (2 n_pairs, P) the population's parameter vectors
+  float* eps;             // (P) noise scratch (generator)
+  ne_noise_table* table;  // pgpe.noise = table: the shared table (owned); NULL: the generator
+  float* grad_mu;         // (P)
+  float* grad_sigma;      // (P)
+  double* fitness;        // (2 n_pairs)
+  double* shaped;         // (2 n_pairs) centered ranks
+  ne__ranked* ranks;      // (2 n_pairs)
+  ne_candidate* cands;    // (2 n_pairs + 1)
+  ne_blob* blobs;         // (2 n_pairs + 1) μ, then the samples
   ne_batch batch;
 } pgpe;
 
@@ -58,6 +59,7 @@ static void pgpe_destroy(void* self) {
   ne_free(g->seeds);
   ne_free(g->samples);
   ne_free(g->eps);
+  ne_noise_table_destroy(g->table);
   ne_free(g->grad_mu);
   ne_free(g->grad_sigma);
   ne_free(g->fitness);
@@ -138,6 +140,10 @@ static int pgpe_create(const ne_problem* problem, const ne_config* cfg, void** s
     pgpe_destroy(g);
     return ne__set_error(errstr, rc, "out of memory for PGPE: %d x %zu parameters", population, problem->n_params);
   }
+  if ((rc = ne_algo_noise_table(cfg, problem->seed, problem->n_params, &g->table, errstr)) != 0) {
+    pgpe_destroy(g);
+    return rc;
+  }
   initial_distribution(g, cfg);
   g->report.elite_mean = NAN;
   *self = g;
@@ -146,14 +152,22 @@ static int pgpe_create(const ne_problem* problem, const ne_config* cfg, void** s
 
 // ---- ask -----------------------------------------------------------------------------------
 
+// ε_k: its slice of the shared table, or the generator's values written into g->eps.
+static const float* pair_eps(pgpe* g, int k) {
+  size_t p = g->prob.n_params;
+  if (g->table) return g->table->data + ne_noise_table_offset(g->table, g->seeds[k], p);
+  ne_noise_fill(g->seeds[k], 0, p, g->eps);
+  return g->eps;
+}
+
 // Samples pair k: x⁺ = μ + σ⊙ε, x⁻ = μ − σ⊙ε (the same rounded σ⊙ε on both sides).
 static void sample_pair(pgpe* g, int k) {
   size_t p = g->prob.n_params;
   float* plus = g->samples + (size_t)(2 * k) * p;
   float* minus = plus + p;
-  ne_noise_fill(g->seeds[k], 0, p, g->eps);
+  const float* eps = pair_eps(g, k);
   for (size_t i = 0; i < p; i++) {
-    float d = g->sigma[i] * g->eps[i];
+    float d = g->sigma[i] * eps[i];
     plus[i] = g->mu[i] + d;
     minus[i] = g->mu[i] - d;
   }
@@ -212,11 +226,11 @@ static void gradients(pgpe* g) {
     double up = g->shaped[2 * k], um = g->shaped[2 * k + 1];
     float a = (float)((up - um) / 2 / g->n_pairs), b = (float)((up + um) / 2 / g->n_pairs);
     if (a == 0 && b == 0) continue;
-    ne_noise_fill(g->seeds[k], 0, p, g->eps);
+    const float* eps = pair_eps(g, k);
     for (size_t i = 0; i < p; i++) {
-      float d = g->sigma[i] * g->eps[i];
+      float d = g->sigma[i] * eps[i];
       g->grad_mu[i] += a * d;
-      g->grad_sigma[i] += b * (d * g->eps[i] - g->sigma[i]);  // σ(ε² − 1) = ((σε)² − σ²) / σ
+      g->grad_sigma[i] += b * (d * eps[i] - g->sigma[i]);  // σ(ε² − 1) = ((σε)² − σ²) / σ
     }
   }
 }

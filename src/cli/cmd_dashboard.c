@@ -70,7 +70,8 @@ int ne_cmd_dashboard(int argc, char** argv) {
   int rc = parse_args(argc, argv, &opt, paths);
   char err[NE_ERRSTR_LEN];
   ne_dashboard* d = NULL;
-  ne_cli_install_stop_handler();  // before the server starts: an early Ctrl-C still stops it cleanly
+  // before the server starts: an early Ctrl-C still stops it cleanly
+  ne_cli_install_stop_handler("stopping the dashboard");
   if (!rc && ne_dashboard_start(&opt, &d, err) != 0) {
     fprintf(stderr, "neuroevo dashboard: %s\n", err);
     rc = 1;

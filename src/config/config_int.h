@@ -25,6 +25,10 @@ const ne__cfg_section* ne__config_sections(int* n);
 // Most items allowed in the INTLIST `key` (at most NE__CFG_LIST_CAP).
 int ne__config_list_max(const ne_config_key* key);
 
+// What `key` meant in a resolved config written before it existed (or before its default
+// changed), or NULL when that is its default (ne_config_load_string applies it). Static data.
+const char* ne__config_legacy_value(const ne_config_key* key);
+
 // The "section configured for another algorithm" check of ne_config_validate, over an explicit
 // section table so that tests can exercise algorithms the schema does not have yet. Nullable: errstr.
 int ne__config_check_algorithm_sections(const ne_config* cfg, const ne__cfg_section* sections, int n, char* errstr);

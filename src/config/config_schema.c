@@ -107,12 +107,14 @@ static const ne_config_key es_keys[] = {
     {"es", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
     {"es", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the unperturbed centre each generation (its mean is the elite score)"},
-    {"es", "noise", NE_CFG_ENUM, "generator", 1, 0, "generator|table",
-     "where perturbations come from: generator (Philox, no memory) or table (a shared table of "
-     "normals built once per process from the run seed, OpenAI ES style: faster for large policies)"},
-    {"es", "noise_table_mb", NE_CFG_INT, "64", 1, 65536, NULL,
+    {"es", "noise", NE_CFG_ENUM, "table", 1, 0, "generator|table",
+     "where perturbations come from: table (a shared table of normals built once per process from the "
+     "run seed, OpenAI ES style: a perturbation is a slice, read instead of generated) or generator "
+     "(Philox per parameter, no memory)"},
+    {"es", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
      "noise = table: its size in MiB (4 bytes a float; must hold the policy's parameters, and should "
-     "hold many times more, since perturbations are overlapping slices of it)"},
+     "hold many times more, since perturbations are overlapping slices of it); 0 = auto: 1000 floats "
+     "per parameter, at least 0.25 and at most 64 MiB (or 4 times the parameters)"},
 };
 
 // [ars]: Augmented Random Search (Mania et al. 2018), V1/V2 and the top-b variants.
@@ -125,11 +127,12 @@ static const ne_config_key ars_keys[] = {
      "v1: raw observations; v2: observations normalized by the mean and std of all states seen"},
     {"ars", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the unperturbed policy each generation (its mean is the elite score)"},
-    {"ars", "noise_source", NE_CFG_ENUM, "generator", 1, 0, "generator|table",
-     "where the directions come from: generator (Philox) or table (a shared table of normals built "
-     "once per process from the run seed; es.noise's counterpart, ars.noise being nu)"},
-    {"ars", "noise_table_mb", NE_CFG_INT, "64", 1, 65536, NULL,
-     "noise_source = table: its size in MiB (must hold the policy's parameters, better many times more)"},
+    {"ars", "noise_source", NE_CFG_ENUM, "table", 1, 0, "generator|table",
+     "where the directions come from: table (a shared table of normals built once per process from "
+     "the run seed) or generator (Philox); es.noise's counterpart, ars.noise being nu"},
+    {"ars", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
+     "noise_source = table: its size in MiB (must hold the policy's parameters, better many times "
+     "more); 0 = auto, as es.noise_table_mb"},
 };
 
 // [pgpe]: PGPE (Sehnke et al. 2010) with symmetric sampling and the ClipUp optimizer (Toklu et al. 2020).
@@ -152,6 +155,11 @@ static const ne_config_key pgpe_keys[] = {
     {"pgpe", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
     {"pgpe", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the centre each generation (its mean is the elite score)"},
+    {"pgpe", "noise", NE_CFG_ENUM, "table", 1, 0, "generator|table",
+     "where the samples' eps come from: table (slices of a shared table of normals built once from the "
+     "run seed, multiplied by the per-parameter stdevs) or generator (Philox per parameter)"},
+    {"pgpe", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
+     "noise = table: its size in MiB (0 = auto, as es.noise_table_mb)"},
 };
 
 // [snes]: separable NES (Schaul et al. 2011): NES utilities, mu and log-sigma updates.
@@ -166,6 +174,11 @@ static const ne_config_key snes_keys[] = {
     {"snes", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
     {"snes", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the centre each generation (its mean is the elite score)"},
+    {"snes", "noise", NE_CFG_ENUM, "table", 1, 0, "generator|table",
+     "where the samples' s_k come from: table (slices of a shared table of normals built once from the "
+     "run seed) or generator (Philox per parameter)"},
+    {"snes", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
+     "noise = table: its size in MiB (0 = auto, as es.noise_table_mb)"},
 };
 
 // ---- CMA-ES (src/algos/cmaes.c, sepcmaes.c; shared settings in cma_core.c) ------------------
@@ -283,6 +296,28 @@ static const struct {
 } list_limits[] = {
     {"policy", "hidden", 7},  // NE_POLICY_MAX_LAYERS weight layers = 7 hidden + the output layer
 };
+
+// Keys whose meaning in a resolved config written before them differs from their default: what such
+// a config (which lacks them) meant. A run directory made by an older build then resumes, and is
+// evaluated, with the behaviour it started with, while new runs get the new defaults.
+static const struct {
+  const char* section;  // section of the key
+  const char* key;      // the key
+  const char* value;    // its value before the key existed or before its default changed
+} legacy_values[] = {
+    // the table became the ES family's default perturbation source (issue 21); run directories
+    // written before es.noise existed used the generator
+    {"es", "noise", "generator"},    {"es", "noise_table_mb", "64"},   {"ars", "noise_source", "generator"},
+    {"ars", "noise_table_mb", "64"}, {"pgpe", "noise", "generator"},   {"pgpe", "noise_table_mb", "64"},
+    {"snes", "noise", "generator"},  {"snes", "noise_table_mb", "64"},
+};
+
+const char* ne__config_legacy_value(const ne_config_key* key) {
+  for (int i = 0; i < COUNT(legacy_values); i++)
+    if (strcmp(legacy_values[i].section, key->section) == 0 && strcmp(legacy_values[i].key, key->key) == 0)
+      return legacy_values[i].value;
+  return NULL;
+}
 
 // The flat schema, assembled once from the per-section arrays.
 #define MAX_KEYS 512

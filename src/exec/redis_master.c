@@ -38,7 +38,10 @@
 #define PIPELINE 64          // commands queued before replies are read
 #define BLOB_TTL_S 86400     // safety expiry of blobs (deleted explicitly each generation)
 #define N_WARN_KINDS 6
-#define WARN_LINES 5  // messages printed per kind before the rest are only counted
+#define WARN_LINES 5         // messages printed per kind before the rest are only counted
+#define JOIN_TIMEOUT_S 60.0  // workers refused the experiment and none joined for this long: the run stops
+#define WAIT_NOTE_S 10.0     // no worker joined for this long: say what the master waits for (once)
+#define REFUSALS_SHOWN 8     // refusals printed (by worker name); more are counted
 
 enum { W_MALFORMED, W_FOREIGN, W_BUILD, W_GENERATION, W_BATCH, W_INFO };
 static const char* const warn_names[N_WARN_KINDS] = {"malformed",        "out-of-experiment", "wrong-build",
@@ -55,7 +58,15 @@ typedef struct master {
   uint64_t exp;                   // experiment id
   char id[17];                    // its hex form
   char k_meta[NE_KEY_LEN], k_tasks[NE_KEY_LEN], k_results[NE_KEY_LEN], k_workers[NE_KEY_LEN];
+  char k_refused[NE_KEY_LEN];  // hash: worker name -> why it does not join (workers write it)
+  // nobody joining: workers that refused the experiment are reported and, with none joined, the run
+  // stops after join_timeout_s instead of waiting forever
+  double alone_since;                                        // ne__now() since when no worker is live (0: one is)
+  int waiting_said;                                          // 1 once the "waiting for workers" note was printed
+  char refusals_said[REFUSALS_SHOWN][NE_WIRE_MAX_NAME + 1];  // workers whose refusal was printed
+  int n_refusals_said;
   double task_timeout_s;          // re-claim threshold
+  double join_timeout_s;          // see check_joins
   int lost;                       // 1: the connection or the experiment must be recovered
   int fatal;                      // NE_E* code once a candidate failed MAX_FAILURES times (0: none)
   char fatal_msg[NE_ERRSTR_LEN];  // its message
@@ -289,6 +300,56 @@ static int refresh_workers(master* m) {
   m->stats.live_workers = workers;
   m->stats.live_threads = threads;
   return m->lost ? NE_ENET : 0;
+}
+
+// 1 if worker `name`'s refusal was printed already, or REFUSALS_SHOWN were (the rest are counted in
+// the final message); otherwise remembers it
+static int refusal_said(master* m, const char* name) {
+  for (int i = 0; i < m->n_refusals_said; i++)
+    if (strcmp(m->refusals_said[i], name) == 0) return 1;
+  if (m->n_refusals_said == REFUSALS_SHOWN) return 1;
+  snprintf(m->refusals_said[m->n_refusals_said++], sizeof m->refusals_said[0], "%s", name);
+  return 0;
+}
+
+// With no live worker: prints the refusals workers left in Redis (once each), notes once that the
+// master waits for workers, and stops the run (m->fatal) when workers refused the experiment and
+// none joined for join_timeout_s. A worker that joins resets the clock.
+static int check_joins(master* m, double now) {
+  if (m->stats.live_workers > 0) {
+    m->alone_since = 0;
+    return 0;
+  }
+  if (m->alone_since == 0) m->alone_since = now;
+  redisReply* r = query(m, "HGETALL %s", m->k_refused);
+  if (!r) return NE_ENET;
+  int n = r->type == REDIS_REPLY_ARRAY ? (int)r->elements / 2 : 0;
+  for (int i = 0; i < n; i++) {
+    const char* name = r->element[2 * i]->str ? r->element[2 * i]->str : "?";
+    if (!refusal_said(m, name))
+      warn(m, W_INFO, "worker '%s' refused experiment %s: %s", name, m->id,
+           r->element[2 * i + 1]->str ? r->element[2 * i + 1]->str : "?");
+  }
+  double waited = now - m->alone_since;
+  if (n > 0 && waited >= m->join_timeout_s) {
+    m->fatal = NE_EUNSUPPORTED;
+    // the worker's reason is cut to what fits (its log has it whole)
+    int len = snprintf(m->fatal_msg, sizeof m->fatal_msg,
+                       "no worker joined experiment %s for %.0f s; %d refused "
+                       "it; fix the workers or run without --redis. '%.40s': ",
+                       m->id, waited, n, r->element[0]->str ? r->element[0]->str : "?");
+    if (len > 0 && len < (int)sizeof m->fatal_msg)
+      snprintf(m->fatal_msg + len, sizeof m->fatal_msg - (size_t)len, "%s",
+               r->element[1]->str ? r->element[1]->str : "?");
+  } else if (n == 0 && waited >= WAIT_NOTE_S && !m->waiting_said) {
+    m->waiting_said = 1;
+    warn(m, W_INFO,
+         "waiting for workers: none has joined experiment %s for %.0f s (start `neuroevo worker "
+         "--redis URL`; `neuroevo status` shows them)",
+         m->id, waited);
+  }
+  freeReplyObject(r);
+  return 0;
 }
 
 // ---- blobs --------------------------------------------------------------------------------
@@ -818,6 +879,7 @@ static int tick(master* m, double now) {
     freeReplyObject(r);
     if (!exists) return m->lost = 1, NE_ENET;
     rc = refresh_workers(m);
+    if (!rc) rc = check_joins(m, now);
   }
   if (!rc) rc = reclaim(m);
   if (!rc && now - m->progress_at >= TICK_S) rc = check_stall(m);
@@ -918,6 +980,7 @@ static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* re
     if (!rc && now >= m->tick_at) {
       m->tick_at = now + TICK_S;
       rc = tick(m, now);
+      if (!rc && m->fatal) return ne__set_error(errstr, m->fatal, "%s", m->fatal_msg);  // nobody can join
     }
   }
   if (rc) return ne__set_error(errstr, rc, "%s", m->conn.errstr);
@@ -996,6 +1059,7 @@ static int prepare(master* m, const ne_config* cfg, char* errstr) {
   ne__key_exp(m->k_tasks, m->id, "tasks");
   ne__key_exp(m->k_results, m->id, "results");
   ne__key_exp(m->k_workers, m->id, "workers");
+  ne__key_exp(m->k_refused, m->id, "refused");
   snprintf(m->last_task, sizeof m->last_task, "0-0");
   return 0;
 }
@@ -1018,6 +1082,7 @@ int ne_cluster_master_create(const ne_config* cfg, const ne_cluster_master_optio
   m->opt.experiment_id = NULL;
   snprintf(m->name, sizeof m->name, "%s", opt->name ? opt->name : "run");
   m->task_timeout_s = opt->task_timeout_s > 0 ? opt->task_timeout_s : 10;
+  m->join_timeout_s = opt->join_timeout_s > 0 ? opt->join_timeout_s : JOIN_TIMEOUT_S;
   m->opt.experiment_id = opt->experiment_id;
   int rc = prepare(m, cfg, errstr);
   m->opt.experiment_id = NULL;
@@ -1042,7 +1107,7 @@ void ne_cluster_master_get_stats(const ne_executor* ex, ne_cluster_master_stats*
 int ne_cluster_master_finish(ne_executor* ex, char* errstr) {
   master* m = ex->impl;
   int rc = cmd(m, "HSET %s status done", m->k_meta);
-  if (!rc) rc = cmd(m, "DEL %s %s %s", m->k_tasks, m->k_results, m->k_workers);
+  if (!rc) rc = cmd(m, "DEL %s %s %s %s", m->k_tasks, m->k_results, m->k_workers, m->k_refused);
   for (int i = 0; !rc && i < m->n_blobs; i++) {
     char key[NE_KEY_LEN];
     blob_key(m, m->blobs[i], key);

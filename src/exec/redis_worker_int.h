@@ -103,6 +103,7 @@ struct ne__worker {
   ne__experiment* ex;               // followed now, or NULL
   uint64_t refused;                 // experiment id not joined (bad config, other build); 0: none
   int has_refused;
+  char refused_why[NE_WIRE_MAX_ERROR + 1];  // why, as published (heartbeat and the experiment's refusals)
   // the task pipeline (redis_worker_tasks.c), while following an experiment
   pthread_mutex_t mu;        // guards everything below and the counters
   pthread_cond_t task_cv;    // a task was queued or the reader stopped (evaluation threads wait)

@@ -18,6 +18,7 @@
 #include <stdlib.h>  // strtol
 #include <string.h>  // memcpy, memset
 
+#include "core/cpu.h"   // NEUROEVO_SIMD's cap on the default kernel
 #include "core/util.h"  // ne__set_error
 #include "neuroevo/conv.h"
 #include "neuroevo/error.h"
@@ -344,7 +345,9 @@ static int supported_kernel(int want) {
 #ifdef HAVE_X86_VARIANTS
   __builtin_cpu_init();
   int has512 = __builtin_cpu_supports("avx512f"), has2 = __builtin_cpu_supports("avx2");
-  if (want == 0) return has512 ? 3 : has2 ? 2 : 1;
+  // the default obeys NEUROEVO_SIMD's cap (core/cpu.h) like the other kernels; tests ask explicitly
+  int cap = ne__simd_level();
+  if (want == 0) return has512 && cap >= NE_SIMD_AVX512 ? 3 : has2 && cap >= NE_SIMD_AVX2 ? 2 : 1;
   if (want == 3 && has512) return 3;
   if (want == 2 && has2) return 2;
 #else

@@ -192,8 +192,11 @@ typedef struct recorder {
   void* ctx;            // the env's renderer (ne_env_render_free)
   frame_sink* sink;     // the output, or NULL in the counting pass
   int width, height;
-  long frame;   // steps seen so far over all episodes (frame candidates)
-  long stride;  // draw every stride-th candidate
+  long frame;                    // steps seen so far over all episodes (frame candidates)
+  long stride;                   // draw every stride-th candidate
+  int total;                     // frames the writing pass writes
+  const ne_render_options* opt;  // progress callback
+  ne_render_stats stats;         // time spent so far
 } recorder;
 
 // the policy's input: raw, or normalized and clipped as the evaluator does it
@@ -214,8 +217,14 @@ static int maybe_draw(recorder* r, char* errstr) {
   int keep = r->sink && r->frame % r->stride == 0;
   r->frame++;
   if (!keep) return 0;
+  double t0 = ne__now();
   int rc = ne_env_render(r->env, r->state, &r->ctx, r->rgb, r->width, r->height, errstr);
-  return rc ? rc : r->sink->add(r->sink->writer, r->rgb, errstr);
+  double t1 = ne__now();
+  if (!rc) rc = r->sink->add(r->sink->writer, r->rgb, errstr);
+  r->stats.draw_s += t1 - t0;
+  r->stats.encode_s += ne__now() - t1;
+  if (!rc && ++r->stats.frames && r->opt->progress) r->opt->progress(r->opt->progress_user, r->stats.frames, r->total);
+  return rc;
 }
 
 // one episode from seed; its return in *ret
@@ -227,9 +236,12 @@ static int run_episode(recorder* r, uint64_t seed, double* ret, char* errstr) {
   float act[NE_ENV_MAX_ACT];
   if ((rc = maybe_draw(r, errstr))) return rc;
   while (!out.terminated && !out.truncated) {
+    double t0 = ne__now();
     ne_policy_forward(r->policy, r->params, policy_input(r), r->scratch, act);
-    if ((rc = ne_env_step(r->env, r->state, act, &out)))
-      return ne__set_error(errstr, rc, "%s: step failed", r->env->id);
+    rc = ne_env_step(r->env, r->state, act, &out);
+    r->stats.step_s += ne__now() - t0;
+    if (!r->sink) r->stats.steps++;
+    if (rc) return ne__set_error(errstr, rc, "%s: step failed", r->env->id);
     *ret += out.reward;
     if ((rc = maybe_draw(r, errstr))) return rc;
   }
@@ -250,7 +262,9 @@ static int run_all(recorder* r, const ne_render_options* o, double* returns, cha
 
 // the options with defaults filled in
 static ne_render_options resolve(const ne_render_options* in) {
-  ne_render_options o = in ? *in : (ne_render_options){0, 0, 0, 0, 0, 0};
+  ne_render_options o;
+  if (in) o = *in;
+  else memset(&o, 0, sizeof o);
   if (o.width <= 0) o.width = DEFAULT_WIDTH;
   if (o.height <= 0) o.height = DEFAULT_HEIGHT;
   if (o.episodes <= 0) o.episodes = 1;
@@ -279,7 +293,7 @@ int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, con
     return ne__set_error(errstr, NE_EINVAL, "frame size %dx%d: at most %d per side", o.width, o.height, MAX_SIDE);
   int rc = sink_check(path, o.width, o.height, errstr);
   if (rc) return rc;
-  recorder r = {env, policy, params, norm, NULL, NULL, NULL, NULL, NULL, NULL, o.width, o.height, 0, 1};
+  recorder r = {env, policy, params, norm, NULL, NULL, NULL, NULL, NULL, NULL, o.width, o.height, 0, 1, 0, &o, {0}};
   r.state = ne_env_state_create(env);
   r.scratch = ne_malloc((policy->scratch_floats + 1) * sizeof(float));
   r.obs = ne_malloc((size_t)env->obs_dim * sizeof(float));
@@ -291,12 +305,16 @@ int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, con
   if (!rc) {
     r.stride = (r.frame + o.max_frames - 1) / o.max_frames;
     if (r.stride < 1) r.stride = 1;
+    r.total = (int)((r.frame + r.stride - 1) / r.stride);
     rc = sink_open(&sink, path, o.width, o.height, o.fps, errstr);
   }
   int opened = !rc;
   if (opened) r.sink = &sink;
   if (!rc) rc = run_all(&r, &o, returns, errstr);
+  double t0 = ne__now();
   int crc = opened ? sink.close(sink.writer, rc ? NULL : errstr) : 0;
+  r.stats.encode_s += ne__now() - t0;
+  if (o.stats) *o.stats = r.stats;
   recorder_free(&r);
   // no half-written animation is left behind
   if (opened && (rc || crc)) remove(path);

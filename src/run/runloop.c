@@ -74,12 +74,16 @@ static void duration(char* buf, size_t size, double s) {
   else snprintf(buf, size, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
 }
 
-static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uint64_t gen_evals, double session_s,
-                          uint32_t session_gens) {
+// The throughput shown counts all the generation's work: env steps of every round, the elite's
+// re-evaluation episodes included (evaluations/s counted a 30-episode re-evaluation as one, and
+// showed Hopper at 4/s while 3/4 of the time went to it). Black-box functions take one step per
+// evaluation: their line shows evaluations/s.
+static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uint64_t gen_evals, uint64_t gen_steps,
+                          double session_s, uint32_t session_gens) {
   char evals[16], steps[16], rate[16], elapsed[16], eta[32] = "", where[64] = "";
   human(evals, sizeof evals, (double)run->evaluations);
   human(steps, sizeof steps, (double)run->env_steps);
-  human(rate, sizeof rate, gen_s > 0 ? (double)gen_evals / gen_s : 0);
+  human(rate, sizeof rate, gen_s > 0 ? (double)(run->minimize ? gen_evals : gen_steps) / gen_s : 0);
   duration(elapsed, sizeof elapsed, run->wall_s);
   // ETA from the generation budget at this session's average pace
   if (run->max_generations > 0 && session_gens > 0 && (int64_t)run->generation < run->max_generations) {
@@ -97,7 +101,7 @@ static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uin
     return;
   }
   if (!isnan(r->elite_mean)) snprintf(elite, sizeof elite, "%9.2f", r->elite_mean);
-  ne__run_say(run, "gen %5u  evals %7s  steps %8s  %7s evals/s  best %9.2f  mean %9.2f  elite %s  [%s]  %s%s\n",
+  ne__run_say(run, "gen %5u  evals %7s  steps %8s  %7s steps/s  best %9.2f  mean %9.2f  elite %s  [%s]  %s%s\n",
               r->generation, evals, steps, rate, r->best, r->mean, elite, where, elapsed, eta);
 }
 
@@ -218,6 +222,14 @@ static int on_interrupt(ne_run* run, char* errstr) {
     int rc = write_checkpoint(run, run->pending_state, run->pending_len, errstr);
     if (rc) return rc;
   }
+  // stopped before the first generation completed: there is nothing to save (and nothing to plot)
+  if (run->generation == 0) {
+    ne__run_say(run,
+                "interrupted during generation 0: nothing saved yet (`neuroevo resume %s` starts the run "
+                "from the beginning)\n",
+                run->dir);
+    return ne__set_error(errstr, NE_EINTR, "interrupted");
+  }
   plot(run);
   ne__run_say(run, "interrupted: checkpoint at generation %u in %s (continue with `neuroevo resume %s`)\n",
               run->checkpointed_generation, run->dir, run->dir);
@@ -242,6 +254,7 @@ int ne_run_loop(ne_run* run, char* errstr) {
     int rc = run_generation(run, &evals, &steps, errstr);
     if (rc == NE_EINTR) return on_interrupt(run, errstr);
     if (rc) return rc;
+    double gen_s = ne__now() - t0;  // the evaluation rounds, not the checkpoint's fsync
     // commit the generation
     run->generation++;
     run->evaluations += evals;
@@ -255,7 +268,7 @@ int ne_run_loop(ne_run* run, char* errstr) {
     const char* why = stop_reason(run, &r);
     if (!rc) rc = boundary_state(run, why != NULL, errstr);
     if (rc) return rc;
-    progress_line(run, &r, ne__now() - t0, evals, ne__now() - session_start, session_gens);
+    progress_line(run, &r, gen_s, evals, steps, ne__now() - session_start, session_gens);
     if (why) {
       finish(run, why);
       return 0;

@@ -15,6 +15,10 @@
 // The number of no-op frames that started the episode of an ALE state's impl (tests/ale).
 int ne__ale_noops(const void* impl);
 
+// The minimal action set of an ALE spec (full-set codes; the spec owns them) and its length; 0 for
+// other specs (tests/ale checks them against the ROM's).
+int ne__ale_spec_actions(const ne_env_spec* spec, const int** actions);
+
 // The ROM file an ALE spec loads (bench/bench_pixels.c times raw ALE on it), or NULL.
 const char* ne__ale_rom_path(const ne_env_spec* spec);
 

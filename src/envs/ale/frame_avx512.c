@@ -11,14 +11,15 @@
 #include <immintrin.h>  // AVX-512 intrinsics (compiled per function through target attributes)
 #include <string.h>
 
+#include "core/cpu.h"  // the SIMD level in use (NEUROEVO_SIMD caps it)
 #include "envs/ale/ale_int.h"
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
 int ne__ale_simd(void) {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vbmi");
+  return ne__simd_level() >= NE_SIMD_AVX512 && __builtin_cpu_supports("avx512f") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
 }
 
 // ---- palette lookup -----------------------------------------------------------------------------

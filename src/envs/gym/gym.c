@@ -9,10 +9,21 @@
 // family's status hook with the env id in the message; the next reset starts a fresh server (the
 // evaluator retries a candidate once). Steps allocate nothing; a server start costs one Python start
 // (~0.5 s).
+#define _GNU_SOURCE  // pipe2
+
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/pyproc.h"         // the server process and its block
 #include "core/util.h"           // ne__set_error
@@ -200,6 +211,82 @@ static int gym_make(const char* id, const ne_env_options* options, ne_env_spec* 
   if (rc) return ne__set_error(errstr, rc, "%s", probe.errstr);
   ne__pyproc_stop(&probe, 1);
   return 0;
+}
+
+// The interpreter the env servers run on: $NEUROEVO_PYTHON or python3.
+static const char* python_path(void) {
+  const char* python = getenv("NEUROEVO_PYTHON");
+  return python && *python ? python : "python3";
+}
+
+int ne__gym_lookup(const char* id, double timeout_s, char* out, size_t size) {
+  // gymnasium.spec raises for an id its registry lacks, or has only in another version; the import
+  // is what takes the time (~0.5 s). Prints the id to use.
+  static const char code[] =
+      "import sys, gymnasium\n"
+      "from gymnasium.envs.registration import parse_env_id, find_highest_version\n"
+      "i = sys.argv[1]\n"
+      "try:\n    gymnasium.spec(i)\nexcept Exception:\n"
+      "    ns, name, _ = parse_env_id(i)\n    v = find_highest_version(ns, name)\n"
+      "    if v is None: sys.exit(1)\n    i = (ns + '/' if ns else '') + name + '-v' + str(v)\n"
+      "print(i)\n";
+  out[0] = '\0';
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return 0;
+  const char* python = python_path();
+  const char* argv[] = {python, "-c", code, id, NULL};
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setpgroup(&at, 0);  // a terminal's Ctrl-C goes to us, not to the probe
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, python, &fa, &at, (char* const*)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return 0;
+  }
+  // read its one line until it exits; a probe that takes too long is no answer
+  size_t got = 0;
+  double end = ne__now() + timeout_s;
+  for (;;) {
+    double left = end - ne__now();
+    struct pollfd p = {fds[0], POLLIN, 0};
+    if (left <= 0 || (poll(&p, 1, (int)ceil(left * 1000)) < 0 && errno != EINTR)) break;
+    ssize_t n = read(fds[0], out + got, size - 1 - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += (size_t)n;
+    if (got == size - 1) break;
+  }
+  close(fds[0]);
+  out[got] = '\0';
+  // its output ends when it exits (or out of time): reap it, killing it at the deadline
+  int status = 0;
+  for (pid_t r; (r = waitpid(pid, &status, WNOHANG)) != pid;) {
+    if (r < 0 && errno != EINTR) break;
+    if (ne__now() > end) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      got = 0;
+      break;
+    }
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  char* nl = strchr(out, '\n');
+  if (nl) *nl = '\0';
+  int ok = got > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && out[0];
+  if (!ok) out[0] = '\0';
+  return ok;
 }
 
 // The registry's prefix table (envs_int.h): every id that starts with "gym:".
