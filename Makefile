@@ -6,7 +6,7 @@ ASAN      ?= build-asan
 CONFIG    ?= cartpole-ga
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test test-fast test-asan bench bench-train clean ale ale-lib
+.PHONY: all build deps run test test-fast test-asan bench bench-train clean ale ale-lib results
 
 all: build
 
@@ -67,6 +67,15 @@ bench: build
 # 10 minutes of halfcheetah-es); also run by `make bench BENCH_LONG=1`. See bench/train-physics.sh.
 bench-train: build
 	@bench/train-physics.sh $(BUILD)/neuroevo
+
+# docs/results.md's experiments: `make results EXP=frostbite` runs or resumes one (frostbite,
+# icehockey, humanoid, lander; EXP=list says where each stands) and redraws its figures; ARGS passes
+# bench/results.sh's options (e.g. ARGS=--no-train). Atari needs ALE in the build.
+EXP ?= list
+results: deps ale-lib
+	@$(call ale_on,$(BUILD),-DCMAKE_BUILD_TYPE=Release)
+	@$(MAKE) --no-print-directory build
+	@bench/results.sh $(ARGS) $(EXP)
 
 clean:
 	rm -rf $(BUILD) $(ASAN)
