@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Module functions over the library's run, eval and genome code: run() trains in the C thread
 // pool on a thread of its own with the GIL released (the calling thread wakes every 100 ms to let
-// Python handle Ctrl-C, which stops the run at a checkpoint), evaluate() is `neuroevo eval`'s
-// episode loop, and genome_* parse, print and materialize the best.genome text format.
+// Python handle Ctrl-C, which stops the run at a checkpoint, and runs the caller's per-generation
+// hook on the run's behalf), evaluate() is `neuroevo eval`'s episode loop, and genome_* parse,
+// print and materialize the best.genome text format.
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -27,8 +28,16 @@ typedef struct run_job {
   int rc;                   // ne_run_loop's result
   char err[NE_ERRSTR_LEN];  // its message
   int done;                 // 1 once the loop returned (under mu)
+  // the per-generation hook: the run thread posts a request and waits; the Python thread calls
+  // hook(run_dir, generation) and posts the answer (all under mu)
+  PyObject* hook;                    // borrowed callable, or NULL
+  int hook_pending;                  // 1: a generation awaits the hook's answer
+  int hook_stop;                     // the answer: 1 = end the run
+  uint32_t hook_generation;          // the generation just completed
+  const char* hook_dir;              // the run directory (owned by the run)
+  PyObject *exc, *exc_val, *exc_tb;  // what the hook raised, re-raised once the run has stopped
   pthread_mutex_t mu;
-  pthread_cond_t cv;
+  pthread_cond_t cv;  // signals both ways: a request or the end of the loop, and an answer
 } run_job;
 
 static void* run_thread(void* arg) {
@@ -37,9 +46,42 @@ static void* run_thread(void* arg) {
   pthread_mutex_lock(&job->mu);
   job->rc = rc;
   job->done = 1;
-  pthread_cond_signal(&job->cv);
+  pthread_cond_broadcast(&job->cv);
   pthread_mutex_unlock(&job->mu);
   return NULL;
+}
+
+// ne_run_options.on_generation, on the run thread: hands the generation to the Python thread and
+// waits for its answer (the run is between generations meanwhile: nothing else runs).
+static int hook_from_run_thread(void* user, const ne_run* run) {
+  run_job* job = user;
+  pthread_mutex_lock(&job->mu);
+  job->hook_generation = ne_run_generation(run);
+  job->hook_dir = ne_run_dir(run);
+  job->hook_pending = 1;
+  pthread_cond_broadcast(&job->cv);
+  while (job->hook_pending) pthread_cond_wait(&job->cv, &job->mu);
+  int stop = job->hook_stop;
+  pthread_mutex_unlock(&job->mu);
+  return stop;
+}
+
+// Calls the hook on the Python thread (GIL held); 1 = stop. An exception stops the run and is kept
+// for the caller; after Ctrl-C (an exception already set) the hook is not called.
+static int call_hook(run_job* job, int interrupted) {
+  if (interrupted || job->exc) return 1;
+  PyObject* r = PyObject_CallFunction(job->hook, "sI", job->hook_dir, job->hook_generation);
+  if (!r) {
+    PyErr_Fetch(&job->exc, &job->exc_val, &job->exc_tb);
+    return 1;
+  }
+  int keep_going = PyObject_IsTrue(r);
+  Py_DECREF(r);
+  if (keep_going < 0) {
+    PyErr_Fetch(&job->exc, &job->exc_val, &job->exc_tb);
+    return 1;
+  }
+  return !keep_going;
 }
 
 // Runs the loop on its own thread; the GIL is dropped except for a signal check every 100 ms.
@@ -52,9 +94,9 @@ static int loop_releasing_gil(run_job* job, int* interrupted) {
     return NE_EIO;
   }
   for (;;) {
-    int done;
+    int done, pending;
     Py_BEGIN_ALLOW_THREADS pthread_mutex_lock(&job->mu);
-    if (!job->done) {
+    if (!job->done && !job->hook_pending) {
       struct timespec t;
       clock_gettime(CLOCK_REALTIME, &t);
       t.tv_nsec += 100 * 1000 * 1000;
@@ -62,8 +104,18 @@ static int loop_releasing_gil(run_job* job, int* interrupted) {
       pthread_cond_timedwait(&job->cv, &job->mu, &t);
     }
     done = job->done;
+    pending = job->hook_pending;
     pthread_mutex_unlock(&job->mu);
     Py_END_ALLOW_THREADS if (done) break;
+    // a completed generation for the hook: answer it (the run thread waits)
+    if (pending) {
+      int stop = call_hook(job, *interrupted);
+      pthread_mutex_lock(&job->mu);
+      job->hook_stop = stop;
+      job->hook_pending = 0;
+      pthread_cond_broadcast(&job->cv);
+      pthread_mutex_unlock(&job->mu);
+    }
     // Ctrl-C: ask the loop to stop at the next candidate, then keep waiting for its checkpoint
     if (!*interrupted && PyErr_CheckSignals() < 0) {
       job->stop = 1;
@@ -94,14 +146,19 @@ static int build_config(const char* path, PyObject* overrides, ne_config** out, 
 
 static PyObject* py_run(PyObject* self, PyObject* args, PyObject* kw) {
   (void)self;
-  static char* kwlist[] = {"config", "overrides", "name", "out_dir", "threads", "generations", "quiet", "resume", NULL};
+  static char* kwlist[] = {"config",      "overrides", "name",   "out_dir",       "threads",
+                           "generations", "quiet",     "resume", "on_generation", NULL};
   const char *config = NULL, *name = NULL, *out_dir = NULL, *resume = NULL;
-  PyObject* overrides = NULL;
+  PyObject *overrides = NULL, *hook = NULL;
   int threads = 0, quiet = 1;
   long long generations = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "z|OzziLpz", kwlist, &config, &overrides, &name, &out_dir, &threads,
-                                   &generations, &quiet, &resume))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "z|OzziLpzO", kwlist, &config, &overrides, &name, &out_dir, &threads,
+                                   &generations, &quiet, &resume, &hook))
     return NULL;
+  if (hook == Py_None) hook = NULL;
+  if (hook && !PyCallable_Check(hook)) return PyErr_Format(PyExc_TypeError, "on_generation must be callable");
+  if (threads < 0 || generations < 0)
+    return PyErr_Format(PyExc_ValueError, "threads and generations must be >= 0 (0: the config's)");
   char err[NE_ERRSTR_LEN] = "";
   ne_config* cfg = NULL;
   int rc = resume ? 0 : build_config(config, overrides, &cfg, err);
@@ -120,6 +177,8 @@ static PyObject* py_run(PyObject* self, PyObject* args, PyObject* kw) {
   opt.generations = generations;
   opt.quiet = quiet;
   opt.stop = &job.stop;
+  job.hook = hook;
+  if (hook) opt.on_generation = hook_from_run_thread, opt.user = &job;
   // creating a run makes its env (a gym: probe server) and executor: no GIL needed
   Py_BEGIN_ALLOW_THREADS rc =
       resume ? ne_run_resume(resume, &opt, &job.run, err) : ne_run_create(cfg, &opt, &job.run, err);
@@ -131,6 +190,15 @@ static PyObject* py_run(PyObject* self, PyObject* args, PyObject* kw) {
   if (!rc) result = Py_BuildValue("(sId)", ne_run_dir(job.run), ne_run_generation(job.run), ne_run_best_score(job.run));
   else if (!interrupted) pyne_raise(rc, err);
   if (interrupted) Py_CLEAR(result);  // KeyboardInterrupt is set: the run stopped at a checkpoint
+  if (job.exc && !interrupted) {
+    // the hook raised: the run stopped at a checkpoint of that generation; its exception goes up
+    Py_CLEAR(result);
+    PyErr_Restore(job.exc, job.exc_val, job.exc_tb);
+  } else {
+    Py_XDECREF(job.exc);
+    Py_XDECREF(job.exc_val);
+    Py_XDECREF(job.exc_tb);
+  }
   ne_run_destroy(job.run);
   pthread_mutex_destroy(&job.mu);
   pthread_cond_destroy(&job.cv);
