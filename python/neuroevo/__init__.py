@@ -7,6 +7,8 @@ The package is a thin layer over the C library (the extension module ``neuroevo.
   ``gymnasium.make`` once neuroevo is imported.
 - ``run(config, **overrides)``: trains in the C thread pool (GIL released) and returns a ``Run``.
 - ``Genome``, ``Params``, ``evaluate_policy``: best.genome seed chains and best.params vectors.
+- ``Policy``, ``evaluate``: act with a parameter vector; the mean return of a vector or a
+  population (the fitness function for pycma, Nevergrad, evosax), in C threads without the GIL.
 - ``neuroevo.algorithms``: ask/tell classes over every algorithm registered in C.
 - ``env.id = gym:ID`` in a config makes any installed Gymnasium env a neuroevo task through an env
   server process (``neuroevo.envserver``).
@@ -77,6 +79,7 @@ _core = _load_core()
 from ._core import Error  # noqa: E402
 from ._env import NeuroevoEnv, make, register_envs  # noqa: E402
 from ._genome import Genome, Params, evaluate_policy  # noqa: E402
+from ._policy import Policy, evaluate  # noqa: E402
 from ._run import Run, find_config, resume, run  # noqa: E402
 from . import algorithms  # noqa: E402
 
@@ -87,9 +90,11 @@ __all__ = [
     "Genome",
     "NeuroevoEnv",
     "Params",
+    "Policy",
     "Run",
     "algorithms",
     "env_ids",
+    "evaluate",
     "evaluate_policy",
     "find_config",
     "make",
