@@ -113,3 +113,15 @@ def test_gymnasium_make_rgb_array(env_id, shape):
     assert small.render().shape == (48, 64, 3)
     with pytest.raises(ValueError, match="rgb_array"):
         neuroevo.make(env_id, render_mode="human")
+
+
+@pytest.mark.skipif("InvertedPendulum-v5" not in neuroevo.env_ids(), reason="built without MuJoCo")
+def test_mujoco_rgb_array_offscreen(monkeypatch):
+    monkeypatch.setenv("MUJOCO_GL", "osmesa")  # software OpenGL: no display or GPU needed
+    env = gym.make("neuroevo/InvertedPendulum-v5", render_mode="rgb_array", width=64, height=48)
+    env.reset(seed=0)
+    a = env.render()
+    assert a.shape == (48, 64, 3) and a.dtype == np.uint8 and a.std() > 0
+    env.close()
+    with pytest.raises(ValueError, match="no drawing"):
+        neuroevo.make("bbob/sphere", render_mode="rgb_array")
