@@ -9,17 +9,21 @@ import numpy as np
 CLASS_NAMES: dict[str, str]
 SIGMA_KEYS: tuple[str, ...]
 POPSIZE_KEYS: tuple[str, ...]
+POPSIZE_PER_UNIT: dict[str, int]
+MIRRORED: set[str]
 
 class AskTell:
     algorithm: ClassVar[str]
     section: ClassVar[str]
     shape: tuple[int, ...]
     maximize: bool
-    def __init__(self, x0: Iterable[float] | np.ndarray, sigma0: float | None = None, *, popsize: int | None = None,
+    def __init__(self, x0: Iterable[float] | np.ndarray, /, sigma0: float | None = None, *, popsize: int | None = None,
                  seed: int = 0, maximize: bool = False, options: Mapping[str, Any] | None = None,
                  **kwargs: Any) -> None: ...
     def ask(self) -> np.ndarray: ...
-    def tell(self, *args: Any) -> bool: ...
+    @property
+    def centre(self) -> np.ndarray | None: ...
+    def tell(self, *args: Any, centre_value: float | None = None) -> bool: ...
     def optimize(self, f: Callable[[np.ndarray], float], generations: int = 100,
                  target: float | None = None) -> tuple[np.ndarray, float]: ...
     @property
