@@ -10,7 +10,8 @@
 As in pycma and evosax: the search starts exactly at ``x0`` (the ES family's centre is x0; the GA's
 first generation is x0 + sigma0 * N(0, I)), ``ask()`` returns exactly the population (``popsize``
 rows), and ``sigma0`` / ``popsize`` work for every algorithm. Algorithms that also evaluate their
-centre (OpenAI ES, ARS, PGPE, SNES; CMA-ES with ``eval_mean``) keep that point out of ``ask()``:
+centre (OpenAI ES, ARS, PGPE, SNES; CMA-ES with ``eval_mean``; a Nevergrad or Python optimizer's
+recommendation) keep that point out of ``ask()``:
 it is ``centre`` until ``tell``, and ``tell(values, centre_value=f(centre))`` reports it (it only
 feeds ``report()``'s ``elite_mean`` and the algorithm's own best; without it the update is the
 same). The GA re-evaluates its elite in a second round of each generation: that ``ask()`` returns
@@ -152,7 +153,8 @@ class AskTell:
     @property
     def centre(self) -> np.ndarray | None:
         """The centre point of the pending ``ask()`` (shaped like x0) when the algorithm also
-        evaluates its centre (OpenAI ES, ARS, PGPE, SNES; CMA-ES's mean), else None. Its value
+        evaluates its centre (OpenAI ES, ARS, PGPE, SNES; CMA-ES's mean; an optimizer server's
+        recommendation), else None. Its value
         goes to ``tell(values, centre_value=...)``; it is optional."""
         if self._asked is None:
             self.ask()
@@ -233,6 +235,12 @@ class AskTell:
     def dim(self) -> int:
         """Search dimension."""
         return self._c.dim
+
+    @property
+    def round(self) -> int | None:
+        """Round of the pending ``ask()`` within its generation (0: the population; 1: the GA's
+        elite re-evaluation), or None when nothing is asked."""
+        return self._c.round
 
     def report(self) -> dict[str, Any] | None:
         """The last completed generation's figures (best, mean, median in the told values' sign;

@@ -9,7 +9,8 @@
 // x0 + sigma * N(0, I) as a pycma user expects of sigma0 (rather than all at x0). Other candidates
 // are materialized exactly as the evaluator does (ne_evaluator_params over a stand-in env that is
 // never stepped). The centre evaluation some algorithms append (ES, ARS, PGPE, SNES, CMA-ES's
-// eval_mean) is pointed out by ask() so the Python class can keep it out of the population.
+// eval_mean, an optimizer server's recommendation) is pointed out by ask() so the Python class can
+// keep it out of the population.
 #include <math.h>
 #include <string.h>
 

@@ -138,6 +138,17 @@ def test_ga_first_generation_is_x0_plus_sigma0_noise():
         np.testing.assert_allclose(X.std(axis=0), sigma0, rtol=0.15)
 
 
+def test_ga_elite_round_is_marked():
+    opt = algorithms.GA(np.zeros(2), 0.1, popsize=10, elite_candidates=3, seed=2)
+    assert opt.round is None
+    X = opt.ask()
+    assert opt.round == 0 and X.shape == (10, 2)
+    assert not opt.tell([sphere(x) for x in X])  # the generation goes on: its elite round
+    E = opt.ask()
+    assert opt.round == 1 and E.shape == (3, 2) and set(map(tuple, E)) <= set(map(tuple, X))
+    assert opt.tell([sphere(x) for x in E]) and opt.generations == 1
+
+
 def test_ga_best_is_a_point_it_asked():
     opt = algorithms.GA(np.zeros(3), 0.3, popsize=20, seed=5, elite_candidates=0)
     asked = []
