@@ -212,6 +212,8 @@ static void id_after(const char* id, char* out, size_t size) {
 
 // ---- the experiment -----------------------------------------------------------------------
 
+static int keep_alive(master* m);
+
 // Writes the experiment's description workers read when they join.
 static int write_meta(master* m) {
   char fp[17], host[128] = "?";
@@ -243,6 +245,9 @@ static int setup_experiment(master* m, int* adopted) {
     freeReplyObject(r);
   }
   if (!rc && *adopted) rc = cmd(m, "XTRIM %s MAXLEN 0", m->k_tasks);
+  // every key of the experiment expires from the start (workers copy the task stream's expiry onto
+  // what they create): a master killed now leaves nothing behind for long
+  if (!rc) rc = keep_alive(m);
   if (!rc) rc = cmd(m, "SET %s %s", NE_KEY_CURRENT, m->id);
   // wakes idle workers at once (they block on this stream instead of polling ne:current)
   if (!rc) rc = cmd(m, "XADD %s MAXLEN ~ 100 * id %s", NE_KEY_ANNOUNCE, m->id);

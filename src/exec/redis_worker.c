@@ -16,6 +16,7 @@
 #include "core/buf.h"
 #include "core/util.h"
 #include "exec/redis_conn.h"
+#include "exec/redis_scripts.h"
 #include "exec/redis_wire.h"
 #include "exec/redis_worker_int.h"
 #include "neuroevo/algo.h"  // ne_algo_noise_table
@@ -162,16 +163,6 @@ static void leave_experiment(worker* w) {
 
 // ---- main thread: heartbeat, touch, follow ------------------------------------------------
 
-static const char HEARTBEAT_LUA[] =
-    "local t = redis.call('TIME')\n"
-    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-    "redis.call('ZADD', KEYS[1], now, ARGV[1])\n"
-    "redis.call('HSET', KEYS[2], 'beat', now, unpack(ARGV, 4))\n"
-    "redis.call('PEXPIRE', KEYS[2], ARGV[2])\n"
-    "if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], now .. ' ' .. ARGV[3]) end\n"
-    "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 3600000)\n"
-    "return now\n";
-
 static void update_rate(worker* w, uint64_t done) {
   double now = ne__now();
   double dt = now - w->rate_at;
@@ -188,10 +179,10 @@ static void heartbeat(worker* w) {
   uint64_t results = w->results_done, tasks = w->tasks_done, bad = w->bad_tasks;
   pthread_mutex_unlock(&w->mu);
   update_rate(w, results);
-  char wkey[NE_KEY_LEN], xkey[NE_KEY_LEN], ttl[24], exp_val[64], v[8][32];
+  char wkey[NE_KEY_LEN], xkey[NE_KEY_LEN], tkey[NE_KEY_LEN], ttl[24], exp_val[64], v[8][32];
   snprintf(wkey, sizeof wkey, NE_KEY_WORKER_FMT, w->name);
-  if (w->ex) snprintf(xkey, sizeof xkey, "%s", w->ex->k_workers);
-  else snprintf(xkey, sizeof xkey, "ne:exp:none:workers");
+  snprintf(xkey, sizeof xkey, "%s", w->ex ? w->ex->k_workers : "ne:exp:none:workers");
+  snprintf(tkey, sizeof tkey, "%s", w->ex ? w->ex->k_tasks : "ne:exp:none:tasks");
   snprintf(ttl, sizeof ttl, "%.0f", 3 * w->interval_s * 1000 + 1000);
   exp_val[0] = '\0';  // "" tells the script there is no experiment hash to update
   if (w->ex) snprintf(exp_val, sizeof exp_val, "%d %.0f", w->threads, w->interval_s * 1000);
@@ -203,11 +194,11 @@ static void heartbeat(worker* w) {
   snprintf(v[5], 32, "%d", (int)getpid());
   snprintf(v[6], 32, "%lld", w->started);
   snprintf(v[7], 32, "%.0f", w->interval_s * 1000);
-  const char* argv[] = {"EVAL", HEARTBEAT_LUA, "3", NE_KEY_WORKERS, wkey, xkey, w->name, ttl, exp_val,
+  const char* args[] = {NE_KEY_WORKERS, wkey, xkey, tkey, w->name, ttl, exp_val,
                         "threads", v[0], "results", v[1], "tasks", v[2], "rate", v[3], "bad_tasks", v[4],
                         "pid", v[5], "started", v[6], "interval_ms", v[7], "host", w->host,
                         "experiment", w->ex ? w->ex->id : "-", "version", NE_VERSION_STRING};
-  redisReply* r = ne__rconn_argv(&w->conn, (int)(sizeof argv / sizeof argv[0]), argv, NULL);
+  redisReply* r = ne__rconn_script(&w->conn, ne__heartbeat_lua, 4, (int)(sizeof args / sizeof args[0]), args, NULL);
   if (r) freeReplyObject(r);
 }
 

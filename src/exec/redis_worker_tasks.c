@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "core/util.h"
+#include "exec/redis_scripts.h"
 #include "exec/redis_worker_int.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/rng.h"
@@ -27,6 +28,7 @@
 #define WAIT_MS 100         // condition waits: how often threads look at the leave flag
 #define SLOTS_PER_THREAD 3  // a task running, one claimed ahead, one whose results await the writer
 #define FLUSH_TRIES 3       // attempts to send the last results when leaving with Redis away
+#define RESEND 1            // send_answers: Redis forgot the answer script (restarted): send again
 
 static void sleep_s(double s) {
   struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -454,30 +456,16 @@ static void* reader_main(void* arg) {
 // Queues the commands that answer slot s on conn; returns the replies to read, or -1 when disconnected.
 static int queue_answer(ne__worker* w, ne__rconn* conn, const ne__slot* s) {
   const ne__experiment* ex = w->ex;
-  if (s->state == NE_SLOT_DROP) {  // garbage must not circulate
-    const char* ack[] = {"XACK", ex->k_tasks, NE_GROUP, s->id};
-    const char* del[] = {"XDEL", ex->k_tasks, s->id};
-    int rc = ne__rconn_append(conn, 4, ack, NULL);
-    if (!rc) rc = ne__rconn_append(conn, 3, del, NULL);
-    return rc ? -1 : 2;
-  }
-  const char* multi[] = {"MULTI"};
-  const char* xadd[] = {"XADD", ex->k_results, "*", "r", (const char*)s->out.data};
-  size_t xlens[] = {4, strlen(ex->k_results), 1, 1, s->out.len};
-  const char* xack[] = {"XACK", ex->k_tasks, NE_GROUP, s->id};
-  const char* exec[] = {"EXEC"};
-  int rc = ne__rconn_append(conn, 1, multi, NULL);
-  if (!rc) rc = ne__rconn_append(conn, 5, xadd, xlens);
-  if (!rc) rc = ne__rconn_append(conn, 4, xack, NULL);
-  if (!rc) rc = ne__rconn_append(conn, 1, exec, NULL);
-  return rc ? -1 : 4;
+  if (s->state == NE_SLOT_DROP)  // garbage must not circulate
+    return ne__drop_append(conn, ex->k_tasks, s->id) ? -1 : 2;
+  return ne__answer_append(conn, ex->k_tasks, ex->k_results, s->id, s->out.data, s->out.len) ? -1 : 1;
 }
 
 // Sends the answers of slots[0..n) through conn in one round trip, with a claim of one more task
-// (not blocking) when claim_next. 0, or NE_ENET (they stay to be sent again after the reconnect:
-// duplicate results are harmless).
+// (not blocking) when claim_next. 0, NE_ENET (they stay to be sent again after the reconnect:
+// duplicate results are harmless) or RESEND (Redis forgot the answer script: load it, send again).
 static int send_answers(ne__worker* w, ne__rconn* conn, ne__slot** slots, int n, int claim_next) {
-  if (ne__rconn_ensure(conn)) return NE_ENET;
+  if (ne__rconn_ensure(conn) || ne__answer_load(conn)) return NE_ENET;
   int replies = 0;
   for (int i = 0; i < n; i++) {
     int k = queue_answer(w, conn, slots[i]);
@@ -490,13 +478,20 @@ static int send_answers(ne__worker* w, ne__rconn* conn, ne__slot** slots, int n,
     if (ne__rconn_append(conn, claim_command(w, 1, 0, argv, count, block), argv, NULL)) return NE_ENET;
     if (ne__rconn_spin(conn, w->opt.spin_s)) return NE_ENET;
   }
-  for (int i = 0; i < replies + claim_next; i++) {
+  int noscript = 0;
+  for (int i = 0, slot = 0, k = 0; i < replies + claim_next; i++) {
     redisReply* r = ne__rconn_get_reply(conn);
     if (!r) return NE_ENET;
     if (i == replies) queue_claimed(w, r);
+    else if (slots[slot]->state == NE_SLOT_DONE && ne__reply_error_is(r, "NOSCRIPT")) noscript = 1;
+    else if (slots[slot]->state == NE_SLOT_DONE && r->type == REDIS_REPLY_INTEGER && r->integer == 0)
+      ne__worker_say(w, "task %s: experiment %s finished or gone; result discarded", slots[slot]->id, w->ex->id);
+    // next slot once this one's replies are read (an answer has one, a drop two)
+    if (i < replies && ++k == (slots[slot]->state == NE_SLOT_DROP ? 2 : 1)) slot++, k = 0;
     freeReplyObject(r);
   }
-  return 0;
+  if (noscript) ne__rconn_scripts_lost(conn);
+  return noscript ? RESEND : 0;
 }
 
 // Frees the sent slots and counts them (mu held).
@@ -515,7 +510,9 @@ static void sent(ne__worker* w, ne__slot** slots, int n) {
 // attempts (the master re-claims those tasks). Then frees the slots.
 static void deliver(ne__worker* w, ne__rconn* conn, ne__slot** slots, int n, int claim_next) {
   ne__experiment* ex = w->ex;
-  for (int failures = 0; send_answers(w, conn, slots, n, claim_next) != 0;) {
+  // a claim goes with the first attempt only: one made by an attempt whose answers failed was queued
+  for (int failures = 0, rc; (rc = send_answers(w, conn, slots, n, claim_next)) != 0; claim_next = 0) {
+    if (rc == RESEND) continue;
     int leaving = ex->leave || ne__worker_stopping(w);
     int rc = ne__rconn_wait(conn, leaving ? NULL : &ex->leave, leaving ? 10 : 0);
     if (rc && leaving && ++failures >= FLUSH_TRIES) {
