@@ -42,6 +42,8 @@ typedef struct ne_cluster_master_stats {
   uint64_t task_bytes;     // bytes of task messages published
   int live_workers;        // workers that sent a heartbeat recently
   int live_threads;        // their evaluation threads
+  double published_at;     // CLOCK_MONOTONIC seconds when the last round's first task was in Redis
+  double done_at;          // ... and when its last missing result was accepted (0: not yet)
 } ne_cluster_master_stats;
 
 // Creates a master executor for cfg (the resolved config, published to workers) and registers the
@@ -66,6 +68,11 @@ typedef struct ne_cluster_worker_options {
   int threads;               // evaluation threads, fed by one reader connection (<= 0: all cores)
   const char* name;          // unique worker name; NULL: <hostname>-<pid>
   int synthetic;             // benchmark: return a synthetic fitness without running an env
+  double simulate_s;         // with synthetic: each episode sleeps this long on average (0: no sleep)
+  double simulate_jitter;    // ... times a factor uniform in [1 - jitter, 1 + jitter] drawn from the
+                             // episode's seed (a pure function of the candidate)
+  int count;                 // workers this process hosts, each with its own threads, connections
+                             // and name (<name>-<k>); <= 1: one
   double heartbeat_s;        // heartbeat period (0: 1 s)
   long max_tasks;            // leave after this many tasks (0: no limit; leak tests)
   double spin_s;             // one-thread workers: busy-wait this long for Redis's reply before
@@ -77,7 +84,9 @@ typedef struct ne_cluster_worker_options {
 // Follows the current experiment in Redis and evaluates its tasks until *stop is raised (returns 0).
 // Re-initializes when a new experiment appears; survives Redis restarts (reconnects). Returns
 // NE_EVERSION when the master speaks another wire version, NE_EINVAL for a bad URL or refused
-// credentials. Nullable: errstr.
+// credentials. With opt->count > 1, runs that many workers in this process (one thread each, plus
+// their own) until *stop is raised or one of them fails, and returns the first failure. Nullable:
+// errstr.
 int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr);
 
 // Writes a human-readable report of the Redis at url to out: the current experiment, its

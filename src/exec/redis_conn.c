@@ -245,6 +245,7 @@ int ne__rconn_open(ne__rconn* rc, const ne__redis_url* url, double timeout_s) {
   redisSetTimeout(rc->c, ctv);
   int err = login(rc);
   if (!err) err = check_version(rc);
+  if (!err) rc->opens++;
   return err;
 }
 

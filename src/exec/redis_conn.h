@@ -44,6 +44,7 @@ typedef struct ne__rconn {
   double timeout_s;            // connect timeout; commands time out after max(timeout_s, 5) s
   int err;                     // last error code (0: none)
   char errstr[NE_ERRSTR_LEN];  // its message
+  unsigned long opens;         // successful (re)connections so far: tells a new connection from the old
   struct {                     // scripts loaded through this connection (forgotten when it closes:
     const char* body;          // the next one may reach a restarted, empty server)
     char sha[41];

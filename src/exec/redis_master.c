@@ -184,7 +184,10 @@ static int flush(master* m) {
       return m->lost = 1, NE_ENET;
     }
     if (r->type == REDIS_REPLY_STRING) {
-      if (!m->round_first_task[0]) snprintf(m->round_first_task, sizeof m->round_first_task, "%s", r->str);
+      if (!m->round_first_task[0]) {
+        snprintf(m->round_first_task, sizeof m->round_first_task, "%s", r->str);
+        m->stats.published_at = ne__now();
+      }
       if (ne__stream_id_cmp(r->str, m->last_task) > 0) snprintf(m->last_task, sizeof m->last_task, "%s", r->str);
     } else if (r->type == REDIS_REPLY_ERROR && !rc) {
       rc = ne__rconn_set_error(&m->conn, NE_EIO, "Redis: %s", r->str);
@@ -916,6 +919,7 @@ static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* re
     }
   }
   if (rc) return ne__set_error(errstr, rc, "%s", m->conn.errstr);
+  m->stats.done_at = ne__now();
   snprintf(m->consumed, sizeof m->consumed, "%s", m->last_read);
   // what an episode of this kind of round costs sizes the next round's chunks
   if (m->round_episodes) m->est_s[m->rd.round < N_ROUND_KINDS ? m->rd.round : N_ROUND_KINDS - 1] =

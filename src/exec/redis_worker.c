@@ -28,7 +28,33 @@
 #include "neuroevo/run.h"
 #include "neuroevo/version.h"
 
+#define MAIN_WAIT_S 0.25  // the main thread looks at the stop flag this often while following
+
 typedef ne__worker worker;
+
+// Workers hosted by one process (opt.count > 1) sleep on this condition between heartbeats; the
+// host broadcasts it when it raises their stop flag. A lone worker's flag is raised by a signal
+// handler, which cannot signal a condition: it looks at the flag MAIN_WAIT_S apart instead.
+static pthread_mutex_t host_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t host_cv = PTHREAD_COND_INITIALIZER;
+
+static void host_wait(const worker* w, double s) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  double end = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + s;
+  ts.tv_sec = (time_t)end;
+  ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+  pthread_mutex_lock(&host_mu);
+  if (!(w->opt.stop && *w->opt.stop)) pthread_cond_timedwait(&host_cv, &host_mu, &ts);
+  pthread_mutex_unlock(&host_mu);
+}
+
+static void host_stop_all(volatile int* stop) {
+  pthread_mutex_lock(&host_mu);
+  *stop = 1;
+  pthread_cond_broadcast(&host_cv);
+  pthread_mutex_unlock(&host_mu);
+}
 typedef ne__experiment experiment;
 
 // ---- messages -----------------------------------------------------------------------------
@@ -122,7 +148,10 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
   size_t cache_bytes = (size_t)ne_config_int(ex->cfg, "ga", "cache_mb") << 20;
   ex->cache = ne_cache_create(ex->policy.n_params, cache_bytes);
   if (!ex->cache) return ne__set_error(why, NE_ENOMEM, "out of memory for the parameter cache");
-  // the master's algorithm built the same table from the same config (built once, before the threads)
+  // the master's algorithm built the same table from the same config (built once, before the threads);
+  // synthetic results read no parameters (a simulated cluster of thousands of workers would build
+  // thousands of tables)
+  if (w->opt.synthetic) return 0;
   uint64_t seed = (uint64_t)ne_config_int(ex->cfg, "run", "seed");
   return ne_algo_noise_table(ex->cfg, seed, ex->policy.n_params, &ex->noise, why);
 }
@@ -156,7 +185,7 @@ static int join_experiment(worker* w, const char* id, char* why) {
 }
 
 static void leave_experiment(worker* w) {
-  ne__worker_stop_tasks(w);
+  ne__worker_stop_tasks(w, &w->conn);
   experiment_free(w->ex);
   w->ex = NULL;
 }
@@ -298,11 +327,13 @@ static int main_loop(worker* w, char* errstr) {
       next = ne__now() + (touch < w->interval_s ? touch : w->interval_s);
     }
     if (w->ex && ne__worker_tasks_exited(w)) break;
-    int wait_ms = (int)((next - ne__now()) * 1000);
-    if (!w->ex && w->conn.c && wait_ms > 0) {
-      if (wait_announce(w, wait_ms > 1000 ? 1000 : wait_ms)) next = 0;  // follow the new experiment now
-    } else {
-      sleep_s(0.05);
+    double wait_s = next - ne__now();
+    if (!w->ex && w->conn.c && wait_s > 0) {
+      if (wait_announce(w, wait_s > 1 ? 1000 : (int)(wait_s * 1000))) next = 0;  // follow the new experiment now
+    } else if (wait_s > 0 && w->opt.count < 0) {
+      host_wait(w, wait_s);  // until the next heartbeat or the host's stop
+    } else if (wait_s > 0) {
+      sleep_s(wait_s < MAIN_WAIT_S ? wait_s : MAIN_WAIT_S);
     }
   }
   return rc;
@@ -319,11 +350,7 @@ static int setup_worker(worker* w, const ne_cluster_worker_options* opt, char* e
   const char* delay = getenv("NEUROEVO_TEST_EVAL_DELAY_MS");
   w->delay_s = delay ? atof(delay) / 1000 : 0;
   gethostname(w->host, sizeof w->host - 1);
-  // the default name's random part keeps names apart where host and PID repeat: containers on the
-  // host's network (every entrypoint is PID 1) or with a fixed host name
-  if (opt->name && opt->name[0]) snprintf(w->name, sizeof w->name, "%s", opt->name);
-  else snprintf(w->name, sizeof w->name, "%.40s-%d-%04x", w->host, (int)getpid(),
-                (unsigned)(ne__random_u64() & 0xffff));
+  snprintf(w->name, sizeof w->name, "%s", opt->name);
   for (char* p = w->name; *p; p++)
     if (*p <= ' ' || *p > '~') *p = '_';
   pthread_mutex_init(&w->mu, NULL);
@@ -338,14 +365,18 @@ static int setup_worker(worker* w, const ne_cluster_worker_options* opt, char* e
   return 0;
 }
 
-int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr) {
-  if (!opt || !opt->url) return ne__set_error(errstr, NE_EINVAL, "no Redis URL");
+// One worker until stopped; opt->name is set.
+static int run_one(const ne_cluster_worker_options* opt, char* errstr) {
   worker* w = ne_calloc(1, sizeof *w);
   if (!w) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   int rc = setup_worker(w, opt, errstr);
   if (!rc) {
-    ne__worker_say(w, "%d thread%s, Redis at %s%s", w->threads, w->threads == 1 ? "" : "s", w->url.shown,
-        opt->synthetic ? " (synthetic fitness)" : "");
+    if (opt->simulate_s > 0)
+      ne__worker_say(w, "%d thread%s, Redis at %s (simulated evaluation: %.1f ms +- %.0f%% per episode)", w->threads,
+                     w->threads == 1 ? "" : "s", w->url.shown, opt->simulate_s * 1000, opt->simulate_jitter * 100);
+    else
+      ne__worker_say(w, "%d thread%s, Redis at %s%s", w->threads, w->threads == 1 ? "" : "s", w->url.shown,
+                     opt->synthetic ? " (synthetic fitness)" : "");
     rc = main_loop(w, errstr);
     if (w->ex) leave_experiment(w);
     if (w->conn.c) forget_worker(w);
@@ -360,4 +391,84 @@ int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr) {
   pthread_mutex_destroy(&w->mu);
   ne_free(w);
   return rc;
+}
+
+// ---- many workers in one process ----------------------------------------------------------
+
+// A process that hosts workers (opt.count > 1): each runs the code above in its own thread, with
+// its own connections and name, so a simulated cluster of thousands of workers needs no thousands
+// of processes.
+typedef struct hosted {
+  ne_cluster_worker_options opt;      // the worker's options (stop points at the host's flag)
+  char name[NE_WIRE_MAX_NAME + 1];    // <name>-<k>
+  pthread_t th;
+  int started;
+  int rc;                             // its return code
+  char err[NE_ERRSTR_LEN];            // its message
+  volatile int* host_stop;            // raised when any worker fails
+  volatile int finished;              // 1 once it returned
+} hosted;
+
+static void* hosted_main(void* arg) {
+  hosted* x = arg;
+  x->rc = run_one(&x->opt, x->err);
+  if (x->rc) host_stop_all(x->host_stop);
+  x->finished = 1;
+  return NULL;
+}
+
+static int run_hosted(const ne_cluster_worker_options* opt, const char* base, char* errstr) {
+  int n = opt->count;
+  hosted* xs = ne_calloc((size_t)n, sizeof *xs);
+  volatile int* host_stop = ne_calloc(1, sizeof *host_stop);
+  if (!xs || !host_stop) {
+    ne_free(xs);
+    ne_free((void*)host_stop);
+    return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d workers", n);
+  }
+  int rc = 0;
+  for (int k = 0; k < n && !rc; k++) {
+    hosted* x = &xs[k];
+    x->opt = *opt;
+    x->opt.count = -1;  // hosted: wait on host_cv
+    x->opt.stop = host_stop;
+    snprintf(x->name, sizeof x->name, "%.*s-%d", NE_WIRE_MAX_NAME - 12, base, k % 1000000);
+    x->opt.name = x->name;
+    x->host_stop = host_stop;
+    if (pthread_create(&x->th, NULL, hosted_main, x) != 0)
+      rc = ne__set_error(errstr, NE_ENOMEM, "cannot start worker %d of %d (threads or memory exhausted)", k + 1, n);
+    else x->started = 1;
+  }
+  if (rc) host_stop_all(host_stop);
+  // the host's thread passes a stop request on
+  for (int all = 0; !all;) {
+    if (opt->stop && *opt->stop && !*host_stop) host_stop_all(host_stop);
+    all = 1;
+    for (int k = 0; k < n && all; k++) all = !xs[k].started || xs[k].finished;
+    if (!all) sleep_s(0.1);
+  }
+  for (int k = 0; k < n; k++) {
+    if (xs[k].started) pthread_join(xs[k].th, NULL);
+    if (!rc && xs[k].rc) rc = ne__set_error(errstr, xs[k].rc, "worker %s: %s", xs[k].name, xs[k].err);
+  }
+  ne_free(xs);
+  ne_free((void*)host_stop);
+  return rc;
+}
+
+int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr) {
+  if (!opt || !opt->url) return ne__set_error(errstr, NE_EINVAL, "no Redis URL");
+  // the default name's random part keeps names apart where host and PID repeat: containers on the
+  // host's network (every entrypoint is PID 1) or with a fixed host name
+  char name[NE_WIRE_MAX_NAME + 1], host[128] = "?";
+  if (opt->name && opt->name[0]) {
+    snprintf(name, sizeof name, "%s", opt->name);
+  } else {
+    gethostname(host, sizeof host - 1);
+    snprintf(name, sizeof name, "%.40s-%d-%04x", host, (int)getpid(), (unsigned)(ne__random_u64() & 0xffff));
+  }
+  if (opt->count > 1) return run_hosted(opt, name, errstr);
+  ne_cluster_worker_options one = *opt;
+  one.name = name;
+  return run_one(&one, errstr);
 }

@@ -20,11 +20,12 @@
 
 #include "core/util.h"
 #include "exec/redis_scripts.h"
+#include "exec/simulate.h"
 #include "exec/redis_worker_int.h"
 #include "neuroevo/alloc.h"
-#include "neuroevo/rng.h"
 
-#define READ_BLOCK_MS 200   // XREADGROUP block: how often the reader looks at the leave flag
+#define READ_BLOCK_MS 2000  // XREADGROUP block (leaving cuts it short with CLIENT UNBLOCK): thousands of
+                            // idle workers re-issuing their claim 5 times a second loaded Redis
 #define WAIT_MS 100         // condition waits: how often threads look at the leave flag
 #define SLOTS_PER_THREAD 3  // a task running, one claimed ahead, one whose results await the writer
 #define FLUSH_TRIES 3       // attempts to send the last results when leaving with Redis away
@@ -165,7 +166,9 @@ static int check_task(const ne__wthread* th, char* why) {
   if (t->has_norm && t->norm[0].n != (uint32_t)ex->env->obs_dim)
     return ne__set_error(why, NE_EINVAL, "normalization vectors of %u floats for %d observations", t->norm[0].n,
                          ex->env->obs_dim);
-  // a worker whose config gives another table would compute other perturbations (size 0: the generator)
+  // a worker whose config gives another table would compute other perturbations (size 0: the
+  // generator); synthetic results use no perturbation
+  if (th->w->opt.synthetic) return 0;
   uint64_t seed = ex->noise ? ex->noise->seed : 0, size = ex->noise ? ex->noise->size : 0;
   if (t->table_size != size || t->table_seed != seed)
     return ne__set_error(why, NE_EINVAL,
@@ -201,17 +204,6 @@ static void release_blobs(ne__wthread* th) {
   for (int k = 0; k < n_held; k++) blob_release(th->ex, th->held[k]);
 }
 
-// A fitness for benchmarks: a pure function of the candidate, no env.
-static void synthetic_result(const ne_candidate* c, ne_result* out) {
-  uint64_t tail = c->kind == NE_CAND_CHAIN ? c->seeds[c->n_seeds - 1] : c->noise_seed;
-  out->fitness = (double)(ne_hash2(c->episode_seed, tail) >> 11) * 0x1p-53;
-  out->return_std = 0;
-  out->episodes = c->episodes;
-  out->steps = c->episodes;
-  out->status = 0;
-  out->obs_count = 0;
-}
-
 // Evaluates the candidates of the decoded task into th->res in order. Returns how many were
 // evaluated: t->n, or the position of the first env failure (an env server that crashed twice, gym
 // bridge) with its message in why.
@@ -232,7 +224,9 @@ static int evaluate_task(ne__wthread* th, char* why) {
     th->idx[j] = t->cands[j].index;
     if (th->w->delay_s > 0) sleep_s(th->w->delay_s);  // test hook: machine-independent run lengths
     if (th->w->opt.synthetic) {
-      synthetic_result(&t->cands[j], r);
+      if (th->w->opt.simulate_s > 0)
+        sleep_s(ne__simulated_eval_s(&t->cands[j], th->w->opt.simulate_s, th->w->opt.simulate_jitter));
+      ne__synthetic_result(&t->cands[j], r);
       continue;
     }
     int rc = ne_evaluator_run(th->ev, &b, &t->cands[j], r);
@@ -416,11 +410,25 @@ static int claim_command(const ne__worker* w, int want, int block, const char* a
   return n;
 }
 
+// Learns the CLIENT ID of the claiming connection after each (re)connect, so that a thread that
+// wants this one to leave can unblock its claim.
+static void note_client_id(ne__worker* w) {
+  if (w->rconn_opens == w->rconn.opens || !w->rconn.c) return;
+  redisReply* r = ne__rconn_command(&w->rconn, "CLIENT ID");
+  long long id = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+  if (r) freeReplyObject(r);
+  pthread_mutex_lock(&w->mu);
+  w->rconn_id = id;
+  w->rconn_opens = w->rconn.opens;
+  pthread_mutex_unlock(&w->mu);
+}
+
 // One blocking XREADGROUP for up to `want` tasks; queues what came.
 static void claim(ne__worker* w, int want) {
   const char* argv[11];
   char count[16], block[16];
   int argc = claim_command(w, want, 1, argv, count, block);
+  note_client_id(w);
   // a one-thread worker busy-waits for the reply; the reader of several threads sleeps (spin 0)
   redisReply* r = NULL;
   if (!ne__rconn_ensure(&w->rconn) && !ne__rconn_append(&w->rconn, argc, argv, NULL) &&
@@ -582,6 +590,7 @@ static void* direct_main(void* arg) {
   pthread_mutex_lock(&w->mu);
   w->reader_exited = w->writer_exited = 1;
   w->evals_running--;
+  pthread_cond_broadcast(&w->task_cv);
   pthread_mutex_unlock(&w->mu);
   return NULL;
 }
@@ -598,6 +607,8 @@ int ne__worker_start_tasks(ne__worker* w) {
     ne_buf_init(&w->slots[i].out);
   }
   w->reader_exited = w->writer_exited = 0;
+  w->rconn_id = -1;
+  w->rconn_opens = 0;
   w->rconn = (ne__rconn){.url = w->url, .timeout_s = 2};
   w->wconn = (ne__rconn){.url = w->url, .timeout_s = 2};
   for (int t = 0; t < w->threads; t++) {
@@ -605,6 +616,7 @@ int ne__worker_start_tasks(ne__worker* w) {
     th->w = w;
     th->ex = w->ex;
     ne__wire_task_init(&th->task);
+    if (w->opt.synthetic) continue;  // no env, no policy
     th->ev = ne_evaluator_create(w->ex->env, &w->ex->policy, w->ex->cache);
     if (!th->ev) return NE_ENOMEM;
   }
@@ -639,9 +651,28 @@ static void thread_free(ne__wthread* th) {
   ne_free(th->held);
 }
 
-void ne__worker_stop_tasks(ne__worker* w) {
+// Cuts short a claim blocked in Redis (it returns as if it timed out); a no-op when none is.
+static void unblock_claim(ne__worker* w, ne__rconn* conn) {
+  pthread_mutex_lock(&w->mu);
+  long long id = w->rconn_id;
+  pthread_mutex_unlock(&w->mu);
+  if (id < 0 || !conn->c) return;
+  redisReply* r = ne__rconn_command(conn, "CLIENT UNBLOCK %lld", id);  // an ACL without CLIENT: the block times out
+  if (r) freeReplyObject(r);
+}
+
+void ne__worker_stop_tasks(ne__worker* w, ne__rconn* conn) {
   if (!w->th) return;
   w->ex->leave = 1;
+  // the claiming thread may be blocked in Redis, or about to block: unblock it until it has returned
+  pthread_mutex_lock(&w->mu);
+  while (!w->reader_exited && (w->reader_started || w->threads == 1)) {
+    pthread_mutex_unlock(&w->mu);
+    unblock_claim(w, conn);
+    pthread_mutex_lock(&w->mu);
+    if (!w->reader_exited) timed_wait(&w->task_cv, &w->mu);
+  }
+  pthread_mutex_unlock(&w->mu);
   // the reader first (evaluation threads return once it has and nothing is queued), then the
   // evaluation threads, then the writer (it returns once they all have and everything is sent)
   if (w->reader_started) pthread_join(w->reader, NULL);
