@@ -89,6 +89,25 @@ typedef struct ne_cluster_worker_options {
 // errstr.
 int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr);
 
+// How a relay runs; zero-initialize and set what you need.
+typedef struct ne_cluster_relay_options {
+  const char* upstream;      // the master's Redis: redis://[user:password@]host:port[/db]
+  const char* local;         // the node-local Redis the node's workers use (--redis of each worker)
+  const char* name;          // consumer name upstream; NULL: relay-<hostname>-<pid>
+  int prefetch;              // tasks held beyond one per local worker thread (0: threads / 8, at least 2)
+  double heartbeat_s;        // heartbeat period upstream (0: 1 s)
+  const volatile int* stop;  // raised by SIGTERM/SIGINT: stop claiming, forward what the node finishes
+  FILE* log;                 // where messages go; NULL: stderr
+} ne_cluster_relay_options;
+
+// A per-node relay (docs/scaling.md "Relays"): follows the master's current experiment upstream,
+// mirrors it into the node-local Redis so that the node's workers see a master there, claims tasks
+// upstream in batches for them, copies the blobs they need once per node, and forwards their
+// results upstream in batches, each with the acknowledgement of its upstream task. Runs until
+// *stop is raised (returns 0). NE_EINVAL for a bad URL or refused credentials, NE_EVERSION when the
+// master speaks another wire version. Nullable: errstr.
+int ne_cluster_relay_run(const ne_cluster_relay_options* opt, char* errstr);
+
 // Writes a human-readable report of the Redis at url to out: the current experiment, its
 // generation, queued and claimed tasks, and live workers with throughput and last heartbeat (at most
 // max_workers lines; <= 0: all). Nullable: errstr.
