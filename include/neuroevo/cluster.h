@@ -26,6 +26,9 @@ typedef struct ne_cluster_master_options {
   double task_timeout_s;      // a task idle this long in a worker's hands is re-published (0: 10 s)
   int synthetic;              // benchmark: workers return synthetic fitness without an env
   int quiet;                  // 1: no warnings on stderr (they are still counted)
+  int episodes_per_task;      // a candidate with more episodes is split over tasks of at most this
+                              // many (results bit-identical); 0: automatic (when one candidate holds
+                              // more episodes than the round has per live thread), -1: never
 } ne_cluster_master_options;
 
 // Figures a master has counted since it was created.
@@ -38,6 +41,7 @@ typedef struct ne_cluster_master_stats {
   uint64_t reclaimed;      // tasks taken from silent workers and re-published
   uint64_t republished;    // candidates re-published after their results were lost or rejected
   uint64_t recoveries;     // times the experiment was re-created after Redis lost it
+  uint64_t split;          // parts of candidates whose episodes were split over tasks
   uint64_t result_bytes;   // bytes of accepted result messages
   uint64_t task_bytes;     // bytes of task messages published
   int live_workers;        // workers that sent a heartbeat recently

@@ -34,6 +34,7 @@ static struct {
   const char* url;        // --redis URL; NULL: local evaluation
   double task_timeout_s;  // --task-timeout (0: the master's default)
   int chunk;              // --chunk (0: automatic)
+  int episodes_per_task;  // --episodes-per-task (0: automatic, -1: off)
 } redis_opt;
 
 int ne_cli_redis_option(const char* cmd, const char* option, const char* value, int* rc) {
@@ -43,6 +44,10 @@ int ne_cli_redis_option(const char* cmd, const char* option, const char* value, 
     redis_opt.url = value;
   } else if (strcmp(option, "--chunk") == 0) {
     if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 20, &v)) == 0) redis_opt.chunk = (int)v;
+  } else if (strcmp(option, "--episodes-per-task") == 0) {
+    if (strcmp(value, "auto") == 0) redis_opt.episodes_per_task = 0;
+    else if (strcmp(value, "off") == 0) redis_opt.episodes_per_task = -1;
+    else if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 30, &v)) == 0) redis_opt.episodes_per_task = (int)v;
   } else if (strcmp(option, "--task-timeout") == 0) {
     *rc = ne_cli_parse_double(cmd, option, value, 0.05, 86400, "seconds", &redis_opt.task_timeout_s);
   } else {
@@ -67,7 +72,8 @@ int ne_cli_redis_attach(const ne_config* cfg, const char* name, const char* run_
   if (!redis_opt.url) return 0;
   char id[17] = "", err[NE_ERRSTR_LEN];
   if (run_dir) read_id(run_dir, id);
-  ne_cluster_master_options o = {redis_opt.url, id[0] ? id : NULL, name, redis_opt.chunk, redis_opt.task_timeout_s, 0, 0};
+  ne_cluster_master_options o = {redis_opt.url, id[0] ? id : NULL, name, redis_opt.chunk, redis_opt.task_timeout_s,
+                                 0, 0, redis_opt.episodes_per_task};
   int rc = ne_cluster_master_create(cfg, &o, out, err);
   if (rc) {
     fprintf(stderr, "neuroevo: %s\n", err);
@@ -139,7 +145,8 @@ static const char USAGE[] =
     "  --threads-per-worker N   evaluation threads per worker (default 1)\n"
     "  --redis-server PATH      the redis-server binary (default: redis-server on PATH)\n"
     "  -h, --help               this text\n"
-    "Every other option goes to `neuroevo run` (--out, --generations, --quiet, --task-timeout, --chunk).\n"
+    "Every other option goes to `neuroevo run` (--out, --generations, --quiet, --task-timeout, --chunk,\n"
+    "--episodes-per-task).\n"
     "Worker logs are kept in the temporary directory only while the cluster runs.\n";
 
 #ifdef NE_HAVE_HIREDIS  // the cluster needs Redis support; without it the command only explains

@@ -27,6 +27,11 @@ static const char RUN_USAGE[] =
     "                    threads; the results are identical (docs/scaling.md)\n"
     "  --task-timeout S  with --redis: re-publish tasks a silent worker held this long (default 10)\n"
     "  --chunk N         with --redis: candidates per task (default: sized from the live workers)\n"
+    "  --episodes-per-task N|auto|off\n"
+    "                    with --redis: split a candidate with more episodes over tasks of at most N\n"
+    "                    episodes (identical results); auto (default): when one candidate holds more\n"
+    "                    episodes than the round has per live worker thread (e.g. the GA's elite\n"
+    "                    re-evaluation on hundreds of workers)\n"
     "  -h, --help        this text\n"
     "\n"
     "The run directory gets config.ini, metrics.csv, checkpoints/, best.genome, curve.png, log.txt.\n"
@@ -38,7 +43,7 @@ static const char RESUME_USAGE[] =
     "Continues a run from its newest valid checkpoint (older ones are tried if it is corrupt).\n"
     "The results are identical to an uninterrupted run. --generations G sets a new total budget.\n"
     "--redis URL continues on Redis workers; results of the interrupted generation already in\n"
-    "Redis are reused (--task-timeout S and --chunk N as for run).\n";
+    "Redis are reused (--task-timeout S, --chunk N and --episodes-per-task as for run).\n";
 
 // Parses the options shared by run and resume; returns 0, or the exit code on a bad option.
 static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_options* opt) {

@@ -361,7 +361,8 @@ static void rewrite_failure(fwd* f, ne__wire_results* dec) {
   char why[NE_ERRSTR_LEN];
   if (!f->up[0] || ne__wire_decode_results(dec, f->msg, f->len, why) != 0 || !dec->hdr.error[0]) return;
   snprintf(dec->hdr.entry, sizeof dec->hdr.entry, "%s", f->up);
-  if (ne__wire_encode_results(&f->own, &dec->hdr, dec->index, dec->results, dec->n) == 0 && !f->own.oom)
+  if (ne__wire_encode_results_parts(&f->own, &dec->hdr, dec->index, dec->results, dec->parts, dec->returns, dec->n) == 0 &&
+      !f->own.oom)
     f->msg = (const char*)f->own.data, f->len = f->own.len;
 }
 

@@ -85,6 +85,9 @@ typedef struct ne__wthread {
   ne__wire_task task;           // decoding scratch
   ne_result* res;               // (cap) results of the task in hand
   uint32_t* idx;                // (cap) their candidate indices
+  ne__wire_part* parts;         // (cap) the part of its candidate each result is of (n == 0: whole)
+  double* returns;              // (cap_returns) per-episode returns of the parts, back to back
+  size_t cap_returns;
   double* obs;                  // (cap * 2 * obs_dim) observation sums
   int cap;                      // allocated results
   ne_blob* blobs;               // (cap_blobs) the task's blobs as a batch sees them

@@ -133,16 +133,24 @@ void ne__worker_blobs_free(ne__experiment* ex) {
 // ---- one task -----------------------------------------------------------------------------
 
 // Grows the thread's result and blob buffers for the task in hand.
-static int reserve_thread(ne__wthread* th, int n, int n_blobs, int obs_dim) {
+static int reserve_thread(ne__wthread* th, int n, int n_blobs, int obs_dim, size_t part_episodes) {
   if (n > th->cap) {
     ne_free(th->res);
     ne_free(th->idx);
+    ne_free(th->parts);
     ne_free(th->obs);
     th->res = ne_calloc((size_t)n, sizeof *th->res);
     th->idx = ne_calloc((size_t)n, sizeof *th->idx);
+    th->parts = ne_calloc((size_t)n, sizeof *th->parts);
     th->obs = ne_calloc((size_t)n * 2 * (size_t)(obs_dim > 0 ? obs_dim : 1), sizeof(double));
-    th->cap = th->res && th->idx && th->obs ? n : 0;
+    th->cap = th->res && th->idx && th->parts && th->obs ? n : 0;
     if (!th->cap) return NE_ENOMEM;
+  }
+  if (part_episodes > th->cap_returns) {
+    ne_free(th->returns);
+    th->returns = ne_malloc(part_episodes * sizeof *th->returns);
+    th->cap_returns = th->returns ? part_episodes : 0;
+    if (!th->returns) return NE_ENOMEM;
   }
   if (n_blobs + 2 > th->cap_blobs) {
     ne_free(th->blobs);
@@ -216,20 +224,28 @@ static int evaluate_task(ne__wthread* th, char* why) {
     b.obs_mean = th->held[t->n_blobs]->data;
     b.obs_std = th->held[t->n_blobs + 1]->data;
   }
+  double* returns = th->returns;  // the parts' per-episode returns, back to back
   for (int j = 0; j < t->n; j++) {
     ne_result* r = &th->res[j];
+    const ne__wire_part* part = &t->parts[j];
     memset(r, 0, sizeof *r);
     r->obs_sum = t->want_obs_stats ? th->obs + (size_t)j * 2 * (size_t)d : NULL;
     r->obs_sumsq = t->want_obs_stats ? r->obs_sum + d : NULL;
     th->idx[j] = t->cands[j].index;
+    th->parts[j] = *part;
     if (th->w->delay_s > 0) sleep_s(th->w->delay_s);  // test hook: machine-independent run lengths
     if (th->w->opt.synthetic) {
       if (th->w->opt.simulate_s > 0)
-        sleep_s(ne__simulated_eval_s(&t->cands[j], th->w->opt.simulate_s, th->w->opt.simulate_jitter));
+        sleep_s(ne__simulated_episodes_s(&t->cands[j], part->n ? part->first : 0, t->cands[j].episodes,
+                                         th->w->opt.simulate_s, th->w->opt.simulate_jitter));
       ne__synthetic_result(&t->cands[j], r);
+      for (uint32_t e = 0; e < part->n; e++) returns[e] = r->fitness;  // every episode returns the fitness
+      returns += part->n;
       continue;
     }
-    int rc = ne_evaluator_run(th->ev, &b, &t->cands[j], r);
+    int rc = part->n ? ne_evaluator_run_episodes(th->ev, &b, &t->cands[j], part->first, part->n, returns, r)
+                     : ne_evaluator_run(th->ev, &b, &t->cands[j], r);
+    returns += part->n;
     const char* env_error = rc < 0 ? ne_evaluator_env_error(th->ev) : NULL;
     if (env_error) {
       snprintf(why, NE_ERRSTR_LEN, "%s", env_error);
@@ -259,7 +275,7 @@ static ne__slot_state answer_task(ne__wthread* th, ne__slot* s, int done, double
     h.n_skipped = t->n - done - 1;
     h.skipped = th->idx + done + 1;
   }
-  int rc = ne__wire_encode_results(&s->out, &h, th->idx, th->res, done);
+  int rc = ne__wire_encode_results_parts(&s->out, &h, th->idx, th->res, th->parts, th->returns, done);
   if (rc) {
     ne__worker_say(th->w, "task %s: results not encoded (%s); it will be re-claimed", s->id, ne_strerror(rc));
     return NE_SLOT_FREE;
@@ -284,7 +300,9 @@ static ne__slot_state process_task(ne__wthread* th, ne__slot* s) {
     ne__worker_say(w, "dropped %s task %s: %s", rc == NE_EVERSION ? "incompatible" : "malformed", s->id, why);
     return NE_SLOT_DROP;
   }
-  if (reserve_thread(th, th->task.n, th->task.n_blobs, th->ex->env->obs_dim) != 0) {
+  size_t part_episodes = 0;
+  for (int j = 0; j < th->task.n; j++) part_episodes += th->task.parts[j].n;
+  if (reserve_thread(th, th->task.n, th->task.n_blobs, th->ex->env->obs_dim, part_episodes) != 0) {
     ne__worker_say(w, "task %s: out of memory for %d results; leaving it for another worker", s->id, th->task.n);
     return NE_SLOT_FREE;
   }
@@ -646,6 +664,8 @@ static void thread_free(ne__wthread* th) {
   ne__wire_task_free(&th->task);
   ne_free(th->res);
   ne_free(th->idx);
+  ne_free(th->parts);
+  ne_free(th->returns);
   ne_free(th->obs);
   ne_free(th->blobs);
   ne_free(th->held);

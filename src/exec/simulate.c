@@ -18,9 +18,13 @@ void ne__synthetic_result(const ne_candidate* c, ne_result* out) {
 }
 
 double ne__simulated_eval_s(const ne_candidate* c, double mean_s, double jitter) {
+  return ne__simulated_episodes_s(c, 0, c->episodes, mean_s, jitter);
+}
+
+double ne__simulated_episodes_s(const ne_candidate* c, uint32_t first, uint32_t n, double mean_s, double jitter) {
   double total = 0;
   uint64_t key = ne_hash2(tail_seed(c), 0x73696dull);  // "sim": apart from the fitness hash
-  for (uint32_t e = 0; e < c->episodes; e++) {
+  for (uint32_t e = first; e < first + n; e++) {
     double u = (double)(ne_hash2(key, c->episode_seed + e) >> 11) * 0x1p-53;
     total += mean_s * (1 + jitter * (2 * u - 1));
   }

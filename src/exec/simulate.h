@@ -16,4 +16,7 @@ void ne__synthetic_result(const ne_candidate* c, ne_result* out);
 // uniform in [1 - jitter, 1 + jitter] (jitter in [0, 1]) drawn from the episode's seed.
 double ne__simulated_eval_s(const ne_candidate* c, double mean_s, double jitter);
 
+// The same for episodes first .. first + n - 1 of c (a part of its episodes).
+double ne__simulated_episodes_s(const ne_candidate* c, uint32_t first, uint32_t n, double mean_s, double jitter);
+
 #endif
