@@ -41,6 +41,7 @@
 #define MAX_BLOBS 64         // blob hashes remembered as copied (per experiment)
 #define DONE_TTL_S 86400     // a finished experiment's local description
 #define DRAIN_S 10.0         // a stopping relay forwards results of tasks in hand this long at most
+#define TOUCH_IDS 256        // upstream task ids per XCLAIM that keeps them fresh
 
 // An upstream task this relay holds for its node.
 typedef struct held {
@@ -83,7 +84,7 @@ typedef struct relay {
   uint64_t blobs[MAX_BLOBS];     // hashes copied to the local Redis this experiment
   int n_blobs;
   uint64_t claimed, forwarded, discarded, dropped, requeued, released;
-  double keep_at, sweep_at, beat_at;
+  double keep_at, sweep_at, beat_at, touch_at, follow_at;
   double drain_until;            // the forwarder forwards results of tasks in hand until then
 } relay;
 
@@ -736,20 +737,25 @@ static void release_if_orphaned(relay* r) {
   if (orphaned) release_queued(r);  // and what was never delivered (its held entry is gone already)
 }
 
-// Keeps the upstream tasks the node works on fresh (XCLAIM ... JUSTID resets their idle time): a
-// killed relay's tasks grow idle and the master re-claims them.
+// Keeps the upstream tasks the node works on fresh (XCLAIM ... JUSTID resets their idle time), a
+// third of the task timeout apart, TOUCH_IDS ids per command: a killed relay's tasks grow idle and
+// the master re-claims them.
 static void touch_upstream(relay* r) {
-  pthread_mutex_lock(&r->mu);
-  int queued = 0;
-  for (int i = 0; i < r->n_held && r->up.c; i++) {
-    const char* argv[] = {"XCLAIM", r->k_tasks, NE_GROUP, r->name, "0", r->held[i].up, "JUSTID"};
-    if (ne__rconn_append(&r->up, 7, argv, NULL) == 0) queued++;
-  }
-  pthread_mutex_unlock(&r->mu);
-  for (int i = 0; i < queued; i++) {
-    redisReply* x = ne__rconn_get_reply(&r->up);
-    if (!x) break;
+  const char* argv[6 + TOUCH_IDS];
+  char ids[TOUCH_IDS][ID_LEN];
+  for (int from = 0;; from += TOUCH_IDS) {
+    pthread_mutex_lock(&r->mu);
+    int n = r->n_held - from < TOUCH_IDS ? r->n_held - from : TOUCH_IDS;
+    for (int i = 0; i < n; i++) snprintf(ids[i], ID_LEN, "%s", r->held[from + i].up);
+    pthread_mutex_unlock(&r->mu);
+    if (n <= 0) return;
+    argv[0] = "XCLAIM", argv[1] = r->k_tasks, argv[2] = NE_GROUP, argv[3] = r->name, argv[4] = "0";
+    for (int i = 0; i < n; i++) argv[5 + i] = ids[i];
+    argv[5 + n] = "JUSTID";
+    redisReply* x = ne__rconn_argv(&r->up, 6 + n, argv, NULL);
+    if (!x) return;
     freeReplyObject(x);
+    if (n < TOUCH_IDS) return;
   }
 }
 
@@ -915,11 +921,13 @@ static int main_loop(relay* r, char* errstr) {
         continue;
       }
       waiting_said = 0;
-      rc = follow(r, errstr);
+      // upstream: the experiment once per heartbeat period, the held tasks a third of their timeout
+      // apart; the node: every tick
+      if (now >= r->follow_at) r->follow_at = now + r->interval_s, rc = follow(r, errstr);
       if (r->following && !rc) {
         refresh_local(r);
         release_if_orphaned(r);
-        touch_upstream(r);
+        if (now >= r->touch_at) r->touch_at = now + r->task_timeout_s / 3, touch_upstream(r);
         reclaim_local(r);
         if (now >= r->sweep_at) {
           r->sweep_at = now + 2;
