@@ -33,6 +33,10 @@ command -v redis-server >/dev/null || { echo "bench_scale.sh: redis-server not f
 
 TAG=nes$$  # every namespace and link name this run creates starts with it
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench_scale.XXXXXX")
+# the sweep runs for hours: copies of the programs, so that a rebuild meanwhile changes nothing
+mkdir "$TMP/bin"
+cp "$BIN" "$MASTER" "$PROXY" "$TMP/bin/"
+BIN=$TMP/bin/neuroevo MASTER=$TMP/bin/bench_scale PROXY=$TMP/bin/delay_proxy
 PW=$(od -An -tx1 -N12 /dev/urandom | tr -d ' \n')
 PIDS=()
 NODES=0

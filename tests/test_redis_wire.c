@@ -3,7 +3,8 @@
 // bit, shared chain prefixes shrink GA tasks, a 1000-generation GA candidate costs ~8 kB, and
 // corrupt, truncated, other-version, lying-count and random messages are rejected with a clear
 // error (never a crash or a huge allocation; this test also runs under ASan). Also: batch digests,
-// build fingerprints, Redis URL parsing and the no-credentials-no-remote rule.
+// build fingerprints, Redis URL parsing and the no-credentials-no-remote rule, and the durations of
+// simulated evaluations.
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "core/crc32c.h"
 #include "exec/redis_conn.h"
 #include "exec/redis_wire.h"
+#include "exec/simulate.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
@@ -194,6 +196,32 @@ static void test_task_long_chain_size(void) {
   ne__wire_task_free(&t);
   ne_buf_free(&buf);
   ne_free(seeds);
+}
+
+// ---- simulated evaluation (worker --simulate) ----------------------------------------------
+
+// A simulated evaluation lasts mean x U(1 - jitter, 1 + jitter) per episode, drawn from the
+// episode's seed: a pure function of the candidate (the same wherever it runs), parts add up to the
+// whole, and the draws average to the mean.
+static void test_simulated_durations(void) {
+  uint64_t seeds[2] = {11, 12};
+  double sum = 0, lo = 1e9, hi = 0;
+  for (int i = 0; i < 2000; i++) {
+    ne_candidate c = {NE_CAND_CHAIN, (uint32_t)i, 1, ne_hash2(5, (uint64_t)i), seeds, 2, 0.01f, 0, 0, 0};
+    double d = ne__simulated_eval_s(&c, 3.0, 0.5);
+    ASSERT(d == ne__simulated_eval_s(&c, 3.0, 0.5));
+    sum += d, lo = d < lo ? d : lo, hi = d > hi ? d : hi;
+  }
+  ASSERT(lo >= 1.5 && hi <= 4.5 && lo < 1.6 && hi > 4.4);
+  ASSERT_NEAR(sum / 2000, 3.0, 0.05);
+  ne_candidate c = {NE_CAND_PERTURB, 0, 30, 99, NULL, 0, 0, 0, 1234, 0.02f};
+  double whole = ne__simulated_eval_s(&c, 0.035, 0.2), parts = 0;
+  for (uint32_t e = 0; e < 30; e += 7) parts += ne__simulated_episodes_s(&c, e, e + 7 <= 30 ? 7 : 30 - e, 0.035, 0.2);
+  ASSERT_NEAR(parts, whole, 1e-12);
+  ne_candidate other = c;
+  other.noise_seed = 1235;
+  ASSERT(ne__simulated_eval_s(&other, 0.035, 0.2) != whole);
+  ASSERT_NEAR(ne__simulated_eval_s(&c, 0.035, 0), 30 * 0.035, 1e-12);
 }
 
 // ---- results and blobs --------------------------------------------------------------------
@@ -671,7 +699,7 @@ TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_tab
           TEST_ENTRY(test_digest_covers_every_field), TEST_ENTRY(test_digest_sees_every_seed),
           TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids),
           TEST_ENTRY(test_url_parsing), TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids),
-          TEST_ENTRY(test_parts_round_trip))
+          TEST_ENTRY(test_parts_round_trip), TEST_ENTRY(test_simulated_durations))
 #else
 // Without hiredis there is no Redis support to test: say so loudly rather than pass silently.
 int main(void) {
