@@ -259,42 +259,58 @@ static void drop_upstream(relay* r, ne__rconn* up, const char* id, const char* w
   pthread_mutex_unlock(&r->mu);
 }
 
-// Takes one claimed upstream entry: checks it, copies its blobs, adds it locally and holds it.
-static void take_entry(relay* r, ne__wire_task* t, const redisReply* e) {
-  if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING) return;
+// Checks one claimed upstream entry, copies its blobs and holds it; returns its payload (then the
+// caller adds it locally), or NULL when it is not held (malformed: dropped; blob missing).
+static const redisReply* take_entry(relay* r, ne__wire_task* t, const redisReply* e) {
+  if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING) return NULL;
   const char* id = e->element[0]->str;
   const redisReply* m = field_of(e->element[1], "m");
   char why[NE_ERRSTR_LEN];
-  if (!m || m->type != REDIS_REPLY_STRING) return drop_upstream(r, &r->up_claim, id, "malformed: no 'm' field");
+  if (!m || m->type != REDIS_REPLY_STRING) {
+    drop_upstream(r, &r->up_claim, id, "malformed: no 'm' field");
+    return NULL;
+  }
   int rc = ne__wire_decode_task(t, m->str, m->len, why);
-  if (rc == NE_ENOMEM) return;  // not held: the master re-claims it
+  if (rc == NE_ENOMEM) return NULL;  // not held: the master re-claims it
   if (rc) {
     char what[NE_ERRSTR_LEN + 16];
     snprintf(what, sizeof what, "malformed: %s", why);
-    return drop_upstream(r, &r->up_claim, id, what);
+    drop_upstream(r, &r->up_claim, id, what);
+    return NULL;
   }
   if (copy_blobs(r, &r->up_claim, &r->lo_claim, t)) {
     say(r, "task %s names a blob missing upstream; leaving it to the master", id);
-    return;
+    return NULL;
   }
-  ne_buf payload = {(uint8_t*)m->str, m->len, m->len, 0};
-  char local[ID_LEN];
   pthread_mutex_lock(&r->mu);
   held* h = add_held(r, id, m->str, m->len);
   pthread_mutex_unlock(&r->mu);
-  if (!h) return;
-  if (add_locally(r, &r->lo_claim, id, &payload, local) != 0) {  // the local Redis is away: give it back
-    pthread_mutex_lock(&r->mu);
-    h = find_up(r, id);
-    if (h) remove_held(r, h);
-    pthread_mutex_unlock(&r->mu);
-    return;
+  return h ? m : NULL;
+}
+
+// Adds the held entries of a claimed batch to the local stream in one round trip (payload m,
+// upstream id u) and records their local ids; entries the local Redis refused are given back.
+static void add_batch(relay* r, const redisReply* entries, const redisReply** payloads) {
+  int queued = 0;
+  for (size_t i = 0; i < entries->elements; i++) {
+    if (!payloads[i]) continue;
+    const char* up = entries->element[i]->element[0]->str;
+    const char* argv[] = {"XADD", r->k_tasks, "*", "m", payloads[i]->str, "u", up};
+    size_t lens[] = {4, strlen(r->k_tasks), 1, 1, payloads[i]->len, 1, strlen(up)};
+    if (ne__rconn_append(&r->lo_claim, 7, argv, lens) == 0) queued++;
+    else payloads[i] = NULL;
   }
-  pthread_mutex_lock(&r->mu);
-  h = find_up(r, id);  // the array may have moved
-  if (h) add_local_id(h, local);
-  r->claimed++;
-  pthread_mutex_unlock(&r->mu);
+  for (size_t i = 0, k = 0; i < entries->elements; i++) {
+    if (!payloads[i]) continue;
+    const char* up = entries->element[i]->element[0]->str;
+    redisReply* x = k++ < (size_t)queued ? ne__rconn_get_reply(&r->lo_claim) : NULL;
+    pthread_mutex_lock(&r->mu);
+    held* h = find_up(r, up);
+    if (h && x && x->type == REDIS_REPLY_STRING) add_local_id(h, x->str), r->claimed++;
+    else if (h) remove_held(r, h);  // the local Redis is away: the master re-claims it
+    pthread_mutex_unlock(&r->mu);
+    reply_free(x);
+  }
 }
 
 static void note_claim_client(relay* r) {
@@ -330,7 +346,10 @@ static void* claimer_main(void* arg) {
     if (x->type == REDIS_REPLY_ERROR) sleep_s(0.2);  // NOGROUP: the master has not (re-)created it yet
     else if (x->type == REDIS_REPLY_ARRAY && x->elements == 1 && x->element[0]->elements == 2) {
       const redisReply* entries = x->element[0]->element[1];
-      for (size_t i = 0; i < entries->elements && !r->leave; i++) take_entry(r, &t, entries->element[i]);
+      const redisReply** payloads = ne_calloc(entries->elements + 1, sizeof *payloads);
+      for (size_t i = 0; payloads && i < entries->elements; i++) payloads[i] = take_entry(r, &t, entries->element[i]);
+      if (payloads) add_batch(r, entries, payloads);
+      ne_free((void*)payloads);
     }
     freeReplyObject(x);
   }
@@ -434,11 +453,13 @@ static void forward_batch(relay* r, const redisReply* entries, fwd* fs, ne__wire
   r->forwarded += (uint64_t)(n - discarded);
   r->discarded += (uint64_t)discarded;
   pthread_mutex_unlock(&r->mu);
+  // one XDEL for the batch's local tasks
+  const char* del[2 + FORWARD_COUNT];
+  int nd = 2;
+  del[0] = "XDEL", del[1] = r->k_tasks;
   for (int i = 0; i < n; i++)
-    if (fs[i].local[0]) {
-      const char* del[] = {"XDEL", r->k_tasks, fs[i].local};
-      if (ne__rconn_append(&r->lo_fwd, 3, del, NULL) == 0) reply_free(ne__rconn_get_reply(&r->lo_fwd));
-    }
+    if (fs[i].local[0]) del[nd++] = fs[i].local;
+  if (nd > 2) reply_free(ne__rconn_argv(&r->lo_fwd, nd, del, NULL));
 }
 
 static void* forwarder_main(void* arg) {
