@@ -37,6 +37,7 @@
 #define FAIL_RECORDS 64       // failure reports remembered per round (attempts, workers, messages)
 #define PIPELINE 64           // commands queued before replies are read
 #define BLOB_TTL_S 86400      // safety expiry of blobs (deleted explicitly each generation)
+#define WAIT_WORKERS_S 2.0    // a round with no live worker known waits this long for one before sizing chunks
 #define N_WARN_KINDS 6
 #define WARN_LINES 5          // messages printed per kind before the rest are only counted
 
@@ -1049,9 +1050,23 @@ static int start_round(master* m) {
   return rc;
 }
 
+// No live worker known (a new experiment: workers that were waiting join it within a heartbeat or
+// two, relays once their node's workers have): wait up to WAIT_WORKERS_S for one, since the round's
+// chunks are sized from the live threads, and a round sized for two threads hands a quarter of
+// itself to the first worker that claims (250 Atari candidates, 12 minutes, in one task).
+static void wait_for_workers(master* m, const volatile int* stop) {
+  if (m->stats.live_threads > 0 || m->lost) return;
+  for (double until = ne__now() + WAIT_WORKERS_S; !(stop && *stop);) {
+    if (refresh_workers(m) || m->stats.live_threads > 0 || ne__now() >= until) return;
+    struct timespec ts = {0, 50000000L};
+    nanosleep(&ts, NULL);
+  }
+}
+
 static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
                            char* errstr) {
   master* m = ex->impl;
+  wait_for_workers(m, stop);
   if (begin_round(m, batch, results)) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
   m->progress_at = m->tick_at = ne__now();
   int rc = m->lost ? NE_ENET : start_round(m);

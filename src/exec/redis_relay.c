@@ -42,6 +42,7 @@
 #define DONE_TTL_S 86400     // a finished experiment's local description
 #define DRAIN_S 10.0         // a stopping relay forwards results of tasks in hand this long at most
 #define TOUCH_IDS 256        // upstream task ids per XCLAIM that keeps them fresh
+#define IDLE_FOLLOW_S 0.2    // an idle relay looks for a new experiment upstream this often
 
 // An upstream task this relay holds for its node.
 typedef struct held {
@@ -725,7 +726,8 @@ static void refresh_local(relay* r) {
   reply_free(h);
   if (!now) return;
   pthread_mutex_lock(&r->mu);
-  if (threads != r->local_threads) pthread_cond_broadcast(&r->cv);
+  // the master sizes its chunks from the threads it sees: tell it at once
+  if (threads != r->local_threads) pthread_cond_broadcast(&r->cv), r->beat_at = 0;
   r->local_threads = threads;
   r->local_workers = workers;
   if (threads > 0) r->no_workers_since = 0;
@@ -944,7 +946,7 @@ static int main_loop(relay* r, char* errstr) {
       waiting_said = 0;
       // upstream: the experiment once per heartbeat period, the held tasks a third of their timeout
       // apart; the node: every tick
-      if (now >= r->follow_at) r->follow_at = now + r->interval_s, rc = follow(r, errstr);
+      if (now >= r->follow_at) rc = follow(r, errstr), r->follow_at = now + (r->following ? r->interval_s : IDLE_FOLLOW_S);
       if (r->following && !rc) {
         refresh_local(r);
         release_if_orphaned(r);
