@@ -31,6 +31,7 @@
 #define MAIN_WAIT_S 0.25  // the main thread looks at the stop flag this often while following
 
 typedef ne__worker worker;
+typedef ne__experiment experiment;
 
 // Workers hosted by one process (opt.count > 1) sleep on this condition between heartbeats; the
 // host broadcasts it when it raises their stop flag. A lone worker's flag is raised by a signal
@@ -55,7 +56,6 @@ static void host_stop_all(volatile int* stop) {
   pthread_cond_broadcast(&host_cv);
   pthread_mutex_unlock(&host_mu);
 }
-typedef ne__experiment experiment;
 
 // ---- messages -----------------------------------------------------------------------------
 
@@ -330,7 +330,7 @@ static int main_loop(worker* w, char* errstr) {
     double wait_s = next - ne__now();
     if (!w->ex && w->conn.c && wait_s > 0) {
       if (wait_announce(w, wait_s > 1 ? 1000 : (int)(wait_s * 1000))) next = 0;  // follow the new experiment now
-    } else if (wait_s > 0 && w->opt.count < 0) {
+    } else if (wait_s > 0 && w->opt.count < 0) {  // hosted (run_hosted marks its workers with count -1)
       host_wait(w, wait_s);  // until the next heartbeat or the host's stop
     } else if (wait_s > 0) {
       sleep_s(wait_s < MAIN_WAIT_S ? wait_s : MAIN_WAIT_S);
