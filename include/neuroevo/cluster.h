@@ -99,7 +99,7 @@ typedef struct ne_cluster_relay_options {
   const char* local;         // the node-local Redis the node's workers use (--redis of each worker)
   const char* name;          // consumer name upstream; NULL: relay-<hostname>-<pid>
   int prefetch;              // tasks held beyond one per local worker thread (0: those its workers
-                             // finish in 10 ms at the measured task time, 1 .. threads / 8)
+                             // finish in 10 ms at the measured task time, 0 .. threads / 8)
   double heartbeat_s;        // heartbeat period upstream (0: 1 s)
   const volatile int* stop;  // raised by SIGTERM/SIGINT: stop claiming, forward what the node finishes
   FILE* log;                 // where messages go; NULL: stderr

@@ -31,7 +31,7 @@ static const char USAGE[] =
     "                    relay-HOSTNAME-PID)\n"
     "  --prefetch N      tasks held beyond one per local worker thread, so that a worker that finishes\n"
     "                    finds its next task on the node (default: as many as the node's workers finish\n"
-    "                    in 10 ms at the measured task time, 1 .. threads / 8)\n"
+    "                    in 10 ms at the measured task time, 0 .. threads / 8)\n"
     "  --heartbeat S     heartbeat period upstream in seconds (default 1)\n"
     "  -h, --help        this text\n"
     "\n"

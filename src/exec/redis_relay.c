@@ -13,7 +13,7 @@
 // locally by the relay. Threads: the main thread (follow, heartbeat, touch, local re-claims), a
 // claimer and a forwarder, each with its own connections.
 #include <inttypes.h>
-#include <math.h>  // ceil
+#include <math.h>  // floor
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -187,16 +187,16 @@ static void clear_held(relay* r) {
 
 // Tasks the node should hold: one per local worker thread plus a few queued, so that a worker that
 // answers finds its next task locally instead of after an upstream round trip: as many as finish
-// during PREFETCH_S at the measured task duration (at least 1, at most threads / 8). A task queued
-// here is one another node's idle worker cannot take: with 3 s tasks one is enough, with 35 ms
-// tasks a node of 64 workers finishes ~18 in 10 ms.
+// during PREFETCH_S at the measured task duration (0 .. threads / 8). A task queued here is one
+// another node's idle worker cannot take: with 3 s tasks none is worth it (a claim takes
+// milliseconds), with 35 ms tasks a node of 64 workers finishes ~18 in 10 ms.
 static int target_held(const relay* r) {
   if (r->local_threads <= 0) return 0;
   int prefetch = r->opt.prefetch;
   if (prefetch <= 0) {
     double per = r->task_s > 0 ? PREFETCH_S * r->local_threads / r->task_s : r->local_threads / 8.0;
     int cap = r->local_threads / 8 > 1 ? r->local_threads / 8 : 1;
-    prefetch = per < 1 ? 1 : per > cap ? cap : (int)ceil(per);
+    prefetch = per > cap ? cap : (int)floor(per + 0.5);  // 0 for long tasks: a claim's round trip is nothing then
   }
   return r->local_threads + prefetch;
 }
