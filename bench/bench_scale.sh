@@ -18,7 +18,7 @@
 #          master splits a straggler candidate's episodes over tasks) or off
 #   no CELL: the small sweep `make bench` runs (~3 minutes); BENCH_SCALE_FULL=1: the full sweep
 #   (hours: see docs/scaling.md for the figures and the machine's load when they were taken)
-# Needs root (ip netns), redis-server, and `cmake --build BUILD --target benchmarks`.
+# Needs root (ip netns, iproute2), redis-server, and `cmake --build BUILD --target benchmarks`.
 set -euo pipefail
 BUILD=$(cd "${1:-build}" && pwd)
 shift || true
@@ -170,14 +170,14 @@ run_cell() {
   line=$(grep '^cell' "$TMP/master.out" || true)
   t1=$(ticks "${others[@]}")
   local wall
-  wall=$(echo "$(date +%s.%N) - $s0" | bc)
+  wall=$(awk -v a="$(date +%s.%N)" -v b="$s0" 'BEGIN { print a - b }')
   if [ -z "$line" ]; then
     echo "bench_scale.sh: cell $w:$eval:$mode:$delay failed: $(tail -3 "$TMP/master.err")" >&2
     teardown_cell
     return 1
   fi
   local harness
-  harness=$(echo "scale=3; ($t1 - $t0) / $(getconf CLK_TCK) / $wall" | bc | awk '{printf "%.3f", $1}')
+  harness=$(awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v w="$wall" 'BEGIN { printf "%.3f", t / hz / w }')
   line="$line mode=$mode delay_us=$delay harness_cpu=$harness load=\"$load0 -> $(cut -d' ' -f1-3 /proc/loadavg)\""
   echo "$line"
   RESULTS+=("$line")
