@@ -46,13 +46,13 @@
 
 typedef struct bench_opt {
   const char* url;
-  const char* algo;      // ga | es
+  const char* algo;  // ga | es
   int population;
-  int workers;           // simulated workers (for the ideal and the bound)
-  double mean_s, jitter; // their episode time
+  int workers;            // simulated workers (for the ideal and the bound)
+  double mean_s, jitter;  // their episode time
   int generations;
   int chunk;
-  int episodes_per_task; // 0 auto, -1 off
+  int episodes_per_task;  // 0 auto, -1 off
   const char* label;
   const char* overrides[MAX_OVERRIDES];
   int n_overrides;
@@ -75,9 +75,9 @@ typedef struct timing {
   const bench_opt* o;
   round_rec* recs;
   int n_recs;
-  double* heap;        // (workers) finish times of the ideal schedule
-  ne__rconn info;      // for INFO clients / memory (the master's connection is private)
-  int redis_pid;       // redis-server's process, for its CPU time
+  double* heap;    // (workers) finish times of the ideal schedule
+  ne__rconn info;  // for INFO clients / memory (the master's connection is private)
+  int redis_pid;   // redis-server's process, for its CPU time
   int max_clients;
   double max_rss_mb;
   // the baseline: read when each round of generation 0 ends (the last one counts)
@@ -88,7 +88,8 @@ typedef struct timing {
 static double cpu_s(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec + 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+      1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 // Min-heap of worker finish times: list scheduling in index order (each candidate goes to the
@@ -282,17 +283,17 @@ static void report(const bench_opt* o, const timing* t, double wall, double mast
   }
   double evals = (double)episodes / wall, ideal = o->workers / o->mean_s, bound = (double)episodes / bound_t;
   double bound_ep = (double)episodes / bound_ep_t;
-  printf("cell label=%s algo=%s population=%d workers=%d mean_ms=%.0f jitter=%.2f generations=%d "
-         "evals_s=%.1f ideal_s=%.1f ratio_ideal=%.3f bound_s=%.1f bound_ideal=%.3f ratio_bound=%.3f "
-         "bound_ep_s=%.1f bound_ep_ideal=%.3f ratio_bound_ep=%.3f split=%llu "
-         "master_us=%.1f master_cpu=%.3f redis_cpu=%.3f redis_mb=%.1f clients=%d gap_ms=%.1f gap_max_ms=%.1f "
-         "runner_ms=%.1f results=%llu wall_s=%.2f\n",
-         o->label, o->algo, o->population, o->workers, o->mean_s * 1e3, o->jitter, o->generations - 1, evals, ideal,
-         evals / ideal, bound, bound / ideal, evals / bound, bound_ep, bound_ep / ideal, evals / bound_ep,
-         (unsigned long long)split, 1e6 * master_cpu / (double)results, master_cpu / wall, redis_cpu / wall,
-         t->max_rss_mb, t->max_clients, gaps ? 1e3 * gap_sum / gaps : 0, 1e3 * gap_max, gaps ? 1e3 * runner_sum / gaps : 0,
-         (unsigned long long)results,
-         wall);
+  printf(
+      "cell label=%s algo=%s population=%d workers=%d mean_ms=%.0f jitter=%.2f generations=%d "
+      "evals_s=%.1f ideal_s=%.1f ratio_ideal=%.3f bound_s=%.1f bound_ideal=%.3f ratio_bound=%.3f "
+      "bound_ep_s=%.1f bound_ep_ideal=%.3f ratio_bound_ep=%.3f split=%llu "
+      "master_us=%.1f master_cpu=%.3f redis_cpu=%.3f redis_mb=%.1f clients=%d gap_ms=%.1f gap_max_ms=%.1f "
+      "runner_ms=%.1f results=%llu wall_s=%.2f\n",
+      o->label, o->algo, o->population, o->workers, o->mean_s * 1e3, o->jitter, o->generations - 1, evals, ideal,
+      evals / ideal, bound, bound / ideal, evals / bound, bound_ep, bound_ep / ideal, evals / bound_ep,
+      (unsigned long long)split, 1e6 * master_cpu / (double)results, master_cpu / wall, redis_cpu / wall, t->max_rss_mb,
+      t->max_clients, gaps ? 1e3 * gap_sum / gaps : 0, 1e3 * gap_max, gaps ? 1e3 * runner_sum / gaps : 0,
+      (unsigned long long)results, wall);
   fflush(stdout);
 }
 
@@ -316,8 +317,9 @@ int main(int argc, char** argv) {
   if (argc == 1) return run_driver();
   bench_opt o;
   if (parse(argc, argv, &o)) {
-    fprintf(stderr, "usage: bench_scale URL --algo ga|es --population N --workers W --simulate MEAN_MS:JITTER "
-                    "[--generations G] [--chunk C] [--label TEXT] [section.key=value ...]\n");
+    fprintf(stderr,
+            "usage: bench_scale URL --algo ga|es --population N --workers W --simulate MEAN_MS:JITTER "
+            "[--generations G] [--chunk C] [--label TEXT] [section.key=value ...]\n");
     return 2;
   }
   char err[NE_ERRSTR_LEN], dir[] = "/tmp/bench_scale.XXXXXX", out[64];
@@ -327,7 +329,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   snprintf(out, sizeof out, "%s/run", dir);
-  ne_cluster_master_options mo = {o.url, NULL, "bench-scale", o.chunk, 0, 1, 1, o.episodes_per_task};
+  ne_cluster_master_options mo = {.url = o.url,
+                                  .name = "bench-scale",
+                                  .chunk = o.chunk,
+                                  .synthetic = 1,
+                                  .quiet = 1,
+                                  .episodes_per_task = o.episodes_per_task};
   ne_executor* master = NULL;
   if (ne_cluster_master_create(cfg, &mo, &master, err) != 0) {
     fprintf(stderr, "bench_scale: %s\n", err);

@@ -34,15 +34,15 @@ typedef struct chunk {
   side* to;                // destination
   uint64_t due_ns;
   size_t len, off;
-  unsigned gen;            // the destination's generation when queued (a reused slot drops stale chunks)
+  unsigned gen;  // the destination's generation when queued (a reused slot drops stale chunks)
   char data[];
 } chunk;
 
 struct side {
-  int fd;             // -1: closed
+  int fd;  // -1: closed
   side* peer;
-  unsigned gen;       // bumped when the slot is reused
-  chunk *head, *tail; // backlog: due chunks not yet written (EAGAIN)
+  unsigned gen;        // bumped when the slot is reused
+  chunk *head, *tail;  // backlog: due chunks not yet written (EAGAIN)
 };
 
 static chunk *q_head, *q_tail;

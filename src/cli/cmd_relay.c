@@ -75,7 +75,7 @@ int ne_cmd_relay(int argc, char** argv) {
     return 2;
   }
 #ifdef NE_HAVE_HIREDIS
-  ne_cli_install_stop_handler();
+  ne_cli_install_stop_handler("stopping: forwarding the results of the tasks in hand (10 s at most)");
   o.stop = &ne_cli_stop;
   char err[NE_ERRSTR_LEN];
   int rc = ne_cluster_relay_run(&o, err);

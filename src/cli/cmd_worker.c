@@ -59,8 +59,10 @@ static int parse_simulate(const char* value, ne_cluster_worker_options* o) {
     if (end == j) end = (char*)j - 1;  // "35:" is malformed
   }
   if (end == value || *end || !(ms > 0 && ms <= 3.6e6) || !(jitter >= 0 && jitter <= 1)) {
-    fprintf(stderr, "neuroevo worker: --simulate '%s': expected MEAN_MS[:JITTER] with 0 < MEAN_MS <= 3600000 and "
-            "0 <= JITTER <= 1 (e.g. 3000:0.5 or 35:0.2)\n", value);
+    fprintf(stderr,
+            "neuroevo worker: --simulate '%s': expected MEAN_MS[:JITTER] with 0 < MEAN_MS <= 3600000 and "
+            "0 <= JITTER <= 1 (e.g. 3000:0.5 or 35:0.2)\n",
+            value);
     return 2;
   }
   o->synthetic = 1;
@@ -89,8 +91,7 @@ static int parse_option(int argc, char** argv, int* i, ne_cluster_worker_options
   else if (strcmp(a, "--count") == 0) {
     if ((rc = ne_cli_parse_int("worker", a, value, 1, 100000, &v))) return rc;
     o->count = (int)v;
-  }
-  else if (strcmp(a, "--threads") == 0) {
+  } else if (strcmp(a, "--threads") == 0) {
     if ((rc = ne_cli_parse_int("worker", a, value, 1, 4096, &v))) return rc;
     o->threads = (int)v;
   } else if (strcmp(a, "--max-tasks") == 0) {
@@ -131,10 +132,10 @@ int ne_cmd_worker(int argc, char** argv) {
     rc = 2;
   }
   if (rc) return rc;
-  if (o.simulate_s > 0 && !spin_given) o.spin_s = 0;  // a simulated worker must not burn the CPU it simulates
+  if (o.simulate_s > 0 && !spin_given) o.spin_s = 0;      // a simulated worker must not burn the CPU it simulates
   if (o.simulate_s > 0 && o.threads == 0) o.threads = 1;  // one simulated core per worker
 #ifdef NE_HAVE_HIREDIS
-  ne_cli_install_stop_handler();
+  ne_cli_install_stop_handler("stopping after the tasks in hand");
   o.stop = &ne_cli_stop;
   char err[NE_ERRSTR_LEN];
   int wrc = ne_cluster_worker_run(&o, err);

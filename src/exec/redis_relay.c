@@ -32,27 +32,27 @@
 #include "neuroevo/version.h"
 
 #define ID_LEN (NE_WIRE_MAX_ENTRY + 1)  // a stream entry id
-#define BLOCK_MS 2000        // blocking reads (leaving cuts the upstream claim short with CLIENT UNBLOCK)
-#define WAIT_MS 100          // condition waits
-#define TICK_S 0.5           // the main thread's period: follow, local workers, re-claims, sweep
-#define KEEP_S (7 * 86400)   // local experiment keys expire like the master's
-#define BLOB_TTL_S 86400     // local copies of blobs (deleted with the experiment)
-#define FORWARD_COUNT 512    // local results read (and forwarded) per round trip
-#define MAX_LOCAL_IDS 4      // local entries remembered per upstream task (re-claimed locally)
-#define MAX_BLOBS 64         // blob hashes remembered as copied (per experiment)
-#define DONE_TTL_S 86400     // a finished experiment's local description
-#define DRAIN_S 10.0         // a stopping relay forwards results of tasks in hand this long at most
-#define TOUCH_IDS 256        // upstream task ids per XCLAIM that keeps them fresh
-#define IDLE_FOLLOW_S 0.2    // an idle relay looks for a new experiment upstream this often
-#define PREFETCH_S 0.010     // tasks queued on a node beyond one per worker: those finishing in this long
+#define BLOCK_MS 2000                   // blocking reads (leaving cuts the upstream claim short with CLIENT UNBLOCK)
+#define WAIT_MS 100                     // condition waits
+#define TICK_S 0.5                      // the main thread's period: follow, local workers, re-claims, sweep
+#define KEEP_S (7 * 86400)              // local experiment keys expire like the master's
+#define BLOB_TTL_S 86400                // local copies of blobs (deleted with the experiment)
+#define FORWARD_COUNT 512               // local results read (and forwarded) per round trip
+#define MAX_LOCAL_IDS 4                 // local entries remembered per upstream task (re-claimed locally)
+#define MAX_BLOBS 64                    // blob hashes remembered as copied (per experiment)
+#define DONE_TTL_S 86400                // a finished experiment's local description
+#define DRAIN_S 10.0                    // a stopping relay forwards results of tasks in hand this long at most
+#define TOUCH_IDS 256                   // upstream task ids per XCLAIM that keeps them fresh
+#define IDLE_FOLLOW_S 0.2               // an idle relay looks for a new experiment upstream this often
+#define PREFETCH_S 0.010                // tasks queued on a node beyond one per worker: those finishing in this long
 
 // An upstream task this relay holds for its node.
 typedef struct held {
-  char up[ID_LEN];                     // upstream entry id
-  char local[MAX_LOCAL_IDS][ID_LEN];   // its local entry ids, newest last
+  char up[ID_LEN];                    // upstream entry id
+  char local[MAX_LOCAL_IDS][ID_LEN];  // its local entry ids, newest last
   int n_local;
-  ne_buf payload;                          // the task message (re-added locally after a local re-claim)
-  double since;                            // when it was claimed
+  ne_buf payload;  // the task message (re-added locally after a local re-claim)
+  double since;    // when it was claimed
 } held;
 
 typedef struct relay {
@@ -71,25 +71,25 @@ typedef struct relay {
   char id[17];
   char k_meta[NE_KEY_LEN], k_tasks[NE_KEY_LEN], k_results[NE_KEY_LEN], k_workers[NE_KEY_LEN];
   double task_timeout_s;
-  volatile int leave;            // the claimer and the forwarder return
+  volatile int leave;  // the claimer and the forwarder return
   pthread_t claimer, forwarder;
   int claimer_started, forwarder_started;
   int claimer_exited;
-  long long claim_client_id;     // upstream CLIENT ID of up_claim (-1: unknown)
+  long long claim_client_id;  // upstream CLIENT ID of up_claim (-1: unknown)
   unsigned long claim_opens;
   // shared between the threads (mu)
   pthread_mutex_t mu;
-  pthread_cond_t cv;             // held tasks or local threads changed
+  pthread_cond_t cv;  // held tasks or local threads changed
   held* held;
   int n_held, cap_held;
   int local_threads, local_workers;
-  double no_workers_since;       // local threads have been 0 since then (0: there are some)
-  uint64_t blobs[MAX_BLOBS];     // hashes copied to the local Redis this experiment
+  double no_workers_since;    // local threads have been 0 since then (0: there are some)
+  uint64_t blobs[MAX_BLOBS];  // hashes copied to the local Redis this experiment
   int n_blobs;
   uint64_t claimed, forwarded, discarded, dropped, requeued, released;
-  double task_s;                 // a held task's time from claim to result (moving average; 0: none yet)
+  double task_s;  // a held task's time from claim to result (moving average; 0: none yet)
   double keep_at, sweep_at, beat_at, touch_at, follow_at;
-  double drain_until;            // the forwarder forwards results of tasks in hand until then
+  double drain_until;  // the forwarder forwards results of tasks in hand until then
 } relay;
 
 // ---- messages -----------------------------------------------------------------------------
@@ -163,10 +163,10 @@ static held* add_held(relay* r, const char* up, const char* payload, size_t len)
   }
   held* h = &r->held[r->n_held];
   memset(h, 0, sizeof *h);
-  ne_buf_init(&h->payload);
-  ne_buf_bytes(&h->payload, payload, len);
+  ne__buf_init(&h->payload);
+  ne__buf_bytes(&h->payload, payload, len);
   if (h->payload.oom) {
-    ne_buf_free(&h->payload);
+    ne__buf_free(&h->payload);
     return NULL;
   }
   snprintf(h->up, sizeof h->up, "%s", up);
@@ -176,7 +176,7 @@ static held* add_held(relay* r, const char* up, const char* payload, size_t len)
 }
 
 static void remove_held(relay* r, held* h) {
-  ne_buf_free(&h->payload);
+  ne__buf_free(&h->payload);
   *h = r->held[--r->n_held];
   pthread_cond_broadcast(&r->cv);  // room to claim more
 }
@@ -351,8 +351,8 @@ static void* claimer_main(void* arg) {
     char count[16], block[16];
     snprintf(count, sizeof count, "%d", want);
     snprintf(block, sizeof block, "%d", BLOCK_MS);
-    const char* argv[] = {"XREADGROUP", "GROUP", NE_GROUP, r->name, "COUNT", count, "BLOCK", block,
-                          "STREAMS", r->k_tasks, ">"};
+    const char* argv[] = {"XREADGROUP", "GROUP", NE_GROUP,  r->name,    "COUNT", count,
+                          "BLOCK",      block,   "STREAMS", r->k_tasks, ">"};
     redisReply* x = ne__rconn_argv(&r->up_claim, 11, argv, NULL);
     if (!x) continue;
     if (x->type == REDIS_REPLY_ERROR) sleep_s(0.2);  // NOGROUP: the master has not (re-)created it yet
@@ -393,7 +393,8 @@ static void rewrite_failure(fwd* f, ne__wire_results* dec) {
   char why[NE_ERRSTR_LEN];
   if (!f->up[0] || ne__wire_decode_results(dec, f->msg, f->len, why) != 0 || !dec->hdr.error[0]) return;
   snprintf(dec->hdr.entry, sizeof dec->hdr.entry, "%s", f->up);
-  if (ne__wire_encode_results_parts(&f->own, &dec->hdr, dec->index, dec->results, dec->parts, dec->returns, dec->n) == 0 &&
+  if (ne__wire_encode_results_parts(&f->own, &dec->hdr, dec->index, dec->results, dec->parts, dec->returns, dec->n) ==
+          0 &&
       !f->own.oom)
     f->msg = (const char*)f->own.data, f->len = f->own.len;
 }
@@ -483,7 +484,7 @@ static void* forwarder_main(void* arg) {
   ne__wire_results dec;
   ne__wire_results_init(&dec);
   char cursor[ID_LEN] = "0-0";
-  for (int i = 0; fs && i < FORWARD_COUNT; i++) ne_buf_init(&fs[i].own);
+  for (int i = 0; fs && i < FORWARD_COUNT; i++) ne__buf_init(&fs[i].own);
   // after the claimer: results of tasks in hand still come in, and are forwarded, until the
   // claimer has returned and nothing is held any more (or the relay is stopping)
   for (;;) {
@@ -494,8 +495,8 @@ static void* forwarder_main(void* arg) {
     if (ne__rconn_wait(&r->lo_fwd, NULL, 2)) continue;
     char count[16];
     snprintf(count, sizeof count, "%d", FORWARD_COUNT);
-    redisReply* x = ne__rconn_command(&r->lo_fwd, "XREAD COUNT %s BLOCK %d STREAMS %s %s", count, 200, r->k_results,
-                                      cursor);
+    redisReply* x =
+        ne__rconn_command(&r->lo_fwd, "XREAD COUNT %s BLOCK %d STREAMS %s %s", count, 200, r->k_results, cursor);
     if (!x) continue;
     if (x->type == REDIS_REPLY_ARRAY && x->elements == 1 && x->element[0]->elements == 2) {
       char last[ID_LEN] = "";
@@ -510,7 +511,7 @@ static void* forwarder_main(void* arg) {
     }
     freeReplyObject(x);
   }
-  for (int i = 0; fs && i < FORWARD_COUNT; i++) ne_buf_free(&fs[i].own);
+  for (int i = 0; fs && i < FORWARD_COUNT; i++) ne__buf_free(&fs[i].own);
   ne_free(fs);
   ne__wire_results_free(&dec);
   ne__rconn_close(&r->up_fwd);
@@ -629,8 +630,8 @@ static int start_threads(relay* r) {
 static void release_queued(relay* r) {
   int released = 0;
   for (int pass = 0; pass < 64; pass++) {
-    redisReply* x = ne__rconn_command(&r->lo, "XREADGROUP GROUP %s relay-release COUNT 256 STREAMS %s >", NE_GROUP,
-                                      r->k_tasks);
+    redisReply* x =
+        ne__rconn_command(&r->lo, "XREADGROUP GROUP %s relay-release COUNT 256 STREAMS %s >", NE_GROUP, r->k_tasks);
     int n = x && x->type == REDIS_REPLY_ARRAY && x->elements == 1 ? (int)x->element[0]->element[1]->elements : 0;
     for (int i = 0; i < n; i++) {
       const redisReply* e = x->element[0]->element[1]->element[i];
@@ -726,8 +727,8 @@ static int follow(relay* r, char* errstr) {
 static void refresh_local(relay* r) {
   redisReply* t = ne__rconn_command(&r->lo, "TIME");
   long long now = t && t->type == REDIS_REPLY_ARRAY && t->elements == 2
-                      ? strtoll(t->element[0]->str, NULL, 10) * 1000 + strtoll(t->element[1]->str, NULL, 10) / 1000
-                      : 0;
+      ? strtoll(t->element[0]->str, NULL, 10) * 1000 + strtoll(t->element[1]->str, NULL, 10) / 1000
+      : 0;
   reply_free(t);
   redisReply* h = now ? ne__rconn_command(&r->lo, "HGETALL %s", r->k_workers) : NULL;
   int workers = 0, threads = 0;
@@ -754,7 +755,7 @@ static void refresh_local(relay* r) {
 static void release_if_orphaned(relay* r) {
   pthread_mutex_lock(&r->mu);
   int orphaned = r->no_workers_since > 0 && ne__now() - r->no_workers_since > r->task_timeout_s / 2 && r->n_held;
-  char (*locals)[ID_LEN] = NULL;
+  char(*locals)[ID_LEN] = NULL;
   int n = 0;
   if (orphaned) {
     locals = ne_calloc((size_t)r->n_held * MAX_LOCAL_IDS, sizeof *locals);
@@ -812,9 +813,9 @@ static void reclaim_local(relay* r) {
     pthread_mutex_lock(&r->mu);
     held* h = u && u->type == REDIS_REPLY_STRING ? find_up(r, u->str) : NULL;
     ne_buf payload;
-    ne_buf_init(&payload);
+    ne__buf_init(&payload);
     char up[ID_LEN] = "";
-    if (h) ne_buf_bytes(&payload, h->payload.data, h->payload.len), snprintf(up, sizeof up, "%s", h->up);
+    if (h) ne__buf_bytes(&payload, h->payload.data, h->payload.len), snprintf(up, sizeof up, "%s", h->up);
     pthread_mutex_unlock(&r->mu);
     char local[ID_LEN];
     if (up[0] && !payload.oom && add_locally(r, &r->lo, up, &payload, local) == 0) {
@@ -824,7 +825,7 @@ static void reclaim_local(relay* r) {
       r->requeued++;
       pthread_mutex_unlock(&r->mu);
     }
-    ne_buf_free(&payload);
+    ne__buf_free(&payload);
     reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, old));
     reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, old));
   }
@@ -832,8 +833,9 @@ static void reclaim_local(relay* r) {
     reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, x->element[2]->element[i]->str));
   size_t n = entries->elements;
   freeReplyObject(x);
-  if (n) say(r, "re-added %zu local task%s idle for more than %.1f s (a worker stopped?)", n, n == 1 ? "" : "s",
-             r->task_timeout_s);
+  if (n)
+    say(r, "re-added %zu local task%s idle for more than %.1f s (a worker stopped?)", n, n == 1 ? "" : "s",
+        r->task_timeout_s);
 }
 
 // A held task whose local entry is gone without a result was dropped by a worker as garbage (it
@@ -867,15 +869,15 @@ static void sweep_local(relay* r) {
       pthread_mutex_lock(&r->mu);
       held* h = find_up(r, ups[i]);
       ne_buf payload;
-      ne_buf_init(&payload);
-      if (h) ne_buf_bytes(&payload, h->payload.data, h->payload.len);
+      ne__buf_init(&payload);
+      if (h) ne__buf_bytes(&payload, h->payload.data, h->payload.len);
       pthread_mutex_unlock(&r->mu);
       ne__wire_task t;
       ne__wire_task_init(&t);
       char why[NE_ERRSTR_LEN], local[ID_LEN];
       // the blobs went with the rest
       int ok_task = h && !payload.oom && ne__wire_decode_task(&t, payload.data, payload.len, why) == 0 &&
-                    copy_blobs(r, &r->up, &r->lo, &t) == 0;
+          copy_blobs(r, &r->up, &r->lo, &t) == 0;
       if (ok_task && add_locally(r, &r->lo, ups[i], &payload, local) == 0) {
         pthread_mutex_lock(&r->mu);
         h = find_up(r, ups[i]);
@@ -883,7 +885,7 @@ static void sweep_local(relay* r) {
         pthread_mutex_unlock(&r->mu);
       }
       ne__wire_task_free(&t);
-      ne_buf_free(&payload);
+      ne__buf_free(&payload);
     }
     ne_free(ups);
     ne_free(locals);
@@ -934,11 +936,41 @@ static void heartbeat(relay* r) {
   snprintf(v[5], 32, "%d", (int)getpid());
   snprintf(v[6], 32, "%lld", r->started);
   snprintf(v[7], 32, "%.0f", r->interval_s * 1000);
-  const char* args[] = {NE_KEY_WORKERS, wkey, xkey, tkey, r->name, ttl, exp_val,
-                        "threads", v[0], "results", v[1], "tasks", v[2], "rate", "0", "bad_tasks", "0",
-                        "relay", "1", "node_workers", v[3], "held", v[4],
-                        "pid", v[5], "started", v[6], "interval_ms", v[7], "host", r->host,
-                        "experiment", r->following ? r->id : "-", "version", NE_VERSION_STRING};
+  const char* args[] = {NE_KEY_WORKERS,
+                        wkey,
+                        xkey,
+                        tkey,
+                        r->name,
+                        ttl,
+                        exp_val,
+                        "threads",
+                        v[0],
+                        "results",
+                        v[1],
+                        "tasks",
+                        v[2],
+                        "rate",
+                        "0",
+                        "bad_tasks",
+                        "0",
+                        "relay",
+                        "1",
+                        "node_workers",
+                        v[3],
+                        "held",
+                        v[4],
+                        "pid",
+                        v[5],
+                        "started",
+                        v[6],
+                        "interval_ms",
+                        v[7],
+                        "host",
+                        r->host,
+                        "experiment",
+                        r->following ? r->id : "-",
+                        "version",
+                        NE_VERSION_STRING};
   reply_free(ne__rconn_script(&r->up, ne__heartbeat_lua, 4, (int)(sizeof args / sizeof args[0]), args, NULL));
 }
 
@@ -960,7 +992,8 @@ static int main_loop(relay* r, char* errstr) {
       waiting_said = 0;
       // upstream: the experiment once per heartbeat period, the held tasks a third of their timeout
       // apart; the node: every tick
-      if (now >= r->follow_at) rc = follow(r, errstr), r->follow_at = now + (r->following ? r->interval_s : IDLE_FOLLOW_S);
+      if (now >= r->follow_at)
+        rc = follow(r, errstr), r->follow_at = now + (r->following ? r->interval_s : IDLE_FOLLOW_S);
       if (r->following && !rc) {
         refresh_local(r);
         release_if_orphaned(r);
@@ -986,7 +1019,8 @@ static int main_loop(relay* r, char* errstr) {
 // ---- entry point --------------------------------------------------------------------------
 
 int ne_cluster_relay_run(const ne_cluster_relay_options* opt, char* errstr) {
-  if (!opt || !opt->upstream || !opt->local) return ne__set_error(errstr, NE_EINVAL, "a relay needs --upstream and --local");
+  if (!opt || !opt->upstream || !opt->local)
+    return ne__set_error(errstr, NE_EINVAL, "a relay needs --upstream and --local");
   relay* r = ne_calloc(1, sizeof *r);
   if (!r) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   r->opt = *opt;
@@ -1018,7 +1052,9 @@ int ne_cluster_relay_run(const ne_cluster_relay_options* opt, char* errstr) {
       reply_free(ne__rconn_command(&r->up, "ZREM %s %s", NE_KEY_WORKERS, r->name));
       reply_free(ne__rconn_command(&r->up, "DEL %s", wkey));
     }
-    say(r, "leaving after %" PRIu64 " tasks claimed, %" PRIu64 " results forwarded (%" PRIu64 " discarded: experiment "
+    say(r,
+        "leaving after %" PRIu64 " tasks claimed, %" PRIu64 " results forwarded (%" PRIu64
+        " discarded: experiment "
         "over), %" PRIu64 " local re-claims, %" PRIu64 " malformed tasks dropped",
         r->claimed, r->forwarded, r->discarded, r->requeued, r->dropped);
   }

@@ -22,10 +22,11 @@
 #include "neuroevo/algo.h"  // ne_algo_noise_table
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
+#include "neuroevo/env.h"  // ne_env_from_config
 #include "neuroevo/evaluator.h"
+#include "neuroevo/policy.h"  // ne_policy_from_config
 #include "neuroevo/pool.h"
 #include "neuroevo/rng.h"
-#include "neuroevo/run.h"
 #include "neuroevo/version.h"
 
 #define MAIN_WAIT_S 0.25  // the main thread looks at the stop flag this often while following
@@ -139,8 +140,8 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
                            "this worker's build/spec fingerprint %s differs from the master's %s (another neuroevo "
                            "version or build options): its results would be rejected",
                            mine, fp);
-    ne__worker_say(w,
-                   "fingerprint %s differs from the master's %s; joining anyway (NEUROEVO_TEST_FINGERPRINT_SALT test hook)",
+    ne__worker_say(
+        w, "fingerprint %s differs from the master's %s; joining anyway (NEUROEVO_TEST_FINGERPRINT_SALT test hook)",
         mine, fp);
   }
   const char* timeout = meta_field(meta, "task_timeout_ms");
@@ -153,6 +154,7 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
   // thousands of tables)
   if (w->opt.synthetic) return 0;
   uint64_t seed = (uint64_t)ne_config_int(ex->cfg, "run", "seed");
+  if (!ne_algo_noise_table_evaluated(ex->cfg)) return 0;  // PGPE/SNES: the master's explicit vectors
   return ne_algo_noise_table(ex->cfg, seed, ex->policy.n_params, &ex->noise, why);
 }
 
@@ -223,10 +225,15 @@ static void heartbeat(worker* w) {
   snprintf(v[5], 32, "%d", (int)getpid());
   snprintf(v[6], 32, "%lld", w->started);
   snprintf(v[7], 32, "%.0f", w->interval_s * 1000);
+  char refused[17] = "-";  // the experiment this worker would not join, for `status`
+  if (w->has_refused) ne__wire_id_format(w->refused, refused);
+  // clang-format off
   const char* args[] = {NE_KEY_WORKERS, wkey, xkey, tkey, w->name, ttl, exp_val,
                         "threads", v[0], "results", v[1], "tasks", v[2], "rate", v[3], "bad_tasks", v[4],
                         "pid", v[5], "started", v[6], "interval_ms", v[7], "host", w->host,
-                        "experiment", w->ex ? w->ex->id : "-", "version", NE_VERSION_STRING};
+                        "experiment", w->ex ? w->ex->id : "-", "version", NE_VERSION_STRING,
+                        "refused", refused, "refused_why", w->has_refused ? w->refused_why : ""};
+  // clang-format on
   redisReply* r = ne__rconn_script(&w->conn, ne__heartbeat_lua, 4, (int)(sizeof args / sizeof args[0]), args, NULL);
   if (r) freeReplyObject(r);
 }
@@ -246,6 +253,21 @@ static void current_experiment(worker* w, char* id, size_t size) {
   if (r) freeReplyObject(r);
 }
 
+// Why this worker does not join experiment id goes where the master and `status` see it: the
+// experiment's refusal hash (worker name -> reason; the master reports it, and stops when no worker
+// can join) and, through the heartbeat, this worker's own hash.
+static void report_refusal(worker* w, const char* id, uint64_t exp, const char* why) {
+  w->refused = exp, w->has_refused = 1;
+  snprintf(w->refused_why, sizeof w->refused_why, "%s", why);
+  char key[NE_KEY_LEN];
+  ne__key_exp(key, id, "refused");
+  redisReply* r = ne__rconn_command(&w->conn, "HSET %s %s %s", key, w->name, w->refused_why);
+  if (r) freeReplyObject(r);
+  r = ne__rconn_command(&w->conn, "EXPIRE %s %d", key, 7 * 86400);  // as long as an abandoned experiment
+  if (r) freeReplyObject(r);
+  heartbeat(w);
+}
+
 // One pass of the main loop: follow the right experiment. Returns NE_EVERSION when fatal.
 static int follow(worker* w, char* errstr) {
   char id[64], why[NE_ERRSTR_LEN];
@@ -263,7 +285,7 @@ static int follow(worker* w, char* errstr) {
   int rc = join_experiment(w, id, why);
   if (rc == NE_ENET) return 0;
   if (rc) {
-    w->refused = exp, w->has_refused = 1;
+    report_refusal(w, id, exp, why);
     if (rc == NE_EVERSION) return ne__set_error(errstr, rc, "%s", why);
     ne__worker_say(w, "not joining experiment %s: %s", id, why);
     return 0;
@@ -284,7 +306,8 @@ static int wait_announce(worker* w, int ms) {
     if (r) freeReplyObject(r);
     if (!w->conn.c) return (w->announce[0] = '\0'), 0;
   }
-  redisReply* r = ne__rconn_command(&w->conn, "XREAD COUNT 16 BLOCK %d STREAMS %s %s", ms, NE_KEY_ANNOUNCE, w->announce);
+  redisReply* r =
+      ne__rconn_command(&w->conn, "XREAD COUNT 16 BLOCK %d STREAMS %s %s", ms, NE_KEY_ANNOUNCE, w->announce);
   int got = r && r->type == REDIS_REPLY_ARRAY && r->elements == 1;
   if (got) {
     const redisReply* entries = r->element[0]->element[1];
@@ -331,7 +354,7 @@ static int main_loop(worker* w, char* errstr) {
     if (!w->ex && w->conn.c && wait_s > 0) {
       if (wait_announce(w, wait_s > 1 ? 1000 : (int)(wait_s * 1000))) next = 0;  // follow the new experiment now
     } else if (wait_s > 0 && w->opt.count < 0) {  // hosted (run_hosted marks its workers with count -1)
-      host_wait(w, wait_s);  // until the next heartbeat or the host's stop
+      host_wait(w, wait_s);                       // until the next heartbeat or the host's stop
     } else if (wait_s > 0) {
       sleep_s(wait_s < MAIN_WAIT_S ? wait_s : MAIN_WAIT_S);
     }
@@ -350,7 +373,7 @@ static int setup_worker(worker* w, const ne_cluster_worker_options* opt, char* e
   const char* delay = getenv("NEUROEVO_TEST_EVAL_DELAY_MS");
   w->delay_s = delay ? atof(delay) / 1000 : 0;
   gethostname(w->host, sizeof w->host - 1);
-  snprintf(w->name, sizeof w->name, "%s", opt->name);
+  snprintf(w->name, sizeof w->name, "%s", opt->name);  // set by ne_cluster_worker_run
   for (char* p = w->name; *p; p++)
     if (*p <= ' ' || *p > '~') *p = '_';
   pthread_mutex_init(&w->mu, NULL);
@@ -399,14 +422,14 @@ static int run_one(const ne_cluster_worker_options* opt, char* errstr) {
 // its own connections and name, so a simulated cluster of thousands of workers needs no thousands
 // of processes.
 typedef struct hosted {
-  ne_cluster_worker_options opt;      // the worker's options (stop points at the host's flag)
-  char name[NE_WIRE_MAX_NAME + 1];    // <name>-<k>
+  ne_cluster_worker_options opt;    // the worker's options (stop points at the host's flag)
+  char name[NE_WIRE_MAX_NAME + 1];  // <name>-<k>
   pthread_t th;
   int started;
-  int rc;                             // its return code
-  char err[NE_ERRSTR_LEN];            // its message
-  volatile int* host_stop;            // raised when any worker fails
-  volatile int finished;              // 1 once it returned
+  int rc;                   // its return code
+  char err[NE_ERRSTR_LEN];  // its message
+  volatile int* host_stop;  // raised when any worker fails
+  volatile int finished;    // 1 once it returned
 } hosted;
 
 static void* hosted_main(void* arg) {
