@@ -5,8 +5,9 @@
 # and an ES run with observation normalization and a shared noise table (blobs copied per node) give
 # the local run's metrics and best genome/params; so does a run whose relay is killed with SIGKILL
 # mid-run (and restarted), and one whose worker behind a relay is killed with SIGKILL (the relay
-# re-claims its task locally); the master's Redis sees one heartbeat per node; no key of either
-# Redis is left without an expiry; a relay facing a master of another wire version exits 2.
+# re-claims its task locally); workers behind the relays that refuse an experiment are reported to
+# the master, which stops; the master's Redis sees one heartbeat per node; no key of either Redis is
+# left without an expiry; a relay facing a master of another wire version exits 2.
 # usage: e2e_relay.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
 BIN=$1
@@ -132,6 +133,25 @@ wait $mpid || fail "run with workers killed behind a relay: $(tail -3 masterW.lo
 [ $held -ge 1 ] || fail "no killed worker held a task: the test needs one"
 same_as L RW "run whose workers behind a relay were killed with SIGKILL ($held holding a task)"
 grep -q "re-added .* local task" relay-b.log || fail "relay-b never re-claimed a killed worker's task"
+
+section "workers behind relays that refuse the experiment"
+# the env's module is on the master's PYTHONPATH only: every worker of both nodes refuses; the
+# relays pass the refusals on, and the master prints them and stops after --join-timeout
+mkdir -p mods
+cat > mods/onlymaster.py <<'PY'
+import gymnasium as gym
+gym.register("OnlyMaster-v0", entry_point="gymnasium.envs.classic_control:CartPoleEnv", max_episode_steps=50)
+PY
+set +e
+PYTHONPATH=$PWD/mods timeout 90 "$BIN" run cartpole-ga env.id=gym:onlymaster:OnlyMaster-v0 ga.population=6 \
+  ga.truncation=2 --redis "$URL" --join-timeout 3 --out RREF --quiet >/dev/null 2>refused.err
+rc=$?
+set -e
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "master whose workers behind relays all refused: rc=$rc $(tail -3 refused.err)"
+grep -q "worker '[ab]-[0-9]' refused experiment [0-9a-f]*: .*onlymaster" refused.err ||
+  fail "the master did not print a refusal from behind a relay: $(cat refused.err)"
+grep -q "no worker joined experiment .* [1-4] refused it" refused.err || fail "the master's final error: $(cat refused.err)"
+echo "ok: refusals of workers behind relays reach the master, which stops"
 
 section "keys, versions, usage"
 sleep 1

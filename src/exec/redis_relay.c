@@ -915,6 +915,28 @@ static void sweep_local(relay* r) {
   ne_free(locals);
 }
 
+// Workers of this node that refused the experiment (a module missing on the node, another build)
+// wrote why into the node's refusal hash; copied upstream, the master prints them and stops when no
+// worker joins, as it does for workers connected to it directly. The copy expires as a worker's own
+// refusal does.
+static void forward_refusals(relay* r) {
+  char key[NE_KEY_LEN], ttl[24];
+  ne__key_exp(key, r->id, "refused");
+  redisReply* x = ne__rconn_command(&r->lo, "HGETALL %s", key);
+  if (x && x->type == REDIS_REPLY_ARRAY && x->elements >= 2) {
+    for (size_t i = 0; i + 1 < x->elements; i += 2) {
+      const redisReply *name = x->element[i], *why = x->element[i + 1];
+      if (name->type != REDIS_REPLY_STRING || why->type != REDIS_REPLY_STRING) continue;
+      const char* argv[] = {"HSET", key, name->str, why->str};
+      size_t lens[] = {4, strlen(key), name->len, why->len};
+      reply_free(ne__rconn_argv(&r->up, 4, argv, lens));
+    }
+    snprintf(ttl, sizeof ttl, "%d", KEEP_S);
+    reply_free(ne__rconn_command(&r->up, "EXPIRE %s %s", key, ttl));
+  }
+  reply_free(x);
+}
+
 // Heartbeat upstream, as one worker with the node's threads (the master sizes chunks from them).
 static void heartbeat(relay* r) {
   pthread_mutex_lock(&r->mu);
@@ -936,42 +958,15 @@ static void heartbeat(relay* r) {
   snprintf(v[5], 32, "%d", (int)getpid());
   snprintf(v[6], 32, "%lld", r->started);
   snprintf(v[7], 32, "%.0f", r->interval_s * 1000);
-  const char* args[] = {NE_KEY_WORKERS,
-                        wkey,
-                        xkey,
-                        tkey,
-                        r->name,
-                        ttl,
-                        exp_val,
-                        "threads",
-                        v[0],
-                        "results",
-                        v[1],
-                        "tasks",
-                        v[2],
-                        "rate",
-                        "0",
-                        "bad_tasks",
-                        "0",
-                        "relay",
-                        "1",
-                        "node_workers",
-                        v[3],
-                        "held",
-                        v[4],
-                        "pid",
-                        v[5],
-                        "started",
-                        v[6],
-                        "interval_ms",
-                        v[7],
-                        "host",
-                        r->host,
-                        "experiment",
-                        r->following ? r->id : "-",
-                        "version",
-                        NE_VERSION_STRING};
+  // clang-format off
+  const char* args[] = {NE_KEY_WORKERS, wkey, xkey, tkey, r->name, ttl, exp_val,
+                        "threads", v[0], "results", v[1], "tasks", v[2], "rate", "0", "bad_tasks", "0",
+                        "relay", "1", "node_workers", v[3], "held", v[4], "pid", v[5], "started", v[6],
+                        "interval_ms", v[7], "host", r->host, "experiment", r->following ? r->id : "-",
+                        "version", NE_VERSION_STRING};
+  // clang-format on
   reply_free(ne__rconn_script(&r->up, ne__heartbeat_lua, 4, (int)(sizeof args / sizeof args[0]), args, NULL));
+  if (r->following) forward_refusals(r);
 }
 
 static int main_loop(relay* r, char* errstr) {
