@@ -350,7 +350,7 @@ int main(int argc, char** argv) {
   if (!rc) rc = ne__rconn_open(&t.info, &u, 2) ? ne__set_error(err, NE_ENET, "%s", t.info.errstr) : 0;
   if (!rc) t.redis_pid = (int)info_field(&t.info, "server", "process_id");
   ne_executor timed = {&timing_vt, &t};
-  ne_run_options ro = {"bench-scale", out, 0, 0, 1, NULL, &timed};
+  ne_run_options ro = {.name = "bench-scale", .out_dir = out, .quiet = 1, .executor = &timed};
   ne_run* run = NULL;
   if (!rc) rc = ne_run_create(cfg, &ro, &run, err);
   if (!rc) rc = ne_run_loop(run, err);
