@@ -100,4 +100,9 @@ set +e
 out=$("$BIN" run split.ini --redis "$URL" --episodes-per-task 0 2>&1); rc=$?
 set -e
 [ $rc -eq 2 ] && echo "$out" | grep -q -- "--episodes-per-task" || fail "--episodes-per-task 0: rc=$rc out=$out"
+set +e
+out=$("$BIN" run split.ini --redis "$URL" --episodes-per-task sometimes 2>&1); rc=$?
+set -e
+[ $rc -eq 2 ] && echo "$out" | grep -q -- "--episodes-per-task expects a number of episodes, auto or off" ||
+  fail "--episodes-per-task sometimes: rc=$rc out=$out"
 echo "e2e_redis_split: all checks passed"

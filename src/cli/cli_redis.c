@@ -30,7 +30,10 @@ int ne_cli_redis_option(const char* cmd, const char* option, const char* value, 
   } else if (strcmp(option, "--episodes-per-task") == 0) {
     if (strcmp(value, "auto") == 0) redis_opt.episodes_per_task = 0;
     else if (strcmp(value, "off") == 0) redis_opt.episodes_per_task = -1;
-    else if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 30, &v)) == 0) redis_opt.episodes_per_task = (int)v;
+    else if (value[strspn(value, "0123456789")] != '\0') {
+      fprintf(stderr, "neuroevo %s: %s expects a number of episodes, auto or off, got '%s'\n", cmd, option, value);
+      *rc = 2;
+    } else if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 30, &v)) == 0) redis_opt.episodes_per_task = (int)v;
   } else if (strcmp(option, "--task-timeout") == 0) {
     *rc = ne_cli_parse_double(cmd, option, value, 0.05, 86400, "seconds", &redis_opt.task_timeout_s);
   } else if (strcmp(option, "--join-timeout") == 0) {
