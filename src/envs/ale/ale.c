@@ -300,7 +300,7 @@ static void ale_state_free(const ne_env_spec* spec, void* impl) {
   ne__ale_destroy(((ale_state*)impl)->ale);
 }
 
-static const ne_env_hooks ale_hooks = {ale_state_init, ale_state_free, NULL, NULL};
+static const ne_env_hooks ale_hooks = {.state_init = ale_state_init, .state_free = ale_state_free};
 
 const char* ne__ale_rom_path(const ne_env_spec* spec) {
   return spec->family == &ale_family ? ((const ale_data*)spec->data)->rom : NULL;

@@ -255,7 +255,10 @@ static const ne_env_family mujoco_family = {
     "mujoco", sizeof(ne_mj_state), mj_reset, mj_env_step, mj_observe, mj_set_state, mj_get_state, mj_destroy,
 };
 
-static const ne_env_hooks mujoco_hooks = {mj_state_init, mj_state_free, ne__mj_render, ne__mj_render_free};
+static const ne_env_hooks mujoco_hooks = {.state_init = mj_state_init,
+                                          .state_free = mj_state_free,
+                                          .render = ne__mj_render,
+                                          .render_free = ne__mj_render_free};
 
 // fills spec from the task and the loaded model
 static int spec_fill(const ne_mj_task* task, ne_mj_spec* s, ne_env_spec* spec, char* errstr) {
