@@ -6,7 +6,7 @@ ASAN      ?= build-asan
 CONFIG    ?= cartpole-ga
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test test-fast test-asan bench bench-train clean ale ale-lib box2d-lib
+.PHONY: all build deps run test test-fast test-asan bench bench-train bench-box2d clean ale ale-lib box2d-lib
 
 all: build
 
@@ -63,13 +63,18 @@ test-asan: deps ale-lib box2d-lib
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks
 	@bench/run-all $(BUILD)/bench
-	@if [ "$(BENCH_LONG)" = 1 ]; then bench/train-physics.sh $(BUILD)/neuroevo; fi
+	@if [ "$(BENCH_LONG)" = 1 ]; then st=0; bench/train-physics.sh $(BUILD)/neuroevo || st=1; \
+		python3 bench/box2d_stats.py $(BUILD) || st=1; exit $$st; fi
 
 # Training benchmarks of the physics tasks (~40 min on 2 cores: lander-es to 200 with 3 seeds, then
 # 10 minutes of halfcheetah-es); also run by `make bench BENCH_LONG=1`. See bench/train-physics.sh.
 bench-train: build
 	@bench/train-physics.sh $(BUILD)/neuroevo
 
+# Box2D random-policy statistics against Gymnasium (~3 min of one core: 5000 lander episodes a side,
+# 3000 and 1000 walker ones; KS tests); also run by `make bench BENCH_LONG=1`. See bench/box2d_stats.py.
+bench-box2d: build
+	@python3 bench/box2d_stats.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN)
