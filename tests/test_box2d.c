@@ -152,7 +152,8 @@ static void test_walker_observation_ranges(void) {
   ne_env_spec_destroy(spec);
 }
 
-// Gymnasium's heuristic lands: few episodes here (ASan), 100 in tests/py_box2d_compare.py
+// Gymnasium's heuristic lands (few episodes: ASan runs this too; tests/py_box2d_compare.py checks its
+// landings against Gymnasium's step for step)
 static void test_heuristic_lands(void) {
   const char* ids[2] = {"LunarLander-v3", "LunarLanderContinuous-v3"};
   for (int k = 0; k < 2; k++) {
