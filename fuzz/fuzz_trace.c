@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (rc == 0 && a.actions) rc = load_actions(spec, &a, &acts);
     else if (rc == 0) rc = parse_action_text(spec, "fuzz.actions", a.actions_file, '\n', &acts);
     ne_env_state* state = spec && rc == 0 ? ne_env_state_create(spec) : NULL;
-    if (state && start.draws.v) {
+    if (state && start.draws.v) {  // the command's silent check, in a state of its own
       rc = run_trace(spec, state, &start, &acts, 0);
       ne_env_state_destroy(state);
       state = rc == 0 ? ne_env_state_create(spec) : NULL;

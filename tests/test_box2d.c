@@ -274,6 +274,43 @@ static void test_replay_draws(void) {
   ne_env_spec_destroy(cp);
 }
 
+// an episode is a function of its seed alone: after other episodes in the same env state it is the
+// episode a fresh state runs (every reset starts a new b2World; Gymnasium's walker keeps its world,
+// where later contacts depend on the proxy ids earlier episodes left). Whatever ran before on a
+// worker thread's env state, a rollout gives the same result
+static void test_episodes_independent_of_history(void) {
+  const char* ids[2] = {"BipedalWalkerHardcore-v3", "LunarLander-v3"};
+  for (int k = 0; k < 2; k++) {
+    ne_env_spec* spec = make_env(ids[k], 250);
+    ne_env_state* used = ne_env_state_create(spec);
+    // (a state that keeps its world, as Gymnasium's walker does, first differs at e = 8 here)
+    for (int e = 0; e < 10; e++) {
+      ne_env_state* fresh = ne_env_state_create(spec);
+      ne_rng ra, rb;
+      ne_rng_seed(&ra, 50 + (uint64_t)e);
+      ne_rng_seed(&rb, 50 + (uint64_t)e);
+      ASSERT_EQ(ne_env_reset(spec, used, 900 + (uint64_t)e), 0);
+      ASSERT_EQ(ne_env_reset(spec, fresh, 900 + (uint64_t)e), 0);
+      ne_step_out ou = {0, 0, 0}, of = {0, 0, 0};
+      float a[NE_ENV_MAX_ACT];
+      for (int t = 0; !ou.terminated && !ou.truncated; t++) {
+        random_action(spec, &ra, a);
+        random_action(spec, &rb, a);
+        ASSERT_EQ(ne_env_step(spec, used, a, &ou), 0);
+        ASSERT_EQ(ne_env_step(spec, fresh, a, &of), 0);
+        for (int i = 0; i < spec->obs_dim; i++)
+          if (used->obs[i] != fresh->obs[i])
+            TEST_FAIL("%s episode %d step %d: obs[%d] %.9g after earlier episodes, %.9g in a fresh state", ids[k], e,
+                      t + 1, i, used->obs[i], fresh->obs[i]);
+        ASSERT(ou.reward == of.reward && ou.terminated == of.terminated);
+      }
+      ne_env_state_destroy(fresh);
+    }
+    ne_env_state_destroy(used);
+    ne_env_spec_destroy(spec);
+  }
+}
+
 // the render hook draws something other than one colour, and the lander moves between frames
 static void test_render_hook(void) {
   const char* ids[2] = {"LunarLander-v3", "BipedalWalker-v3"};
@@ -384,6 +421,7 @@ int main(int argc, char** argv) {
       TEST_ENTRY(test_walker_observation_ranges), TEST_ENTRY(test_heuristic_lands),
       TEST_ENTRY(test_random_lander_crashes), TEST_ENTRY(test_no_set_state),
       TEST_ENTRY(test_render_hook),          TEST_ENTRY(test_replay_draws),
+      TEST_ENTRY(test_episodes_independent_of_history),
   };
   return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -442,8 +442,8 @@ int ne_cmd_trace(int argc, char** argv) {
     if (!state) rc = (fprintf(stderr, CMD ": out of memory\n"), 1);
   }
   // a replay is checked by a silent run first (same draws and actions, so the same episode) in a
-  // state of its own: a Box2D world remembers its earlier episodes (proxy ids, free lists), and
-  // the printed episode must be a fresh env's first, as Gymnasium's is
+  // state of its own, so that the printed episode is a fresh state's first whatever a family keeps
+  // from one episode to the next
   if (!rc && start.draws.v) {
     rc = run_trace(spec, state, &start, &acts, 0);
     ne_env_state_destroy(state);

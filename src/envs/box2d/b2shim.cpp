@@ -106,10 +106,6 @@ ne_b2_body* ne_b2_body_new(ne_b2_world* w, int dynamic, float x, float y, float 
   return reinterpret_cast<ne_b2_body*>(w->world.CreateBody(&bd));
 }
 
-void ne_b2_body_free(ne_b2_world* w, ne_b2_body* b) {
-  if (b) w->world.DestroyBody(body(b));
-}
-
 void ne_b2_add_polygon(ne_b2_body* b, const float* xy, int n, const ne_b2_fixture* f) {
   // pybox2d's `vertices=` setter: the points, then Set (which takes their convex hull)
   b2Vec2 v[b2_maxPolygonVertices];

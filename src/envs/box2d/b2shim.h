@@ -41,8 +41,8 @@ typedef struct ne_b2_shape {
 // A world with gravity (gx, gy); contact events go to fn(user, ...). NULL if out of memory.
 ne_b2_world* ne_b2_world_new(float gx, float gy, ne_b2_contact_fn fn, void* user);
 void ne_b2_world_free(ne_b2_world* w);  // Nullable: w
-// Empties w in place into a new world (bodies, joints, proxy ids and lists as a fresh b2World's):
-// Gymnasium's LunarLander makes a new b2World at every reset.
+// Empties w in place into a new world (bodies, joints, proxy ids and lists as a fresh b2World's),
+// as Gymnasium's LunarLander makes at every reset (BipedalWalker too: see its file).
 void ne_b2_world_reset(ne_b2_world* w);
 // One b2World::Step.
 void ne_b2_world_step(ne_b2_world* w, float dt, int velocity_iterations, int position_iterations);
@@ -52,7 +52,6 @@ float ne_b2_world_raycast(ne_b2_world* w, float x1, float y1, float x2, float y2
 
 // Bodies: static or dynamic at (x, y) with an angle; `tag` identifies it in contact callbacks.
 ne_b2_body* ne_b2_body_new(ne_b2_world* w, int dynamic, float x, float y, float angle, int tag);
-void ne_b2_body_free(ne_b2_world* w, ne_b2_body* b);  // Nullable: b
 // Fixtures: a convex polygon (n <= 8 vertices, body coordinates; Box2D keeps their convex hull), a
 // centred box, an edge (no ghost vertices).
 void ne_b2_add_polygon(ne_b2_body* b, const float* xy, int n, const ne_b2_fixture* f);

@@ -27,9 +27,12 @@
 //   hardcore after grass the next state integers(1, 5). Then 10 clouds, each a position
 //   uniform(0, 200) then 5 points of two uniform(0, 70/30) (x, y); then the initial force
 //   uniform(-5, 5). So a plain walker's reset takes about 160 slope changes, a run length per
-//   ended run, 110 cloud values and the force. The world lives as long as the env (Gymnasium makes
-//   one b2World per env) and bodies are destroyed in Gymnasium's order, so later episodes of one
-//   env match too.
+//   ended run, 110 cloud values and the force.
+// A new world at every reset, where Gymnasium keeps one b2World per env and destroys the bodies:
+//   there, the proxy ids and lists a reset leaves decide the order of later contacts, so an episode
+//   depends on the episodes before it in the same env (BipedalWalkerHardcore: 1 of 10 episodes
+//   changed after another one). Here an episode must be a pure function of its seed, whichever
+//   thread's env state runs it, so every episode is Gymnasium's episode in a fresh env.
 #include <math.h>
 #include <string.h>
 
@@ -67,7 +70,7 @@ static const float HULL_POLY[5][2] = {{-30, 9}, {6, 9}, {34, 1}, {34, -8}, {-30,
 
 typedef struct walker {
   ne__b2_draws draws;                            // random values (first member: ne__box2d_status)
-  ne_b2_world* world;                            // owned (state_init / state_free)
+  ne_b2_world* world;                            // owned (state_init / state_free); emptied at every reset
   ne_b2_body* terrain[MAX_TERRAIN_BODIES];       // static bodies of this episode
   int n_terrain;                                 // used entries of terrain
   ne_b2_body* hull;                              // the body
@@ -102,17 +105,6 @@ static void bw_state_free(const ne_env_spec* spec, void* impl) {
   walker* s = impl;
   ne_b2_world_free(s->world);
   s->world = NULL;
-}
-
-// Gymnasium's _destroy: its terrain list is reversed after generation, so the last body made goes
-// first; then the hull, then the legs in order. (The order decides which proxy ids and memory the
-// next episode's bodies reuse, and so the order of their contacts.)
-static void destroy_bodies(walker* s) {
-  for (int i = s->n_terrain - 1; i >= 0; i--) ne_b2_body_free(s->world, s->terrain[i]);
-  s->n_terrain = 0;
-  ne_b2_body_free(s->world, s->hull);
-  for (int i = 0; i < 4; i++) ne_b2_body_free(s->world, s->legs[i]), s->legs[i] = NULL;
-  s->hull = NULL;
 }
 
 // a static quad of terrain (fd_polygon: friction 2.5, category 1)
@@ -281,7 +273,11 @@ static void bw_step(const ne_env_spec* spec, void* impl, const float* act, doubl
 static void bw_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
   walker* s = impl;
   ne__b2_draws_begin(&s->draws, spec, rng);
-  destroy_bodies(s);
+  // a new world (see the top comment): the previous episode's bodies and joints go with the old one
+  ne_b2_world_reset(s->world);
+  s->n_terrain = 0;
+  s->hull = NULL;
+  memset(s->legs, 0, sizeof s->legs);
   s->game_over = 0;
   memset(s->ground_contact, 0, sizeof s->ground_contact);
   s->has_prev = 0;
