@@ -118,7 +118,7 @@ else()
   message(STATUS "giflib not found (run scripts/install-deps): `neuroevo render` cannot write GIFs")
 endif()
 # FFmpeg's libraries (Debian libavcodec-dev, libavformat-dev, libswscale-dev) for .mp4 videos
-# (src/run/video_mp4.c); without them `neuroevo render --out x.mp4` is a clear error
+# (src/report/video_mp4.c); without them `neuroevo render --out x.mp4` is a clear error
 # (pkg-config is found by the top-level CMakeLists.txt)
 pkg_check_modules(LIBAV QUIET IMPORTED_TARGET libavformat libavcodec libswscale libavutil)
 if(LIBAV_FOUND)

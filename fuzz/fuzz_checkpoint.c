@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!fixed) abort();
   memcpy(fixed, data, size);
   uint64_t payload = size - HEADER_BYTES;
-  uint32_t crc = ne_crc32c(0, fixed + HEADER_BYTES, (size_t)payload);
+  uint32_t crc = ne__crc32c(0, fixed + HEADER_BYTES, (size_t)payload);
   for (int i = 0; i < 4; i++) fixed[12 + i] = (uint8_t)(crc >> (8 * i));
   for (int i = 0; i < 8; i++) fixed[16 + i] = (uint8_t)(payload >> (8 * i));
   decode_one(fixed, size);

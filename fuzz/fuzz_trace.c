@@ -17,7 +17,7 @@ int ne_cli_wants_help(int argc, char** argv) {
 // the envs a fuzzed ENV_ID may name: classic control, a black-box function and one Box2D env with
 // 2-component actions (when built with Box2D); the other physics envs are too slow to build per input
 static ne_env_spec* make_env(const char* id) {
-  static const char* ok[] = {"CartPole-v1", "Acrobot-v1", "MountainCar-v0", "MountainCarContinuous-v0",
+  static const char* ok[] = {"CartPole-v1", "Acrobot-v1",  "MountainCar-v0",          "MountainCarContinuous-v0",
                              "Pendulum-v1", "bbob/sphere", "LunarLanderContinuous-v3"};
   for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
     if (strcmp(id, ok[i]) != 0) continue;
@@ -46,10 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     trace_start start = {NULL, 0, 0, {NULL, 0, 0}, NULL};
     action_list acts = {NULL, 0};
     int rc = !spec ? 1
-             : a.state ? parse_start_state(spec, a.state, sv, &start)
-             : a.seed  ? parse_seed(a.seed, &start)
-             : a.draws ? parse_draws("--draws", a.draws, 0, &start)
-                       : parse_draws("fuzz.draws", a.draws_file, 1, &start);
+        : a.state  ? parse_start_state(spec, a.state, sv, &start)
+        : a.seed   ? parse_seed(a.seed, &start)
+        : a.draws  ? parse_draws("--draws", a.draws, 0, &start)
+                   : parse_draws("fuzz.draws", a.draws_file, 1, &start);
     if (rc == 0 && a.actions) rc = load_actions(spec, &a, &acts);
     else if (rc == 0) rc = parse_action_text(spec, "fuzz.actions", a.actions_file, '\n', &acts);
     ne_env_state* state = spec && rc == 0 ? ne_env_state_create(spec) : NULL;

@@ -41,11 +41,13 @@ static void make_fixture(fixture* f) {
   for (int i = 0; i < 20; i++) {
     for (int k = 0; k < 5; k++) f->seeds[i][k] = ne_hash2((uint64_t)(i % 4), (uint64_t)k);
     f->seeds[i][5] = ne_hash2(1000, (uint64_t)i);
-    f->cands[i] = (ne_candidate){NE_CAND_CHAIN, (uint32_t)i, 3, ne_hash2(7, (uint64_t)i), f->seeds[i], 6, 0.05f, 0, 0, 0};
+    f->cands[i] =
+        (ne_candidate){NE_CAND_CHAIN, (uint32_t)i, 3, ne_hash2(7, (uint64_t)i), f->seeds[i], 6, 0.05f, 0, 0, 0};
   }
   for (int i = 20; i < 26; i++)
-    f->cands[i] = (ne_candidate){NE_CAND_PERTURB, (uint32_t)i, 1, ne_hash2(8, (uint64_t)i), NULL, 0, 0, (uint32_t)(i % 2),
-                                 ne_hash2(9, (uint64_t)i), i % 2 ? -0.02f : 0.02f};
+    f->cands[i] = (ne_candidate){
+        NE_CAND_PERTURB,          (uint32_t)i,           1, ne_hash2(8, (uint64_t)i), NULL, 0, 0, (uint32_t)(i % 2),
+        ne_hash2(9, (uint64_t)i), i % 2 ? -0.02f : 0.02f};
   for (int i = 26; i < 28; i++)
     f->cands[i] = (ne_candidate){NE_CAND_VECTOR, (uint32_t)i, 2, ne_hash2(10, (uint64_t)i), NULL, 0, 0, 1, 0, 0};
   for (int k = 0; k < 2; k++) {
@@ -95,7 +97,7 @@ static void test_task_round_trip(void) {
   make_fixture(&f);
   int idx[28];
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ne__wire_round rd = test_round(&f);
   ASSERT_EQ(ne__wire_encode_task(&buf, &rd, 42, &f.b, f.norm, 4, idx, all_indices(idx, 28)), 0);
   ne__wire_task t;
@@ -110,7 +112,7 @@ static void test_task_round_trip(void) {
   ASSERT_EQ(t.task_no, 42);
   ASSERT_EQ(t.want_obs_stats, 1);
   ASSERT_EQ(t.has_norm, 1);
-  ASSERT(t.obs_clip == 5.0f);
+  ASSERT_EQ(t.obs_clip, 5.0f);
   ASSERT_U64_EQ(t.norm[0].hash, f.norm[0]);
   ASSERT_EQ(t.norm[1].n, 4);
   ASSERT_EQ(t.n, 28);
@@ -125,7 +127,7 @@ static void test_task_round_trip(void) {
   for (int j = 0; j < 3; j++) assert_same_candidate(&f.cands[sub[j]], &t.cands[j], f.blobs, t.blobs);
   ASSERT_U64_EQ(t.table_size, 0);  // the generator
   ne__wire_task_free(&t);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 // A batch that perturbs with a shared noise table names it (seed, size) in every task and in the
@@ -140,7 +142,7 @@ static void test_task_names_noise_table(void) {
   ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), plain);
   int idx[28];
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ne__wire_round rd = test_round(&f);
   ASSERT_EQ(ne__wire_encode_task(&buf, &rd, 1, &f.b, f.norm, 4, idx, all_indices(idx, 28)), 0);
   ASSERT_LT(buf.len, 4000);  // 1000 floats would be 4000 bytes on their own
@@ -153,7 +155,7 @@ static void test_task_names_noise_table(void) {
   ASSERT_EQ(t.n, 28);
   for (int i = 0; i < 28; i++) assert_same_candidate(&f.cands[i], &t.cands[i], f.blobs, t.blobs);
   ne__wire_task_free(&t);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
   ne_noise_table_destroy(table);
 }
 
@@ -163,12 +165,12 @@ static void test_task_shares_prefixes(void) {
   make_fixture(&f);
   int idx[20];
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ne__wire_round rd = test_round(&f);
   ASSERT_EQ(ne__wire_encode_task(&buf, &rd, 0, &f.b, f.norm, 4, idx, all_indices(idx, 20)), 0);
   // 4 chains in full (6 seeds) + 16 tails of 1 seed, far below 20 * 6 * 8 = 960 bytes of seeds
   ASSERT_LT(buf.len, 4 * 6 * 8 + 16 * 8 + 20 * 20 + 120);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 // A GA candidate of 1000 generations is ~8 kB on the wire.
@@ -181,7 +183,7 @@ static void test_task_long_chain_size(void) {
   ne__wire_round rd = {1, 999, 0, ne__wire_batch_digest(&b, norm, 4)};
   int idx = 0;
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ASSERT_EQ(ne__wire_encode_task(&buf, &rd, 0, &b, norm, 4, &idx, 1), 0);
   ASSERT_GE(buf.len, 8000);
   ASSERT_LE(buf.len, 8100);
@@ -192,7 +194,7 @@ static void test_task_long_chain_size(void) {
   ASSERT_EQ(t.cands[0].n_seeds, 1000);
   ASSERT_U64_EQ(t.cands[0].seeds[999], seeds[999]);
   ne__wire_task_free(&t);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
   ne_free(seeds);
 }
 
@@ -204,19 +206,22 @@ static void test_result_round_trip(void) {
   uint32_t idx[3] = {5, 0, 1000000};
   for (int i = 0; i < 3; i++) {
     for (int k = 0; k < 8; k++) sums[i][k] = (double)(i * 8 + k) / 3.0;
-    res[i] = (ne_result){123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0, 17.0 + i, sums[i], sums[i] + 4};
+    res[i] = (ne_result){123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0,
+                         17.0 + i,       sums[i], sums[i] + 4};
   }
   res[2].status = NE_ERANGE;
   res[2].fitness = NAN;
   ne__wire_result_hdr h = {"worker-α-1", {77, 3, 1, 0xfeed}, 9, 0xf1f2f3f4f5f6f7f8ull, 4, 0, "", "", 0, 0, NULL};
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
   ne__wire_results d;
   ne__wire_results_init(&d);
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
-  ASSERT_STR_EQ(d.hdr.worker, "worker-?" "?-1");  // non-ASCII bytes are masked (split: "??-" is a trigraph)
+  ASSERT_STR_EQ(d.hdr.worker,
+                "worker-?"
+                "?-1");  // non-ASCII bytes are masked (split: "??-" is a trigraph)
   ASSERT_U64_EQ(d.hdr.fingerprint, h.fingerprint);
   ASSERT_U64_EQ(d.hdr.round.digest, 0xfeed);
   ASSERT_EQ(d.hdr.obs_dim, 4);
@@ -224,19 +229,20 @@ static void test_result_round_trip(void) {
   for (int i = 0; i < 3; i++) {
     ASSERT_EQ(d.index[i], idx[i]);
     ASSERT(memcmp(&d.results[i].fitness, &res[i].fitness, 8) == 0);  // bit-exact, NaN included
-    ASSERT(d.results[i].return_std == res[i].return_std);
+    ASSERT_EQ(d.results[i].return_std, res[i].return_std);
     ASSERT_EQ(d.results[i].status, res[i].status);
     ASSERT_EQ(d.results[i].episodes, res[i].episodes);
     ASSERT_U64_EQ(d.results[i].steps, res[i].steps);
-    ASSERT(d.results[i].obs_count == res[i].obs_count);
-    for (int k = 0; k < 4; k++) ASSERT(d.results[i].obs_sum[k] == sums[i][k] && d.results[i].obs_sumsq[k] == sums[i][4 + k]);
+    ASSERT_EQ(d.results[i].obs_count, res[i].obs_count);
+    for (int k = 0; k < 4; k++)
+      ASSERT(d.results[i].obs_sum[k] == sums[i][k] && d.results[i].obs_sumsq[k] == sums[i][4 + k]);
   }
   // without observation sums a result is ~22 bytes
   h.obs_dim = 0;
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
   ASSERT_LT(buf.len, 80);
   ne__wire_results_free(&d);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 // An env failure report: the results before the failure, the env's message, the task entry, the
@@ -252,7 +258,7 @@ static void test_failure_round_trip(void) {
   h.n_skipped = 2;
   h.skipped = skipped;
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ne__wire_results d;
   ne__wire_results_init(&d);
   char err[NE_ERRSTR_LEN];
@@ -268,7 +274,8 @@ static void test_failure_round_trip(void) {
     ASSERT_EQ(d.hdr.skipped[0], 5);
     ASSERT_EQ(d.hdr.skipped[1], 9);
   }
-  ASSERT(d.results[0].fitness == 7.5 && d.index[0] == 3);
+  ASSERT_EQ(d.results[0].fitness, 7.5);
+  ASSERT_EQ(d.index[0], 3);
   // a success report carries no failure, and needs at least one result
   h.error[0] = '\0';
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
@@ -277,20 +284,20 @@ static void test_failure_round_trip(void) {
   ASSERT_EQ(d.hdr.n_skipped, 0);
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 0), NE_EINVAL);
   ne__wire_results_free(&d);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 static void test_blob_round_trip(void) {
   float v[5] = {1.5f, -2.25f, 0.0f, 1e-30f, 3.0e30f}, out[5];
   ne_buf buf;
-  ne_buf_init(&buf);
+  ne__buf_init(&buf);
   ASSERT_EQ(ne__wire_encode_blob(&buf, 0xabc, v, 5), 0);
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(ne__wire_decode_blob(buf.data, buf.len, 0xabc, 5, out, err), 0);
   ASSERT(memcmp(v, out, sizeof v) == 0);
   ASSERT_EQ(ne__wire_decode_blob(buf.data, buf.len, 0xabd, 5, out, err), NE_ECORRUPT);
   ASSERT_EQ(ne__wire_decode_blob(buf.data, buf.len, 0xabc, 4, out, err), NE_ECORRUPT);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 // ---- rejection ----------------------------------------------------------------------------
@@ -300,7 +307,7 @@ static void encode_fixture_task(ne_buf* buf) {
   make_fixture(&f);
   int idx[28];
   ne__wire_round rd = test_round(&f);
-  ne_buf_init(buf);
+  ne__buf_init(buf);
   ASSERT_EQ(ne__wire_encode_task(buf, &rd, 1, &f.b, f.norm, 4, idx, all_indices(idx, 28)), 0);
 }
 
@@ -332,7 +339,7 @@ static void test_rejects_corrupt_and_short(void) {
   ne__wire_results_free(&d);
   ne_free(copy);
   ne__wire_task_free(&t);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 static void test_rejects_other_version(void) {
@@ -348,18 +355,18 @@ static void test_rejects_other_version(void) {
   ASSERT_CONTAINS(err, want);
   ASSERT_CONTAINS(err, "from 'master'");
   ne__wire_task_free(&t);
-  ne_buf_free(&buf);
+  ne__buf_free(&buf);
 }
 
 // Appends a CRC so a crafted body passes the checksum and reaches the count checks.
-static void reseal(ne_buf* b) { ne_buf_u32(b, ne_crc32c(0, b->data, b->len)); }
+static void reseal(ne_buf* b) { ne__buf_u32(b, ne__crc32c(0, b->data, b->len)); }
 
 static void put_varint(ne_buf* b, uint64_t v) {
   do {
     uint8_t byte = (uint8_t)(v & 0x7f);
     v >>= 7;
     if (v) byte |= 0x80;
-    ne_buf_bytes(b, &byte, 1);
+    ne__buf_bytes(b, &byte, 1);
   } while (v);
 }
 
@@ -369,16 +376,16 @@ static void test_rejects_lying_counts(void) {
   ne__wire_task t;
   ne__wire_task_init(&t);
   ne_buf b;
-  ne_buf_init(&b);
+  ne__buf_init(&b);
   // task header with 2^40 blobs
-  ne_buf_u32(&b, NE_WIRE_TASK);
+  ne__buf_u32(&b, NE_WIRE_TASK);
   uint8_t v = NE_WIRE_VERSION;
-  ne_buf_bytes(&b, &v, 1);
+  ne__buf_bytes(&b, &v, 1);
   put_varint(&b, 1);
-  ne_buf_bytes(&b, "x", 1);
-  ne_buf_u64(&b, 1);
+  ne__buf_bytes(&b, "x", 1);
+  ne__buf_u64(&b, 1);
   put_varint(&b, 0), put_varint(&b, 0);
-  ne_buf_u64(&b, 0);
+  ne__buf_u64(&b, 0);
   put_varint(&b, 0), put_varint(&b, 0);
   size_t header = b.len;
   put_varint(&b, 1ull << 40);
@@ -394,33 +401,33 @@ static void test_rejects_lying_counts(void) {
   b.len = header;
   put_varint(&b, 0), put_varint(&b, 1);
   uint8_t kind = NE_CAND_CHAIN;
-  ne_buf_bytes(&b, &kind, 1);
+  ne__buf_bytes(&b, &kind, 1);
   put_varint(&b, 0), put_varint(&b, 1);
-  ne_buf_u64(&b, 5);
+  ne__buf_u64(&b, 5);
   put_varint(&b, 0), put_varint(&b, 1u << 24);
-  ne_buf_u64(&b, 1);
+  ne__buf_u64(&b, 1);
   reseal(&b);
   ASSERT_EQ(ne__wire_decode_task(&t, b.data, b.len, err), NE_ECORRUPT);
   // a result message with 2^20 results in a few bytes
   ne__wire_results d;
   ne__wire_results_init(&d);
   b.len = 0;
-  ne_buf_u32(&b, NE_WIRE_RESULT);
-  ne_buf_bytes(&b, &v, 1);
+  ne__buf_u32(&b, NE_WIRE_RESULT);
+  ne__buf_bytes(&b, &v, 1);
   put_varint(&b, 1);
-  ne_buf_bytes(&b, "w", 1);
-  ne_buf_u64(&b, 1);
+  ne__buf_bytes(&b, "w", 1);
+  ne__buf_u64(&b, 1);
   put_varint(&b, 0), put_varint(&b, 0);
-  ne_buf_u64(&b, 0);
+  ne__buf_u64(&b, 0);
   put_varint(&b, 0);
-  ne_buf_u64(&b, 0);
+  ne__buf_u64(&b, 0);
   put_varint(&b, 0), put_varint(&b, 0), put_varint(&b, 1u << 20);  // obs_dim, eval_us, count
   reseal(&b);
   ASSERT_EQ(ne__wire_decode_results(&d, b.data, b.len, err), NE_ECORRUPT);
   ASSERT_CONTAINS(err, "from 'w'");
   ne__wire_results_free(&d);
   ne__wire_task_free(&t);
-  ne_buf_free(&b);
+  ne__buf_free(&b);
 }
 
 // Random bytes, with and without a valid header and checksum, never crash a decoder.
@@ -441,7 +448,7 @@ static void test_rejects_random_bytes(void) {
       memcpy(msg, &kind, 4);
       msg[4] = NE_WIRE_VERSION;
       msg[5] = 1;
-      uint32_t crc = ne_crc32c(0, msg, n);
+      uint32_t crc = ne__crc32c(0, msg, n);
       for (int k = 0; k < 4; k++) msg[n + (size_t)k] = (uint8_t)(crc >> (8 * k));
       n += 4;
     }
@@ -461,20 +468,20 @@ static void test_digest_covers_every_field(void) {
   uint64_t base = ne__wire_batch_digest(&f.b, f.norm, 4);
   ASSERT_U64_EQ(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.seeds[3][5] ^= 1;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.seeds[3][5] ^= 1;
   f.cands[21].coef = 0.03f;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.cands[21].coef = -0.02f;
   ASSERT_U64_EQ(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.b.round = 0;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.b.round = 1;
   f.blobs[1].hash++;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.blobs[1].hash--;
   uint64_t other[2] = {f.norm[0] + 1, f.norm[1]};
-  ASSERT(ne__wire_batch_digest(&f.b, other, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, other, 4), base);
 }
 
 // Seed chains are hashed in four lanes (redis_wire.c): a bit flipped at any position of chains
@@ -492,18 +499,18 @@ static void test_digest_sees_every_seed(void) {
     uint64_t base = ne__wire_batch_digest(&b, NULL, 0);
     for (uint32_t k = 0; k < c.n_seeds; k++) {
       seeds[k] ^= 1ull << (k % 64);
-      ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+      ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
       seeds[k] ^= 1ull << (k % 64);
       if (k + 1 < c.n_seeds) {
         uint64_t t = seeds[k];
         seeds[k] = seeds[k + 1], seeds[k + 1] = t;
-        ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+        ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
         seeds[k + 1] = seeds[k], seeds[k] = t;
       }
     }
     ASSERT_U64_EQ(ne__wire_batch_digest(&b, NULL, 0), base);
     c.n_seeds--;  // the same seeds one shorter
-    if (c.n_seeds) ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+    if (c.n_seeds) ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
   }
   ne_free(seeds);
 }
@@ -519,10 +526,10 @@ static void test_fingerprint(void) {
   unsetenv("NEUROEVO_TEST_FINGERPRINT_SALT");
   uint64_t a = ne__wire_fingerprint(env, &p16, 0);
   ASSERT_U64_EQ(ne__wire_fingerprint(env, &p16, 0), a);
-  ASSERT(ne__wire_fingerprint(env, &p32, 0) != a);
-  ASSERT(ne__wire_fingerprint(env, &p16, 1) != a);
+  ASSERT_NE(ne__wire_fingerprint(env, &p32, 0), a);
+  ASSERT_NE(ne__wire_fingerprint(env, &p16, 1), a);
   setenv("NEUROEVO_TEST_FINGERPRINT_SALT", "other-build", 1);
-  ASSERT(ne__wire_fingerprint(env, &p16, 0) != a);
+  ASSERT_NE(ne__wire_fingerprint(env, &p16, 0), a);
   unsetenv("NEUROEVO_TEST_FINGERPRINT_SALT");
   ne_env_spec_destroy(env);
 }
@@ -600,14 +607,14 @@ static void test_stream_ids(void) {
   ASSERT_EQ(ne__stream_id_cmp("0-0", "garbage"), 0);
 }
 
-TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_table), TEST_ENTRY(test_task_shares_prefixes),
-          TEST_ENTRY(test_task_long_chain_size), TEST_ENTRY(test_result_round_trip), TEST_ENTRY(test_failure_round_trip),
-          TEST_ENTRY(test_blob_round_trip),
+TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_table),
+          TEST_ENTRY(test_task_shares_prefixes), TEST_ENTRY(test_task_long_chain_size),
+          TEST_ENTRY(test_result_round_trip), TEST_ENTRY(test_failure_round_trip), TEST_ENTRY(test_blob_round_trip),
           TEST_ENTRY(test_rejects_corrupt_and_short), TEST_ENTRY(test_rejects_other_version),
           TEST_ENTRY(test_rejects_lying_counts), TEST_ENTRY(test_rejects_random_bytes),
           TEST_ENTRY(test_digest_covers_every_field), TEST_ENTRY(test_digest_sees_every_seed),
-          TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids),
-          TEST_ENTRY(test_url_parsing), TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids))
+          TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids), TEST_ENTRY(test_url_parsing),
+          TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids))
 #else
 // Without hiredis there is no Redis support to test: say so loudly rather than pass silently.
 int main(void) {

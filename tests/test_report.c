@@ -11,9 +11,9 @@
 
 #include "core/buf.h"
 #include "core/util.h"
-#include "run/html.h"
-#include "run/rundata.h"
-#include "run/svgchart.h"
+#include "report/html.h"
+#include "report/rundata.h"
+#include "report/svgchart.h"
 #include "test.h"
 
 // b's text (NUL-terminated in place)
@@ -25,7 +25,7 @@ static const char* text(ne_buf* b) {
 
 static void test_escaping_and_base64_known_values(void) {
   ne_buf b;
-  ne_buf_init(&b);
+  ne__buf_init(&b);
   ne__html_text(&b, "a<b>&\"c'");
   ASSERT_STR_EQ(text(&b), "a&lt;b&gt;&amp;&quot;c&#39;");
   b.len = 0;
@@ -43,12 +43,13 @@ static void test_escaping_and_base64_known_values(void) {
   b.len = 0;
   ne__html_printf(&b, "%0900d", 7);
   ASSERT_EQ(strlen(text(&b)), 900);
-  ne_buf_free(&b);
+  ne__buf_free(&b);
 }
 
 static void test_ini_get_sections_and_comments(void) {
-  const char* ini = "# c\n[run]\nalgorithm = ga\ngenerations = 5 ; inline\n\n[env]\nid = CartPole-v1\n"
-                    "idx = no\n";
+  const char* ini =
+      "# c\n[run]\nalgorithm = ga\ngenerations = 5 ; inline\n\n[env]\nid = CartPole-v1\n"
+      "idx = no\n";
   char v[64];
   ASSERT_EQ(ne__ini_get(ini, "run", "algorithm", v, sizeof v), 0);
   ASSERT_STR_EQ(v, "ga");
@@ -69,16 +70,16 @@ static void make_run(char* dir, size_t size, int n) {
   const char* cfg = "[run]\nalgorithm = es\ngenerations = 100\n[env]\nid = Pendulum-v1\n";
   ASSERT_EQ(ne__write_file_atomic(path, cfg, strlen(cfg), NULL), 0);
   ne_buf b;
-  ne_buf_init(&b);
+  ne__buf_init(&b);
   // columns in another order than the runner writes them: read by name
   ne__html_puts(&b, "generation,wall_s,evaluations,env_steps,best,mean,median,elite_mean\n");
   for (int g = 0; g < n; g++)
-    ne__html_printf(&b, "%d,%d,%d,%d,%d,%d,%d,%s\n", g, 10 * (g + 1), 50 * (g + 1), 1000 * (g + 1), g, g - 1,
-                    g - 2, g % 2 ? "nan" : "5");
+    ne__html_printf(&b, "%d,%d,%d,%d,%d,%d,%d,%s\n", g, 10 * (g + 1), 50 * (g + 1), 1000 * (g + 1), g, g - 1, g - 2,
+                    g % 2 ? "nan" : "5");
   ne__html_puts(&b, "999,1");  // torn: the runner was mid-write
   snprintf(path, sizeof path, "%s/metrics.csv", dir);
   ASSERT_EQ(ne__write_file_atomic(path, b.data, b.len, NULL), 0);
-  ne_buf_free(&b);
+  ne__buf_free(&b);
 }
 
 static void remove_run(const char* dir) {
@@ -142,7 +143,7 @@ static void test_svg_counts_points_and_thins_long_runs(void) {
   ne__rundata d;
   ASSERT_EQ(ne__rundata_load(dir, &d, NULL), 0);
   ne_buf b;
-  ne_buf_init(&b);
+  ne__buf_init(&b);
   ne__svg_curves(&b, &d, 1, "generation", 600, 300);
   const char* svg = text(&b);
   ASSERT_CONTAINS(svg, "data-points=\"2000\"");
@@ -156,7 +157,7 @@ static void test_svg_counts_points_and_thins_long_runs(void) {
   ne__svg_curves(&b, &d, 1, "env_steps", 600, 300);
   ASSERT_CONTAINS(text(&b), "waiting for the first generation");
   ASSERT(ne__svg_valid_x("wall_s") && !ne__svg_valid_x("best"));
-  ne_buf_free(&b);
+  ne__buf_free(&b);
   ne__rundata_free(&d);
   remove_run(dir);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "neuroevo/config.h"
 #include "neuroevo/rng.h"
 
 #ifdef __cplusplus
@@ -16,8 +17,9 @@ extern "C" {
 #endif
 
 #define NE_ENV_ID_LEN 64
-#define NE_ENV_MAX_ACT 32      // largest continuous action dimension
-#define NE_ENV_MAX_STATE 512   // largest trace/set_state vector
+#define NE_ENV_MAX_ACT 32            // largest continuous action dimension
+#define NE_ENV_MAX_STATE 512         // largest trace/set_state vector
+#define NE_ENV_MAX_RENDER_SIDE 4096  // largest frame side ne_env_render draws
 
 typedef struct ne_env_spec ne_env_spec;
 
@@ -45,8 +47,8 @@ typedef struct ne_env_options {
 
 // A family's implementation; one static table per family (classic, box2d, mujoco, ...).
 typedef struct ne_env_family {
-  const char* name;      // e.g. "classic"
-  size_t state_bytes;    // size of the family's per-instance state (impl)
+  const char* name;    // e.g. "classic"
+  size_t state_bytes;  // size of the family's per-instance state (impl)
   // draws the start state from rng (Gymnasium's reset ranges)
   void (*reset)(const ne_env_spec* spec, void* impl, ne_rng* rng);
   // advances one step; act is validated/clipped as Gymnasium does
@@ -63,7 +65,8 @@ typedef struct ne_env_family {
 
 // Optional hooks beyond ne_env_family, reached through spec->hooks (NULL for families without
 // any). Kept out of ne_env_family so that adding one never changes the families' positional
-// table initializers (the tables name their members: `.render = ...`). Every member is nullable.
+// table initializers: hook tables name their members (designated initializers). Every member is
+// nullable.
 typedef struct ne_env_hooks {
   // prepares a freshly zeroed impl (e.g. allocates a physics engine's data); NE_E* on failure
   int (*state_init)(const ne_env_spec* spec, void* impl);
@@ -73,31 +76,37 @@ typedef struct ne_env_hooks {
   // the caller's per-renderer slot, NULL at first: the hook may keep a renderer there (an OpenGL
   // context, a scene) for later frames; render_free releases it. NE_E* with errstr on failure
   // (e.g. no OpenGL). Nullable: errstr
-  int (*render)(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width,
-                int height, char* errstr);
+  int (*render)(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
+                char* errstr);
   // releases what render left in *ctx. Nullable: ctx
   void (*render_free)(const ne_env_spec* spec, void* ctx);
   // makes draws the source of the next reset's random values and of its episode's steps (see
   // ne_env_reset_draws), in place of the rng that reset is given; the family reports a replay that
   // runs out or holds a value outside its draw's range through spec->status
   void (*replay_draws)(const ne_env_spec* spec, void* impl, ne_env_draws* draws);
+  // pixel families: applies ne_env_set_pixel_options' (already checked) sticky-action probability
+  // and difficulty-ramp switch to a spec still being set up
+  void (*set_pixel_options)(ne_env_spec* spec, double sticky_prob, int ramping);
+  // a hand-written policy (MinAtar's, for reference comparisons): the action for observation obs as
+  // an index into the spec's action set
+  int (*scripted_action)(const ne_env_spec* spec, const float* obs);
 } ne_env_hooks;
 
 // Immutable description of an environment instance type.
 struct ne_env_spec {
-  char id[NE_ENV_ID_LEN];        // registry id, e.g. "CartPole-v1"
-  int obs_dim;                   // flat observation length
-  int obs_rank;                  // 1 for vectors, 3 for (H, W, C) images
-  int obs_shape[3];              // (obs_rank) observation shape
-  int discrete;                  // 1: Discrete(n_actions); 0: Box(act_dim)
-  int n_actions;                 // number of discrete actions (discrete only)
-  int act_dim;                   // continuous action dimension (1 for discrete)
-  float act_low[NE_ENV_MAX_ACT];  // (act_dim) Box lower bounds
-  float act_high[NE_ENV_MAX_ACT]; // (act_dim) Box upper bounds
-  int max_episode_steps;         // TimeLimit (0: none)
-  int has_threshold;             // 1 if reward_threshold is set
-  double reward_threshold;       // Gymnasium's reward_threshold (solved)
-  int state_dim;                 // length of the set_state/get_state vector
+  char id[NE_ENV_ID_LEN];          // registry id, e.g. "CartPole-v1"
+  int obs_dim;                     // flat observation length
+  int obs_rank;                    // 1 for vectors, 3 for (H, W, C) images
+  int obs_shape[3];                // (obs_rank) observation shape
+  int discrete;                    // 1: Discrete(n_actions); 0: Box(act_dim)
+  int n_actions;                   // number of discrete actions (discrete only)
+  int act_dim;                     // continuous action dimension (1 for discrete)
+  float act_low[NE_ENV_MAX_ACT];   // (act_dim) Box lower bounds
+  float act_high[NE_ENV_MAX_ACT];  // (act_dim) Box upper bounds
+  int max_episode_steps;           // TimeLimit (0: none)
+  int has_threshold;               // 1 if reward_threshold is set
+  double reward_threshold;         // Gymnasium's reward_threshold (solved)
+  int state_dim;                   // length of the set_state/get_state vector
   // 1 if the family's observe can only write finite values (pixels: bytes / 255): ne_env_step then
   // skips its NaN/inf scan of the observation (28,224 floats a step for Atari); 0 keeps the scan
   int obs_always_finite;
@@ -106,11 +115,11 @@ struct ne_env_spec {
   // ne_policy_from_config), a candidate's fitness is -f(x), and one evaluation counts as one step. (A spec field rather than a hook in
   // ne_env_family / ne_env_hooks: their tables are positional initializers a new member breaks.)
   double (*evaluate)(const ne_env_spec* spec, const float* x, size_t n);
-  int dim;                       // black-box dimension (0 for MDPs)
-  const ne_env_family* family;   // implementation
-  void* data;                    // family-specific immutable data (owned; family->destroy frees)
-  double params[8];              // family-specific constants chosen at make time (e.g. goal velocity)
-  const ne_env_hooks* hooks;     // optional state lifetime / render hooks (NULL: none)
+  int dim;                      // black-box dimension (0 for MDPs)
+  const ne_env_family* family;  // implementation
+  void* data;                   // family-specific immutable data (owned; family->destroy frees)
+  double params[8];             // family-specific constants chosen at make time (e.g. goal velocity)
+  const ne_env_hooks* hooks;    // optional state lifetime / render hooks (NULL: none)
   // gym: bridge (src/envs/gym): for families whose reset/step can fail outside this process (a
   // crashed env server), and Box2D's replayed draws (ne_env_reset_draws): 0, or the NE_E* code of
   // the last reset/step's failure with its message (naming the env) copied to errstr.
@@ -121,14 +130,14 @@ struct ne_env_spec {
 
 // Mutable state of one environment instance; belongs to one thread.
 typedef struct ne_env_state {
-  const ne_env_spec* spec;   // the spec this state was created for (not owned)
-  ne_rng rng;                // the env's own random stream, seeded by ne_env_reset
-  int t;                     // steps since reset (TimeLimit counter)
-  int needs_reset;           // 1 before the first reset and after terminated/truncated
-  float* obs;                // (obs_dim) current observation, owned
-  void* impl;                // family state (family->state_bytes), owned
-  uint64_t n_nan_obs;        // observations that contained NaN/inf (counted, not fatal)
-  uint64_t n_steps_total;    // steps since creation
+  const ne_env_spec* spec;  // the spec this state was created for (not owned)
+  ne_rng rng;               // the env's own random stream, seeded by ne_env_reset
+  int t;                    // steps since reset (TimeLimit counter)
+  int needs_reset;          // 1 before the first reset and after terminated/truncated
+  float* obs;               // (obs_dim) current observation, owned
+  void* impl;               // family state (family->state_bytes), owned
+  uint64_t n_nan_obs;       // observations that contained NaN/inf (counted, not fatal)
+  uint64_t n_steps_total;   // steps since creation
 } ne_env_state;
 
 // Creates the spec for a registered id. On an unknown id, errstr lists the valid ids and suggests the
@@ -138,6 +147,11 @@ int ne_env_make(const char* id, const ne_env_options* options, ne_env_spec** out
 // Frees a spec. Nullable: spec.
 void ne_env_spec_destroy(ne_env_spec* spec);
 
+// Builds the env spec that cfg's [env] section describes (id, TimeLimit override, black-box
+// dimension and shift, the pixel families' options). Caller frees with ne_env_spec_destroy.
+// Nullable: errstr.
+int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr);
+
 // Pixel families (MinAtar/*, ALE/*; src/envs/pixels.c), right after ne_env_make and before any
 // state is created: sticky actions (sticky_prob 0 keeps the env's default, MinAtar 0.1 and ALE off;
 // < 0 turns them off; otherwise the probability of repeating the previous action, Gymnasium v5
@@ -145,6 +159,14 @@ void ne_env_spec_destroy(ne_env_spec* spec);
 // NE_EINVAL for a probability above 1. (Kept out of ne_env_options, whose positional initializers
 // a new member would break.) Nullable: errstr.
 int ne_env_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ramping, char* errstr);
+
+// 1 if spec's env has a scripted policy (MinAtar/*: a hand-written player per game, mirrored by the
+// reference comparison tests/py_minatar_compare.py).
+int ne_env_has_scripted_policy(const ne_env_spec* spec);
+
+// The scripted policy's action for state's current observation, as an index into the action set
+// (a scripted action outside a minimal set plays noop); NE_EUNSUPPORTED for envs without one.
+int ne_env_scripted_action(const ne_env_spec* spec, const ne_env_state* state);
 
 // Creates a state for spec (needs a reset before stepping). Caller frees with ne_env_state_destroy.
 // NULL on allocation failure.
@@ -181,6 +203,20 @@ int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, 
 // Checks an action against the action space (integer in range, or inside the Box); NE_ERANGE with a
 // message naming the value otherwise. Nullable: errstr.
 int ne_env_check_action(const ne_env_spec* spec, const float* act, char* errstr);
+
+// 1 if ne_env_render can draw spec's environment (its family has a render hook).
+int ne_env_can_render(const ne_env_spec* spec);
+
+// Draws the current frame of state into rgb (height rows of width RGB pixels, top row first)
+// through the family's render hook (src/envs/env_render.c). *ctx starts NULL and may receive a
+// renderer kept for later frames of the same spec (an OpenGL context); free it with
+// ne_env_render_free. For humans, never on a training path: it may allocate. NE_EUNSUPPORTED for
+// envs without a drawing, other NE_E* codes with errstr on failure. Nullable: errstr.
+int ne_env_render(const ne_env_spec* spec, const ne_env_state* state, void** ctx, unsigned char* rgb, int width,
+                  int height, char* errstr);
+
+// Releases what ne_env_render kept in ctx. Nullable: ctx.
+void ne_env_render_free(const ne_env_spec* spec, void* ctx);
 
 // Registry: number of registered ids and the i-th id / one-line summary.
 int ne_env_registry_count(void);

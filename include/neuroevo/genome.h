@@ -14,29 +14,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "neuroevo/config.h"
 #include "neuroevo/policy.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define NE_GENOME_MAX_HEADER 32   // header fields a file may carry
+#define NE_GENOME_MAX_HEADER 32  // header fields a file may carry
 #define NE_GENOME_KEY_LEN 64
 #define NE_GENOME_VAL_LEN 256
 
 // A seed chain. seeds[0] is the init seed; seeds[1..] are mutation seeds, oldest first.
 typedef struct ne_genome {
-  float sigma;        // mutation power applied to every mutation seed
-  size_t n_seeds;     // chain length, >= 1
-  size_t cap;         // allocated capacity of seeds
-  uint64_t* seeds;    // (cap) owned; freed by ne_genome_free
+  float sigma;      // mutation power applied to every mutation seed
+  size_t n_seeds;   // chain length, >= 1
+  size_t cap;       // allocated capacity of seeds
+  uint64_t* seeds;  // (cap) owned; freed by ne_genome_free
 } ne_genome;
 
 // The `key = value` lines of a genome file before its seeds.
 typedef struct ne_genome_header {
-  int n;                                     // number of fields
-  char key[NE_GENOME_MAX_HEADER][NE_GENOME_KEY_LEN];   // e.g. "env.id"
-  char value[NE_GENOME_MAX_HEADER][NE_GENOME_VAL_LEN]; // e.g. "CartPole-v1"
+  int n;                                                // number of fields
+  char key[NE_GENOME_MAX_HEADER][NE_GENOME_KEY_LEN];    // e.g. "env.id"
+  char value[NE_GENOME_MAX_HEADER][NE_GENOME_VAL_LEN];  // e.g. "CartPole-v1"
 } ne_genome_header;
 
 // Initializes an empty genome (no allocation). ne_genome_free releases what later calls allocate.
@@ -72,6 +73,14 @@ int ne_genome_header_set(ne_genome_header* h, const char* key, const char* value
 
 // Looks a header field up; NULL when absent.
 const char* ne_genome_header_get(const ne_genome_header* h, const char* key);
+
+// Writes the [env] and [policy] keys of cfg as header fields ("env.id", "policy.hidden", ...), so a
+// genome file is self-contained. Returns 0 or NE_ERANGE.
+int ne_genome_header_from_config(const ne_config* cfg, ne_genome_header* header);
+
+// Applies such header fields onto cfg as overrides; `origin` names them in messages (e.g. the file).
+// Nullable: errstr.
+int ne_genome_header_to_config(const ne_genome_header* header, ne_config* cfg, const char* origin, char* errstr);
 
 // Materializes by replaying the whole chain: O(n * P). The reference the cache must agree with.
 void ne_genome_materialize(const ne_policy_spec* spec, const uint64_t* seeds, size_t n, float sigma, float* out);

@@ -1,35 +1,21 @@
 // SPDX-License-Identifier: MIT
-// Videos of agents: frames of an env state (the env's render hook — MuJoCo's offscreen renderer,
-// the Box2D drawings — or the built-in classic-control drawings), an animated-GIF writer (giflib),
-// an MP4 writer (FFmpeg's libraries: H.264, else MPEG-4 part 2) and the loop that records a
-// policy's episodes into a file. For humans looking at results, never
-// on a training path: rendering allocates, and MuJoCo's needs an OpenGL context (EGL or OSMesa,
-// chosen by MUJOCO_GL).
+// Videos of agents: an animated-GIF writer (giflib), an MP4 writer (FFmpeg's libraries: H.264, else
+// MPEG-4 part 2) and the loop that records a policy's episodes into a file, frame by frame from
+// env.h's ne_env_render (MuJoCo's offscreen renderer, the Box2D and classic-control drawings). For
+// humans looking at results, never on a training path: rendering allocates, and MuJoCo's needs an
+// OpenGL context (EGL or OSMesa, chosen by MUJOCO_GL).
 #ifndef NEUROEVO_RENDER_H
 #define NEUROEVO_RENDER_H
 
 #include <stdint.h>
 
-#include "neuroevo/algo.h"    // ne_batch (observation normalization)
+#include "neuroevo/algo.h"  // ne_batch (observation normalization)
 #include "neuroevo/env.h"
 #include "neuroevo/policy.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-// 1 if ne_env_render can draw spec's environment.
-int ne_env_can_render(const ne_env_spec* spec);
-
-// Draws the current frame of state into rgb (height rows of width RGB pixels, top row first).
-// *ctx starts NULL and may receive a renderer kept for later frames of the same spec (an OpenGL
-// context); free it with ne_env_render_free. NE_EUNSUPPORTED for envs without a drawing, other
-// NE_E* codes with errstr on failure. Nullable: errstr.
-int ne_env_render(const ne_env_spec* spec, const ne_env_state* state, void** ctx, unsigned char* rgb, int width,
-                  int height, char* errstr);
-
-// Releases what ne_env_render kept in ctx. Nullable: ctx.
-void ne_env_render_free(const ne_env_spec* spec, void* ctx);
 
 // An animated GIF being written, one frame at a time (each frame gets its own 256-colour palette,
 // median-cut by giflib). Owned by the caller until ne_gif_close.
@@ -65,6 +51,15 @@ int ne_mp4_add_frame(ne_mp4* mp4, const unsigned char* rgb, char* errstr);
 // Nullable: mp4, errstr.
 int ne_mp4_close(ne_mp4* mp4, char* errstr);
 
+// Where a recording's time went (seconds of wall-clock time), filled by ne_render_episodes.
+typedef struct ne_render_stats {
+  int frames;       // frames written
+  long steps;       // env steps of one pass (each pass runs every step)
+  double step_s;    // both passes' env steps and policy forwards (the physics)
+  double draw_s;    // drawing the frames (the env's renderer: OpenGL for MuJoCo, its start included)
+  double encode_s;  // quantizing and writing (GIF) or encoding (MP4) them
+} ne_render_stats;
+
 // What ne_render_episodes records; zero fields take the defaults.
 typedef struct ne_render_options {
   int width, height;  // frame size in pixels (default 400 x 300)
@@ -72,6 +67,10 @@ typedef struct ne_render_options {
   uint64_t seed;      // episode e starts from ne_seed_derive(seed, 0, e, NE_PURPOSE_EVAL), as in eval
   int max_frames;     // at most this many frames in all; later steps are skipped evenly (default 500)
   int fps;            // playback frames per second (default 30)
+  // called after every frame written with the frames so far and the total (NULL: none)
+  void (*progress)(void* user, int frames, int total);
+  void* progress_user;     // handed to progress
+  ne_render_stats* stats;  // where the time went (NULL: not wanted)
 } ne_render_options;
 
 // Runs `episodes` of the policy (parameters params, observations normalized by norm) and writes

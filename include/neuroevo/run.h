@@ -22,13 +22,16 @@ extern "C" {
 
 // How a run is started or resumed; zero-initialize and set what you need.
 typedef struct ne_run_options {
-  const char* name;            // prefix of a new run directory (e.g. the config's name); NULL: "run"
-  const char* out_dir;         // exact run directory to create; NULL: <run.out>/<name>-<timestamp>
-  int threads;                 // > 0 overrides run.threads
-  int64_t generations;         // > 0 overrides run.generations (a total, also on resume)
-  int quiet;                   // 1: no progress lines on stdout (log.txt still gets them)
-  const volatile int* stop;    // raised by a signal handler: checkpoint and return NE_EINTR
-  ne_executor* executor;       // NULL: a local thread pool; otherwise used (not owned)
+  const char* name;          // prefix of a new run directory (e.g. the config's name); NULL: "run"
+  const char* out_dir;       // exact run directory to create; NULL: <run.out>/<name>-<timestamp>
+  int threads;               // > 0 overrides run.threads
+  int64_t generations;       // > 0 overrides run.generations (a total, also on resume); the budget
+                             // used is written to the run's config.ini, so resume, the dashboard
+                             // and the report see it
+  int generations_set;       // 1: `generations` applies even when 0 (= no limit, as run.generations = 0)
+  int quiet;                 // 1: no progress lines on stdout (log.txt still gets them)
+  const volatile int* stop;  // raised by a signal handler: checkpoint and return NE_EINTR
+  ne_executor* executor;     // NULL: a local thread pool; otherwise used (not owned)
 } ne_run_options;
 
 typedef struct ne_run ne_run;
@@ -54,18 +57,6 @@ double ne_run_best_score(const ne_run* run);
 
 // Frees the run (its directory stays). Nullable: run.
 void ne_run_destroy(ne_run* run);
-
-// Builds the env spec that cfg's [env] section describes. Caller frees with ne_env_spec_destroy.
-int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr);
-
-// Builds the policy spec that cfg's [policy] section describes for env (head "auto": argmax for
-// discrete actions, tanh scaled to the Box otherwise).
-int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_policy_spec* out, char* errstr);
-
-// Writes the [env] and [policy] keys of cfg as genome header fields, so a genome file is
-// self-contained; and applies such fields back onto a config.
-int ne_genome_header_from_config(const ne_config* cfg, ne_genome_header* header);
-int ne_config_apply_genome_header(ne_config* cfg, const ne_genome_header* header, const char* origin, char* errstr);
 
 #ifdef __cplusplus
 }

@@ -27,18 +27,18 @@ typedef struct ars {
   int eval_episodes;      // episodes of the unperturbed policy
   ne_noise_table* table;  // ars.noise_source = table: the shared table (owned); NULL: the generator
   // state at the generation boundary
-  uint32_t generation;    // generations completed
-  float* theta;           // (P) M, flattened as the policy's parameters
-  ne__obs_stats obs;      // V2: statistics of every state seen
-  ne__best_centre best;   // best policy so far by its evaluation
-  ne_gen_report report;   // figures of the last completed generation
+  uint32_t generation;   // generations completed
+  float* theta;          // (P) M, flattened as the policy's parameters
+  ne__obs_stats obs;     // V2: statistics of every state seen
+  ne__best_centre best;  // best policy so far by its evaluation
+  ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
-  uint64_t* seeds;        // (N) direction seeds
-  double* fitness;        // (2N) returns r⁺_k, r⁻_k at 2k, 2k+1
-  ne__ranked* ranks;      // (2N) sort scratch
-  float* grad;            // (P) the step
-  ne_candidate* cands;    // (2N + 1)
-  ne_blob blob;           // M, broadcast
+  uint64_t* seeds;      // (N) direction seeds
+  double* fitness;      // (2N) returns r⁺_k, r⁻_k at 2k, 2k+1
+  ne__ranked* ranks;    // (2N) sort scratch
+  float* grad;          // (P) the step
+  ne_candidate* cands;  // (2N + 1)
+  ne_blob blob;         // M, broadcast
   ne_batch batch;
 } ars;
 
@@ -204,26 +204,26 @@ static int ars_best(void* self, ne_best* out) { return ne__best_export(&((ars*)s
 static int ars_save(void* self, uint8_t** data, size_t* len) {
   ars* a = self;
   ne_buf b;
-  ne_buf_init(&b);
-  ne_buf_u32(&b, ARS_STATE_MAGIC);
-  ne_buf_u32(&b, (uint32_t)a->directions);
-  ne_buf_u32(&b, a->generation);
+  ne__buf_init(&b);
+  ne__buf_u32(&b, ARS_STATE_MAGIC);
+  ne__buf_u32(&b, (uint32_t)a->directions);
+  ne__buf_u32(&b, a->generation);
   ne__floats_save(a->theta, a->prob.n_params, &b);
   ne__obs_stats_save(&a->obs, &b);
   ne__best_save(&a->best, &b);
   ne__report_save(&a->report, &b);
-  return ne_buf_take(&b, data, len);
+  return ne__buf_take(&b, data, len);
 }
 
 static int ars_load(void* self, const uint8_t* data, size_t len, char* errstr) {
   ars* a = self;
   ne_reader r;
-  ne_reader_init(&r, data, len);
-  if (ne_reader_u32(&r) != ARS_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not an ARS state");
-  uint32_t directions = ne_reader_u32(&r);
+  ne__reader_init(&r, data, len);
+  if (ne__reader_u32(&r) != ARS_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not an ARS state");
+  uint32_t directions = ne__reader_u32(&r);
   if (directions != (uint32_t)a->directions)
     return ne__set_error(errstr, NE_EINVAL, "ARS state has %u directions, config says %d", directions, a->directions);
-  a->generation = ne_reader_u32(&r);
+  a->generation = ne__reader_u32(&r);
   int rc = ne__floats_load(a->theta, a->prob.n_params, &r);
   if (!rc) rc = ne__obs_stats_load(&a->obs, &r);
   if (!rc) rc = ne__best_load(&a->best, &r);

@@ -58,21 +58,21 @@ int ne__chains_add(ne_chains* c, const uint64_t* prefix, size_t n, const uint64_
 }
 
 void ne__chains_save(const ne_chains* c, ne_buf* b) {
-  ne_buf_u32(b, (uint32_t)c->n);
+  ne__buf_u32(b, (uint32_t)c->n);
   for (int i = 0; i < c->n; i++) {
-    ne_buf_u32(b, c->len[i]);
-    ne_buf_u64s(b, ne__chain(c, i), c->len[i]);
+    ne__buf_u32(b, c->len[i]);
+    ne__buf_u64s(b, ne__chain(c, i), c->len[i]);
   }
 }
 
 int ne__chains_load(ne_chains* c, ne_reader* r) {
   ne__chains_clear(c);
-  uint32_t n = ne_reader_u32(r);
+  uint32_t n = ne__reader_u32(r);
   for (uint32_t i = 0; i < n && !r->bad; i++) {
-    uint32_t len = ne_reader_u32(r);
-    if ((uint64_t)len * 8 > ne_reader_left(r)) return NE_ECORRUPT;
+    uint32_t len = ne__reader_u32(r);
+    if ((uint64_t)len * 8 > ne__reader_left(r)) return NE_ECORRUPT;
     if (reserve(c, len) != 0) return NE_ENOMEM;
-    ne_reader_u64s(r, c->seeds + c->n_seeds, len);
+    ne__reader_u64s(r, c->seeds + c->n_seeds, len);
     c->off[c->n] = c->n_seeds;
     c->len[c->n] = len;
     c->n_seeds += len;

@@ -11,8 +11,8 @@
 
 #include "algos/cma_int.h"
 #include "algos/es_common.h"  // report serialization shared by every algorithm
-#include "core/detmath.h"  // ne__log: deterministic log for the weights
-#include "core/linalg.h"   // ne__exp: deterministic exp for sigma and h_sigma
+#include "core/detmath.h"     // ne__log: deterministic log for the weights
+#include "core/linalg.h"      // ne__exp: deterministic exp for sigma and h_sigma
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/noise.h"
@@ -127,11 +127,13 @@ static int read_config(ne_cma* c, const ne_config* cfg, const char* sec, char* e
   k->mean_episodes = (int)ne_config_int(cfg, sec, "mean_episodes");
   k->active = c->separable ? 0 : ne_config_bool(cfg, sec, "active");
   const char* x0 = ne_config_str(cfg, sec, "x0");
-  if (parse_x0(x0, &k->x0)) return ne__set_error(errstr, NE_EINVAL, "%s.x0 = %s: expected auto, policy, zeros or uniform", sec, x0);
+  if (parse_x0(x0, &k->x0))
+    return ne__set_error(errstr, NE_EINVAL, "%s.x0 = %s: expected auto, policy, zeros or uniform", sec, x0);
   if (k->popsize == 1) return ne__set_error(errstr, NE_EINVAL, "%s.popsize = 1: needs at least 2 (0 = default)", sec);
   int identity = !c->prob.policy || c->prob.policy->act_dim == 0;  // black-box: no controller
   if (identity && k->x0 == NE_CMA_X0_POLICY)
-    return ne__set_error(errstr, NE_EINVAL, "%s.x0 = policy: a black-box problem has no policy init (use uniform or zeros)", sec);
+    return ne__set_error(errstr, NE_EINVAL,
+                         "%s.x0 = policy: a black-box problem has no policy init (use uniform or zeros)", sec);
   return 0;
 }
 
@@ -482,36 +484,38 @@ int ne__cma_best(const ne_cma* c, ne_best* out) {
 
 void ne__cma_save(const ne_cma* c, uint32_t magic, ne_buf* b) {
   size_t n = (size_t)c->n;
-  ne_buf_u32(b, magic);
-  ne_buf_u32(b, CMA_STATE_VERSION);
-  ne_buf_u32(b, (uint32_t)c->n);
-  ne_buf_u32(b, (uint32_t)c->lambda0);
-  ne_buf_u32(b, (uint32_t)c->restart);
-  ne_buf_u32(b, (uint32_t)c->par.lambda);
-  ne_buf_u32(b, c->gen);
-  ne_buf_u32(b, c->g);
-  ne_buf_f64(b, c->sigma);
-  ne_buf_f64s(b, c->m, n);
-  ne_buf_f64s(b, c->ps, n);
-  ne_buf_f64s(b, c->pc, n);
-  ne_buf_u32(b, (uint32_t)c->hist_len);
-  ne_buf_u32(b, (uint32_t)c->hist_n);
-  ne_buf_u32(b, (uint32_t)c->hist_pos);
-  ne_buf_f64s(b, c->hist, (size_t)c->hist_len);
-  ne_buf_u32(b, (uint32_t)c->has_best);
-  ne_buf_f64(b, c->best_score);
-  ne_buf_u32(b, c->best_gen);
-  ne_buf_f32s(b, c->best_x, n);
+  ne__buf_u32(b, magic);
+  ne__buf_u32(b, CMA_STATE_VERSION);
+  ne__buf_u32(b, (uint32_t)c->n);
+  ne__buf_u32(b, (uint32_t)c->lambda0);
+  ne__buf_u32(b, (uint32_t)c->restart);
+  ne__buf_u32(b, (uint32_t)c->par.lambda);
+  ne__buf_u32(b, c->gen);
+  ne__buf_u32(b, c->g);
+  ne__buf_f64(b, c->sigma);
+  ne__buf_f64s(b, c->m, n);
+  ne__buf_f64s(b, c->ps, n);
+  ne__buf_f64s(b, c->pc, n);
+  ne__buf_u32(b, (uint32_t)c->hist_len);
+  ne__buf_u32(b, (uint32_t)c->hist_n);
+  ne__buf_u32(b, (uint32_t)c->hist_pos);
+  ne__buf_f64s(b, c->hist, (size_t)c->hist_len);
+  ne__buf_u32(b, (uint32_t)c->has_best);
+  ne__buf_f64(b, c->best_score);
+  ne__buf_u32(b, c->best_gen);
+  ne__buf_f32s(b, c->best_x, n);
   ne__report_save(&c->report, b);
 }
 
 // the header fields that must agree with this run's config
 static int check_header(ne_cma* c, uint32_t magic, ne_reader* r, char* errstr) {
-  if (ne_reader_u32(r) != magic) return ne__set_error(errstr, NE_ECORRUPT, "not a %s state", c->separable ? "sep-CMA-ES" : "CMA-ES");
-  uint32_t version = ne_reader_u32(r);
+  if (ne__reader_u32(r) != magic)
+    return ne__set_error(errstr, NE_ECORRUPT, "not a %s state", c->separable ? "sep-CMA-ES" : "CMA-ES");
+  uint32_t version = ne__reader_u32(r);
   if (version != CMA_STATE_VERSION)
-    return ne__set_error(errstr, NE_EVERSION, "CMA-ES state version %u, this build reads %u", version, CMA_STATE_VERSION);
-  uint32_t n = ne_reader_u32(r), lambda0 = ne_reader_u32(r);
+    return ne__set_error(errstr, NE_EVERSION, "CMA-ES state version %u, this build reads %u", version,
+                         CMA_STATE_VERSION);
+  uint32_t n = ne__reader_u32(r), lambda0 = ne__reader_u32(r);
   if (r->bad) return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated");
   if (n != (uint32_t)c->n || lambda0 != (uint32_t)c->lambda0)
     return ne__set_error(errstr, NE_EINVAL, "CMA-ES state has %u parameters and population %u, the config %d and %d", n,
@@ -522,29 +526,30 @@ static int check_header(ne_cma* c, uint32_t magic, ne_reader* r, char* errstr) {
 int ne__cma_load(ne_cma* c, uint32_t magic, ne_reader* r, char* errstr) {
   int rc = check_header(c, magic, r, errstr);
   if (rc) return rc;
-  uint32_t restart = ne_reader_u32(r), lambda = ne_reader_u32(r);
+  uint32_t restart = ne__reader_u32(r), lambda = ne__reader_u32(r);
   if (r->bad || restart > (uint32_t)c->cfg.max_restarts + 1u)
     return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated or corrupt (restart %u)", restart);
   // rebuild the restart's parameters and buffers, then overwrite the dynamic state
   if (ne__cma_start_restart(c, (int)restart)) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
-  if (lambda != (uint32_t)c->par.lambda) return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state has population %u, expected %d", lambda, c->par.lambda);
+  if (lambda != (uint32_t)c->par.lambda)
+    return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state has population %u, expected %d", lambda, c->par.lambda);
   size_t n = (size_t)c->n;
-  c->gen = ne_reader_u32(r);
-  c->g = ne_reader_u32(r);
-  c->sigma = ne_reader_f64(r);
-  ne_reader_f64s(r, c->m, n);
-  ne_reader_f64s(r, c->ps, n);
-  ne_reader_f64s(r, c->pc, n);
-  uint32_t hl = ne_reader_u32(r), hn = ne_reader_u32(r), hp = ne_reader_u32(r);
+  c->gen = ne__reader_u32(r);
+  c->g = ne__reader_u32(r);
+  c->sigma = ne__reader_f64(r);
+  ne__reader_f64s(r, c->m, n);
+  ne__reader_f64s(r, c->ps, n);
+  ne__reader_f64s(r, c->pc, n);
+  uint32_t hl = ne__reader_u32(r), hn = ne__reader_u32(r), hp = ne__reader_u32(r);
   if (r->bad || hl != (uint32_t)c->hist_len || hn > hl || hp >= hl)
     return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state has a corrupt fitness history");
   c->hist_n = (int)hn;
   c->hist_pos = (int)hp;
-  ne_reader_f64s(r, c->hist, hl);
-  c->has_best = (int)ne_reader_u32(r);
-  c->best_score = ne_reader_f64(r);
-  c->best_gen = ne_reader_u32(r);
-  ne_reader_f32s(r, c->best_x, n);
+  ne__reader_f64s(r, c->hist, hl);
+  c->has_best = (int)ne__reader_u32(r);
+  c->best_score = ne__reader_f64(r);
+  c->best_gen = ne__reader_u32(r);
+  ne__reader_f32s(r, c->best_x, n);
   ne__report_load(&c->report, r);
   if (r->bad) return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated");
   c->phase = NE_CMA_IDLE;

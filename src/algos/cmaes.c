@@ -233,31 +233,32 @@ static int cmaes_save(void* self, uint8_t** data, size_t* len) {
   if (s->c.phase != NE_CMA_IDLE) return NE_ESTATE;
   size_t n = (size_t)s->c.n;
   ne_buf b;
-  ne_buf_init(&b);
+  ne__buf_init(&b);
   ne__cma_save(&s->c, CMAES_MAGIC, &b);
   // the eigensystem is saved, not recomputed: it is refreshed lazily, so it may be older than C
-  ne_buf_u32(&b, s->eigen_g);
-  ne_buf_u32(&b, (uint32_t)s->eigen_failed);
-  ne_buf_f64s(&b, s->C, n * n);
-  ne_buf_f64s(&b, s->B, n * n);
-  ne_buf_f64s(&b, s->d, n);
-  return ne_buf_take(&b, data, len);
+  ne__buf_u32(&b, s->eigen_g);
+  ne__buf_u32(&b, (uint32_t)s->eigen_failed);
+  ne__buf_f64s(&b, s->C, n * n);
+  ne__buf_f64s(&b, s->B, n * n);
+  ne__buf_f64s(&b, s->d, n);
+  return ne__buf_take(&b, data, len);
 }
 
 static int cmaes_load(void* self, const uint8_t* data, size_t len, char* errstr) {
   cmaes* s = self;
   ne_reader r;
-  ne_reader_init(&r, data, len);
+  ne__reader_init(&r, data, len);
   int rc = ne__cma_load(&s->c, CMAES_MAGIC, &r, errstr);
   if (rc) return rc;
   if (reserve_y(s)) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   size_t n = (size_t)s->c.n;
-  s->eigen_g = ne_reader_u32(&r);
-  s->eigen_failed = (int)ne_reader_u32(&r);
-  ne_reader_f64s(&r, s->C, n * n);
-  ne_reader_f64s(&r, s->B, n * n);
-  ne_reader_f64s(&r, s->d, n);
-  if (r.bad || r.pos != r.len) return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated or has trailing bytes");
+  s->eigen_g = ne__reader_u32(&r);
+  s->eigen_failed = (int)ne__reader_u32(&r);
+  ne__reader_f64s(&r, s->C, n * n);
+  ne__reader_f64s(&r, s->B, n * n);
+  ne__reader_f64s(&r, s->d, n);
+  if (r.bad || r.pos != r.len)
+    return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated or has trailing bytes");
   return 0;
 }
 

@@ -27,21 +27,21 @@ typedef struct es {
   int eval_episodes;      // episodes of the centre evaluation
   ne_noise_table* noise;  // es.noise = table: the shared table (owned); NULL: the generator
   // state at the generation boundary (what a checkpoint holds)
-  uint32_t generation;    // generations completed
-  float* theta;           // (P) the centre
-  ne__optimizer opt;      // Adam / SGD moments
-  ne__obs_stats obs;      // running observation statistics
-  ne__best_centre best;   // best centre so far by its evaluation
-  ne_gen_report report;   // figures of the last completed generation
+  uint32_t generation;   // generations completed
+  float* theta;          // (P) the centre
+  ne__optimizer opt;     // Adam / SGD moments
+  ne__obs_stats obs;     // running observation statistics
+  ne__best_centre best;  // best centre so far by its evaluation
+  ne_gen_report report;  // figures of the last completed generation
   // the generation in progress (scratch, allocated once)
-  uint64_t* seeds;        // (n_pairs) perturbation seeds
-  double* fitness;        // (2 n_pairs) population returns
-  double* shaped;         // (2 n_pairs) centered ranks
-  ne__ranked* ranks;      // (2 n_pairs) sort scratch
-  float* grad;            // (P) gradient estimate
-  ne_candidate* cands;    // (2 n_pairs + 1) pairs, then the centre
-  ne_blob blob;           // the centre, broadcast
-  ne_batch batch;         // what ask hands out
+  uint64_t* seeds;      // (n_pairs) perturbation seeds
+  double* fitness;      // (2 n_pairs) population returns
+  double* shaped;       // (2 n_pairs) centered ranks
+  ne__ranked* ranks;    // (2 n_pairs) sort scratch
+  float* grad;          // (P) gradient estimate
+  ne_candidate* cands;  // (2 n_pairs + 1) pairs, then the centre
+  ne_blob blob;         // the centre, broadcast
+  ne_batch batch;       // what ask hands out
 } es;
 
 // ---- configuration -------------------------------------------------------------------------
@@ -195,27 +195,27 @@ static int es_best(void* self, ne_best* out) { return ne__best_export(&((es*)sel
 static int es_save(void* self, uint8_t** data, size_t* len) {
   es* e = self;
   ne_buf b;
-  ne_buf_init(&b);
-  ne_buf_u32(&b, ES_STATE_MAGIC);
-  ne_buf_u32(&b, (uint32_t)e->n_pairs);
-  ne_buf_u32(&b, e->generation);
+  ne__buf_init(&b);
+  ne__buf_u32(&b, ES_STATE_MAGIC);
+  ne__buf_u32(&b, (uint32_t)e->n_pairs);
+  ne__buf_u32(&b, e->generation);
   ne__floats_save(e->theta, e->prob.n_params, &b);
   ne__opt_save(&e->opt, &b);
   ne__obs_stats_save(&e->obs, &b);
   ne__best_save(&e->best, &b);
   ne__report_save(&e->report, &b);
-  return ne_buf_take(&b, data, len);
+  return ne__buf_take(&b, data, len);
 }
 
 static int es_load(void* self, const uint8_t* data, size_t len, char* errstr) {
   es* e = self;
   ne_reader r;
-  ne_reader_init(&r, data, len);
-  if (ne_reader_u32(&r) != ES_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not an ES state");
-  uint32_t pairs = ne_reader_u32(&r);
+  ne__reader_init(&r, data, len);
+  if (ne__reader_u32(&r) != ES_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not an ES state");
+  uint32_t pairs = ne__reader_u32(&r);
   if (pairs != (uint32_t)e->n_pairs)
     return ne__set_error(errstr, NE_EINVAL, "ES state has population %u, config says %d", 2 * pairs, 2 * e->n_pairs);
-  e->generation = ne_reader_u32(&r);
+  e->generation = ne__reader_u32(&r);
   int rc = ne__floats_load(e->theta, e->prob.n_params, &r);
   if (!rc) rc = ne__opt_load(&e->opt, &r);
   if (!rc) rc = ne__obs_stats_load(&e->obs, &r);

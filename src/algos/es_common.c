@@ -16,9 +16,7 @@
 
 // ---- fitness shaping -------------------------------------------------------------------------
 
-double ne__result_fitness(const ne_result* r) {
-  return r->status == 0 && !isnan(r->fitness) ? r->fitness : -INFINITY;
-}
+double ne__result_fitness(const ne_result* r) { return r->status == 0 && !isnan(r->fitness) ? r->fitness : -INFINITY; }
 
 static int by_fitness_desc(const void* a, const void* b) {
   const ne__ranked *x = a, *y = b;
@@ -148,19 +146,19 @@ double ne__opt_step(ne__optimizer* o, const float* g, float* theta) {
 }
 
 void ne__opt_save(const ne__optimizer* o, ne_buf* b) {
-  ne_buf_u32(b, (uint32_t)o->kind);
-  ne_buf_u64(b, o->t);
-  ne_buf_f64(b, o->beta1_t);
-  ne_buf_f64(b, o->beta2_t);
+  ne__buf_u32(b, (uint32_t)o->kind);
+  ne__buf_u64(b, o->t);
+  ne__buf_f64(b, o->beta1_t);
+  ne__buf_f64(b, o->beta2_t);
   ne__floats_save(o->m, o->n, b);
   if (o->kind == NE__OPT_ADAM) ne__floats_save(o->v, o->n, b);
 }
 
 int ne__opt_load(ne__optimizer* o, ne_reader* r) {
-  if (ne_reader_u32(r) != (uint32_t)o->kind) return NE_ECORRUPT;
-  o->t = ne_reader_u64(r);
-  o->beta1_t = ne_reader_f64(r);
-  o->beta2_t = ne_reader_f64(r);
+  if (ne__reader_u32(r) != (uint32_t)o->kind) return NE_ECORRUPT;
+  o->t = ne__reader_u64(r);
+  o->beta1_t = ne__reader_f64(r);
+  o->beta2_t = ne__reader_f64(r);
   int rc = ne__floats_load(o->m, o->n, r);
   if (!rc && o->kind == NE__OPT_ADAM) rc = ne__floats_load(o->v, o->n, r);
   return rc;
@@ -245,18 +243,18 @@ void ne__obs_stats_refresh(ne__obs_stats* s) {
 }
 
 void ne__obs_stats_save(const ne__obs_stats* s, ne_buf* b) {
-  ne_buf_u32(b, (uint32_t)s->dim);
-  ne_buf_u32(b, (uint32_t)s->rule);
-  ne_buf_f64(b, s->count);
-  for (int i = 0; i < s->dim; i++) ne_buf_f64(b, s->mean[i]);
-  for (int i = 0; i < s->dim; i++) ne_buf_f64(b, s->m2[i]);
+  ne__buf_u32(b, (uint32_t)s->dim);
+  ne__buf_u32(b, (uint32_t)s->rule);
+  ne__buf_f64(b, s->count);
+  for (int i = 0; i < s->dim; i++) ne__buf_f64(b, s->mean[i]);
+  for (int i = 0; i < s->dim; i++) ne__buf_f64(b, s->m2[i]);
 }
 
 int ne__obs_stats_load(ne__obs_stats* s, ne_reader* r) {
-  if (ne_reader_u32(r) != (uint32_t)s->dim || ne_reader_u32(r) != (uint32_t)s->rule) return NE_ECORRUPT;
-  s->count = ne_reader_f64(r);
-  for (int i = 0; i < s->dim; i++) s->mean[i] = ne_reader_f64(r);
-  for (int i = 0; i < s->dim; i++) s->m2[i] = ne_reader_f64(r);
+  if (ne__reader_u32(r) != (uint32_t)s->dim || ne__reader_u32(r) != (uint32_t)s->rule) return NE_ECORRUPT;
+  s->count = ne__reader_f64(r);
+  for (int i = 0; i < s->dim; i++) s->mean[i] = ne__reader_f64(r);
+  for (int i = 0; i < s->dim; i++) s->m2[i] = ne__reader_f64(r);
   if (r->bad) return NE_ECORRUPT;
   ne__obs_stats_refresh(s);
   return 0;
@@ -329,8 +327,8 @@ void ne__best_free(ne__best_centre* b) {
   memset(b, 0, sizeof *b);
 }
 
-void ne__best_offer(ne__best_centre* b, double score, uint32_t generation, const float* params,
-                    const float* obs_mean, const float* obs_std, float obs_clip) {
+void ne__best_offer(ne__best_centre* b, double score, uint32_t generation, const float* params, const float* obs_mean,
+                    const float* obs_std, float obs_clip) {
   if (b->found && !(score > b->score)) return;
   b->found = 1;
   b->score = score;
@@ -361,23 +359,23 @@ int ne__best_export(const ne__best_centre* b, ne_best* out) {
 }
 
 void ne__best_save(const ne__best_centre* b, ne_buf* buf) {
-  ne_buf_u32(buf, (uint32_t)b->found);
-  ne_buf_f64(buf, b->score);
-  ne_buf_u32(buf, b->generation);
+  ne__buf_u32(buf, (uint32_t)b->found);
+  ne__buf_f64(buf, b->score);
+  ne__buf_u32(buf, b->generation);
   ne__floats_save(b->params, b->n, buf);
-  ne_buf_u32(buf, (uint32_t)b->has_norm);
-  ne_buf_f64(buf, b->obs_clip);
+  ne__buf_u32(buf, (uint32_t)b->has_norm);
+  ne__buf_f64(buf, b->obs_clip);
   ne__floats_save(b->obs_mean, (size_t)b->obs_dim, buf);
   ne__floats_save(b->obs_std, (size_t)b->obs_dim, buf);
 }
 
 int ne__best_load(ne__best_centre* b, ne_reader* r) {
-  b->found = (int)ne_reader_u32(r);
-  b->score = ne_reader_f64(r);
-  b->generation = ne_reader_u32(r);
+  b->found = (int)ne__reader_u32(r);
+  b->score = ne__reader_f64(r);
+  b->generation = ne__reader_u32(r);
   int rc = ne__floats_load(b->params, b->n, r);
-  b->has_norm = (int)ne_reader_u32(r);
-  b->obs_clip = (float)ne_reader_f64(r);
+  b->has_norm = (int)ne__reader_u32(r);
+  b->obs_clip = (float)ne__reader_f64(r);
   if (!rc) rc = ne__floats_load(b->obs_mean, (size_t)b->obs_dim, r);
   if (!rc) rc = ne__floats_load(b->obs_std, (size_t)b->obs_dim, r);
   if (b->found > 1 || b->has_norm > 1) rc = NE_ECORRUPT;
@@ -387,21 +385,30 @@ int ne__best_load(ne__best_centre* b, ne_reader* r) {
 // ---- the shared noise table --------------------------------------------------------------------
 
 // The algorithms that can perturb with a table, and their keys (ars.noise is ARS's nu, so ARS names
-// the source noise_source).
+// the source noise_source). ES and ARS send PERTURB candidates, whose slices the evaluators read;
+// PGPE and SNES build explicit vectors (per-parameter sigma) in the master, so only it reads theirs.
 static const struct {
   const char* algorithm;  // run.algorithm
   const char* mode_key;   // generator|table
-} table_users[] = {{"es", "noise"}, {"ars", "noise_source"}};
+  int evaluated;          // 1: evaluators (Redis workers) read the table too
+} table_users[] = {{"es", "noise", 1}, {"ars", "noise_source", 1}, {"pgpe", "noise", 0}, {"snes", "noise", 0}};
 
-int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out,
-                        char* errstr) {
+int ne_algo_noise_table_evaluated(const ne_config* cfg) {
+  const char* algo = ne_config_str(cfg, "run", "algorithm");
+  for (size_t i = 0; i < sizeof table_users / sizeof table_users[0]; i++)
+    if (strcmp(algo, table_users[i].algorithm) == 0)
+      return table_users[i].evaluated && strcmp(ne_config_str(cfg, algo, table_users[i].mode_key), "table") == 0;
+  return 0;
+}
+
+int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out, char* errstr) {
   *out = NULL;
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (size_t i = 0; i < sizeof table_users / sizeof table_users[0]; i++) {
     if (strcmp(algo, table_users[i].algorithm) != 0) continue;
     if (strcmp(ne_config_str(cfg, algo, table_users[i].mode_key), "table") != 0) return 0;
     int64_t mb = ne_config_int(cfg, algo, "noise_table_mb");
-    size_t floats = (size_t)mb << 18;  // 2^20 bytes / 4
+    size_t floats = mb > 0 ? (size_t)mb << 18 : ne_noise_table_auto_size(n_params);  // 2^20 bytes / 4
     if (floats < n_params)
       return ne__set_error(errstr, NE_EINVAL,
                            "%s.noise_table_mb = %lld holds %zu floats, fewer than the policy's %zu parameters: "
@@ -410,8 +417,9 @@ int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params
                            table_users[i].mode_key);
     uint64_t seed = ne_seed_derive(run_seed, 0, 0, NE_PURPOSE_NOISE_TABLE);
     *out = ne_noise_table_create(seed, floats);
-    return *out ? 0 : ne__set_error(errstr, NE_ENOMEM, "out of memory for a %lld MiB noise table (%s.noise_table_mb)",
-                                    (long long)mb, algo);
+    return *out ? 0
+                : ne__set_error(errstr, NE_ENOMEM, "out of memory for a %zu MiB noise table (%s.noise_table_mb)",
+                                (floats * sizeof(float)) >> 20, algo);
   }
   return 0;
 }
@@ -419,31 +427,31 @@ int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params
 // ---- serialization helpers ---------------------------------------------------------------------
 
 void ne__report_save(const ne_gen_report* r, ne_buf* b) {
-  ne_buf_u32(b, r->generation);
-  ne_buf_f64(b, r->best);
-  ne_buf_f64(b, r->mean);
-  ne_buf_f64(b, r->median);
-  ne_buf_f64(b, r->elite_mean);
-  for (int i = 0; i < 4; i++) ne_buf_f64(b, r->extra[i]);
+  ne__buf_u32(b, r->generation);
+  ne__buf_f64(b, r->best);
+  ne__buf_f64(b, r->mean);
+  ne__buf_f64(b, r->median);
+  ne__buf_f64(b, r->elite_mean);
+  for (int i = 0; i < 4; i++) ne__buf_f64(b, r->extra[i]);
 }
 
 void ne__report_load(ne_gen_report* r, ne_reader* rd) {
-  r->generation = ne_reader_u32(rd);
-  r->best = ne_reader_f64(rd);
-  r->mean = ne_reader_f64(rd);
-  r->median = ne_reader_f64(rd);
-  r->elite_mean = ne_reader_f64(rd);
-  for (int i = 0; i < 4; i++) r->extra[i] = ne_reader_f64(rd);
+  r->generation = ne__reader_u32(rd);
+  r->best = ne__reader_f64(rd);
+  r->mean = ne__reader_f64(rd);
+  r->median = ne__reader_f64(rd);
+  r->elite_mean = ne__reader_f64(rd);
+  for (int i = 0; i < 4; i++) r->extra[i] = ne__reader_f64(rd);
 }
 
 void ne__floats_save(const float* v, size_t n, ne_buf* b) {
-  ne_buf_u64(b, (uint64_t)n);
-  ne_buf_f32s(b, v, n);
+  ne__buf_u64(b, (uint64_t)n);
+  ne__buf_f32s(b, v, n);
 }
 
 int ne__floats_load(float* v, size_t n, ne_reader* r) {
-  if (ne_reader_u64(r) != (uint64_t)n || r->bad) return NE_ECORRUPT;
-  ne_reader_f32s(r, v, n);
+  if (ne__reader_u64(r) != (uint64_t)n || r->bad) return NE_ECORRUPT;
+  ne__reader_f32s(r, v, n);
   return r->bad ? NE_ECORRUPT : 0;
 }
 

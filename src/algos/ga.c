@@ -31,24 +31,24 @@ typedef struct ga {
   int elite_episodes;    // episodes of each re-evaluation
   int elitism;           // carry the elite over unmutated
   // state at the generation boundary (what a checkpoint holds)
-  uint32_t generation;   // generations completed
-  ne_chains parents;     // top T of the last completed generation
-  ne_chains elite;       // 0 or 1 chain: the last elite
-  double elite_score;    // its re-evaluation mean (NaN without re-evaluation)
-  ne_chains best;        // 0 or 1 chain: the best elite so far
-  double best_score;     // its score
+  uint32_t generation;  // generations completed
+  ne_chains parents;    // top T of the last completed generation
+  ne_chains elite;      // 0 or 1 chain: the last elite
+  double elite_score;   // its re-evaluation mean (NaN without re-evaluation)
+  ne_chains best;       // 0 or 1 chain: the best elite so far
+  double best_score;    // its score
   uint32_t best_generation;
   ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
   phase phase;
-  ne_chains pop;         // population of the generation in progress
-  double* fitness;       // (population) round-0 fitness
-  int* order;            // (population) indices sorted by fitness, best first
-  ne__ranked* ranks;     // (population) sort scratch
-  ne_candidate* cands;   // (population) candidates of the current batch
-  ne_batch batch;        // the batch handed out by ask
-  int n_reeval;          // candidates in the re-evaluation round
-  int* reeval_idx;       // (C + 1) population index of each re-evaluated candidate
+  ne_chains pop;        // population of the generation in progress
+  double* fitness;      // (population) round-0 fitness
+  int* order;           // (population) indices sorted by fitness, best first
+  ne__ranked* ranks;    // (population) sort scratch
+  ne_candidate* cands;  // (population) candidates of the current batch
+  ne_batch batch;       // the batch handed out by ask
+  int n_reeval;         // candidates in the re-evaluation round
+  int* reeval_idx;      // (C + 1) population index of each re-evaluated candidate
 } ga;
 
 // ---- configuration -------------------------------------------------------------------------
@@ -281,35 +281,35 @@ static int ga_save(void* self, uint8_t** data, size_t* len) {
   ga* g = self;
   if (g->phase != PHASE_DONE) return NE_ESTATE;
   ne_buf b;
-  ne_buf_init(&b);
-  ne_buf_u32(&b, GA_STATE_MAGIC);
-  ne_buf_u32(&b, (uint32_t)g->population);
-  ne_buf_u32(&b, g->generation);
+  ne__buf_init(&b);
+  ne__buf_u32(&b, GA_STATE_MAGIC);
+  ne__buf_u32(&b, (uint32_t)g->population);
+  ne__buf_u32(&b, g->generation);
   ne__chains_save(&g->parents, &b);
   ne__chains_save(&g->elite, &b);
-  ne_buf_f64(&b, g->elite_score);
+  ne__buf_f64(&b, g->elite_score);
   ne__chains_save(&g->best, &b);
-  ne_buf_f64(&b, g->best_score);
-  ne_buf_u32(&b, g->best_generation);
+  ne__buf_f64(&b, g->best_score);
+  ne__buf_u32(&b, g->best_generation);
   ne__report_save(&g->report, &b);
-  return ne_buf_take(&b, data, len);
+  return ne__buf_take(&b, data, len);
 }
 
 static int ga_load(void* self, const uint8_t* data, size_t len, char* errstr) {
   ga* g = self;
   ne_reader r;
-  ne_reader_init(&r, data, len);
-  if (ne_reader_u32(&r) != GA_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not a GA state");
-  uint32_t population = ne_reader_u32(&r);
+  ne__reader_init(&r, data, len);
+  if (ne__reader_u32(&r) != GA_STATE_MAGIC) return ne__set_error(errstr, NE_ECORRUPT, "not a GA state");
+  uint32_t population = ne__reader_u32(&r);
   if (population != (uint32_t)g->population)
     return ne__set_error(errstr, NE_EINVAL, "GA state has population %u, config says %d", population, g->population);
-  g->generation = ne_reader_u32(&r);
+  g->generation = ne__reader_u32(&r);
   int rc = ne__chains_load(&g->parents, &r);
   if (!rc) rc = ne__chains_load(&g->elite, &r);
-  g->elite_score = ne_reader_f64(&r);
+  g->elite_score = ne__reader_f64(&r);
   if (!rc) rc = ne__chains_load(&g->best, &r);
-  g->best_score = ne_reader_f64(&r);
-  g->best_generation = ne_reader_u32(&r);
+  g->best_score = ne__reader_f64(&r);
+  g->best_generation = ne__reader_u32(&r);
   ne__report_load(&g->report, &r);
   if (rc == NE_ENOMEM) return ne__set_error(errstr, rc, "out of memory");
   if (rc || r.bad || g->elite.n > 1 || g->best.n > 1)

@@ -2,8 +2,8 @@
 // `neuroevo cluster --workers K [--threads-per-worker N] CONFIG [overrides...]`: a whole cluster on
 // this machine -- a private redis-server on a free loopback port (temp dir, no persistence), K
 // worker processes and the master (this process, through `run --redis`), stopped and cleaned up at
-// the end. Also the `--redis` plumbing of run/resume (cli_redis.h). Children get their own process
-// group (Ctrl-C reaches only the master, which then stops them) and die with this process.
+// the end. Children get their own process group (Ctrl-C reaches only the master, which then stops
+// them) and die with this process.
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,110 +20,12 @@
 #include <sys/prctl.h>  // PR_SET_PDEATHSIG: children die with the cluster process
 #endif
 
-#include "cli/cli_redis.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
 #include "neuroevo/error.h"
-
-// ---- --redis for run / resume -------------------------------------------------------------
-
-static struct {
-  const char* url;        // --redis URL; NULL: local evaluation
-  double task_timeout_s;  // --task-timeout (0: the master's default)
-  int chunk;              // --chunk (0: automatic)
-} redis_opt;
-
-int ne_cli_redis_option(const char* cmd, const char* option, const char* value, int* rc) {
-  long long v;
-  *rc = 0;
-  if (strcmp(option, "--redis") == 0) {
-    redis_opt.url = value;
-  } else if (strcmp(option, "--chunk") == 0) {
-    if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 20, &v)) == 0) redis_opt.chunk = (int)v;
-  } else if (strcmp(option, "--task-timeout") == 0) {
-    *rc = ne_cli_parse_double(cmd, option, value, 0.05, 86400, "seconds", &redis_opt.task_timeout_s);
-  } else {
-    return 0;
-  }
-  return 1;
-}
-
-#ifdef NE_HAVE_HIREDIS
-// The experiment id stored in run_dir/redis.id into id (17 bytes); "" when there is none.
-static void read_id(const char* run_dir, char* id) {
-  char path[4096], *text = NULL;
-  id[0] = '\0';
-  snprintf(path, sizeof path, "%s/redis.id", run_dir);
-  if (ne__read_file(path, &text, NULL, NULL) != 0) return;
-  if (strlen(text) >= 16) snprintf(id, 17, "%.16s", text);
-  ne_free(text);
-}
-
-int ne_cli_redis_attach(const ne_config* cfg, const char* name, const char* run_dir, ne_executor** out) {
-  *out = NULL;
-  if (!redis_opt.url) return 0;
-  char id[17] = "", err[NE_ERRSTR_LEN];
-  if (run_dir) read_id(run_dir, id);
-  ne_cluster_master_options o = {redis_opt.url, id[0] ? id : NULL, name, redis_opt.chunk, redis_opt.task_timeout_s, 0, 0};
-  int rc = ne_cluster_master_create(cfg, &o, out, err);
-  if (rc) {
-    fprintf(stderr, "neuroevo: %s\n", err);
-    return rc == NE_EINVAL || rc == NE_EUNSUPPORTED ? 2 : 1;
-  }
-  return 0;
-}
-
-int ne_cli_redis_attach_dir(const char* run_dir, ne_executor** out) {
-  *out = NULL;
-  if (!redis_opt.url) return 0;
-  char path[4096], err[NE_ERRSTR_LEN];
-  snprintf(path, sizeof path, "%s/config.ini", run_dir);
-  ne_config* cfg = ne_config_create();
-  if (!cfg || ne_config_load_file(cfg, path, err) != 0) {
-    fprintf(stderr, "neuroevo: cannot resume %s: %s\n", run_dir, cfg ? err : "out of memory");
-    ne_config_destroy(cfg);
-    return 2;
-  }
-  const char* slash = strrchr(run_dir, '/');
-  int rc = ne_cli_redis_attach(cfg, slash && slash[1] ? slash + 1 : run_dir, run_dir, out);
-  ne_config_destroy(cfg);
-  return rc;
-}
-
-int ne_cli_redis_bind(ne_executor* ex, const char* run_dir) {
-  if (!ex) return 0;
-  char path[4096], err[NE_ERRSTR_LEN], line[32];
-  snprintf(path, sizeof path, "%s/redis.id", run_dir);
-  snprintf(line, sizeof line, "%s\n", ne_cluster_master_id(ex));
-  if (ne__write_file_atomic(path, line, strlen(line), err) != 0) {
-    fprintf(stderr, "neuroevo: %s\n", err);
-    return 1;
-  }
-  return 0;
-}
-
-void ne_cli_redis_detach(ne_executor* ex, int exit_code) {
-  if (!ex) return;
-  char err[NE_ERRSTR_LEN];
-  if (exit_code == 0 && ne_cluster_master_finish(ex, err) != 0)
-    fprintf(stderr, "neuroevo: warning: could not mark the experiment finished: %s\n", err);
-  ne_executor_destroy(ex);
-}
-#else
-int ne_cli_redis_attach(const ne_config* cfg, const char* name, const char* run_dir, ne_executor** out) {
-  (void)cfg, (void)name, (void)run_dir;
-  *out = NULL;
-  if (!redis_opt.url) return 0;
-  fprintf(stderr, "neuroevo: this build has no Redis support (install libhiredis-dev and rebuild)\n");
-  return 2;
-}
-int ne_cli_redis_attach_dir(const char* run_dir, ne_executor** out) { return ne_cli_redis_attach(NULL, NULL, run_dir, out); }
-int ne_cli_redis_bind(ne_executor* ex, const char* run_dir) { return (void)ex, (void)run_dir, 0; }
-void ne_cli_redis_detach(ne_executor* ex, int exit_code) { (void)ex, (void)exit_code; }
-#endif
 
 // ---- the cluster command ------------------------------------------------------------------
 
@@ -144,13 +46,13 @@ static const char USAGE[] =
 
 #ifdef NE_HAVE_HIREDIS  // the cluster needs Redis support; without it the command only explains
 typedef struct cluster {
-  char dir[4096];       // temporary directory
-  char url[64];         // redis://127.0.0.1:PORT
-  pid_t redis;          // redis-server
-  pid_t* workers;       // (n_workers)
+  char dir[4096];  // temporary directory
+  char url[64];    // redis://127.0.0.1:PORT
+  pid_t redis;     // redis-server
+  pid_t* workers;  // (n_workers)
   int n_workers;
-  int threads;          // per worker
-  const char* server;   // redis-server binary
+  int threads;         // per worker
+  const char* server;  // redis-server binary
 } cluster;
 
 // A port that was free a moment ago (redis-server may still lose the race; the caller retries).
@@ -201,7 +103,7 @@ static int pong(int port) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   char buf[16] = "";
   int ok = connect(fd, (struct sockaddr*)&a, sizeof a) == 0 && write(fd, "PING\r\n", 6) == 6 &&
-           read(fd, buf, sizeof buf - 1) >= 5 && strncmp(buf, "+PONG", 5) == 0;
+      read(fd, buf, sizeof buf - 1) >= 5 && strncmp(buf, "+PONG", 5) == 0;
   close(fd);
   return ok;
 }
@@ -237,8 +139,8 @@ static int start_redis(cluster* c) {
     if (port <= 0) continue;
     char port_s[16];
     snprintf(port_s, sizeof port_s, "%d", port);
-    char* argv[] = {(char*)c->server, "--port", port_s, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                    "--dir", c->dir, "--protected-mode", "yes", NULL};
+    char* argv[] = {(char*)c->server, "--port", port_s,  "--bind", "127.0.0.1",        "--save", "",
+                    "--appendonly",   "no",     "--dir", c->dir,   "--protected-mode", "yes",    NULL};
     c->redis = spawn(argv, log);
     for (int t = 0; t < 250 && c->redis > 0; t++) {
       if (pong(port)) {

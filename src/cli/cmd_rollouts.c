@@ -9,7 +9,6 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
-#include "envs/minatar/minatar_int.h"  // ne__mt_scripted_action, ne__mt_action_index
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
 #include "neuroevo/rng.h"
@@ -18,18 +17,19 @@
 
 // what the command line asked for
 typedef struct rollout_args {
-  const char* env_id;    // positional ENV_ID
-  const char* policy;    // random (default), noop, scripted
-  long long episodes;    // --episodes (default 100)
-  long long seed;        // --seed (default 0)
-  long long max_steps;   // --max-steps (0: the env's own limit)
-  double sticky;         // --sticky (0: the env's default; < 0 off)
-  int no_ramping;        // --no-ramping
+  const char* env_id;   // positional ENV_ID
+  const char* policy;   // random (default), noop, scripted
+  long long episodes;   // --episodes (default 100)
+  long long seed;       // --seed (default 0)
+  long long max_steps;  // --max-steps (0: the env's own limit)
+  double sticky;        // --sticky (0: the env's default; < 0 off)
+  int no_ramping;       // --no-ramping
 } rollout_args;
 
 static void usage(FILE* out) {
   fprintf(out,
-          "usage: " CMD " ENV_ID [--policy random|noop|scripted] [--episodes N] [--seed S]\n"
+          "usage: " CMD
+          " ENV_ID [--policy random|noop|scripted] [--episodes N] [--seed S]\n"
           "                         [--max-steps M] [--sticky P] [--no-ramping]\n\n"
           "Runs N episodes of a fixed policy on a discrete-action env and prints CSV:\n"
           "episode,return,length (one row per episode, after a header row).\n\n"
@@ -86,9 +86,7 @@ static int parse_args(int argc, char** argv, rollout_args* a) {
 static int choose(const rollout_args* a, const ne_env_spec* spec, const ne_env_state* st, ne_rng* rng) {
   if (a->policy[0] == 'r') return (int)ne_rng_below(rng, (uint64_t)spec->n_actions);
   if (a->policy[0] == 'n') return 0;
-  int a_full = ne__mt_scripted_action(ne__mt_game_of(spec), st->obs, spec->obs_shape[2]);
-  int idx = ne__mt_action_index(spec, a_full);
-  return idx < 0 ? 0 : idx;  // a scripted action outside the minimal set acts as noop
+  return ne_env_scripted_action(spec, st);  // a scripted action outside the minimal set plays noop
 }
 
 // runs the episodes and prints the rows; 1 on an env failure
@@ -134,7 +132,7 @@ int ne_cmd_rollouts(int argc, char** argv) {
     ne_env_spec_destroy(spec);
     return fprintf(stderr, CMD ": %s\n", err), 2;
   }
-  if (!spec->discrete || (a.policy[0] == 's' && ne__mt_game_of(spec) < 0)) {
+  if (!spec->discrete || (a.policy[0] == 's' && !ne_env_has_scripted_policy(spec))) {
     fprintf(stderr, CMD ": %s: --policy %s needs a %s env\n", a.env_id, a.policy,
             spec->discrete ? "MinAtar/*" : "discrete-action");
     ne_env_spec_destroy(spec);

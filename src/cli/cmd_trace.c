@@ -38,7 +38,8 @@ typedef struct action_list {
 
 static void usage(FILE* out) {
   fprintf(out,
-          "usage: " CMD " ENV_ID (--state v1,v2,... | --seed S | --draws d1,d2,... | --draws-file FILE)\n"
+          "usage: " CMD
+          " ENV_ID (--state v1,v2,... | --seed S | --draws d1,d2,... | --draws-file FILE)\n"
           "                       (--actions a1,a2,... | --actions-file FILE)\n\n"
           "Sets ENV_ID's internal state (Gymnasium's env.unwrapped.state layout, e.g. CartPole-v1:\n"
           "x,x_dot,theta,theta_dot) with the step counter at 0, resets it from a seed, or resets it from\n"
@@ -110,8 +111,7 @@ static int parse_args(int argc, char** argv, trace_args* a) {
   // the required pieces, and exactly one source of actions
   if (!a->env_id) return fprintf(stderr, CMD ": missing ENV_ID (see " CMD " --help)\n"), 2;
   int starts = !!a->state + !!a->seed + !!a->draws + !!a->draws_file;
-  if (starts == 0)
-    return fprintf(stderr, CMD ": missing --state, --seed or --draws (see " CMD " --help)\n"), 2;
+  if (starts == 0) return fprintf(stderr, CMD ": missing --state, --seed or --draws (see " CMD " --help)\n"), 2;
   if (starts > 1)
     return fprintf(stderr, CMD ": give one of --state, --seed, --draws and --draws-file, not several\n"), 2;
   if (!a->actions == !a->actions_file)
@@ -178,16 +178,18 @@ static int parse_action(const ne_env_spec* spec, const char* label, const char* 
     if (parse_number(label, comp, !spec->discrete, &d)) return 2;
     // a discrete action is an integer; refuse 1.5 before the float cast could hide it
     if (spec->discrete && (d != floor(d) || fabs(d) > 1e9))
-      return fprintf(stderr, CMD ": %s: '%s' is not an integer (%s has Discrete(%d) actions)\n", label, comp,
-                     spec->id, spec->n_actions), 2;
+      return fprintf(stderr, CMD ": %s: '%s' is not an integer (%s has Discrete(%d) actions)\n", label, comp, spec->id,
+                     spec->n_actions),
+             2;
     a[k] = (float)d;
     if (!comma) break;
     s = comma + 1;
   }
   // the right number of components, and inside the space
   if (k + 1 != spec->act_dim)
-    return fprintf(stderr, CMD ": %s ('%s'): %s takes %d components, got %d\n", label, tok, spec->id,
-                   spec->act_dim, k + 1), 2;
+    return fprintf(stderr, CMD ": %s ('%s'): %s takes %d components, got %d\n", label, tok, spec->id, spec->act_dim,
+                   k + 1),
+           2;
   char err[NE_ERRSTR_LEN];
   if (ne_env_check_action(spec, a, err)) return fprintf(stderr, CMD ": %s: %s\n", label, err), 2;
   return 0;
@@ -292,7 +294,10 @@ static int start_episode(const ne_env_spec* spec, ne_env_state* state, trace_sta
   }
   // the seed eval and render give their episode 0, so a trace replays the start of what they show
   int rc = ne_env_reset(spec, state, ne_seed_derive(st->seed, 0, 0, NE_PURPOSE_EVAL));
-  return rc ? (fprintf(stderr, CMD ": reset with --seed %llu: %s\n", (unsigned long long)st->seed, env_error(spec, state, rc)), 1) : 0;
+  return rc ? (fprintf(stderr, CMD ": reset with --seed %llu: %s\n", (unsigned long long)st->seed,
+                       env_error(spec, state, rc)),
+               1)
+            : 0;
 }
 
 // starts the episode and steps through the actions, printing row 0 and one row per step when
@@ -321,9 +326,11 @@ static int run_trace(const ne_env_spec* spec, ne_env_state* state, trace_start* 
   // ended first leaves the draws of the steps it never took)
   if (st->draws.v && !ended && st->draws.used < st->draws.n)
     return fprintf(stderr,
-                   CMD ": --draws: %d of the %d values are left after the last action: they are not the draws of "
+                   CMD
+                   ": --draws: %d of the %d values are left after the last action: they are not the draws of "
                    "this reset and these %d steps (the order is in src/envs/box2d)\n",
-                   st->draws.n - st->draws.used, st->draws.n, acts->n), 2;
+                   st->draws.n - st->draws.used, st->draws.n, acts->n),
+           2;
   // a full disk or closed pipe must not look like success
   if (print && (fflush(stdout) != 0 || ferror(stdout))) return fprintf(stderr, CMD ": writing stdout failed\n"), 1;
   return 0;

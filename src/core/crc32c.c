@@ -46,9 +46,9 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, con
 }
 
 // __builtin_cpu_supports reads what libgcc's constructor found; no cache of our own is needed
-uint32_t ne_crc32c(uint32_t crc, const void* data, size_t n) {
+uint32_t ne__crc32c(uint32_t crc, const void* data, size_t n) {
   return __builtin_cpu_supports("sse4.2") ? crc32c_sse42(crc, data, n) : ne__crc32c_portable(crc, data, n);
 }
 #else
-uint32_t ne_crc32c(uint32_t crc, const void* data, size_t n) { return ne__crc32c_portable(crc, data, n); }
+uint32_t ne__crc32c(uint32_t crc, const void* data, size_t n) { return ne__crc32c_portable(crc, data, n); }
 #endif

@@ -8,7 +8,7 @@
 
 // CRC-32C of a byte range, continuing from crc (0 to start). The CPU's crc32 instruction where it
 // has one (x86-64 SSE4.2), else a table; both give the same value.
-uint32_t ne_crc32c(uint32_t crc, const void* data, size_t n);
+uint32_t ne__crc32c(uint32_t crc, const void* data, size_t n);
 
 // The table version, always; for tests that compare the two.
 uint32_t ne__crc32c_portable(uint32_t crc, const void* data, size_t n);

@@ -1,23 +1,24 @@
 // SPDX-License-Identifier: MIT
-// The options the pixel families share (env.h's ne_env_set_pixel_options): sticky actions and
-// MinAtar's difficulty ramp, routed to whichever family the spec belongs to. Applied right after
-// ne_env_make, while the spec is still being set up; every other family ignores them.
+// What the pixel families share (env.h): the options ne_env_set_pixel_options sets (sticky actions
+// and MinAtar's difficulty ramp), applied right after ne_env_make while the spec is still being set
+// up, and the scripted policies of reference comparisons. Both reach the family through its hooks;
+// every other family has none and ignores them.
 #include "core/util.h"  // ne__set_error
-#include "envs/minatar/minatar_int.h"
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
-#ifdef NE_HAVE_ALE
-#include "envs/ale/ale_int.h"  // ne__ale_set_options
-#endif
 
 int ne_env_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ramping, char* errstr) {
   if (!spec) return ne__set_error(errstr, NE_EINVAL, "no env spec");
   if (!(sticky_prob <= 1))  // NaN included
     return ne__set_error(errstr, NE_EINVAL, "%s: sticky action probability %g is not in [0, 1] (or < 0 for off)",
                          spec->id, sticky_prob);
-  if (ne__mt_game_of(spec) >= 0) ne__mt_set_options(spec, sticky_prob, ramping);
-#ifdef NE_HAVE_ALE
-  ne__ale_set_options(spec, sticky_prob);  // a no-op for non-ALE specs
-#endif
+  if (spec->hooks && spec->hooks->set_pixel_options) spec->hooks->set_pixel_options(spec, sticky_prob, ramping);
   return 0;
+}
+
+int ne_env_has_scripted_policy(const ne_env_spec* spec) { return spec->hooks && spec->hooks->scripted_action; }
+
+int ne_env_scripted_action(const ne_env_spec* spec, const ne_env_state* state) {
+  if (!ne_env_has_scripted_policy(spec)) return NE_EUNSUPPORTED;
+  return spec->hooks->scripted_action(spec, state->obs);
 }

@@ -34,14 +34,4 @@ void ne__raster_disc(ne_canvas* c, double x, double y, double r, ne_rgb color);
 // Fills a world-axis-aligned rectangle.
 void ne__raster_rect(ne_canvas* c, double x1, double y1, double x2, double y2, ne_rgb color);
 
-// ---- drawings built on it (src/envs/render_classic.c) --------------------------------------------
-
-// 1 if id is a classic-control env with a drawing (CartPole, Acrobot, MountainCar[Continuous],
-// Pendulum).
-int ne__classic_can_render(const char* id);
-
-// Draws a classic-control env from its Gymnasium state vector (ne_env_get_state's layout), after
-// Gymnasium's own pictures; 0, or NE_EUNSUPPORTED for another id.
-int ne__classic_render(const char* id, const double* state, unsigned char* rgb, int width, int height);
-
 #endif

@@ -25,7 +25,7 @@
 
 // ---- primitives ---------------------------------------------------------------------------
 
-static void put_u8(ne_buf* b, uint8_t v) { ne_buf_bytes(b, &v, 1); }
+static void put_u8(ne_buf* b, uint8_t v) { ne__buf_bytes(b, &v, 1); }
 
 static void put_varint(ne_buf* b, uint64_t v) {
   uint8_t tmp[10];
@@ -36,27 +36,27 @@ static void put_varint(ne_buf* b, uint64_t v) {
     if (v) tmp[n] |= 0x80;
     n++;
   } while (v);
-  ne_buf_bytes(b, tmp, (size_t)n);
+  ne__buf_bytes(b, tmp, (size_t)n);
 }
 
 static void put_f32(ne_buf* b, float v) {
   uint32_t bits;
   memcpy(&bits, &v, 4);
-  ne_buf_u32(b, bits);
+  ne__buf_u32(b, bits);
 }
 
 // A length-prefixed text of at most max bytes (names, error messages, entry ids).
 static void put_text(ne_buf* b, const char* text, size_t max) {
   size_t n = strnlen(text, max);
   put_varint(b, n);
-  ne_buf_bytes(b, text, n);
+  ne__buf_bytes(b, text, n);
 }
 
 static void put_name(ne_buf* b, const char* name) { put_text(b, name, NE_WIRE_MAX_NAME); }
 
 static uint8_t get_u8(ne_reader* r) {
   uint8_t v = 0;
-  ne_reader_bytes(r, &v, 1);
+  ne__reader_bytes(r, &v, 1);
   return v;
 }
 
@@ -75,7 +75,7 @@ static uint64_t get_varint(ne_reader* r) {
 }
 
 static float get_f32(ne_reader* r) {
-  uint32_t bits = ne_reader_u32(r);
+  uint32_t bits = ne__reader_u32(r);
   float v;
   memcpy(&v, &bits, 4);
   return v;
@@ -88,11 +88,11 @@ static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 
 // unprintable is replaced.
 static void get_text(ne_reader* r, char* out, size_t max) {
   uint64_t n = get_varint(r);
-  if (n > max || n > ne_reader_left(r)) {
+  if (n > max || n > ne__reader_left(r)) {
     r->bad = 1;
     n = 0;
   }
-  ne_reader_bytes(r, out, (size_t)n);
+  ne__reader_bytes(r, out, (size_t)n);
   out[n] = '\0';
   for (size_t i = 0; i < n; i++)
     if (out[i] < 0x20 || out[i] > 0x7e) out[i] = '?';
@@ -107,14 +107,14 @@ static void get_name(ne_reader* r, char* out, size_t size) {
 // Closes a message: appends the CRC-32C of everything written so far.
 static int seal(ne_buf* b) {
   if (b->oom) return NE_ENOMEM;
-  ne_buf_u32(b, ne_crc32c(0, b->data, b->len));
+  ne__buf_u32(b, ne__crc32c(0, b->data, b->len));
   return b->oom ? NE_ENOMEM : 0;
 }
 
 static void begin(ne_buf* b, uint32_t kind, const char* sender) {
   b->len = 0;
   b->oom = 0;
-  ne_buf_u32(b, kind);
+  ne__buf_u32(b, kind);
   put_u8(b, NE_WIRE_VERSION);
   put_name(b, sender);
 }
@@ -148,13 +148,13 @@ static int open_message(ne_reader* r, const void* data, size_t len, uint32_t wan
                          "(run the same neuroevo version on the master and every worker)",
                          kind_name(kind), who, version, NE_WIRE_VERSION);
   const uint8_t* p = data;
-  uint32_t stored = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 | (uint32_t)p[len - 2] << 16 |
-                    (uint32_t)p[len - 1] << 24;
-  if (stored != ne_crc32c(0, data, len - 4))
+  uint32_t stored =
+      (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 | (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
+  if (stored != ne__crc32c(0, data, len - 4))
     return ne__set_error(errstr, NE_ECORRUPT, "%s message from '%s': checksum mismatch (%zu bytes)", kind_name(kind),
                          who, len);
-  ne_reader_init(r, data, len - 4);
-  ne_reader_u32(r);
+  ne__reader_init(r, data, len - 4);
+  ne__reader_u32(r);
   get_u8(r);
   get_name(r, NULL, 0);
   return 0;
@@ -163,17 +163,17 @@ static int open_message(ne_reader* r, const void* data, size_t len, uint32_t wan
 // Ends a decode: the reader must be exactly at the end.
 static int close_message(ne_reader* r, const char* what, const char* sender, char* errstr) {
   if (r->bad) return ne__set_error(errstr, NE_ECORRUPT, "%s message from '%s': truncated or malformed", what, sender);
-  if (ne_reader_left(r))
+  if (ne__reader_left(r))
     return ne__set_error(errstr, NE_ECORRUPT, "%s message from '%s': %zu unexpected trailing bytes", what, sender,
-                         ne_reader_left(r));
+                         ne__reader_left(r));
   return 0;
 }
 
 int ne__wire_peek(const void* data, size_t len, uint32_t* kind, int* version, char* sender, size_t sender_size) {
   if (!data || len < 4 + 1 + 1 + 4) return NE_ECORRUPT;
   ne_reader r;
-  ne_reader_init(&r, data, len - 4);
-  *kind = ne_reader_u32(&r);
+  ne__reader_init(&r, data, len - 4);
+  *kind = ne__reader_u32(&r);
   *version = get_u8(&r);
   char name[NE_WIRE_MAX_NAME + 1];
   get_name(&r, name, sizeof name);
@@ -182,19 +182,19 @@ int ne__wire_peek(const void* data, size_t len, uint32_t* kind, int* version, ch
 }
 
 static void put_round(ne_buf* b, const ne__wire_round* rd) {
-  ne_buf_u64(b, rd->exp);
+  ne__buf_u64(b, rd->exp);
   put_varint(b, rd->generation);
   put_varint(b, rd->round);
-  ne_buf_u64(b, rd->digest);
+  ne__buf_u64(b, rd->digest);
 }
 
 static void get_round(ne_reader* r, ne__wire_round* rd) {
-  rd->exp = ne_reader_u64(r);
+  rd->exp = ne__reader_u64(r);
   uint64_t g = get_varint(r), k = get_varint(r);
   if (g > UINT32_MAX || k > UINT32_MAX) r->bad = 1;
   rd->generation = (uint32_t)g;
   rd->round = (uint32_t)k;
-  rd->digest = ne_reader_u64(r);
+  rd->digest = ne__reader_u64(r);
 }
 
 // ---- growable arrays ----------------------------------------------------------------------
@@ -254,7 +254,7 @@ static void put_chain(ne_buf* b, const ne_batch* batch, const int* idx, int j) {
   put_varint(b, (uint64_t)(ref + 1));
   if (ref >= 0) put_varint(b, prefix);
   put_varint(b, c->n_seeds - prefix);
-  ne_buf_u64s(b, c->seeds + prefix, c->n_seeds - prefix);
+  ne__buf_u64s(b, c->seeds + prefix, c->n_seeds - prefix);
   put_f32(b, c->sigma);
 }
 
@@ -285,12 +285,12 @@ static void put_candidate(ne_buf* b, const ne_batch* batch, const int* idx, int 
   put_u8(b, (uint8_t)c->kind);
   put_varint(b, c->index);
   put_varint(b, c->episodes);
-  ne_buf_u64(b, c->episode_seed);
+  ne__buf_u64(b, c->episode_seed);
   switch (c->kind) {
     case NE_CAND_CHAIN: put_chain(b, batch, idx, j); break;
     case NE_CAND_PERTURB:
       put_varint(b, (uint64_t)map[c->blob]);
-      ne_buf_u64(b, c->noise_seed);
+      ne__buf_u64(b, c->noise_seed);
       put_f32(b, c->coef);
       break;
     case NE_CAND_VECTOR: put_varint(b, (uint64_t)map[c->blob]); break;
@@ -320,18 +320,18 @@ int ne__wire_encode_task(ne_buf* out, const ne__wire_round* round, uint32_t task
   if (has_norm) {
     put_f32(out, batch->obs_clip);
     for (int k = 0; k < 2; k++) {
-      ne_buf_u64(out, norm_hash[k]);
+      ne__buf_u64(out, norm_hash[k]);
       put_varint(out, (uint64_t)obs_dim);
     }
   }
   // the table is not sent: the worker builds its own from the config and checks it is this one
   if (noise) {
-    ne_buf_u64(out, noise->seed);
+    ne__buf_u64(out, noise->seed);
     put_varint(out, (uint64_t)noise->size);
   }
   put_varint(out, (uint64_t)n_table);
   for (int k = 0; k < n_table; k++) {
-    ne_buf_u64(out, batch->blobs[table[k]].hash);
+    ne__buf_u64(out, batch->blobs[table[k]].hash);
     put_varint(out, batch->blobs[table[k]].n);
   }
   put_varint(out, (uint64_t)n);
@@ -341,7 +341,7 @@ int ne__wire_encode_task(ne_buf* out, const ne__wire_round* round, uint32_t task
 }
 
 static void get_blobref(ne_reader* r, ne__wire_blobref* ref) {
-  ref->hash = ne_reader_u64(r);
+  ref->hash = ne__reader_u64(r);
   uint64_t n = get_varint(r);
   if (n < 1 || n > NE_WIRE_MAX_BLOB) r->bad = 1;
   ref->n = (uint32_t)n;
@@ -359,12 +359,12 @@ static int get_chain(ne_reader* r, ne__wire_task* t, size_t* off, int j, size_t*
     if (o->kind != NE_CAND_CHAIN || prefix > o->n_seeds) return NE_ECORRUPT;
   }
   uint64_t tail = get_varint(r);
-  if (r->bad || tail > ne_reader_left(r) / 8 || prefix + tail < 1 || prefix + tail > NE_WIRE_MAX_SEEDS)
+  if (r->bad || tail > ne__reader_left(r) / 8 || prefix + tail < 1 || prefix + tail > NE_WIRE_MAX_SEEDS)
     return NE_ECORRUPT;
   if (*used + prefix + tail > MAX_TOTAL_SEEDS) return NE_ECORRUPT;
   if (reserve((void**)&t->seeds, &t->cap_seeds, *used + prefix + tail, sizeof(uint64_t))) return NE_ENOMEM;
   if (ref) memcpy(t->seeds + *used, t->seeds + off[ref - 1], prefix * sizeof(uint64_t));
-  ne_reader_u64s(r, t->seeds + *used + prefix, (size_t)tail);
+  ne__reader_u64s(r, t->seeds + *used + prefix, (size_t)tail);
   off[j] = *used;
   c->n_seeds = (uint32_t)(prefix + tail);
   *used += prefix + tail;
@@ -384,7 +384,7 @@ static int get_candidate(ne_reader* r, ne__wire_task* t, size_t* off, int j, siz
   memset(c, 0, sizeof *c);
   uint8_t kind = get_u8(r);
   uint64_t index = get_varint(r), episodes = get_varint(r);
-  c->episode_seed = ne_reader_u64(r);
+  c->episode_seed = ne__reader_u64(r);
   if (r->bad || index > UINT32_MAX || episodes < 1 || episodes > UINT32_MAX) return NE_ECORRUPT;
   c->index = (uint32_t)index;
   c->episodes = (uint32_t)episodes;
@@ -394,7 +394,7 @@ static int get_candidate(ne_reader* r, ne__wire_task* t, size_t* off, int j, siz
     case NE_CAND_PERTURB:
       c->kind = NE_CAND_PERTURB;
       if (get_blob_index(r, t, &c->blob)) return NE_ECORRUPT;
-      c->noise_seed = ne_reader_u64(r);
+      c->noise_seed = ne__reader_u64(r);
       c->coef = get_f32(r);
       return isfinite(c->coef) ? 0 : NE_ECORRUPT;
     case NE_CAND_VECTOR: c->kind = NE_CAND_VECTOR; return get_blob_index(r, t, &c->blob);
@@ -419,12 +419,12 @@ static int get_task_header(ne_reader* r, ne__wire_task* t) {
   }
   t->table_seed = t->table_size = 0;
   if (flags & 4) {
-    t->table_seed = ne_reader_u64(r);
+    t->table_seed = ne__reader_u64(r);
     t->table_size = get_varint(r);
     if (t->table_size == 0) return NE_ECORRUPT;
   }
   uint64_t nb = get_varint(r);
-  if (r->bad || nb > NE_WIRE_MAX_CANDS || nb > ne_reader_left(r) / 9) return NE_ECORRUPT;
+  if (r->bad || nb > NE_WIRE_MAX_CANDS || nb > ne__reader_left(r) / 9) return NE_ECORRUPT;
   if (reserve_int((void**)&t->blobs, &t->cap_blobs, nb ? nb : 1, sizeof *t->blobs)) return NE_ENOMEM;
   t->n_blobs = (int)nb;
   for (int k = 0; k < t->n_blobs; k++) get_blobref(r, &t->blobs[k]);
@@ -436,7 +436,7 @@ static int get_task_body(ne_reader* r, ne__wire_task* t) {
   if (rc) return rc;
   // every candidate takes at least 11 bytes, so a count larger than that is a lie
   uint64_t n = get_varint(r);
-  if (r->bad || n < 1 || n > NE_WIRE_MAX_CANDS || n > ne_reader_left(r) / 11) return NE_ECORRUPT;
+  if (r->bad || n < 1 || n > NE_WIRE_MAX_CANDS || n > ne__reader_left(r) / 11) return NE_ECORRUPT;
   if (reserve_int((void**)&t->cands, &t->cap_cands, n, sizeof *t->cands)) return NE_ENOMEM;
   size_t* off = ne_malloc(n * sizeof *off);
   if (!off) return NE_ENOMEM;
@@ -458,8 +458,8 @@ int ne__wire_decode_task(ne__wire_task* t, const void* data, size_t len, char* e
   if (rc == NE_ENOMEM) return ne__set_error(errstr, rc, "out of memory decoding a %zu-byte task", len);
   if (rc) {
     t->n = 0;
-    return ne__set_error(errstr, NE_ECORRUPT, "task message from '%s': malformed candidate list (%zu bytes)",
-                         t->sender, len);
+    return ne__set_error(errstr, NE_ECORRUPT, "task message from '%s': malformed candidate list (%zu bytes)", t->sender,
+                         len);
   }
   rc = close_message(&r, "task", t->sender, errstr);
   if (rc) t->n = 0;
@@ -482,14 +482,14 @@ void ne__wire_results_free(ne__wire_results* r) {
 static void put_result(ne_buf* b, uint32_t index, const ne_result* res, int obs_dim) {
   put_varint(b, index);
   put_varint(b, zigzag(res->status));
-  ne_buf_f64(b, res->fitness);
-  ne_buf_f64(b, res->return_std);
+  ne__buf_f64(b, res->fitness);
+  ne__buf_f64(b, res->return_std);
   put_varint(b, res->episodes);
   put_varint(b, res->steps);
   if (obs_dim <= 0) return;
-  ne_buf_f64(b, res->obs_count);
-  for (int i = 0; i < obs_dim; i++) ne_buf_f64(b, res->obs_sum[i]);
-  for (int i = 0; i < obs_dim; i++) ne_buf_f64(b, res->obs_sumsq[i]);
+  ne__buf_f64(b, res->obs_count);
+  for (int i = 0; i < obs_dim; i++) ne__buf_f64(b, res->obs_sum[i]);
+  for (int i = 0; i < obs_dim; i++) ne__buf_f64(b, res->obs_sumsq[i]);
 }
 
 // The failure part that ends every result message: a flag, then (failures only) the env's message,
@@ -514,7 +514,7 @@ int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const u
   begin(out, NE_WIRE_RESULT, hdr->worker);
   put_round(out, &hdr->round);
   put_varint(out, hdr->task_no);
-  ne_buf_u64(out, hdr->fingerprint);
+  ne__buf_u64(out, hdr->fingerprint);
   put_varint(out, (uint64_t)hdr->obs_dim);
   put_varint(out, hdr->eval_us);
   put_varint(out, (uint64_t)n);
@@ -528,8 +528,8 @@ static int get_result(ne_reader* r, ne__wire_results* m, int i) {
   ne_result* res = &m->results[i];
   uint64_t index = get_varint(r);
   int64_t status = unzigzag(get_varint(r));
-  res->fitness = ne_reader_f64(r);
-  res->return_std = ne_reader_f64(r);
+  res->fitness = ne__reader_f64(r);
+  res->return_std = ne__reader_f64(r);
   uint64_t episodes = get_varint(r);
   res->steps = get_varint(r);
   if (r->bad || index > UINT32_MAX || status > 0 || status < -1000 || episodes > UINT32_MAX) return NE_ECORRUPT;
@@ -544,8 +544,8 @@ static int get_result(ne_reader* r, ne__wire_results* m, int i) {
   if (d <= 0) return 0;
   res->obs_sum = m->obs + (size_t)i * 2 * (size_t)d;
   res->obs_sumsq = res->obs_sum + d;
-  res->obs_count = ne_reader_f64(r);
-  for (int k = 0; k < 2 * d; k++) res->obs_sum[k] = ne_reader_f64(r);
+  res->obs_count = ne__reader_f64(r);
+  for (int k = 0; k < 2 * d; k++) res->obs_sum[k] = ne__reader_f64(r);
   return r->bad ? NE_ECORRUPT : 0;
 }
 
@@ -561,7 +561,7 @@ static int get_failure(ne_reader* r, ne__wire_results* m) {
   get_text(r, h->entry, NE_WIRE_MAX_ENTRY);
   uint64_t index = get_varint(r), n = get_varint(r);
   // a failure names its message; each skipped index takes at least one byte
-  if (r->bad || !h->error[0] || index > UINT32_MAX || n > NE_WIRE_MAX_CANDS || n > ne_reader_left(r))
+  if (r->bad || !h->error[0] || index > UINT32_MAX || n > NE_WIRE_MAX_CANDS || n > ne__reader_left(r))
     return NE_ECORRUPT;
   if (reserve((void**)&m->skipped, &m->cap_skipped, n ? n : 1, sizeof *m->skipped)) return NE_ENOMEM;
   h->skipped = m->skipped;
@@ -578,13 +578,13 @@ static int get_failure(ne_reader* r, ne__wire_results* m) {
 static int get_results_body(ne_reader* r, ne__wire_results* m) {
   get_round(r, &m->hdr.round);
   uint64_t task_no = get_varint(r);
-  m->hdr.fingerprint = ne_reader_u64(r);
+  m->hdr.fingerprint = ne__reader_u64(r);
   uint64_t d = get_varint(r);
   m->hdr.eval_us = get_varint(r);
   uint64_t n = get_varint(r);
   if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || n > NE_WIRE_MAX_CANDS) return NE_ECORRUPT;
   // each result takes at least 20 bytes (+ 8 * (1 + 2d) with sums): check before allocating
-  if (n > ne_reader_left(r) / (20 + 8 * (1 + 2 * d) * (d > 0))) return NE_ECORRUPT;
+  if (n > ne__reader_left(r) / (20 + 8 * (1 + 2 * d) * (d > 0))) return NE_ECORRUPT;
   m->hdr.task_no = (uint32_t)task_no;
   m->hdr.obs_dim = (int)d;
   size_t cap = (size_t)m->cap;
@@ -624,9 +624,9 @@ int ne__wire_decode_results(ne__wire_results* m, const void* data, size_t len, c
 int ne__wire_encode_blob(ne_buf* out, uint64_t hash, const float* data, size_t n) {
   if (n < 1 || n > NE_WIRE_MAX_BLOB) return NE_EINVAL;
   begin(out, NE_WIRE_BLOB, "master");
-  ne_buf_u64(out, hash);
+  ne__buf_u64(out, hash);
   put_varint(out, n);
-  ne_buf_f32s(out, data, n);
+  ne__buf_f32s(out, data, n);
   return seal(out);
 }
 
@@ -635,11 +635,11 @@ int ne__wire_decode_blob(const void* data, size_t len, uint64_t hash, size_t n, 
   char sender[NE_WIRE_MAX_NAME + 1];
   int rc = open_message(&r, data, len, NE_WIRE_BLOB, sender, sizeof sender, errstr);
   if (rc) return rc;
-  uint64_t h = ne_reader_u64(&r), m = get_varint(&r);
-  if (r.bad || h != hash || m != n || n > ne_reader_left(&r) / 4)
+  uint64_t h = ne__reader_u64(&r), m = get_varint(&r);
+  if (r.bad || h != hash || m != n || n > ne__reader_left(&r) / 4)
     return ne__set_error(errstr, NE_ECORRUPT, "blob %016llx: expected %zu floats, message holds %llu under %016llx",
                          (unsigned long long)hash, n, (unsigned long long)m, (unsigned long long)h);
-  ne_reader_f32s(&r, out, n);
+  ne__reader_f32s(&r, out, n);
   return close_message(&r, "blob", sender, errstr);
 }
 

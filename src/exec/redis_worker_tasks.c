@@ -167,7 +167,8 @@ static int check_task(const ne__wthread* th, char* why) {
   uint64_t seed = ex->noise ? ex->noise->seed : 0, size = ex->noise ? ex->noise->size : 0;
   if (t->table_size != size || t->table_seed != seed)
     return ne__set_error(why, NE_EINVAL,
-                         "task perturbs with noise table %016" PRIx64 " of %" PRIu64 " floats, this worker built "
+                         "task perturbs with noise table %016" PRIx64 " of %" PRIu64
+                         " floats, this worker built "
                          "%016" PRIx64 " of %" PRIu64 " floats from the experiment's config (0 floats: the generator)",
                          t->table_seed, t->table_size, seed, size);
   for (int k = 0; k < t->n_blobs; k++)
@@ -216,8 +217,8 @@ static void synthetic_result(const ne_candidate* c, ne_result* out) {
 static int evaluate_task(ne__wthread* th, char* why) {
   const ne__wire_task* t = &th->task;
   int d = th->ex->env->obs_dim;
-  ne_batch b = {t->round.generation, t->round.round, t->n, t->cands, t->n_blobs, th->blobs, t->want_obs_stats,
-                NULL, NULL, t->obs_clip, th->ex->noise};
+  ne_batch b = {t->round.generation, t->round.round, t->n, t->cands,    t->n_blobs,   th->blobs,
+                t->want_obs_stats,   NULL,           NULL, t->obs_clip, th->ex->noise};
   if (t->has_norm) {
     b.obs_mean = th->held[t->n_blobs]->data;
     b.obs_std = th->held[t->n_blobs + 1]->data;
@@ -376,7 +377,7 @@ static void queue_entry(ne__worker* w, const redisReply* e) {
   s->payload.len = 0;
   s->payload.oom = 0;
   if (payload && payload->type == REDIS_REPLY_STRING && payload->len > 0)
-    ne_buf_bytes(&s->payload, payload->str, payload->len);
+    ne__buf_bytes(&s->payload, payload->str, payload->len);
   if (s->payload.oom) {  // leave it for another worker
     s->state = NE_SLOT_FREE;
     return;
@@ -406,8 +407,8 @@ static int claim_command(const ne__worker* w, int want, int block, const char* a
                          char block_ms[16]) {
   snprintf(count, 16, "%d", want);
   snprintf(block_ms, 16, "%d", READ_BLOCK_MS);
-  const char* words[] = {"XREADGROUP", "GROUP", NE_GROUP, w->name, "COUNT", count, "BLOCK", block_ms, "STREAMS",
-                         w->ex->k_tasks, ">"};
+  const char* words[] = {"XREADGROUP", "GROUP",  NE_GROUP,  w->name,        "COUNT", count,
+                         "BLOCK",      block_ms, "STREAMS", w->ex->k_tasks, ">"};
   int n = 0;
   for (int i = 0; i < 11; i++)
     if (block || (i != 6 && i != 7)) argv[n++] = words[i];
@@ -597,8 +598,8 @@ int ne__worker_start_tasks(ne__worker* w) {
   w->slots = ne_calloc((size_t)w->n_slots, sizeof *w->slots);
   if (!w->th || !w->slots) return NE_ENOMEM;
   for (int i = 0; i < w->n_slots; i++) {
-    ne_buf_init(&w->slots[i].payload);
-    ne_buf_init(&w->slots[i].out);
+    ne__buf_init(&w->slots[i].payload);
+    ne__buf_init(&w->slots[i].out);
   }
   w->reader_exited = w->writer_exited = 0;
   w->rconn = (ne__rconn){.url = w->url, .timeout_s = 2};
@@ -657,8 +658,8 @@ void ne__worker_stop_tasks(ne__worker* w) {
   if (w->writer_started) pthread_join(w->writer, NULL);
   for (int t = 0; t < w->threads; t++) thread_free(&w->th[t]);
   for (int i = 0; w->slots && i < w->n_slots; i++) {
-    ne_buf_free(&w->slots[i].payload);
-    ne_buf_free(&w->slots[i].out);
+    ne__buf_free(&w->slots[i].payload);
+    ne__buf_free(&w->slots[i].out);
   }
   ne__rconn_close(&w->rconn);
   ne__rconn_close(&w->wconn);

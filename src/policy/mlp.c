@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 // MLP policies over one flat parameter vector (policy.h): spec validation, deterministic initial
-// parameters (normc / Xavier / He from the noise generator), and an allocation-free forward pass.
+// parameters (layer by layer, layers.c), and an allocation-free forward pass; conv specs are handed
+// to conv.c.
 // Workload: forward runs once per environment step of every rollout, so it is the hottest code in
 // a run; it needs only caller scratch and gives the same bits on every SIMD path (no FMA, no
 // reassociation: each output sums b, x0*w0, x1*w1, ... in that order whatever the block size).
+// The dense layers and the tanh are compiled for the baseline, AVX2 and AVX-512 (target
+// attributes) and the widest the CPU has runs (core/cpu.h); they differ only in vector width.
 #include <math.h>    // sqrt (IEEE exact), isnan/isinf; no other libm call
 #include <stdio.h>   // snprintf
 #include <string.h>  // memset, strcmp
 
+#include "core/cpu.h"  // which forward variant runs
 #include "core/detmath.h"
 #include "core/util.h"
 #include "neuroevo/error.h"
@@ -131,10 +135,8 @@ int ne_policy_spec_init(ne_policy_spec* spec, int obs_dim, const int* hidden, in
   spec->head = head;
   spec->init = init;
   // the head decides what forward writes
-  if (head == NE_HEAD_ARGMAX)
-    spec->act_dim = 1;
-  else if ((rc = set_bounds(spec, out_dim, low, high, errstr)) != 0)
-    return rc;
+  if (head == NE_HEAD_ARGMAX) spec->act_dim = 1;
+  else if ((rc = set_bounds(spec, out_dim, low, high, errstr)) != 0) return rc;
   set_derived(spec);
   return 0;
 }
@@ -150,44 +152,6 @@ int ne_policy_spec_format(const ne_policy_spec* spec, char* buf, size_t size) {
 }
 
 // ---- initial parameters --------------------------------------------------------------------------
-
-// Scales each column W[:, j] of an (in, out) matrix to L2 norm `norm` (OpenAI ES normc_initializer).
-// Sums run in double over i ascending; columns go in chunks so the sums live on the stack.
-static void normalize_columns(float* w, int in, int out, double norm) {
-  for (int j0 = 0; j0 < out; j0 += 64) {
-    int cols = out - j0 < 64 ? out - j0 : 64;
-    double sq[64] = {0};
-    for (int i = 0; i < in; i++)
-      for (int j = 0; j < cols; j++) {
-        double v = w[(size_t)i * (size_t)out + (size_t)(j0 + j)];
-        sq[j] += v * v;
-      }
-    for (int j = 0; j < cols; j++) sq[j] = sq[j] > 0.0 ? norm / sqrt(sq[j]) : 0.0;  // now the scale
-    for (int i = 0; i < in; i++)
-      for (int j = 0; j < cols; j++) {
-        float* p = &w[(size_t)i * (size_t)out + (size_t)(j0 + j)];
-        *p = (float)((double)*p * sq[j]);
-      }
-  }
-}
-
-// Multiplies n floats by s (rounded once, in double).
-static void scale(float* w, size_t n, double s) {
-  for (size_t i = 0; i < n; i++) w[i] = (float)((double)w[i] * s);
-}
-
-// weights: ε of a per-layer seed, so layers do not share noise; biases start at zero
-void ne__policy_init_layer(ne_init init, uint64_t seed, int index, int in, int o, int is_output, float* p) {
-  size_t nw = (size_t)in * (size_t)o;
-  ne_noise_fill(ne_hash2(seed, (uint64_t)index), 0, nw, p);
-  if (init == NE_INIT_NORMC)
-    normalize_columns(p, in, o, is_output ? 0.01 : 1.0);
-  else if (init == NE_INIT_XAVIER)
-    scale(p, nw, sqrt(2.0 / (double)(in + o)));
-  else
-    scale(p, nw, sqrt(2.0 / (double)in));
-  memset(p + nw, 0, (size_t)o * sizeof *p);
-}
 
 void ne_policy_init_params(const ne_policy_spec* spec, uint64_t seed, float* out) {
   if (spec->kind == NE_POLICY_CONV) {  // src/policy/conv.c
@@ -271,42 +235,85 @@ static void dense(const float* restrict x, int in, const float* restrict w, cons
   if (o < out) dense_tail(x, in, w, b, out, o, y);
 }
 
-// Hidden nonlinearity in place. relu keeps NaN (y < 0 is false for NaN) so bad inputs stay visible.
-void ne__policy_activate(ne_activation a, float* y, int n) {
-  if (a == NE_ACT_TANH) {
-    ne__tanhf_inplace(y, n);
+// ---- wider variants ------------------------------------------------------------------------------
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_X86_VARIANTS 1
+// The dense layer and the activation at vector width VL (8: AVX2, 16: AVX-512): blocks of 8, then 4
+// vectors of outputs with their accumulators held across the input loop, then blocks of VL, then the
+// baseline's blocks of 4 and its tail; the same sums in the same order as dense(). The tanh runs
+// the same inline kernel as ne__tanhf_inplace in blocks of VL, which gcc vectorizes at that width.
+#define MLP_VARIANT(name, attr, VL)                                                                                \
+  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                     \
+  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                         \
+    name##_v v;                                                                                                    \
+    memcpy(&v, p, sizeof v);                                                                                       \
+    return v;                                                                                                      \
+  }                                                                                                                \
+  /* NA accumulators (a constant after inlining) held across the whole input loop: independent  */                 \
+  /* addition chains, so their latencies overlap                                                */                 \
+  attr static inline __attribute__((always_inline)) void name##_block(                                             \
+      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,           \
+      float* restrict y, int NA) {                                                                                 \
+    name##_v acc[8];                                                                                               \
+    for (int v = 0; v < NA; v++) acc[v] = name##_load(b + o + v * VL);                                             \
+    for (int i = 0; i < in; i++) {                                                                                 \
+      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                   \
+      name##_v xi = x[i] + (name##_v){0};                                                                          \
+      for (int v = 0; v < NA; v++) acc[v] += xi * name##_load(wr + v * VL);                                        \
+    }                                                                                                              \
+    for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                   \
+  }                                                                                                                \
+  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, \
+                                int out, float* restrict y) {                                                      \
+    int o = 0;                                                                                                     \
+    for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                \
+    for (; o + 4 * VL <= out; o += 4 * VL) name##_block(x, in, w, b, out, o, y, 4);                                \
+    for (; o + VL <= out; o += VL) {                                                                               \
+      name##_v a0 = name##_load(b + o);                                                                            \
+      for (int i = 0; i < in; i++)                                                                                 \
+        a0 += (x[i] + (name##_v){0}) * name##_load(w + (size_t)i * (size_t)out + (size_t)o);                       \
+      memcpy(y + o, &a0, sizeof a0);                                                                               \
+    }                                                                                                              \
+    for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);                                             \
+    if (o < out) dense_tail(x, in, w, b, out, o, y);                                                               \
+  }                                                                                                                \
+  attr static void name##_activate(ne_activation a, float* y, int n) {                                             \
+    int i = 0;                                                                                                     \
+    if (a == NE_ACT_TANH) {                                                                                        \
+      for (; i + VL <= n; i += VL)                                                                                 \
+        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                        \
+      for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                            \
+      return;                                                                                                      \
+    }                                                                                                              \
+    for (; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];                                                           \
+  }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // the vectors never cross a real call
+MLP_VARIANT(mlp_avx2, __attribute__((target("avx2"))), 8)
+MLP_VARIANT(mlp_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), 16)
+#pragma GCC diagnostic pop
+#endif
+
+typedef void (*dense_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                         float* restrict y);
+typedef void (*activate_fn)(ne_activation a, float* y, int n);
+
+// The dense and activation variants of the SIMD level in use (core/cpu.h).
+static void pick_variant(dense_fn* d, activate_fn* a) {
+#ifdef HAVE_X86_VARIANTS
+  int level = ne__simd_level();
+  if (level >= NE_SIMD_AVX512) {
+    *d = mlp_avx512_dense, *a = mlp_avx512_activate;
     return;
   }
-  for (int i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];
-}
-
-// Index of the largest value, lowest index on ties; NaN entries are skipped (all NaN: 0).
-static int argmax(const float* y, int n) {
-  int best = -1;
-  for (int i = 0; i < n; i++)
-    if (y[i] == y[i] && (best < 0 || y[i] > y[best])) best = i;
-  return best < 0 ? 0 : best;
-}
-
-// Clamps v to [lo, hi]; NaN passes through unchanged.
-static float clampf(float v, float lo, float hi) {
-  v = v < lo ? lo : v;
-  return v > hi ? hi : v;
-}
-
-// Turns the output layer into the action.
-void ne__policy_head(const ne_policy_spec* spec, const float* y, float* action) {
-  int n = spec->sizes[spec->n_layers];
-  if (spec->head == NE_HEAD_ARGMAX) {
-    action[0] = (float)argmax(y, n);
+  if (level == NE_SIMD_AVX2) {
+    *d = mlp_avx2_dense, *a = mlp_avx2_activate;
     return;
   }
-  for (int i = 0; i < n; i++) {
-    float lo = spec->act_low[i], hi = spec->act_high[i], a = y[i];
-    // tanh maps onto [-1, 1], then affinely onto [low, high]; the clamp absorbs rounding at the ends
-    if (spec->head == NE_HEAD_TANH) a = lo + (ne__tanhf_kernel(a) + 1.0f) * 0.5f * (hi - lo);
-    action[i] = clampf(a, lo, hi);
-  }
+#endif
+  *d = dense, *a = ne__policy_activate;  // the baseline (policy_int.h)
 }
 
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
@@ -318,12 +325,15 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
   const float* x = obs;
   const float* p = params;
   size_t half = spec->scratch_floats / 2;
+  dense_fn dense_v;
+  activate_fn activate_v;
+  pick_variant(&dense_v, &activate_v);
   // layer l writes into one half of scratch and reads the other (or the observation)
   for (int l = 0; l < spec->n_layers; l++) {
     int in = spec->sizes[l], out = spec->sizes[l + 1];
     float* y = scratch + (l & 1) * half;
-    dense(x, in, p, p + (size_t)in * (size_t)out, out, y);
-    if (l < spec->n_layers - 1) ne__policy_activate(spec->activation, y, out);
+    dense_v(x, in, p, p + (size_t)in * (size_t)out, out, y);
+    if (l < spec->n_layers - 1) activate_v(spec->activation, y, out);
     p += (size_t)in * (size_t)out + (size_t)out;
     x = y;
   }
@@ -331,8 +341,8 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
 }
 
 // conv policies batch whole layers (conv.c); an MLP's rows are independent forwards
-void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n,
-                             float* scratch, float* actions) {
+void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
+                             float* actions) {
   if (spec->kind == NE_POLICY_CONV) {
     ne__conv_forward_batch(spec, params, obs, n, scratch, actions);
     return;

@@ -1,33 +1,69 @@
 // SPDX-License-Identifier: MIT
-// What the policy files share (not public API): mlp.c's per-layer helpers, which conv.c reuses so
-// that a conv policy's dense layers, init and head behave exactly like an MLP's, and conv.c's
-// entry points, which mlp.c's public functions call for specs with kind = NE_POLICY_CONV.
+// What the policy files share (not public API): the per-layer helpers (layers.c and inline here)
+// that MLPs and conv policies both use, so that a conv policy's dense layers, init and head behave
+// exactly like an MLP's; conv.c's entry points, which mlp.c's public functions call for specs with
+// kind = NE_POLICY_CONV; and the conv half of ne_policy_from_config. Calls go mlp.c -> conv.c ->
+// layers, never back.
 #ifndef NEUROEVO_POLICY_INT_H
 #define NEUROEVO_POLICY_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/detmath.h"  // ne__tanhf_inplace, ne__tanhf_kernel
 #include "neuroevo/policy.h"
 
-// ---- mlp.c ----
+// ---- layer helpers: layers.c, and inline below so the forwards of mlp.c and conv.c inline them ----
 
 // Initial weights of one (in, o) layer plus zero biases into p (in*o + o floats): ε of
 // hash(seed, index), then the init scheme (normc scales each column to 1, or 0.01 for the output
 // layer).
 void ne__policy_init_layer(ne_init init, uint64_t seed, int index, int in, int o, int is_output, float* p);
 
-// The hidden nonlinearity over y[0..n) in place.
-void ne__policy_activate(ne_activation a, float* y, int n);
+// The hidden nonlinearity over y[0..n) in place. relu keeps NaN (y < 0 is false for NaN) so bad
+// inputs stay visible.
+static inline void ne__policy_activate(ne_activation a, float* y, int n) {
+  if (a == NE_ACT_TANH) {
+    ne__tanhf_inplace(y, n);
+    return;
+  }
+  for (int i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];
+}
+
+// Index of the largest value, lowest index on ties; NaN entries are skipped (all NaN: 0).
+static inline int ne__policy_argmax(const float* y, int n) {
+  int best = -1;
+  for (int i = 0; i < n; i++)
+    if (y[i] == y[i] && (best < 0 || y[i] > y[best])) best = i;
+  return best < 0 ? 0 : best;
+}
+
+// Clamps v to [lo, hi]; NaN passes through unchanged.
+static inline float ne__policy_clampf(float v, float lo, float hi) {
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
+}
 
 // The output head: the action (act_dim floats) from the output layer y.
-void ne__policy_head(const ne_policy_spec* spec, const float* y, float* action);
+static inline void ne__policy_head(const ne_policy_spec* spec, const float* y, float* action) {
+  int n = spec->sizes[spec->n_layers];
+  if (spec->head == NE_HEAD_ARGMAX) {
+    action[0] = (float)ne__policy_argmax(y, n);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    float lo = spec->act_low[i], hi = spec->act_high[i], a = y[i];
+    // tanh maps onto [-1, 1], then affinely onto [low, high]; the clamp absorbs rounding at the ends
+    if (spec->head == NE_HEAD_TANH) a = lo + (ne__tanhf_kernel(a) + 1.0f) * 0.5f * (hi - lo);
+    action[i] = ne__policy_clampf(a, lo, hi);
+  }
+}
 
 // ---- conv.c ----
 
 // Forward of n observations of a conv spec (see ne_policy_forward_batch).
-void ne__conv_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n,
-                            float* scratch, float* actions);
+void ne__conv_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
+                            float* actions);
 
 // Initial parameters of a conv spec (see ne_policy_init_params).
 void ne__conv_init_params(const ne_policy_spec* spec, uint64_t seed, float* out);
@@ -39,5 +75,17 @@ int ne__conv_format(const ne_policy_spec* spec, char* buf, size_t size);
 // portable one, 2 AVX2, 3 AVX-512 (tests check that all give the same bits). Returns the kernel
 // now in use, falling back to the portable one when the CPU lacks the one asked for.
 int ne__conv_set_kernel(int which);
+
+// ---- conv_config.c (the conv half of ne_policy_from_config, policy_config.c) ----
+
+// 1 if cfg asks for a conv policy (policy.type = conv, or a policy.preset other than none).
+int ne__config_wants_conv(const ne_config* cfg);
+
+// Fills *out with the conv policy cfg describes for env (whose observation must be an (H, W, C)
+// image), with the head, init and output size ne_policy_from_config already resolved. A preset
+// fixes conv, hidden and the activation (relu); otherwise policy.conv, policy.hidden and
+// policy.activation are used. NE_EINVAL with a message naming the key on bad input.
+int ne__conv_policy_from_config(const ne_config* cfg, const ne_env_spec* env, int out_dim, ne_head head, ne_init init,
+                                ne_policy_spec* out, char* errstr);
 
 #endif

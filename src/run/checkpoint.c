@@ -23,20 +23,20 @@ static const char MAGIC[8] = {'N', 'E', 'C', 'K', 'P', 'T', '\r', '\n'};
 
 static void encode(const ne_checkpoint* c, ne_buf* out) {
   ne_buf payload;
-  ne_buf_init(&payload);
-  ne_buf_u32(&payload, c->generation);
-  ne_buf_u64(&payload, c->evaluations);
-  ne_buf_u64(&payload, c->env_steps);
-  ne_buf_f64(&payload, c->wall_s);
-  ne_buf_u64(&payload, c->algo_len);
-  ne_buf_bytes(&payload, c->algo, c->algo_len);
-  ne_buf_bytes(out, MAGIC, 8);
-  ne_buf_u32(out, NE_CHECKPOINT_VERSION);
-  ne_buf_u32(out, ne_crc32c(0, payload.data, payload.len));
-  ne_buf_u64(out, payload.len);
-  ne_buf_bytes(out, payload.data, payload.len);
+  ne__buf_init(&payload);
+  ne__buf_u32(&payload, c->generation);
+  ne__buf_u64(&payload, c->evaluations);
+  ne__buf_u64(&payload, c->env_steps);
+  ne__buf_f64(&payload, c->wall_s);
+  ne__buf_u64(&payload, c->algo_len);
+  ne__buf_bytes(&payload, c->algo, c->algo_len);
+  ne__buf_bytes(out, MAGIC, 8);
+  ne__buf_u32(out, NE_CHECKPOINT_VERSION);
+  ne__buf_u32(out, ne__crc32c(0, payload.data, payload.len));
+  ne__buf_u64(out, payload.len);
+  ne__buf_bytes(out, payload.data, payload.len);
   if (payload.oom) out->oom = 1;
-  ne_buf_free(&payload);
+  ne__buf_free(&payload);
 }
 
 static int is_checkpoint_name(const char* name, unsigned* gen) {
@@ -73,16 +73,16 @@ int ne_checkpoint_write(const char* dir, const ne_checkpoint* ckpt, int keep, ch
   int rc = ne__mkdir_p(dir, errstr);
   if (rc) return rc;
   ne_buf b;
-  ne_buf_init(&b);
+  ne__buf_init(&b);
   encode(ckpt, &b);
   if (b.oom) {
-    ne_buf_free(&b);
+    ne__buf_free(&b);
     return ne__set_error(errstr, NE_ENOMEM, "out of memory encoding a checkpoint");
   }
   char path[4096];
   path_for(path, sizeof path, dir, ckpt->generation);
   rc = ne__write_file_atomic(path, b.data, b.len, errstr);
-  ne_buf_free(&b);
+  ne__buf_free(&b);
   if (rc) return rc;
   // keep the newest `keep` files; older ones go only after the new one is durable
   unsigned local[MAX_KEPT];
@@ -99,10 +99,10 @@ static int decode(const char* path, const uint8_t* data, size_t len, ne_checkpoi
   if (len < HEADER_BYTES || memcmp(data, MAGIC, 8) != 0)
     return ne__set_error(errstr, NE_ECORRUPT, "%s: not a neuroevo checkpoint (bad magic or too short)", path);
   ne_reader r;
-  ne_reader_init(&r, data + 8, len - 8);
-  uint32_t version = ne_reader_u32(&r);
-  uint32_t crc = ne_reader_u32(&r);
-  uint64_t payload_len = ne_reader_u64(&r);
+  ne__reader_init(&r, data + 8, len - 8);
+  uint32_t version = ne__reader_u32(&r);
+  uint32_t crc = ne__reader_u32(&r);
+  uint64_t payload_len = ne__reader_u64(&r);
   if (version != NE_CHECKPOINT_VERSION)
     return ne__set_error(errstr, NE_EVERSION, "%s: checkpoint format version %u, this build reads %u", path, version,
                          NE_CHECKPOINT_VERSION);
@@ -110,19 +110,19 @@ static int decode(const char* path, const uint8_t* data, size_t len, ne_checkpoi
     return ne__set_error(errstr, NE_ECORRUPT, "%s: truncated: header says %llu payload bytes, file has %zu", path,
                          (unsigned long long)payload_len, len - HEADER_BYTES);
   const uint8_t* payload = data + HEADER_BYTES;
-  if (ne_crc32c(0, payload, (size_t)payload_len) != crc)
+  if (ne__crc32c(0, payload, (size_t)payload_len) != crc)
     return ne__set_error(errstr, NE_ECORRUPT, "%s: checksum mismatch (the file is corrupt)", path);
-  ne_reader_init(&r, payload, (size_t)payload_len);
-  out->generation = ne_reader_u32(&r);
-  out->evaluations = ne_reader_u64(&r);
-  out->env_steps = ne_reader_u64(&r);
-  out->wall_s = ne_reader_f64(&r);
-  uint64_t algo_len = ne_reader_u64(&r);
-  if (r.bad || algo_len != ne_reader_left(&r))
+  ne__reader_init(&r, payload, (size_t)payload_len);
+  out->generation = ne__reader_u32(&r);
+  out->evaluations = ne__reader_u64(&r);
+  out->env_steps = ne__reader_u64(&r);
+  out->wall_s = ne__reader_f64(&r);
+  uint64_t algo_len = ne__reader_u64(&r);
+  if (r.bad || algo_len != ne__reader_left(&r))
     return ne__set_error(errstr, NE_ECORRUPT, "%s: inconsistent algorithm state length", path);
   out->algo = ne_malloc((size_t)algo_len);
   if (!out->algo) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", path);
-  ne_reader_bytes(&r, out->algo, (size_t)algo_len);
+  ne__reader_bytes(&r, out->algo, (size_t)algo_len);
   out->algo_len = (size_t)algo_len;
   return 0;
 }
@@ -153,6 +153,11 @@ int ne_checkpoint_read_latest(const char* dir, ne_checkpoint* out, char* errstr,
   }
   memset(out, 0, sizeof *out);
   return ne__set_error(errstr, NE_ENOTFOUND, "%s: no readable checkpoint (%d file%s tried)", dir, n, n == 1 ? "" : "s");
+}
+
+int ne_checkpoint_count(const char* dir) {
+  unsigned gens[MAX_KEPT];
+  return list_generations(dir, gens, MAX_KEPT);
 }
 
 void ne_checkpoint_free(ne_checkpoint* ckpt) {

@@ -17,7 +17,7 @@
 
 // ---- writing -------------------------------------------------------------------------------
 
-static void put_text(ne_buf* b, const char* s) { ne_buf_bytes(b, s, strlen(s)); }
+static void put_text(ne_buf* b, const char* s) { ne__buf_bytes(b, s, strlen(s)); }
 
 static void put_floats(ne_buf* b, const char* key, const float* v, size_t n) {
   char num[32];
@@ -32,7 +32,7 @@ static void put_floats(ne_buf* b, const char* key, const float* v, size_t n) {
 
 int ne__params_file_write(const char* path, const ne_genome_header* h, const ne_best* best, char* errstr) {
   ne_buf b;
-  ne_buf_init(&b);
+  ne__buf_init(&b);
   char line[NE_GENOME_KEY_LEN + NE_GENOME_VAL_LEN + 8];
   put_text(&b, NE_PARAMS_FILE_MAGIC "\n");
   for (int i = 0; h && i < h->n; i++) {
@@ -49,11 +49,11 @@ int ne__params_file_write(const char* path, const ne_genome_header* h, const ne_
   }
   put_floats(&b, "params", best->params, best->n_params);
   if (b.oom) {
-    ne_buf_free(&b);
+    ne__buf_free(&b);
     return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory formatting %zu parameters", path, best->n_params);
   }
   int rc = ne__write_file_atomic(path, b.data, b.len, errstr);
-  ne_buf_free(&b);
+  ne__buf_free(&b);
   return rc;
 }
 
@@ -131,12 +131,14 @@ static int parse_field(parse_ctx* c, ne_params_file* f, const char* key, const c
   } else if (strcmp(key, "obs_std") == 0) {
     rc = parse_floats(c, key, value, &f->obs_std, &n);
   } else {
-    return ne__set_error(c->errstr, NE_EPARSE, "%s:%d: unknown field '%s' (expected env.*, policy.*, score, "
-                         "generation, obs_clip, obs_mean, obs_std or params)", c->path, c->line, key);
+    return ne__set_error(c->errstr, NE_EPARSE,
+                         "%s:%d: unknown field '%s' (expected env.*, policy.*, score, "
+                         "generation, obs_clip, obs_mean, obs_std or params)",
+                         c->path, c->line, key);
   }
   if (!rc && f->obs_dim && (size_t)f->obs_dim != n)
-    return ne__set_error(c->errstr, NE_EPARSE, "%s:%d: %s has %zu values, the other obs line %d", c->path, c->line,
-                         key, n, f->obs_dim);
+    return ne__set_error(c->errstr, NE_EPARSE, "%s:%d: %s has %zu values, the other obs line %d", c->path, c->line, key,
+                         n, f->obs_dim);
   if (!rc) f->obs_dim = (int)n;
   return rc;
 }

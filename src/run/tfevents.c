@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"     // ne_buf
-#include "core/crc32c.h"  // ne_crc32c
+#include "core/crc32c.h"  // ne__crc32c
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
@@ -37,16 +37,16 @@ enum {
 };
 
 struct ne_tfevents {
-  int fd;             // the event file, opened O_APPEND
-  char path[4096];    // its path
-  ne_buf event;       // scratch: the encoded Event (reused every generation)
-  ne_buf record;      // scratch: the framed record
+  int fd;           // the event file, opened O_APPEND
+  char path[4096];  // its path
+  ne_buf event;     // scratch: the encoded Event (reused every generation)
+  ne_buf record;    // scratch: the framed record
 };
 
 // ---- framing -------------------------------------------------------------------------------
 
 uint32_t ne_tfevents_masked_crc(const void* data, size_t n) {
-  uint32_t crc = ne_crc32c(0, data, n);
+  uint32_t crc = ne__crc32c(0, data, n);
   return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
 }
 
@@ -82,12 +82,12 @@ static void put_varint(ne_buf* b, uint64_t v) {
   size_t n = 0;
   while (v >= 0x80) tmp[n++] = (uint8_t)(v | 0x80), v >>= 7;
   tmp[n++] = (uint8_t)v;
-  ne_buf_bytes(b, tmp, n);
+  ne__buf_bytes(b, tmp, n);
 }
 
 static void put_key(ne_buf* b, int key) {
   uint8_t k = (uint8_t)key;  // every key we write has a field number < 16: one byte
-  ne_buf_bytes(b, &k, 1);
+  ne__buf_bytes(b, &k, 1);
 }
 
 // Bytes of one encoded Summary.Value {tag, simple_value}.
@@ -102,12 +102,12 @@ static void put_value(ne_buf* b, const char* tag, double v) {
   put_varint(b, value_len(tag));
   put_key(b, KEY_VALUE_TAG);
   put_varint(b, t);
-  ne_buf_bytes(b, tag, t);
+  ne__buf_bytes(b, tag, t);
   put_key(b, KEY_VALUE_SIMPLE);
   float f = (float)v;
   uint32_t bits;
   memcpy(&bits, &f, 4);
-  ne_buf_u32(b, bits);  // fixed32 is little-endian, as ne_buf writes
+  ne__buf_u32(b, bits);  // fixed32 is little-endian, as ne_buf writes
 }
 
 // Encodes Event {wall_time, step, summary {value...}} (NaN values left out) into b.
@@ -116,7 +116,7 @@ static void encode_scalars(ne_buf* b, int64_t step, double wall_time, const ne_t
   for (int i = 0; i < n; i++)
     if (!isnan(v[i].value)) summary += 1 + varint_len(value_len(v[i].tag)) + value_len(v[i].tag);
   put_key(b, KEY_EVENT_WALL_TIME);
-  ne_buf_f64(b, wall_time);
+  ne__buf_f64(b, wall_time);
   put_key(b, KEY_EVENT_STEP);
   put_varint(b, (uint64_t)step);
   put_key(b, KEY_EVENT_SUMMARY);
@@ -128,12 +128,12 @@ static void encode_scalars(ne_buf* b, int64_t step, double wall_time, const ne_t
 // Encodes Event {wall_time, step 0, file_version} into b.
 static void encode_file_version(ne_buf* b, double wall_time) {
   put_key(b, KEY_EVENT_WALL_TIME);
-  ne_buf_f64(b, wall_time);
+  ne__buf_f64(b, wall_time);
   put_key(b, KEY_EVENT_STEP);
   put_varint(b, 0);
   put_key(b, KEY_EVENT_FILE_VERSION);
   put_varint(b, strlen(FILE_VERSION));
-  ne_buf_bytes(b, FILE_VERSION, strlen(FILE_VERSION));
+  ne__buf_bytes(b, FILE_VERSION, strlen(FILE_VERSION));
 }
 
 // ---- decoding (only what the resume rule needs: step, and whether there is a summary) ------
@@ -274,8 +274,8 @@ int ne_tfevents_open(const char* dir, int64_t first_step, ne_tfevents** out, cha
   ne_tfevents* w = ne_calloc(1, sizeof *w);
   if (!w) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   w->fd = -1;
-  ne_buf_init(&w->event);
-  ne_buf_init(&w->record);
+  ne__buf_init(&w->event);
+  ne__buf_init(&w->record);
   char newest[1024];
   int rc = truncate_all(dir, first_step, newest, sizeof newest, errstr);
   if (!rc && newest[0]) {
@@ -305,7 +305,7 @@ const char* ne_tfevents_path(const ne_tfevents* w) { return w->path; }
 void ne_tfevents_close(ne_tfevents* w) {
   if (!w) return;
   if (w->fd >= 0) close(w->fd);
-  ne_buf_free(&w->event);
-  ne_buf_free(&w->record);
+  ne__buf_free(&w->event);
+  ne__buf_free(&w->record);
   ne_free(w);
 }

@@ -26,12 +26,12 @@ void ne__box2d_no_get_state(const ne_env_spec* spec, const void* impl, double* v
 // the family's status hook (ne__box2d_status) finds it in any Box2D impl. Each draw function is
 // the np_random call Gymnasium makes at that point; `what` names it in a replay's error messages.
 typedef struct ne__b2_draws {
-  ne_rng own;              // the env's stream: a copy of the reset's, continued by the steps
-  ne_env_draws* replay;    // this episode's replayed values, or NULL
-  ne_env_draws* pending;   // set by the replay_draws hook; taken by the next reset
-  const char* env_id;      // for messages
-  int failed;              // NE_EINVAL once a replayed value ran out or was out of its range
-  char err[NE_ERRSTR_LEN]; // the message of that failure
+  ne_rng own;               // the env's stream: a copy of the reset's, continued by the steps
+  ne_env_draws* replay;     // this episode's replayed values, or NULL
+  ne_env_draws* pending;    // set by the replay_draws hook; taken by the next reset
+  const char* env_id;       // for messages
+  int failed;               // NE_EINVAL once a replayed value ran out or was out of its range
+  char err[NE_ERRSTR_LEN];  // the message of that failure
 } ne__b2_draws;
 
 // At the start of a reset: the stream continues from rng, or the pending replay starts.

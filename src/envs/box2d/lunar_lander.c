@@ -63,15 +63,15 @@ static const float LANDER_POLY[6][2] = {{-14, 17}, {-17, 0}, {-17, -10}, {17, -1
 
 // one lander episode: the world and what Gymnasium keeps on `self`
 typedef struct lander {
-  ne__b2_draws draws;      // random values (first member: ne__box2d_status reads it)
-  ne_b2_world* world;      // owned (state_init / state_free); emptied at every reset
-  ne_b2_body* moon;        // static terrain
-  ne_b2_body* lander;      // the craft
-  ne_b2_body* legs[2];     // left, right
-  int game_over;           // the craft's body touched something
-  int leg_contact[2];      // legs on the ground
-  int has_prev;            // prev_shaping is set
-  double prev_shaping;     // shaping of the previous step
+  ne__b2_draws draws;                        // random values (first member: ne__box2d_status reads it)
+  ne_b2_world* world;                        // owned (state_init / state_free); emptied at every reset
+  ne_b2_body* moon;                          // static terrain
+  ne_b2_body* lander;                        // the craft
+  ne_b2_body* legs[2];                       // left, right
+  int game_over;                             // the craft's body touched something
+  int leg_contact[2];                        // legs on the ground
+  int has_prev;                              // prev_shaping is set
+  double prev_shaping;                       // shaping of the previous step
   double helipad_x1, helipad_x2, helipad_y;  // the pad
   double chunk_x[CHUNKS], smooth_y[CHUNKS];  // terrain outline, for drawing
 } lander;
@@ -124,7 +124,8 @@ static void make_lander(lander* s) {
   const double x = VIEWPORT_W / SCALE / 2, y = VIEWPORT_H / SCALE;
   s->lander = ne_b2_body_new(s->world, 1, (float)x, (float)y, 0.0f, TAG_LANDER);
   float poly[12];
-  for (int i = 0; i < 6; i++) poly[2 * i] = (float)(LANDER_POLY[i][0] / SCALE), poly[2 * i + 1] = (float)(LANDER_POLY[i][1] / SCALE);
+  for (int i = 0; i < 6; i++)
+    poly[2 * i] = (float)(LANDER_POLY[i][0] / SCALE), poly[2 * i + 1] = (float)(LANDER_POLY[i][1] / SCALE);
   const ne_b2_fixture body = {5.0f, 0.1f, 0.0f, 0x0010, 0x0001};
   ne_b2_add_polygon(s->lander, poly, 6, &body);
   double fx = ne__b2_uniform(&s->draws, -INITIAL_RANDOM, INITIAL_RANDOM, "the initial force's x");
@@ -134,8 +135,8 @@ static void make_lander(lander* s) {
   const ne_b2_fixture leg = {1.0f, 0.2f, 0.0f, 0x0020, 0x0001};
   for (int k = 0; k < 2; k++) {
     int i = k == 0 ? -1 : 1;
-    s->legs[k] = ne_b2_body_new(s->world, 1, (float)(x - i * LEG_AWAY / SCALE), (float)y, (float)(i * 0.05),
-                                TAG_LEG0 + k);
+    s->legs[k] =
+        ne_b2_body_new(s->world, 1, (float)(x - i * LEG_AWAY / SCALE), (float)y, (float)(i * 0.05), TAG_LEG0 + k);
     ne_b2_add_box(s->legs[k], (float)(LEG_W / SCALE), (float)(LEG_H / SCALE), &leg);
     // the left leg swings in [0.4, 0.9], the right one in [-0.9, -0.4] (Python computes +0.9 - 0.5
     // in double before pybox2d rounds it to float)
@@ -168,8 +169,8 @@ static void fire_engines(const ne_env_spec* spec, lander* s, const float* act, d
     *m_power = continuous ? (fmin(fmax(a0, 0.0), 1.0) + 1.0) * 0.5 : 1.0;
     double ox = tip[0] * (MAIN_ENGINE_Y_LOCATION / SCALE + 2 * dispersion[0]) + side[0] * dispersion[1];
     double oy = -tip[1] * (MAIN_ENGINE_Y_LOCATION / SCALE + 2 * dispersion[0]) - side[1] * dispersion[1];
-    ne_b2_body_impulse(s->lander, (float)(-ox * MAIN_ENGINE_POWER * *m_power), (float)(-oy * MAIN_ENGINE_POWER * *m_power),
-                       (float)(px + ox), (float)(py + oy));
+    ne_b2_body_impulse(s->lander, (float)(-ox * MAIN_ENGINE_POWER * *m_power),
+                       (float)(-oy * MAIN_ENGINE_POWER * *m_power), (float)(px + ox), (float)(py + oy));
   }
   *s_power = 0.0;
   if ((continuous && fabs(a1) > 0.5) || (!continuous && (discrete == 1 || discrete == 3))) {
@@ -207,7 +208,7 @@ static void ll_step(const ne_env_spec* spec, void* impl, const float* act, doubl
 
   // the shaping difference, then the fuel
   double shaping = -100 * sqrt(st[0] * st[0] + st[1] * st[1]) - 100 * sqrt(st[2] * st[2] + st[3] * st[3]) -
-                   100 * fabs(st[4]) + 10 * st[6] + 10 * st[7];
+      100 * fabs(st[4]) + 10 * st[6] + 10 * st[7];
   double r = s->has_prev ? shaping - s->prev_shaping : 0.0;
   s->prev_shaping = shaping;
   s->has_prev = 1;

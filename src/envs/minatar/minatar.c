@@ -25,8 +25,8 @@ enum { P_STICKY = 0, P_RAMPING = 1, P_GAME = 2, P_MINIMAL = 3 };
 
 // One row per game: its name in ids, channels and minimal action set (full-set actions).
 typedef struct mt_game {
-  const char* name;   // as in MinAtar/<name>-v1
-  int channels;       // C of the 10x10xC observation
+  const char* name;  // as in MinAtar/<name>-v1
+  int channels;      // C of the 10x10xC observation
   int minimal[MT_N_ACTIONS];
   int n_minimal;
 } mt_game;
@@ -102,6 +102,13 @@ static const ne_env_family minatar_family = {
     "minatar", sizeof(mt_state), mt_reset, mt_step, mt_observe, mt_set_state, mt_get_state, NULL,
 };
 
+static void mt_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ramping);
+static int mt_scripted_action(const ne_env_spec* spec, const float* obs);
+
+// the pixel options (ne_env_set_pixel_options) and the scripted policies (ne_env_scripted_action)
+static const ne_env_hooks minatar_hooks = {.set_pixel_options = mt_set_pixel_options,
+                                           .scripted_action = mt_scripted_action};
+
 int ne__mt_game_of(const ne_env_spec* spec) {
   return spec && spec->family == &minatar_family ? (int)spec->params[P_GAME] : -1;
 }
@@ -123,7 +130,7 @@ static int parse_id(const char* id, int* game, int* minimal) {
 static int mt_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   int game, minimal;
   if (parse_id(id, &game, &minimal)) return ne__set_error(errstr, NE_ENOTFOUND, "%s: not a MinAtar id", id);
-  (void)options;  // the TimeLimit override is env.c's; sticky/ramping: ne__mt_set_options
+  (void)options;  // the TimeLimit override is env.c's; sticky/ramping: mt_set_pixel_options
   const mt_game* g = &GAMES[game];
   snprintf(spec->id, sizeof spec->id, "%s", id);
   spec->obs_dim = MT_SIZE * MT_SIZE * g->channels;
@@ -134,6 +141,7 @@ static int mt_make(const char* id, const ne_env_options* options, ne_env_spec* s
   spec->act_dim = 1;
   spec->max_episode_steps = 0;  // MinAtar registers no TimeLimit
   spec->family = &minatar_family;
+  spec->hooks = &minatar_hooks;
   spec->params[P_STICKY] = DEFAULT_STICKY;
   spec->params[P_RAMPING] = 1;
   spec->params[P_GAME] = game;
@@ -156,7 +164,8 @@ const ne_env_entry ne__minatar_envs[] = {
     {NULL, NULL, NULL},
 };
 
-void ne__mt_set_options(ne_env_spec* spec, double sticky_prob, int ramping) {
+// the set_pixel_options hook: sticky-action probability (0: the default 0.1, < 0: off) and ramp
+static void mt_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ramping) {
   spec->params[P_STICKY] = sticky_prob == 0 ? DEFAULT_STICKY : sticky_prob < 0 ? 0 : sticky_prob;
   spec->params[P_RAMPING] = ramping != 0;
 }
@@ -276,4 +285,11 @@ int ne__mt_scripted_action(int game, const float* obs, int n_ch) {
     case G_SEAQUEST: return scripted_seaquest(obs);
     default: return scripted_invaders(obs);
   }
+}
+
+// the scripted_action hook: the game's scripted action, as an index into the spec's action set (a
+// full-set action the minimal set lacks plays noop, index 0)
+static int mt_scripted_action(const ne_env_spec* spec, const float* obs) {
+  int idx = ne__mt_action_index(spec, ne__mt_scripted_action(ne__mt_game_of(spec), obs, spec->obs_shape[2]));
+  return idx < 0 ? 0 : idx;
 }

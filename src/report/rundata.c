@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+// Reading a run directory for humans (see rundata.h): metrics.csv by column name (a torn last line
+// from a run mid-write is skipped), config.ini by a plain key scan, log.txt's last lines for the
+// state. One pass over each file per call; the dashboard calls it every few seconds per run.
+#include "report/rundata.h"
+
+#include <errno.h>
+#include <limits.h>  // PATH_MAX for realpath
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/error.h"
+
+// metrics.csv column names, in NE__RD_* order
+static const char* const COLUMNS[NE__RD_COLS] = {"generation", "evaluations", "env_steps", "wall_s",
+                                                 "best",       "mean",        "median",    "elite_mean"};
+enum { PACE_ROWS = 10 };  // generations the pace (ETA, throughput) is measured over
+
+// ---- small text helpers --------------------------------------------------------------------
+
+// [s, s+*len) without surrounding blanks
+static const char* trim(const char* s, size_t* len) {
+  while (*len > 0 && (*s == ' ' || *s == '\t')) s++, (*len)--;
+  while (*len > 0 && strchr(" \t\r", s[*len - 1])) (*len)--;
+  return s;
+}
+
+int ne__ini_get(const char* text, const char* section, const char* key, char* out, size_t size) {
+  size_t klen = strlen(key), slen = strlen(section);
+  int in_section = 0;
+  for (const char* line = text; line && *line;) {
+    const char* nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) : strlen(line);
+    const char* s = trim(line, &len);
+    line = nl ? nl + 1 : NULL;
+    if (len > 0 && s[0] == '[') {
+      in_section = len == slen + 2 && strncmp(s + 1, section, slen) == 0 && s[len - 1] == ']';
+      continue;
+    }
+    if (!in_section || len <= klen || strncmp(s, key, klen) != 0) continue;
+    size_t vlen = len - klen;
+    const char* v = trim(s + klen, &vlen);
+    if (vlen == 0 || *v != '=') continue;
+    v++, vlen--;
+    // an inline " ; comment" ends the value
+    for (size_t i = 0; i + 1 < vlen; i++)
+      if ((v[i] == ' ' || v[i] == '\t') && (v[i + 1] == ';' || v[i + 1] == '#')) vlen = i;
+    v = trim(v, &vlen);
+    snprintf(out, size, "%.*s", (int)vlen, v);
+    return 0;
+  }
+  return -1;
+}
+
+void ne__rundata_duration(double s, char* buf, size_t size) {
+  if (!isfinite(s) || s < 0) snprintf(buf, size, "-");
+  else if (s < 60) snprintf(buf, size, "%.1fs", s);
+  else if (s < 3600) snprintf(buf, size, "%dm%02ds", (int)s / 60, (int)s % 60);
+  else snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)fmod(s, 3600) / 60);
+}
+
+void ne__rundata_human(double v, char* buf, size_t size) {
+  double a = fabs(v);
+  if (!isfinite(v)) snprintf(buf, size, "-");
+  else if (a >= 1e9) snprintf(buf, size, "%.2fG", v / 1e9);
+  else if (a >= 1e6) snprintf(buf, size, "%.2fM", v / 1e6);
+  else if (a >= 1e4) snprintf(buf, size, "%.1fk", v / 1e3);
+  else if (a >= 100 || v == floor(v)) snprintf(buf, size, "%.0f", v);
+  else snprintf(buf, size, "%.3g", v);
+}
+
+// ---- files ---------------------------------------------------------------------------------
+
+int ne__rundata_is_run(const char* dir) {
+  char path[PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/metrics.csv", dir);
+  if (access(path, R_OK) == 0) return 1;
+  snprintf(path, sizeof path, "%s/config.ini", dir);
+  return access(path, R_OK) == 0;
+}
+
+// the last path component of dir (after resolving ".", "..", trailing slashes)
+static void base_name(const char* dir, char* out, size_t size) {
+  char real[PATH_MAX];
+  const char* path = realpath(dir, real) ? real : dir;
+  const char* slash = strrchr(path, '/');
+  const char* base = slash && slash[1] ? slash + 1 : path;
+  size_t n = strlen(base) < size - 1 ? strlen(base) : size - 1;  // a long name is cut, never overrun
+  memcpy(out, base, n);
+  out[n] = '\0';
+}
+
+static int64_t ini_int(const char* text, const char* section, const char* key) {
+  char v[64];
+  return ne__ini_get(text, section, key, v, sizeof v) == 0 ? strtoll(v, NULL, 10) : 0;
+}
+
+static void read_config(ne__rundata* d) {
+  char path[PATH_MAX + 32], *text, v[64];
+  snprintf(path, sizeof path, "%s/config.ini", d->dir);
+  if (ne__read_file(path, &text, NULL, NULL) != 0) return;
+  ne__ini_get(text, "env", "id", d->env, sizeof d->env);
+  ne__ini_get(text, "run", "algorithm", d->algorithm, sizeof d->algorithm);
+  d->max_generations = ini_int(text, "run", "generations");
+  d->threads = (int)ini_int(text, "run", "threads");
+  d->eval_episodes = (int)ini_int(text, "run", "eval_episodes");
+  if (ne__ini_get(text, "run", "max_env_steps", v, sizeof v) == 0) d->max_env_steps = strtod(v, NULL);
+  if (ne__ini_get(text, "run", "max_seconds", v, sizeof v) == 0) d->max_seconds = strtod(v, NULL);
+  ne_free(text);
+}
+
+// the state the newest telling line of log.txt gives, and that line
+static void read_log(ne__rundata* d) {
+  char path[PATH_MAX + 32], *text;
+  snprintf(path, sizeof path, "%s/log.txt", d->dir);
+  snprintf(d->state, sizeof d->state, "starting");
+  if (ne__read_file(path, &text, NULL, NULL) != 0) return;
+  for (char* line = text; line && *line;) {
+    char* nl = strchr(line, '\n');
+    if (nl) *nl = '\0';
+    if (strncmp(line, "gen ", 4) == 0) snprintf(d->state, sizeof d->state, "running");
+    else if (strstr(line, " reached after ")) snprintf(d->state, sizeof d->state, "finished");
+    else if (strncmp(line, "interrupted", 11) == 0) snprintf(d->state, sizeof d->state, "interrupted");
+    if (*line) snprintf(d->last_line, sizeof d->last_line, "%s", line);
+    line = nl ? nl + 1 : NULL;
+  }
+  ne_free(text);
+}
+
+static int push_row(ne__rundata* d, const double* row) {
+  if (d->n_rows == d->cap_rows) {
+    int cap = d->cap_rows ? 2 * d->cap_rows : 256;
+    double* grown = ne_realloc(d->rows, (size_t)cap * NE__RD_COLS * sizeof(double));
+    if (!grown) return NE_ENOMEM;
+    d->rows = grown;
+    d->cap_rows = cap;
+  }
+  memcpy(d->rows + (size_t)d->n_rows * NE__RD_COLS, row, NE__RD_COLS * sizeof(double));
+  d->n_rows++;
+  return 0;
+}
+
+// field positions of the NE__RD_* columns in the header line; -1 when absent
+static void map_header(const char* h, size_t len, int* idx, int* minimized) {
+  for (int c = 0; c < NE__RD_COLS; c++) idx[c] = -1;
+  int field = 0;
+  for (size_t i = 0; i <= len; field++) {
+    size_t j = i;
+    while (j < len && h[j] != ',') j++;
+    size_t flen = j - i;
+    const char* f = trim(h + i, &flen);
+    for (int c = 0; c < NE__RD_COLS; c++)
+      if (flen == strlen(COLUMNS[c]) && strncmp(f, COLUMNS[c], flen) == 0) idx[c] = field;
+    if (flen == 9 && strncmp(f, "minimized", 9) == 0) *minimized = 1;
+    i = j + 1;
+  }
+}
+
+static void parse_row(const char* line, size_t len, const int* idx, double* row) {
+  for (int c = 0; c < NE__RD_COLS; c++) row[c] = NAN;
+  int field = 0;
+  for (size_t i = 0; i <= len; field++) {
+    size_t j = i;
+    while (j < len && line[j] != ',') j++;
+    for (int c = 0; c < NE__RD_COLS; c++) {
+      if (idx[c] != field) continue;
+      char buf[64], *end;
+      snprintf(buf, sizeof buf, "%.*s", (int)(j - i < 63 ? j - i : 63), line + i);
+      double v = strtod(buf, &end);
+      row[c] = end != buf && isfinite(v) ? v : NAN;
+    }
+    i = j + 1;
+  }
+}
+
+static int read_metrics(ne__rundata* d, char* errstr) {
+  char path[PATH_MAX + 32], *text;
+  size_t len;
+  snprintf(path, sizeof path, "%s/metrics.csv", d->dir);
+  int rc = ne__read_file(path, &text, &len, errstr);
+  if (rc == NE_ENOTFOUND) return 0;  // a run that has not finished a generation yet
+  if (rc) return rc;
+  struct stat st;
+  if (stat(path, &st) == 0) d->metrics_age_s = difftime(time(NULL), st.st_mtime);
+  int idx[NE__RD_COLS] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  for (char* line = text; !rc && line < text + len;) {
+    char* nl = memchr(line, '\n', (size_t)(text + len - line));
+    if (!nl) break;  // a row being written
+    if (line == text) {
+      map_header(line, (size_t)(nl - line), idx, &d->minimized);
+      if (idx[NE__RD_GEN] < 0) rc = ne__set_error(errstr, NE_EPARSE, "%s: no generation column", path);
+    } else {
+      double row[NE__RD_COLS];
+      parse_row(line, (size_t)(nl - line), idx, row);
+      if (!isnan(row[NE__RD_GEN]) && push_row(d, row)) rc = ne__set_error(errstr, NE_ENOMEM, "out of memory");
+    }
+    line = nl + 1;
+  }
+  ne_free(text);
+  return rc;
+}
+
+// A run whose log says "running" but whose metrics stopped changing for much longer than its
+// generations take (a killed process, a lost machine) is "stopped".
+static void mark_stopped(ne__rundata* d) {
+  if (strcmp(d->state, "running") != 0 || d->n_rows < 2) return;
+  double wall = ne__rundata_at(d, d->n_rows - 1, NE__RD_WALL) - ne__rundata_at(d, 0, NE__RD_WALL);
+  double per_gen = wall / (d->n_rows - 1);
+  if (d->metrics_age_s > 60 + 20 * per_gen) snprintf(d->state, sizeof d->state, "stopped");
+}
+
+int ne__rundata_load(const char* dir, ne__rundata* out, char* errstr) {
+  memset(out, 0, sizeof *out);
+  if (!ne__rundata_is_run(dir)) return ne__set_error(errstr, NE_ENOTFOUND, "%s: not a run directory", dir);
+  snprintf(out->dir, sizeof out->dir, "%s", dir);
+  base_name(dir, out->name, sizeof out->name);
+  read_config(out);
+  read_log(out);
+  int rc = read_metrics(out, errstr);
+  if (!rc) mark_stopped(out);
+  if (rc) ne__rundata_free(out);
+  return rc;
+}
+
+void ne__rundata_free(ne__rundata* d) {
+  if (!d) return;
+  ne_free(d->rows);
+  d->rows = NULL;
+  d->n_rows = d->cap_rows = 0;
+}
+
+double ne__rundata_at(const ne__rundata* d, int r, int c) { return d->rows[(size_t)r * NE__RD_COLS + c]; }
+
+// ---- derived figures -----------------------------------------------------------------------
+
+// the last row and the one PACE_ROWS before it (or the first); 0 if fewer than 2 rows
+static int pace_rows(const ne__rundata* d, int* a, int* b) {
+  if (d->n_rows < 2) return 0;
+  *b = d->n_rows - 1;
+  *a = *b > PACE_ROWS ? *b - PACE_ROWS : 0;
+  return 1;
+}
+
+void ne__rundata_rate(const ne__rundata* d, double* evals_per_s, double* steps_per_s) {
+  int a, b;
+  *evals_per_s = *steps_per_s = 0;
+  if (!pace_rows(d, &a, &b)) return;
+  double dt = ne__rundata_at(d, b, NE__RD_WALL) - ne__rundata_at(d, a, NE__RD_WALL);
+  if (!(dt > 0)) return;
+  *evals_per_s = (ne__rundata_at(d, b, NE__RD_EVALS) - ne__rundata_at(d, a, NE__RD_EVALS)) / dt;
+  *steps_per_s = (ne__rundata_at(d, b, NE__RD_STEPS) - ne__rundata_at(d, a, NE__RD_STEPS)) / dt;
+}
+
+double ne__rundata_eta(const ne__rundata* d) {
+  int a, b;
+  if (!pace_rows(d, &a, &b)) return NAN;
+  double wall = ne__rundata_at(d, b, NE__RD_WALL), dt = wall - ne__rundata_at(d, a, NE__RD_WALL);
+  double s_per_gen = dt / (b - a), eta = INFINITY;
+  double evals_per_s, steps_per_s;
+  ne__rundata_rate(d, &evals_per_s, &steps_per_s);
+  // the nearest of the budgets that are set
+  double gens_done = ne__rundata_at(d, b, NE__RD_GEN) + 1;
+  if (d->max_generations > 0) eta = fmin(eta, fmax(0, (double)d->max_generations - gens_done) * s_per_gen);
+  if (d->max_env_steps > 0 && steps_per_s > 0)
+    eta = fmin(eta, fmax(0, d->max_env_steps - ne__rundata_at(d, b, NE__RD_STEPS)) / steps_per_s);
+  if (d->max_seconds > 0) eta = fmin(eta, fmax(0, d->max_seconds - wall));
+  return isfinite(eta) ? eta : NAN;
+}
