@@ -57,6 +57,11 @@ static const ne_config_key env_keys[] = {
      "env's default (MinAtar 0.1, ALE off as in the Deep GA paper), -1 = off, 0.25 = Gymnasium v5"},
     {"env", "difficulty_ramping", NE_CFG_BOOL, "true", 1, 0, NULL,
      "MinAtar/*: speed the game up over an episode as MinAtar does (false = a constant difficulty)"},
+    // task families (meta-learning: src/envs/point, src/envs/mujoco/*_tasks.c)
+    {"env", "task", NE_CFG_STRING, "", 1, 0, NULL,
+     "task families (PointNav2D-v0, HalfCheetahDir-v5, ...): fix every episode's task, comma-separated "
+     "values (e.g. 0.3,-0.2 = PointNav2D's goal; `neuroevo envs` shows each family's); empty = draw a "
+     "task per episode from the family's distribution (the task mixture)"},
 };
 
 // [policy]: the network that maps observations to actions.

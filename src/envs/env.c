@@ -138,6 +138,8 @@ static void observe(const ne_env_spec* spec, ne_env_state* state) {
 // the env's own stream restarts from seed, so an episode is a pure function of (policy, seed)
 int ne_env_reset(const ne_env_spec* spec, ne_env_state* state, uint64_t seed) {
   if (!spec || !state || state->spec != spec) return NE_EINVAL;
+  // task families: the episode's task first (env_task.c), then the start state
+  if (spec->task_dim > 0) ne__env_begin_task(spec, state, seed);
   ne_rng_seed(&state->rng, seed);
   spec->family->reset(spec, state->impl, &state->rng);
   // gym: bridge: a family that can fail outside the process (env server) reports it here
