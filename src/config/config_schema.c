@@ -69,8 +69,12 @@ static const ne_config_key policy_keys[] = {
     {"policy", "hidden", NE_CFG_INTLIST, "64,64", 1, 65536, NULL,
      "hidden layer widths, comma-separated, at most 7 layers (empty = a linear policy)"},
     {"policy", "activation", NE_CFG_ENUM, "tanh", 1, 0, "tanh|relu", "hidden-layer nonlinearity"},
-    {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip",
-     "output head: argmax (discrete actions), tanh or clip (continuous), auto = from the action space"},
+    {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip|gaussian",
+     "output head: argmax (discrete actions), tanh or clip (continuous), gaussian (continuous, stochastic: "
+     "a learned log-std per action, for meta.update = pg; evaluated at its mean), auto = from the action space"},
+    {"policy", "init_log_std", NE_CFG_FLOAT, "0", -13.8, 5, NULL,
+     "head = gaussian: initial log standard deviation of every action, in normalized units where the "
+     "action box is [-1, 1] (0 = std 1, MAML's init_std)"},
     {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he",
      "weight initialization of the initial genomes"},
     // conv policies for image observations (src/policy/conv.c, src/policy/conv_config.c)
