@@ -163,6 +163,7 @@ double ne_evaluator_episode(ne_evaluator* ev, const float* params, uint64_t seed
 
 static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, ne_result* out) {
   out->fitness = NAN;
+  out->pre_fitness = NAN;  // no inner loop unless meta-learning
   out->return_std = 0;
   out->episodes = 0;
   out->steps = 0;

@@ -510,6 +510,7 @@ static void accept_result(master* m, uint32_t i, const ne_result* src) {
   dst->steps = src->steps;
   dst->status = src->status;
   dst->obs_count = src->obs_count;
+  dst->pre_fitness = src->pre_fitness;  // meta-learning (NaN without an inner loop)
   if (m->batch->want_obs_stats && dst->obs_sum && dst->obs_sumsq && src->obs_sum) {
     size_t d = (size_t)m->env->obs_dim;
     memcpy(dst->obs_sum, src->obs_sum, d * sizeof(double));

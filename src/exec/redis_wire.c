@@ -479,13 +479,14 @@ void ne__wire_results_free(ne__wire_results* r) {
   ne__wire_results_init(r);
 }
 
-static void put_result(ne_buf* b, uint32_t index, const ne_result* res, int obs_dim) {
+static void put_result(ne_buf* b, uint32_t index, const ne_result* res, int obs_dim, int has_pre) {
   put_varint(b, index);
   put_varint(b, zigzag(res->status));
   ne__buf_f64(b, res->fitness);
   ne__buf_f64(b, res->return_std);
   put_varint(b, res->episodes);
   put_varint(b, res->steps);
+  if (has_pre) ne__buf_f64(b, res->pre_fitness);  // meta-learning: the return before adaptation
   if (obs_dim <= 0) return;
   ne__buf_f64(b, res->obs_count);
   for (int i = 0; i < obs_dim; i++) ne__buf_f64(b, res->obs_sum[i]);
@@ -517,14 +518,18 @@ int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const u
   ne__buf_u64(out, hdr->fingerprint);
   put_varint(out, (uint64_t)hdr->obs_dim);
   put_varint(out, hdr->eval_us);
+  // meta-learning: a flag, then every result carries its pre-adaptation return
+  int has_pre = 0;
+  for (int i = 0; i < n; i++) has_pre |= !isnan(results[i].pre_fitness);
+  put_u8(out, (uint8_t)has_pre);
   put_varint(out, (uint64_t)n);
-  for (int i = 0; i < n; i++) put_result(out, idx[i], &results[i], hdr->obs_dim);
+  for (int i = 0; i < n; i++) put_result(out, idx[i], &results[i], hdr->obs_dim, has_pre);
   put_failure(out, hdr);
   return seal(out);
 }
 
 // One result; a successful evaluation must carry finite figures.
-static int get_result(ne_reader* r, ne__wire_results* m, int i) {
+static int get_result(ne_reader* r, ne__wire_results* m, int i, int has_pre) {
   ne_result* res = &m->results[i];
   uint64_t index = get_varint(r);
   int64_t status = unzigzag(get_varint(r));
@@ -532,12 +537,14 @@ static int get_result(ne_reader* r, ne__wire_results* m, int i) {
   res->return_std = ne__reader_f64(r);
   uint64_t episodes = get_varint(r);
   res->steps = get_varint(r);
+  res->pre_fitness = has_pre ? ne__reader_f64(r) : NAN;
   if (r->bad || index > UINT32_MAX || status > 0 || status < -1000 || episodes > UINT32_MAX) return NE_ECORRUPT;
   m->index[i] = (uint32_t)index;
   res->status = (int)status;
   res->episodes = (uint32_t)episodes;
   if (status == 0 && (!isfinite(res->fitness) || !isfinite(res->return_std) || res->return_std < 0 || episodes < 1))
     return NE_ECORRUPT;
+  if (status == 0 && has_pre && !isfinite(res->pre_fitness)) return NE_ECORRUPT;
   int d = m->hdr.obs_dim;
   res->obs_sum = res->obs_sumsq = NULL;
   res->obs_count = 0;
@@ -581,8 +588,9 @@ static int get_results_body(ne_reader* r, ne__wire_results* m) {
   m->hdr.fingerprint = ne__reader_u64(r);
   uint64_t d = get_varint(r);
   m->hdr.eval_us = get_varint(r);
+  uint8_t has_pre = get_u8(r);
   uint64_t n = get_varint(r);
-  if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || n > NE_WIRE_MAX_CANDS) return NE_ECORRUPT;
+  if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || n > NE_WIRE_MAX_CANDS || has_pre > 1) return NE_ECORRUPT;
   // each result takes at least 20 bytes (+ 8 * (1 + 2d) with sums): check before allocating
   if (n > ne__reader_left(r) / (20 + 8 * (1 + 2 * d) * (d > 0))) return NE_ECORRUPT;
   m->hdr.task_no = (uint32_t)task_no;
@@ -595,7 +603,7 @@ static int get_results_body(ne_reader* r, ne__wire_results* m) {
   if (d > 0 && reserve((void**)&m->obs, &m->obs_cap, n * 2 * d, sizeof(double))) return NE_ENOMEM;
   m->n = (int)n;
   for (int i = 0; i < m->n; i++)
-    if (get_result(r, m, i)) return NE_ECORRUPT;
+    if (get_result(r, m, i, has_pre)) return NE_ECORRUPT;
   return get_failure(r, m);
 }
 

@@ -208,6 +208,7 @@ static void synthetic_result(const ne_candidate* c, ne_result* out) {
   out->steps = c->episodes;
   out->status = 0;
   out->obs_count = 0;
+  out->pre_fitness = NAN;  // no inner loop
 }
 
 // Evaluates the candidates of the decoded task into th->res in order. Returns how many were
