@@ -11,6 +11,7 @@
 #include "neuroevo/algo.h"
 #include "neuroevo/cache.h"
 #include "neuroevo/env.h"
+#include "neuroevo/meta.h"  // meta-learning: the inner loop a candidate runs per task
 #include "neuroevo/policy.h"
 
 #ifdef __cplusplus
@@ -25,6 +26,12 @@ ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* 
 
 // Frees the evaluator. Nullable: ev.
 void ne_evaluator_destroy(ne_evaluator* ev);
+
+// Meta-learning (meta.h): from now on a candidate's fitness is its mean return after meta's inner
+// loop over meta->tasks * its episodes tasks (result.pre_fitness: the mean before). meta must
+// outlive ev; NULL (or meta->tasks 0) returns to plain evaluations. 0 or NE_ENOMEM.
+// Nullable: meta.
+int ne_evaluator_set_meta(ne_evaluator* ev, const ne_meta_spec* meta);
 
 // Evaluates one candidate of batch into *out (out->obs_sum/obs_sumsq must point to obs_dim doubles
 // when batch->want_obs_stats). Returns out->status.

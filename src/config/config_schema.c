@@ -225,6 +225,30 @@ static const ne_config_key sepcmaes_keys[] = {
 };
 #undef NE_CMA_KEYS
 
+// [meta]: meta-learning (GA-MAML, ES-MAML; src/exec/meta_config.c, adapt.c): fitness = the return
+// after an inner loop on each of meta.tasks sampled tasks of a task family. Any run.algorithm.
+static const ne_config_key meta_keys[] = {
+    {"meta", "tasks", NE_CFG_INT, "0", 0, 1e5, NULL,
+     "tasks a candidate adapts to per evaluation (x its episodes: ga.elite_episodes, es.eval_episodes "
+     "count in units of this); fitness = mean return after the inner loop; 0 = no meta-learning"},
+    {"meta", "update", NE_CFG_ENUM, "pg", 1, 0, "pg|es|hill",
+     "inner-loop update: pg (MAML's policy gradient; needs policy.head = gaussian), es (ES-MAML's "
+     "ES-gradient step), hill (ES-MAML's hill climbing)"},
+    {"meta", "inner_steps", NE_CFG_INT, "1", 1, 100, NULL, "K: inner-loop updates per task"},
+    {"meta", "inner_episodes", NE_CFG_INT, "20", 1, 1e5, NULL,
+     "episodes one update runs: pg rollouts (MAML's fast batch 20), es perturbed episodes (mirrored "
+     "pairs: even), hill perturbations tried"},
+    {"meta", "eval_episodes", NE_CFG_INT, "1", 1, 1e5, NULL,
+     "episodes of the deterministic policy that measure each stage (before, after each update)"},
+    {"meta", "inner_lr", NE_CFG_FLOAT, "0.1", 0, 1e6, NULL,
+     "inner step size (pg: MAML's fast_lr 0.1; es: ES-MAML's alpha 0.05)"},
+    {"meta", "inner_sigma", NE_CFG_FLOAT, "0.1", 1e-9, 100, NULL,
+     "es, hill: perturbation standard deviation (ES-MAML's precision parameter 0.1)"},
+    {"meta", "discount", NE_CFG_FLOAT, "0.99", 0, 1, NULL, "pg: discount of the returns-to-go"},
+    {"meta", "normalize_adv", NE_CFG_BOOL, "true", 1, 0, NULL,
+     "pg: scale the advantages to mean 0 and std 1 (MAML and ProMP do)"},
+};
+
 // Every section, in the order the resolved config is written. algorithm != NULL marks a section
 // that only that run.algorithm may use.
 static const ne__cfg_section sections[] = {
@@ -238,6 +262,7 @@ static const ne__cfg_section sections[] = {
     {"snes", snes_keys, COUNT(snes_keys), "snes", "separable natural evolution strategies"},
     {"cmaes", cmaes_keys, COUNT(cmaes_keys), "cmaes", "CMA-ES, full covariance, IPOP restarts"},
     {"sepcmaes", sepcmaes_keys, COUNT(sepcmaes_keys), "sepcmaes", "sep-CMA-ES, diagonal covariance, IPOP restarts"},
+    {"meta", meta_keys, COUNT(meta_keys), NULL, "meta-learning: fitness after an inner loop on sampled tasks"},
 };
 
 // Item limits of INTLIST keys that have one tighter than NE__CFG_LIST_CAP.
