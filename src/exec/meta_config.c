@@ -50,7 +50,8 @@ int ne_meta_check(const ne_meta_spec* meta, const ne_env_spec* env, const ne_pol
                          "env.task fixes %s's task, but meta-learning draws a task per adaptation: leave env.task "
                          "empty",
                          env->id);
-  if (meta->inner_steps < 1 || meta->inner_steps > NE_META_MAX_STEPS)
+  // (0 only through `eval --adapt 0`: the same tasks and episodes, no update; configs start at 1)
+  if (meta->inner_steps < 0 || meta->inner_steps > NE_META_MAX_STEPS)
     return ne__set_error(errstr, NE_EINVAL, "meta.inner_steps = %d: expected 1 to %d", meta->inner_steps,
                          NE_META_MAX_STEPS);
   if (meta->update == NE_META_PG && policy->head != NE_HEAD_GAUSSIAN)
