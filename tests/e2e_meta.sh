@@ -152,6 +152,18 @@ done
 [ "$(grep -c '^  tasks (' envs.txt)" -eq 5 ] || fail "envs tasks: $(cat envs.txt)"
 ! grep -q "^CartPole-v1" envs.txt || fail "envs tasks lists a plain env"
 
+# --- the shipped configs load and run (one small generation each) ------------------------------------
+CFG="$HERE/../configs"
+small="run.generations=1 meta.inner_episodes=2"
+"$BIN" run "$CFG/pointnav-ga-maml.ini" $small ga.population=3 ga.truncation=1 ga.elite_candidates=1 --out c1 --quiet
+"$BIN" run "$CFG/pointnav-ga-mixture.ini" $small ga.population=3 ga.truncation=1 ga.elite_candidates=1 --out c2 --quiet
+"$BIN" run "$CFG/pointnav-es-maml.ini" $small es.population=2 --out c3 --quiet
+for c in halfcheetahdir-ga-maml halfcheetahdir-ga-mixture antgoal-ga-maml; do
+  "$BIN" run "$CFG/$c.ini" $small meta.inner_steps=1 ga.population=2 ga.truncation=1 ga.elite_candidates=0 \
+    env.max_episode_steps=20 --out $c --quiet
+done
+echo "ok: the meta-learning configs run"
+
 # --- bad input: clear errors, exit 2 ----------------------------------------------------------------------
 set +e
 out=$("$BIN" run nav.ini policy.head=tanh --out bad1 2>&1); rc=$?
