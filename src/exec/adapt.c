@@ -6,6 +6,7 @@
 // adaptation allocates nothing. Seeds: every episode's reset seed, the action noise of a pg
 // rollout and every perturbation derive from (task seed, stage k, index, what) through
 // NE_PURPOSE_ADAPT, so an adaptation is a pure function of (parameters, task, task seed).
+#include <assert.h>
 #include <math.h>  // sqrt (IEEE exact), isfinite
 #include <string.h>
 
@@ -117,6 +118,7 @@ static void add_stats(ne_result* r, const float* obs, int d) {
 // appends the current step's input, raw observation and sampled output to the store
 static void store_step(ne__pg_batch* b, const float* input, const float* raw, const float* u) {
   int s = b->start[b->n_paths + 1]++;
+  assert(s < b->cap_steps);  // inner_episodes x the TimeLimit: a rollout is truncated before
   memcpy(b->input + (size_t)s * (size_t)b->obs_dim, input, (size_t)b->obs_dim * sizeof(float));
   memcpy(b->raw + (size_t)s * (size_t)b->obs_dim, raw, (size_t)b->obs_dim * sizeof(float));
   memcpy(b->u + (size_t)s * (size_t)b->act_dim, u, (size_t)b->act_dim * sizeof(float));
