@@ -5,7 +5,8 @@
 # is trained on THREADS threads under `nice -n 10` and timed (user + system CPU, wall); each best
 # agent is then adapted to 100 test tasks (`neuroevo eval RUN --adapt 3 --tasks 100 --seed 1000`:
 # the same tasks for every run) and the mean returns before and after 1, 2, 3 inner steps go to
-# OUT/results.csv; OUT/meta.png plots them (mean and range over the seeds). An untrained policy
+# OUT/results.csv; OUT/meta.png plots them (mean and range over the seeds), OUT/meta-training.png
+# the population's mean return before and after adaptation per generation. An untrained policy
 # (the init of seed chain "1") adapted the same way shows what the inner loop does without
 # meta-training. Long (about an hour of CPU on 2 cores): never part of `make test`.
 # Usage: bench/meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|plot]  (plot: only redraw)
@@ -84,6 +85,31 @@ set title "HalfCheetahDir-v5 (hill-climbing inner loop)"
 plot "$OUT/halfcheetahdir-maml.dat" u 1:2:3:4 w yerrorlines lw 2 t "GA-MAML (3 seeds: mean, min-max)", \
      "$OUT/halfcheetahdir-mixture.dat" u 1:2:3:4 w yerrorlines lw 2 t "GA on the task mixture + the same inner loop", \
      "$OUT/halfcheetahdir-untrained.dat" u 1:2 w linespoints dt 2 t "untrained policy + the same inner loop"
+unset multiplot
+GP
+  # OUT/meta-training.png: the population's mean return before and after adaptation per generation
+  # (metrics.csv's pre_adapt, post_adapt) of the GA-MAML runs, and the mixture runs' mean fitness
+  local plots f k s title
+  gnuplot <<GP || echo "meta-results: gnuplot failed (training curves)" >&2
+set terminal pngcairo size 1100,420 font ",10"
+set output "$OUT/meta-training.png"
+set datafile separator ","
+set multiplot layout 1,2
+set xlabel "generation"
+set ylabel "population's mean return"
+set key bottom right
+set grid
+$(for f in pointnav halfcheetahdir; do
+    [ "$f" = pointnav ] && title="PointNav2D-v0" || title="HalfCheetahDir-v5"
+    plots=""
+    for s in $SEEDS; do
+      plots="$plots \"$OUT/$f-maml-s$s/metrics.csv\" u 1:10 every ::1 w l lc 1 t $( [ "$s" = "${SEEDS%% *}" ] && echo '"GA-MAML after adaptation"' || echo 'notitle'),"
+      plots="$plots \"$OUT/$f-maml-s$s/metrics.csv\" u 1:9 every ::1 w l lc 1 dt 2 t $( [ "$s" = "${SEEDS%% *}" ] && echo '"GA-MAML before adaptation"' || echo 'notitle'),"
+      plots="$plots \"$OUT/$f-mixture-s$s/metrics.csv\" u 1:6 every ::1 w l lc 2 t $( [ "$s" = "${SEEDS%% *}" ] && echo '"GA on the task mixture (no inner loop)"' || echo 'notitle'),"
+    done
+    echo "set title \"$title (3 seeds each)\""
+    echo "plot ${plots%,}"
+  done)
 unset multiplot
 GP
 }
