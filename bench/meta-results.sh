@@ -30,6 +30,7 @@ means() { sed -n 's/^mean over [0-9]* tasks\{0,1\}: //p' | sed 's/ ± [0-9.]*//g
 # train FAMILY KIND SEED: runs configs/FAMILY-ga-KIND.ini, adapts its best agent, appends a row
 train() {
   local family=$1 kind=$2 seed=$3 dir="$OUT/$1-$2-s$3" t
+  grep -q "^$family,$kind,$seed," "$CSV" && return 0  # done in an earlier invocation
   # a finished run is kept: rerunning the script only evaluates it again
   if [ ! -f "$dir.time" ]; then
     rm -rf "$dir"
@@ -47,6 +48,7 @@ train() {
 # untrained FAMILY: the meta config's policy at init (seed chain "1"), adapted the same way
 untrained() {
   local family=$1 g="$OUT/$1-untrained.genome" row
+  grep -q "^$family,untrained," "$CSV" && return 0
   { grep -E '^(env|policy|meta)\.' "$OUT/$family-maml-s0/best.genome"; echo "sigma = 0.03"; echo "seeds = 1"; } > "$g"
   row=$(nice -n 10 "$BIN" eval --genome "$g" --adapt 3 --tasks "$TASKS" --seed 1000 --threads "$THREADS" | means)
   echo "$family,untrained,-,$row,0,0,0" | tee -a "$CSV"
@@ -103,9 +105,9 @@ $(for f in pointnav halfcheetahdir; do
     [ "$f" = pointnav ] && title="PointNav2D-v0" || title="HalfCheetahDir-v5"
     plots=""
     for s in $SEEDS; do
-      plots="$plots \"$OUT/$f-maml-s$s/metrics.csv\" u 1:10 every ::1 w l lc 1 t $( [ "$s" = "${SEEDS%% *}" ] && echo '"GA-MAML after adaptation"' || echo 'notitle'),"
-      plots="$plots \"$OUT/$f-maml-s$s/metrics.csv\" u 1:9 every ::1 w l lc 1 dt 2 t $( [ "$s" = "${SEEDS%% *}" ] && echo '"GA-MAML before adaptation"' || echo 'notitle'),"
-      plots="$plots \"$OUT/$f-mixture-s$s/metrics.csv\" u 1:6 every ::1 w l lc 2 t $( [ "$s" = "${SEEDS%% *}" ] && echo '"GA on the task mixture (no inner loop)"' || echo 'notitle'),"
+      plots="$plots \"$OUT/$f-maml-s$s/metrics.csv\" u 1:10 every ::1 w l lc 1 $( [ "$s" = "${SEEDS%% *}" ] && echo 't "GA-MAML after adaptation"' || echo 'notitle'),"
+      plots="$plots \"$OUT/$f-maml-s$s/metrics.csv\" u 1:9 every ::1 w l lc 1 dt 2 $( [ "$s" = "${SEEDS%% *}" ] && echo 't "GA-MAML before adaptation"' || echo 'notitle'),"
+      plots="$plots \"$OUT/$f-mixture-s$s/metrics.csv\" u 1:6 every ::1 w l lc 2 $( [ "$s" = "${SEEDS%% *}" ] && echo 't "GA on the task mixture (no inner loop)"' || echo 'notitle'),"
     done
     echo "set title \"$title (3 seeds each)\""
     echo "plot ${plots%,}"
