@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The meta-learning results of docs/results.md (issue #25): GA-MAML against the same GA trained on
+# The meta-learning results of docs/meta-learning.md (issue #25): GA-MAML against the same GA trained on
 # the task mixture (no inner loop), on PointNav2D-v0 and HalfCheetahDir-v5, seeds 0 1 2. Each run
 # is trained on THREADS threads under `nice -n 10` and timed (user + system CPU, wall); each best
 # agent is then adapted to 100 test tasks (`neuroevo eval RUN --adapt 3 --tasks 100 --seed 1000`:
@@ -8,7 +8,9 @@
 # OUT/results.csv; OUT/meta.png plots them (mean and range over the seeds), OUT/meta-training.png
 # the population's mean return before and after adaptation per generation. An untrained policy
 # (the init of seed chain "1") adapted the same way shows what the inner loop does without
-# meta-training. Long (about an hour of CPU on 2 cores): never part of `make test`.
+# meta-training. "matched" is the mixture baseline given as many environment steps as GA-MAML took
+# (run.max_env_steps) rather than as many generations. Long (about 1.5 hours of CPU): never part of
+# `make test`.
 # Usage: bench/meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|plot]  (plot: only redraw)
 # Environment: SEEDS (0 1 2), THREADS (1), TASKS (100), OUT (a fresh temporary folder).
 set -u
@@ -27,15 +29,17 @@ CSV="$OUT/results.csv"
 means() { sed -n 's/^mean over [0-9]* tasks\{0,1\}: //p' | sed 's/ ± [0-9.]*//g; s/ *([0-9]* env steps)//' |
   awk '{ printf "%s,%s,%s,%s", $2, $5, $8, $11 }'; }
 
-# train FAMILY KIND SEED: runs configs/FAMILY-ga-KIND.ini, adapts its best agent, appends a row
+# train FAMILY KIND SEED [CONFIG_KIND OVERRIDE...]: runs configs/FAMILY-ga-CONFIG_KIND.ini (KIND's
+# by default) with the overrides, adapts its best agent, appends a row
 train() {
-  local family=$1 kind=$2 seed=$3 dir="$OUT/$1-$2-s$3" t
+  local family=$1 kind=$2 seed=$3 dir="$OUT/$1-$2-s$3" cfg=${4:-$2}
+  shift 3; [ $# -gt 0 ] && shift
   grep -q "^$family,$kind,$seed," "$CSV" && return 0  # done in an earlier invocation
   # a finished run is kept: rerunning the script only evaluates it again
   if [ ! -f "$dir.time" ]; then
     rm -rf "$dir"
-    /usr/bin/time -o "$dir.time.tmp" -f "%U %S %e" nice -n 10 "$BIN" run "$CONFIGS/$family-ga-$kind.ini" \
-      run.seed="$seed" --threads "$THREADS" --out "$dir" --quiet >"$dir.log" 2>&1 ||
+    /usr/bin/time -o "$dir.time.tmp" -f "%U %S %e" nice -n 10 "$BIN" run "$CONFIGS/$family-ga-$cfg.ini" \
+      run.seed="$seed" "$@" --threads "$THREADS" --out "$dir" --quiet >"$dir.log" 2>&1 ||
       { echo "meta-results: $dir failed (see $dir.log)" >&2; return 1; }
     mv "$dir.time.tmp" "$dir.time"
   fi
@@ -54,10 +58,22 @@ untrained() {
   echo "$family,untrained,-,$row,0,0,0" | tee -a "$CSV"
 }
 
+# the mean env_steps of FAMILY's GA-MAML runs (metrics.csv's last row)
+maml_steps() {
+  for s in $SEEDS; do tail -n 1 "$OUT/$1-maml-s$s/metrics.csv" | cut -d, -f3; done |
+    awk '{ sum += $1 } END { printf "%d", sum / NR }'
+}
+
+# "matched": the mixture baseline again, given as many environment steps as GA-MAML took
+# (the inner loop's rollouts included) instead of the same number of generations
 family() {
   for s in $SEEDS; do train "$1" maml "$s" || return 1; done
   for s in $SEEDS; do train "$1" mixture "$s" || return 1; done
   untrained "$1"
+  local steps; steps=$(maml_steps "$1")
+  for s in $SEEDS; do
+    train "$1" matched "$s" mixture run.generations=0 run.max_env_steps="$steps" || return 1
+  done
 }
 
 # OUT/FAMILY-KIND.dat: per inner step 0..3, the mean, min and max over the seeds of KIND's rows
@@ -69,7 +85,7 @@ series() {
 
 # OUT/meta.png: return after 0..3 inner steps, one panel per family
 plot() {
-  for f in pointnav halfcheetahdir; do for k in maml mixture untrained; do series $f $k; done; done
+  for f in pointnav halfcheetahdir; do for k in maml mixture matched untrained; do series $f $k; done; done
   gnuplot <<GP || echo "meta-results: gnuplot failed; the CSV is $CSV" >&2
 set terminal pngcairo size 1100,420 font ",10"
 set output "$OUT/meta.png"
@@ -82,10 +98,12 @@ set grid
 set title "PointNav2D-v0 (pg inner loop)"
 plot "$OUT/pointnav-maml.dat" u 1:2:3:4 w yerrorlines lw 2 t "GA-MAML (3 seeds: mean, min-max)", \
      "$OUT/pointnav-mixture.dat" u 1:2:3:4 w yerrorlines lw 2 t "GA on the task mixture + the same inner loop", \
+     "$OUT/pointnav-matched.dat" u 1:2:3:4 w yerrorlines lw 2 t "the same, given GA-MAML's env steps", \
      "$OUT/pointnav-untrained.dat" u 1:2 w linespoints dt 2 t "untrained policy + the same inner loop"
 set title "HalfCheetahDir-v5 (hill-climbing inner loop)"
 plot "$OUT/halfcheetahdir-maml.dat" u 1:2:3:4 w yerrorlines lw 2 t "GA-MAML (3 seeds: mean, min-max)", \
      "$OUT/halfcheetahdir-mixture.dat" u 1:2:3:4 w yerrorlines lw 2 t "GA on the task mixture + the same inner loop", \
+     "$OUT/halfcheetahdir-matched.dat" u 1:2:3:4 w yerrorlines lw 2 t "the same, given GA-MAML's env steps", \
      "$OUT/halfcheetahdir-untrained.dat" u 1:2 w linespoints dt 2 t "untrained policy + the same inner loop"
 unset multiplot
 GP
