@@ -196,8 +196,8 @@ static double mean_improvement(const char* const* o, int n) {
 // hill climb that accepts worse points, fails this)
 static void test_updates_improve_point_navigation(void) {
   const char* pg[] = {"meta.update=pg", "meta.inner_steps=3", "meta.inner_episodes=10", "meta.inner_lr=0.1"};
-  const char* es[] = {"meta.update=es", "meta.inner_steps=3", "meta.inner_episodes=10", "meta.inner_lr=0.005",
-                      "meta.inner_sigma=0.1", "policy.hidden="};
+  const char* es[] = {"meta.update=es",      "meta.inner_steps=3",   "meta.inner_episodes=10",
+                      "meta.inner_lr=0.005", "meta.inner_sigma=0.1", "policy.hidden="};
   const char* hill[] = {"meta.update=hill", "meta.inner_steps=3", "meta.inner_episodes=5", "meta.inner_sigma=0.1"};
   double g_pg = mean_improvement(pg, 4), g_es = mean_improvement(es, 6), g_hill = mean_improvement(hill, 4);
   fprintf(stderr, "mean gain after 3 steps on 8 tasks: pg %.3f, es %.3f, hill %.3f\n", g_pg, g_es, g_hill);

@@ -304,7 +304,8 @@ static void test_half_cheetah_rewards(void) {
   const double dirs[2] = {1, -1}, goals[2] = {0.5, 1.75};
   for (int k = 0; k < 2; k++) {
     run_task("HalfCheetahDir-v5", &dirs[k], 20, v);
-    for (int s = 0; s < 20; s++) ASSERT_NEAR(v[s].reward, dirs[k] * (v[s].qx1 - v[s].qx0) / 0.05 - 0.05 * v[s].ctrl, 1e-9);
+    for (int s = 0; s < 20; s++)
+      ASSERT_NEAR(v[s].reward, dirs[k] * (v[s].qx1 - v[s].qx0) / 0.05 - 0.05 * v[s].ctrl, 1e-9);
     run_task("HalfCheetahVel-v5", &goals[k], 20, v);
     for (int s = 0; s < 20; s++)
       ASSERT_NEAR(v[s].reward, -fabs((v[s].qx1 - v[s].qx0) / 0.05 - goals[k]) - 0.05 * v[s].ctrl, 1e-9);

@@ -17,10 +17,10 @@ extern "C" {
 #endif
 
 #define NE_ENV_ID_LEN 64
-#define NE_ENV_MAX_ACT 32      // largest continuous action dimension
-#define NE_ENV_MAX_STATE 512   // largest trace/set_state vector
+#define NE_ENV_MAX_ACT 32            // largest continuous action dimension
+#define NE_ENV_MAX_STATE 512         // largest trace/set_state vector
 #define NE_ENV_MAX_RENDER_SIDE 4096  // largest frame side ne_env_render draws
-#define NE_ENV_MAX_TASK 4      // longest task vector of a task family (meta-learning)
+#define NE_ENV_MAX_TASK 4            // longest task vector of a task family (meta-learning)
 
 typedef struct ne_env_spec ne_env_spec;
 
@@ -40,8 +40,8 @@ typedef struct ne_env_options {
 
 // A family's implementation; one static table per family (classic, box2d, mujoco, ...).
 typedef struct ne_env_family {
-  const char* name;      // e.g. "classic"
-  size_t state_bytes;    // size of the family's per-instance state (impl)
+  const char* name;    // e.g. "classic"
+  size_t state_bytes;  // size of the family's per-instance state (impl)
   // draws the start state from rng (Gymnasium's reset ranges)
   void (*reset)(const ne_env_spec* spec, void* impl, ne_rng* rng);
   // advances one step; act is validated/clipped as Gymnasium does
@@ -69,8 +69,8 @@ typedef struct ne_env_hooks {
   // the caller's per-renderer slot, NULL at first: the hook may keep a renderer there (an OpenGL
   // context, a scene) for later frames; render_free releases it. NE_E* with errstr on failure
   // (e.g. no OpenGL). Nullable: errstr
-  int (*render)(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width,
-                int height, char* errstr);
+  int (*render)(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
+                char* errstr);
   // releases what render left in *ctx. Nullable: ctx
   void (*render_free)(const ne_env_spec* spec, void* ctx);
   // pixel families: applies ne_env_set_pixel_options' (already checked) sticky-action probability
@@ -89,19 +89,19 @@ typedef struct ne_env_hooks {
 
 // Immutable description of an environment instance type.
 struct ne_env_spec {
-  char id[NE_ENV_ID_LEN];        // registry id, e.g. "CartPole-v1"
-  int obs_dim;                   // flat observation length
-  int obs_rank;                  // 1 for vectors, 3 for (H, W, C) images
-  int obs_shape[3];              // (obs_rank) observation shape
-  int discrete;                  // 1: Discrete(n_actions); 0: Box(act_dim)
-  int n_actions;                 // number of discrete actions (discrete only)
-  int act_dim;                   // continuous action dimension (1 for discrete)
-  float act_low[NE_ENV_MAX_ACT];  // (act_dim) Box lower bounds
-  float act_high[NE_ENV_MAX_ACT]; // (act_dim) Box upper bounds
-  int max_episode_steps;         // TimeLimit (0: none)
-  int has_threshold;             // 1 if reward_threshold is set
-  double reward_threshold;       // Gymnasium's reward_threshold (solved)
-  int state_dim;                 // length of the set_state/get_state vector
+  char id[NE_ENV_ID_LEN];          // registry id, e.g. "CartPole-v1"
+  int obs_dim;                     // flat observation length
+  int obs_rank;                    // 1 for vectors, 3 for (H, W, C) images
+  int obs_shape[3];                // (obs_rank) observation shape
+  int discrete;                    // 1: Discrete(n_actions); 0: Box(act_dim)
+  int n_actions;                   // number of discrete actions (discrete only)
+  int act_dim;                     // continuous action dimension (1 for discrete)
+  float act_low[NE_ENV_MAX_ACT];   // (act_dim) Box lower bounds
+  float act_high[NE_ENV_MAX_ACT];  // (act_dim) Box upper bounds
+  int max_episode_steps;           // TimeLimit (0: none)
+  int has_threshold;               // 1 if reward_threshold is set
+  double reward_threshold;         // Gymnasium's reward_threshold (solved)
+  int state_dim;                   // length of the set_state/get_state vector
   // 1 if the family's observe can only write finite values (pixels: bytes / 255): ne_env_step then
   // skips its NaN/inf scan of the observation (28,224 floats a step for Atari); 0 keeps the scan
   int obs_always_finite;
@@ -110,11 +110,11 @@ struct ne_env_spec {
   // ne_policy_from_config), a candidate's fitness is -f(x), and one evaluation counts as one step. (A spec field rather than a hook in
   // ne_env_family / ne_env_hooks: their tables are positional initializers a new member breaks.)
   double (*evaluate)(const ne_env_spec* spec, const float* x, size_t n);
-  int dim;                       // black-box dimension (0 for MDPs)
-  const ne_env_family* family;   // implementation
-  void* data;                    // family-specific immutable data (owned; family->destroy frees)
-  double params[8];              // family-specific constants chosen at make time (e.g. goal velocity)
-  const ne_env_hooks* hooks;     // optional state lifetime / render hooks (NULL: none)
+  int dim;                      // black-box dimension (0 for MDPs)
+  const ne_env_family* family;  // implementation
+  void* data;                   // family-specific immutable data (owned; family->destroy frees)
+  double params[8];             // family-specific constants chosen at make time (e.g. goal velocity)
+  const ne_env_hooks* hooks;    // optional state lifetime / render hooks (NULL: none)
   // gym: bridge (src/envs/gym): for families whose reset/step can fail outside this process (a
   // crashed env server): 0, or the NE_E* code of the last reset/step's failure with its message
   // (naming the env) copied to errstr. ne_env_reset/ne_env_step return that code. NULL: cannot fail.
@@ -124,27 +124,27 @@ struct ne_env_spec {
   // depend on a task vector. Each reset draws one from the family's distribution with a stream
   // derived from the reset seed (the task mixture), unless the spec fixes it (env.task: the
   // fixed-task variant) or ne_env_set_task fixed it for one state (what the inner loop does).
-  int task_dim;                   // length of a task vector (0: not a task family)
-  const char* task_desc;          // the distribution and the meaning of the values, for `neuroevo envs`
-  const char* task_names;         // the values' names, comma-separated (e.g. "goal_x,goal_y")
-  int task_fixed;                 // 1: every episode pursues `task` (ne_env_fix_task)
-  double task[NE_ENV_MAX_TASK];   // (task_dim) the fixed task when task_fixed
+  int task_dim;                  // length of a task vector (0: not a task family)
+  const char* task_desc;         // the distribution and the meaning of the values, for `neuroevo envs`
+  const char* task_names;        // the values' names, comma-separated (e.g. "goal_x,goal_y")
+  int task_fixed;                // 1: every episode pursues `task` (ne_env_fix_task)
+  double task[NE_ENV_MAX_TASK];  // (task_dim) the fixed task when task_fixed
 };
 
 // Mutable state of one environment instance; belongs to one thread.
 typedef struct ne_env_state {
-  const ne_env_spec* spec;   // the spec this state was created for (not owned)
-  ne_rng rng;                // the env's own random stream, seeded by ne_env_reset
-  int t;                     // steps since reset (TimeLimit counter)
-  int needs_reset;           // 1 before the first reset and after terminated/truncated
-  float* obs;                // (obs_dim) current observation, owned
-  void* impl;                // family state (family->state_bytes), owned
-  uint64_t n_nan_obs;        // observations that contained NaN/inf (counted, not fatal)
-  uint64_t n_steps_total;    // steps since creation
+  const ne_env_spec* spec;  // the spec this state was created for (not owned)
+  ne_rng rng;               // the env's own random stream, seeded by ne_env_reset
+  int t;                    // steps since reset (TimeLimit counter)
+  int needs_reset;          // 1 before the first reset and after terminated/truncated
+  float* obs;               // (obs_dim) current observation, owned
+  void* impl;               // family state (family->state_bytes), owned
+  uint64_t n_nan_obs;       // observations that contained NaN/inf (counted, not fatal)
+  uint64_t n_steps_total;   // steps since creation
   // task families: the current episode's task (spec->task_dim values, set by every reset)
   double task[NE_ENV_MAX_TASK];
-  int task_set;              // 1: ne_env_set_task fixed the task of this state's resets
-  double task_own[NE_ENV_MAX_TASK]; // (task_dim) that task
+  int task_set;                      // 1: ne_env_set_task fixed the task of this state's resets
+  double task_own[NE_ENV_MAX_TASK];  // (task_dim) that task
 } ne_env_state;
 
 // Creates the spec for a registered id. On an unknown id, errstr lists the valid ids and suggests the

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "neuroevo/algo.h"    // ne_batch (observation normalization), ne_result (observation sums)
+#include "neuroevo/algo.h"  // ne_batch (observation normalization), ne_result (observation sums)
 #include "neuroevo/config.h"
 #include "neuroevo/env.h"
 #include "neuroevo/policy.h"
@@ -42,23 +42,23 @@ typedef enum ne_meta_update {
 
 // The [meta] section, resolved. Immutable; shared by every thread.
 typedef struct ne_meta_spec {
-  int tasks;             // tasks per fitness evaluation (0: no inner loop; fitness = plain returns)
-  int inner_steps;       // K: inner updates per task
-  int inner_episodes;    // episodes one update runs (pg: rollouts, es: perturbed episodes, hill: tries)
-  int eval_episodes;     // episodes that measure each stage theta_0 .. theta_K
-  ne_meta_update update; // the update rule
-  double lr;             // step size (pg, es)
-  double sigma;          // perturbation scale (es, hill)
-  double discount;       // pg: discount of the returns-to-go
-  int normalize_adv;     // pg: 1 = advantages scaled to mean 0, std 1
-  double baseline_reg;   // pg: ridge coefficient of the linear feature baseline (rllab's 1e-5)
+  int tasks;              // tasks per fitness evaluation (0: no inner loop; fitness = plain returns)
+  int inner_steps;        // K: inner updates per task
+  int inner_episodes;     // episodes one update runs (pg: rollouts, es: perturbed episodes, hill: tries)
+  int eval_episodes;      // episodes that measure each stage theta_0 .. theta_K
+  ne_meta_update update;  // the update rule
+  double lr;              // step size (pg, es)
+  double sigma;           // perturbation scale (es, hill)
+  double discount;        // pg: discount of the returns-to-go
+  int normalize_adv;      // pg: 1 = advantages scaled to mean 0, std 1
+  double baseline_reg;    // pg: ridge coefficient of the linear feature baseline (rllab's 1e-5)
 } ne_meta_spec;
 
 // Reads [meta] for env and policy. meta.tasks = 0 gives tasks 0 and the other fields still set
 // (what `neuroevo eval --adapt` uses on a run trained without an inner loop). With tasks > 0 the
 // spec is checked (ne_meta_check); errors name the key. Nullable: errstr.
-int ne_meta_from_config(const ne_config* cfg, const ne_env_spec* env, const ne_policy_spec* policy,
-                        ne_meta_spec* out, char* errstr);
+int ne_meta_from_config(const ne_config* cfg, const ne_env_spec* env, const ne_policy_spec* policy, ne_meta_spec* out,
+                        char* errstr);
 
 // Checks that meta can run on env and policy: a task family without a fixed task, pg with a gaussian
 // head, es with an even inner_episodes, a TimeLimit for pg's buffers. NE_EINVAL naming the key and

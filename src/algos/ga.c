@@ -31,24 +31,24 @@ typedef struct ga {
   int elite_episodes;    // episodes of each re-evaluation
   int elitism;           // carry the elite over unmutated
   // state at the generation boundary (what a checkpoint holds)
-  uint32_t generation;   // generations completed
-  ne_chains parents;     // top T of the last completed generation
-  ne_chains elite;       // 0 or 1 chain: the last elite
-  double elite_score;    // its re-evaluation mean (NaN without re-evaluation)
-  ne_chains best;        // 0 or 1 chain: the best elite so far
-  double best_score;     // its score
+  uint32_t generation;  // generations completed
+  ne_chains parents;    // top T of the last completed generation
+  ne_chains elite;      // 0 or 1 chain: the last elite
+  double elite_score;   // its re-evaluation mean (NaN without re-evaluation)
+  ne_chains best;       // 0 or 1 chain: the best elite so far
+  double best_score;    // its score
   uint32_t best_generation;
   ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
   phase phase;
-  ne_chains pop;         // population of the generation in progress
-  double* fitness;       // (population) round-0 fitness
-  int* order;            // (population) indices sorted by fitness, best first
-  ne__ranked* ranks;     // (population) sort scratch
-  ne_candidate* cands;   // (population) candidates of the current batch
-  ne_batch batch;        // the batch handed out by ask
-  int n_reeval;          // candidates in the re-evaluation round
-  int* reeval_idx;       // (C + 1) population index of each re-evaluated candidate
+  ne_chains pop;        // population of the generation in progress
+  double* fitness;      // (population) round-0 fitness
+  int* order;           // (population) indices sorted by fitness, best first
+  ne__ranked* ranks;    // (population) sort scratch
+  ne_candidate* cands;  // (population) candidates of the current batch
+  ne_batch batch;       // the batch handed out by ask
+  int n_reeval;         // candidates in the re-evaluation round
+  int* reeval_idx;      // (C + 1) population index of each re-evaluated candidate
 } ga;
 
 // ---- configuration -------------------------------------------------------------------------

@@ -34,9 +34,9 @@ static const char USAGE[] =
 typedef struct eval_args {
   const char* genome_path;
   long long episodes, seed, threads;
-  long long adapt;        // --adapt K (-1: plain evaluation)
-  long long tasks;        // --tasks N
-  const char* task;       // --task V1,V2,... (NULL: drawn)
+  long long adapt;   // --adapt K (-1: plain evaluation)
+  long long tasks;   // --tasks N
+  const char* task;  // --task V1,V2,... (NULL: drawn)
 } eval_args;
 
 static int parse_args(int argc, char** argv, eval_args* a, char* path, size_t size) {
@@ -92,8 +92,9 @@ static int parse_args(int argc, char** argv, eval_args* a, char* path, size_t si
     return 2;
   }
   if (a->adapt >= 0 && episodes_given) {
-    fprintf(stderr, "neuroevo eval: --episodes does not go with --adapt (the agent's meta.eval_episodes measure "
-                    "each stage; --tasks N sets how many tasks)\n");
+    fprintf(stderr,
+            "neuroevo eval: --episodes does not go with --adapt (the agent's meta.eval_episodes measure "
+            "each stage; --tasks N sets how many tasks)\n");
     return 2;
   }
   if (tasks_given && a->task) {

@@ -12,11 +12,11 @@
 
 // One [section] of the schema: its keys and, for algorithm-specific sections, the algorithm.
 typedef struct ne__cfg_section {
-  const char* name;          // section name, e.g. "ga"
-  const ne_config_key* keys; // (n_keys) this section's keys, in the order they are written
-  int n_keys;                // number of keys
-  const char* algorithm;     // run.algorithm value this section configures; NULL: used by every algorithm
-  const char* help;          // one line written above the section by ne_config_format
+  const char* name;           // section name, e.g. "ga"
+  const ne_config_key* keys;  // (n_keys) this section's keys, in the order they are written
+  int n_keys;                 // number of keys
+  const char* algorithm;      // run.algorithm value this section configures; NULL: used by every algorithm
+  const char* help;           // one line written above the section by ne_config_format
 } ne__cfg_section;
 
 // The sections in schema order; *n gets the count. Static data, never freed.
@@ -25,9 +25,12 @@ const ne__cfg_section* ne__config_sections(int* n);
 // Most items allowed in the INTLIST `key` (at most NE__CFG_LIST_CAP).
 int ne__config_list_max(const ne_config_key* key);
 
+// What `key` meant in a resolved config written before it existed (or before its default
+// changed), or NULL when that is its default (ne_config_load_string applies it). Static data.
+const char* ne__config_legacy_value(const ne_config_key* key);
+
 // The "section configured for another algorithm" check of ne_config_validate, over an explicit
 // section table so that tests can exercise algorithms the schema does not have yet. Nullable: errstr.
-int ne__config_check_algorithm_sections(const ne_config* cfg, const ne__cfg_section* sections, int n,
-                                        char* errstr);
+int ne__config_check_algorithm_sections(const ne_config* cfg, const ne__cfg_section* sections, int n, char* errstr);
 
 #endif

@@ -40,7 +40,8 @@ void ne__env_begin_task(const ne_env_spec* spec, ne_env_state* state, uint64_t s
 // NE_EUNSUPPORTED unless spec is a task family; NE_EINVAL unless task holds task_dim finite values
 static int check_task(const ne_env_spec* spec, const double* task, int n, char* errstr) {
   if (!is_task_family(spec))
-    return ne__set_error(errstr, NE_EUNSUPPORTED, "%s is not a task family (`neuroevo envs` lists those with their tasks)",
+    return ne__set_error(errstr, NE_EUNSUPPORTED,
+                         "%s is not a task family (`neuroevo envs` lists those with their tasks)",
                          spec ? spec->id : "(null)");
   if (!task || n != spec->task_dim)
     return ne__set_error(errstr, NE_EINVAL, "%s: a task has %d value%s (%s), got %d", spec->id, spec->task_dim,

@@ -238,8 +238,7 @@ static int es_step(ne_adapter* ad, uint64_t seed, int k, const rollout_opts* o, 
 
 // ES-MAML's hill climbing ("batch"): inner_episodes perturbations of theta, each measured on the
 // episodes that measured theta (pivot); the best replaces theta if it beats the pivot
-static int hill_step(ne_adapter* ad, uint64_t seed, int k, double pivot, const rollout_opts* o,
-                     ne_adapt_result* out) {
+static int hill_step(ne_adapter* ad, uint64_t seed, int k, double pivot, const rollout_opts* o, ne_adapt_result* out) {
   const ne_meta_spec* m = ad->meta;
   float sigma = (float)m->sigma;
   int best = -1;

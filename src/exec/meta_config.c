@@ -14,8 +14,8 @@ const char* ne_meta_update_name(ne_meta_update u) { return (unsigned)u < 3 ? UPD
 
 uint64_t ne_meta_task_seed(uint64_t seed, uint32_t t) { return ne_seed_derive(seed, 0, t, NE_PURPOSE_TASK); }
 
-int ne_meta_from_config(const ne_config* cfg, const ne_env_spec* env, const ne_policy_spec* policy,
-                        ne_meta_spec* out, char* errstr) {
+int ne_meta_from_config(const ne_config* cfg, const ne_env_spec* env, const ne_policy_spec* policy, ne_meta_spec* out,
+                        char* errstr) {
   memset(out, 0, sizeof *out);
   out->tasks = (int)ne_config_int(cfg, "meta", "tasks");
   out->inner_steps = (int)ne_config_int(cfg, "meta", "inner_steps");

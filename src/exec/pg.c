@@ -13,10 +13,10 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 
-#define FEATURE_CLIP 10.0    // rllab clips observations to [-10, 10] for the features
-#define TIME_SCALE 100.0     // and scales the time step by 1/100
-#define REG_TRIES 5          // rllab multiplies the ridge coefficient by 10 up to 5 times
-#define ADV_EPS 1e-8         // ProMP's normalize_advantages: (adv - mean) / (std + 1e-8)
+#define FEATURE_CLIP 10.0  // rllab clips observations to [-10, 10] for the features
+#define TIME_SCALE 100.0   // and scales the time step by 1/100
+#define REG_TRIES 5        // rllab multiplies the ridge coefficient by 10 up to 5 times
+#define ADV_EPS 1e-8       // ProMP's normalize_advantages: (adv - mean) / (std + 1e-8)
 
 int ne__pg_batch_init(ne__pg_batch* b, int cap_paths, int cap_steps, int obs_dim, int act_dim) {
   memset(b, 0, sizeof *b);
@@ -37,8 +37,8 @@ int ne__pg_batch_init(ne__pg_batch* b, int cap_paths, int cap_steps, int obs_dim
   b->ata = ne_malloc(nf * nf * sizeof(double));
   b->atb = ne_malloc(nf * sizeof(double));
   b->feat = ne_malloc(nf * sizeof(double));
-  int ok = b->start && b->input && b->raw && b->u && b->reward && b->ret && b->baseline && b->adv && b->ata &&
-           b->atb && b->feat;
+  int ok = b->start && b->input && b->raw && b->u && b->reward && b->ret && b->baseline && b->adv && b->ata && b->atb &&
+      b->feat;
   return ok ? 0 : NE_ENOMEM;
 }
 
@@ -141,6 +141,6 @@ void ne__pg_gradient(const ne_policy_spec* policy, const float* params, const ne
   if (n == 0) return;
   // each step adds A_t / n times its log-likelihood gradient
   for (int s = 0; s < n; s++)
-    ne_policy_logprob_grad(policy, params, b->input + (size_t)s * (size_t)b->obs_dim, b->u + (size_t)s * (size_t)b->act_dim,
-                           b->adv[s] / n, scratch, grad);
+    ne_policy_logprob_grad(policy, params, b->input + (size_t)s * (size_t)b->obs_dim,
+                           b->u + (size_t)s * (size_t)b->act_dim, b->adv[s] / n, scratch, grad);
 }

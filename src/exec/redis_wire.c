@@ -148,8 +148,8 @@ static int open_message(ne_reader* r, const void* data, size_t len, uint32_t wan
                          "(run the same neuroevo version on the master and every worker)",
                          kind_name(kind), who, version, NE_WIRE_VERSION);
   const uint8_t* p = data;
-  uint32_t stored = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 | (uint32_t)p[len - 2] << 16 |
-                    (uint32_t)p[len - 1] << 24;
+  uint32_t stored =
+      (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 | (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
   if (stored != ne__crc32c(0, data, len - 4))
     return ne__set_error(errstr, NE_ECORRUPT, "%s message from '%s': checksum mismatch (%zu bytes)", kind_name(kind),
                          who, len);
@@ -458,8 +458,8 @@ int ne__wire_decode_task(ne__wire_task* t, const void* data, size_t len, char* e
   if (rc == NE_ENOMEM) return ne__set_error(errstr, rc, "out of memory decoding a %zu-byte task", len);
   if (rc) {
     t->n = 0;
-    return ne__set_error(errstr, NE_ECORRUPT, "task message from '%s': malformed candidate list (%zu bytes)",
-                         t->sender, len);
+    return ne__set_error(errstr, NE_ECORRUPT, "task message from '%s': malformed candidate list (%zu bytes)", t->sender,
+                         len);
   }
   rc = close_message(&r, "task", t->sender, errstr);
   if (rc) t->n = 0;

@@ -7,7 +7,7 @@
 // Numerics: the forward is mlp.c's (float, ne__policy_dense), so the mean here is forward's mean to
 // the bit; the backward and the likelihood run in double and accumulate in a fixed order, so a
 // gradient is a pure function of its inputs. Workload: a few thousand steps per inner update.
-#include <math.h>    // sqrt (IEEE exact)
+#include <math.h>  // sqrt (IEEE exact)
 #include <stdint.h>
 #include <string.h>
 
@@ -90,8 +90,8 @@ static inline double act_deriv(ne_activation act, float a) {
 
 // From delta = dL/dz of layer l's output (z before any activation), adds the layer's weight and bias
 // gradients and, below the first layer, writes dL/dz of layer l-1 into prev.
-static void backward_layer(const ne_policy_spec* spec, const float* params, const float* obs, const float* outs,
-                           int l, const double* delta, double* prev, double* grad) {
+static void backward_layer(const ne_policy_spec* spec, const float* params, const float* obs, const float* outs, int l,
+                           const double* delta, double* prev, double* grad) {
   int in = spec->sizes[l], out = spec->sizes[l + 1];
   size_t off = layer_offset(spec, l);
   const float* x = l == 0 ? obs : outs + output_offset(spec, l - 1);
@@ -163,15 +163,15 @@ double ne_policy_logprob_grad(const ne_policy_spec* spec, const float* params, c
     double z = ((double)u[i] - (double)mean[i]) * inv_std;
     logp += -0.5 * z * z - s - HALF_LOG_2PI;
     if (!grad) continue;
-    d0[i] = scale * z * inv_std;                        // d log N / d mean
-    if (!floored) gls[i] += scale * (z * z - 1.0);      // d log N / d log std
+    d0[i] = scale * z * inv_std;                    // d log N / d mean
+    if (!floored) gls[i] += scale * (z * z - 1.0);  // d log N / d log std
   }
   if (grad) backward_all(spec, params, obs, outs, d0, d1, grad);
   return logp;
 }
 
-void ne_policy_sample(const ne_policy_spec* spec, const float* params, const float* obs, void* scratch,
-                      ne_rng* rng, float* u, float* action) {
+void ne_policy_sample(const ne_policy_spec* spec, const float* params, const float* obs, void* scratch, ne_rng* rng,
+                      float* u, float* action) {
   double *d0, *d1;
   float* outs;
   split(spec, scratch, &d0, &d1, &outs);

@@ -70,8 +70,7 @@ double ne__mj_ant_contact_cost(const ne_mj_spec* s, const mjData* d) {
   return CONTACT_COST_WEIGHT * ne__mj_sumsq(clipped, n);
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   double x_velocity = (d->xpos[3 * MAIN_BODY] - before[0]) / s->dt;
   int is_healthy = healthy(s->m, d);
   double rewards = x_velocity * FORWARD_REWARD_WEIGHT + is_healthy * HEALTHY_REWARD;
@@ -89,6 +88,16 @@ int ne__mj_ant_prepare(ne_mj_spec* s, char* errstr) {
 }
 
 const ne_mj_task ne__mj_ant = {
-    "Ant-v5", "ant.xml", FRAME_SKIP, 1000, 1, 6000.0, ne__mj_ant_obs_dim, ne__mj_ant_prepare, ne__mj_ant_reset,
-    ne__mj_ant_observe, ne__mj_ant_position, reward,
+    "Ant-v5",
+    "ant.xml",
+    FRAME_SKIP,
+    1000,
+    1,
+    6000.0,
+    ne__mj_ant_obs_dim,
+    ne__mj_ant_prepare,
+    ne__mj_ant_reset,
+    ne__mj_ant_observe,
+    ne__mj_ant_position,
+    reward,
 };

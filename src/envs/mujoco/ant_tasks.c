@@ -24,12 +24,12 @@
 #include "envs/mujoco/mujoco_int.h"
 
 #define FRAME_SKIP 5
-#define HORIZON 200          // MAML's max_path_length
-#define SURVIVE_REWARD 1.0   // AntDir
-#define DIR_CTRL_COST 0.5    // AntDir: 0.5 * sum(action^2)
-#define GOAL_CTRL_COST 0.1   // AntGoal: 0.1 * sum(action^2)
-#define GOAL_RADIUS 3.0      // AntGoal: goals in the disc of this radius
-#define Z_MIN 0.0            // AntDir is healthy for torso z in [Z_MIN, Z_MAX]
+#define HORIZON 200         // MAML's max_path_length
+#define SURVIVE_REWARD 1.0  // AntDir
+#define DIR_CTRL_COST 0.5   // AntDir: 0.5 * sum(action^2)
+#define GOAL_CTRL_COST 0.1  // AntGoal: 0.1 * sum(action^2)
+#define GOAL_RADIUS 3.0     // AntGoal: goals in the disc of this radius
+#define Z_MIN 0.0           // AntDir is healthy for torso z in [Z_MIN, Z_MAX]
 #define Z_MAX 1.0
 
 // sum(action^2) in float64, index order

@@ -31,8 +31,7 @@ void ne__mj_half_cheetah_position(const ne_mj_spec* s, const mjData* d, double x
   xy[0] = d->qpos[0];
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   double x_velocity = (d->qpos[0] - before[0]) / s->dt;
   float ctrl_cost = CTRL_COST_WEIGHT * ne__mj_sumsq_f32(act, s->m->nu);
   *terminated = 0;
@@ -40,6 +39,16 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 }
 
 const ne_mj_task ne__mj_half_cheetah = {
-    "HalfCheetah-v5", "half_cheetah.xml", FRAME_SKIP, 1000, 1, 4800.0, ne__mj_half_cheetah_obs_dim, NULL,
-    ne__mj_half_cheetah_reset, ne__mj_half_cheetah_observe, ne__mj_half_cheetah_position, reward,
+    "HalfCheetah-v5",
+    "half_cheetah.xml",
+    FRAME_SKIP,
+    1000,
+    1,
+    4800.0,
+    ne__mj_half_cheetah_obs_dim,
+    NULL,
+    ne__mj_half_cheetah_reset,
+    ne__mj_half_cheetah_observe,
+    ne__mj_half_cheetah_position,
+    reward,
 };

@@ -62,8 +62,7 @@ static void position(const ne_mj_spec* s, const mjData* d, double xy[2]) {
   xy[1] = num[1] / s->total_mass;
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   (void)act;
   double after[2];
   position(s, d, after);

@@ -20,32 +20,32 @@ typedef struct ne_mj_task_family ne_mj_task_family;
 
 // spec->data of every MuJoCo env: immutable after make.
 typedef struct ne_mj_spec {
-  const ne_mj_task* task;  // the env's constants and hooks
+  const ne_mj_task* task;           // the env's constants and hooks
   const ne_mj_task_family* family;  // task families: the task part (NULL for the plain v5 envs)
-  const mjModel* m;        // the shared model (mujoco.c's cache holds the reference)
-  double dt;               // m->opt.timestep * frame_skip (Gymnasium's `self.dt`)
-  int body[2];             // bodies a task names (Ant: main body; Reacher: fingertip, target)
-  double total_mass;       // sum of model->body_mass (Humanoid's mass_center denominator)
+  const mjModel* m;                 // the shared model (mujoco.c's cache holds the reference)
+  double dt;                        // m->opt.timestep * frame_skip (Gymnasium's `self.dt`)
+  int body[2];                      // bodies a task names (Ant: main body; Reacher: fingertip, target)
+  double total_mass;                // sum of model->body_mass (Humanoid's mass_center denominator)
 } ne_mj_spec;
 
 // The per-state impl (family->state_bytes); `d` is made by the state_init hook.
 typedef struct ne_mj_state {
-  mjData* d;                  // this env's simulation data, owned (mj_deleteData in state_free)
-  int err;                    // 0, or NE_EPHYSICS when MuJoCo stopped the last reset/step
-  char errmsg[NE_ERRSTR_LEN]; // "<env id>: MuJoCo: <its message>" when err is set
-  double task[NE_ENV_MAX_TASK]; // task families: the task of the current episode (set_task hook)
+  mjData* d;                     // this env's simulation data, owned (mj_deleteData in state_free)
+  int err;                       // 0, or NE_EPHYSICS when MuJoCo stopped the last reset/step
+  char errmsg[NE_ERRSTR_LEN];    // "<env id>: MuJoCo: <its message>" when err is set
+  double task[NE_ENV_MAX_TASK];  // task families: the task of the current episode (set_task hook)
 } ne_mj_state;
 
 // One Gymnasium v5 MuJoCo env: what differs from env to env. The shared step (mujoco.c) records
 // `position` before the frames, writes ctrl = action, runs frame_skip mj_step calls and
 // mj_rnePostConstraint (as MujocoEnv._step_mujoco_simulation), then asks `reward`.
 struct ne_mj_task {
-  const char* id;            // registry id, e.g. "Hopper-v5"
-  const char* xml;           // model file inside Gymnasium's assets folder
-  int frame_skip;            // mj_step calls per env step
-  int max_episode_steps;     // registered TimeLimit
-  int has_threshold;         // 1 if Gymnasium registers a reward_threshold
-  double reward_threshold;   // that threshold
+  const char* id;           // registry id, e.g. "Hopper-v5"
+  const char* xml;          // model file inside Gymnasium's assets folder
+  int frame_skip;           // mj_step calls per env step
+  int max_episode_steps;    // registered TimeLimit
+  int has_threshold;        // 1 if Gymnasium registers a reward_threshold
+  double reward_threshold;  // that threshold
   // observation length for the loaded model
   int (*obs_dim)(const mjModel* m);
   // finds body ids and constants in the model; NE_E* with errstr if the model lacks one. Nullable
@@ -57,17 +57,16 @@ struct ne_mj_task {
   // the position whose finite difference is the forward velocity (x or xy). Nullable
   void (*position)(const ne_mj_spec* s, const mjData* d, double xy[2]);
   // the reward of the step just simulated and whether it terminated (NULL for task families)
-  double (*reward)(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                   int* terminated);
+  double (*reward)(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated);
 };
 
 // A task family over a v5 env's model (meta-learning; half_cheetah_tasks.c, ant_tasks.c): the env
 // part (`env`, whose reward is unused) plus the task's distribution and the reward that reads it.
 struct ne_mj_task_family {
-  ne_mj_task env;            // model, frame skip, TimeLimit, reset and observation
-  int task_dim;              // length of a task vector
-  const char* task_names;    // the values' names, comma-separated
-  const char* task_desc;     // the task distribution, for `neuroevo envs`
+  ne_mj_task env;          // model, frame skip, TimeLimit, reset and observation
+  int task_dim;            // length of a task vector
+  const char* task_names;  // the values' names, comma-separated
+  const char* task_desc;   // the task distribution, for `neuroevo envs`
   // draws a task from the family's distribution
   void (*sample_task)(ne_rng* rng, double* task);
   // the reward of the step just simulated for task, and whether it terminated
@@ -93,7 +92,7 @@ void ne__mj_ant_reset(const ne_mj_spec* s, mjData* d, ne_rng* rng);
 void ne__mj_ant_observe(const ne_mj_spec* s, const mjData* d, float* obs);
 void ne__mj_ant_position(const ne_mj_spec* s, const mjData* d, double xy[2]);
 int ne__mj_ant_obs_dim(const mjModel* m);
-int ne__mj_ant_finite(const mjModel* m, const mjData* d);     // qpos and qvel all finite
+int ne__mj_ant_finite(const mjModel* m, const mjData* d);              // qpos and qvel all finite
 double ne__mj_ant_contact_cost(const ne_mj_spec* s, const mjData* d);  // 5e-4 * sum(clip(cfrc_ext)^2)
 int ne__mj_ant_prepare(ne_mj_spec* s, char* errstr);
 

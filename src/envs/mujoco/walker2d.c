@@ -36,8 +36,7 @@ static void position(const ne_mj_spec* s, const mjData* d, double xy[2]) {
   xy[0] = d->qpos[0];
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   double x_velocity = (d->qpos[0] - before[0]) / s->dt;
   double z = d->qpos[1], angle = d->qpos[2];
   int is_healthy = HEALTHY_Z_MIN < z && z < HEALTHY_Z_MAX && HEALTHY_ANGLE_MIN < angle && angle < HEALTHY_ANGLE_MAX;

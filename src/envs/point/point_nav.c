@@ -13,7 +13,7 @@
 //   100 steps.
 // Tasks: goal (goal_x, goal_y) uniform in [-0.5, 0.5]^2, drawn x first.
 // set_state / get_state layout: x, y (the goal is the task: ne_env_set_task / env.task).
-#include <math.h>  // sqrt (IEEE exact), fabs
+#include <math.h>   // sqrt (IEEE exact), fabs
 #include <stdio.h>  // snprintf
 
 #include "core/util.h"  // ne__set_error
@@ -21,16 +21,16 @@
 #include "envs/raster.h"  // the render hook's drawing
 #include "neuroevo/error.h"
 
-#define ACT_BOUND 0.1        // the action box is [-0.1, 0.1]^2
-#define GOAL_LOW (-0.5)      // goals are uniform in [GOAL_LOW, GOAL_HIGH)^2
+#define ACT_BOUND 0.1    // the action box is [-0.1, 0.1]^2
+#define GOAL_LOW (-0.5)  // goals are uniform in [GOAL_LOW, GOAL_HIGH)^2
 #define GOAL_HIGH 0.5
-#define DONE_DIST 0.01       // per-coordinate distance that ends the episode
+#define DONE_DIST 0.01  // per-coordinate distance that ends the episode
 #define MAX_EPISODE_STEPS 100
 
 // the family's per-state impl
 typedef struct point_nav {
-  double x, y;           // position
-  double goal[2];        // the task: the goal position
+  double x, y;     // position
+  double goal[2];  // the task: the goal position
 } point_nav;
 
 static void pn_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
@@ -114,7 +114,9 @@ static const ne_env_family point_family = {
 };
 
 static const ne_env_hooks point_hooks = {
-    .render = pn_render, .sample_task = pn_sample_task, .set_task = pn_set_task,
+    .render = pn_render,
+    .sample_task = pn_sample_task,
+    .set_task = pn_set_task,
 };
 
 static int pn_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
