@@ -9,8 +9,8 @@
 # the population's mean return before and after adaptation per generation. An untrained policy
 # (the init of seed chain "1") adapted the same way shows what the inner loop does without
 # meta-training. "matched" is the mixture baseline given as many environment steps as GA-MAML took
-# (run.max_env_steps) rather than as many generations. Long (about 1.5 hours of CPU): never part of
-# `make test`.
+# (run.max_env_steps) rather than as many generations. Long (~30 minutes of CPU, hours of wall time
+# on a loaded 2-core machine): never part of `make test`.
 # Usage: bench/meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|plot]  (plot: only redraw)
 # Environment: SEEDS (0 1 2), THREADS (1), TASKS (100), OUT (a fresh temporary folder).
 set -u
