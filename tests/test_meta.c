@@ -244,6 +244,13 @@ static void test_evaluator_meta_fitness(void) {
   ASSERT_EQ(ne_evaluator_run(ev, &batch, &c, &r), 0);
   ASSERT(isnan(r.pre_fitness));
   ASSERT_EQ(r.episodes, 2);
+  // a raised stop ends a meta-evaluation between tasks with a partial result the caller drops
+  volatile int stop = 1;
+  ASSERT_EQ(ne_evaluator_set_meta(ev, &f.meta), 0);
+  ne_evaluator_set_stop(ev, &stop);
+  ASSERT_EQ(ne_evaluator_run(ev, &batch, &c, &r), NE_EINTR);
+  ASSERT_EQ(r.status, NE_EINTR);
+  ASSERT_EQ(r.episodes, 0);
   ne_adapter_destroy(ad);
   ne_evaluator_destroy(ev);
   free_fixture(&f);
