@@ -12,6 +12,15 @@
 # The model XMLs are read at run time from the installed gymnasium package (never copied into the
 # repository); the folder is found here and compiled in as NE_MUJOCO_ASSETS (overridable at run
 # time with the NEUROEVO_MUJOCO_ASSETS environment variable).
+#
+# `pip install .` (scikit-build-core, SKBUILD set) builds in an isolated environment whose only
+# packages are pyproject.toml's build requirements: `mujoco-core` there supplies the library and
+# headers, which are copied into the build tree (so the build never points into pip's temporary
+# environment, and a kept build-dir stays incremental); the installed extension and CLI find the
+# runtime `mujoco` package's copy through their rpath or the package's preload. Gymnasium is no
+# build requirement, so a wheel compiles in no model folder: the package sets
+# NEUROEVO_MUJOCO_ASSETS from the gymnasium it runs with. NE_REQUIRE_MUJOCO (on in pip builds)
+# turns a missing MuJoCo into a configure error instead of a build without the MuJoCo envs.
 
 find_package(Python3 COMPONENTS Interpreter)
 
@@ -33,36 +42,55 @@ endfunction()
 # ---- MuJoCo ------------------------------------------------------------------------------------
 set(NE_MUJOCO_DIR "" CACHE PATH "Folder with libmujoco.so.* and include/mujoco (default: the pip `mujoco` package)")
 set(NE_MUJOCO_ASSETS "" CACHE PATH "Gymnasium's MuJoCo model folder (default: gymnasium/envs/mujoco/assets)")
-if(NOT NE_MUJOCO_DIR)
+option(NE_REQUIRE_MUJOCO "Fail the configuration when MuJoCo is not found (pyproject.toml sets it)" OFF)
+set(_ne_mj_dir "${NE_MUJOCO_DIR}")
+if(NOT _ne_mj_dir)
   ne_python_package_dir(mujoco _ne_mj_dir)
-  set(NE_MUJOCO_DIR "${_ne_mj_dir}")
 endif()
-if(NOT NE_MUJOCO_ASSETS)
+set(_ne_mj_assets "${NE_MUJOCO_ASSETS}")
+if(NOT _ne_mj_assets AND NOT SKBUILD)  # a wheel gets its model folder at run time (see above)
   ne_python_package_dir(gymnasium _ne_gym_dir)
   if(_ne_gym_dir AND EXISTS "${_ne_gym_dir}/envs/mujoco/assets/hopper.xml")
-    set(NE_MUJOCO_ASSETS "${_ne_gym_dir}/envs/mujoco/assets")
+    set(_ne_mj_assets "${_ne_gym_dir}/envs/mujoco/assets")
   endif()
 endif()
 set(NE_MUJOCO_LIB "")
-if(NE_MUJOCO_DIR AND EXISTS "${NE_MUJOCO_DIR}/include/mujoco/mujoco.h")
+if(_ne_mj_dir AND EXISTS "${_ne_mj_dir}/include/mujoco/mujoco.h")
   # the wheel ships libmujoco.so.X.Y.Z only (no unversioned symlink)
-  file(GLOB _ne_mj_libs "${NE_MUJOCO_DIR}/libmujoco.so*")
+  file(GLOB _ne_mj_libs "${_ne_mj_dir}/libmujoco.so*")
   list(SORT _ne_mj_libs)
   list(LENGTH _ne_mj_libs _ne_n)
   if(_ne_n GREATER 0)
     list(GET _ne_mj_libs 0 NE_MUJOCO_LIB)
   endif()
 endif()
-if(NE_MUJOCO_LIB AND NE_MUJOCO_ASSETS)
-  message(STATUS "MuJoCo: ${NE_MUJOCO_LIB}; models: ${NE_MUJOCO_ASSETS}")
+if(NE_MUJOCO_LIB AND SKBUILD)
+  # pip's build environment is temporary: build against a copy with a stable path
+  set(_ne_mj_copy "${PROJECT_BINARY_DIR}/mujoco")
+  file(COPY "${_ne_mj_dir}/include/mujoco" DESTINATION "${_ne_mj_copy}/include")
+  file(COPY "${NE_MUJOCO_LIB}" DESTINATION "${_ne_mj_copy}")
+  get_filename_component(_ne_mj_name "${NE_MUJOCO_LIB}" NAME)
+  set(_ne_mj_dir "${_ne_mj_copy}")
+  set(NE_MUJOCO_LIB "${_ne_mj_copy}/${_ne_mj_name}")
+endif()
+if(NE_MUJOCO_LIB AND (_ne_mj_assets OR SKBUILD))
+  message(STATUS "MuJoCo: ${NE_MUJOCO_LIB}; models: ${_ne_mj_assets}")
   add_library(ne_mujoco SHARED IMPORTED)
   set_target_properties(ne_mujoco PROPERTIES IMPORTED_LOCATION "${NE_MUJOCO_LIB}"
-    IMPORTED_NO_SONAME FALSE INTERFACE_INCLUDE_DIRECTORIES "${NE_MUJOCO_DIR}/include")
+    IMPORTED_NO_SONAME FALSE INTERFACE_INCLUDE_DIRECTORIES "${_ne_mj_dir}/include")
   file(GLOB _ne_mj_src CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/envs/mujoco/*.c)
   target_sources(neuroevo PRIVATE ${_ne_mj_src})
   target_link_libraries(neuroevo PUBLIC ne_mujoco)
-  target_compile_definitions(neuroevo PUBLIC NE_HAVE_MUJOCO=1 PRIVATE NE_MUJOCO_ASSETS="${NE_MUJOCO_ASSETS}")
+  target_compile_definitions(neuroevo PUBLIC NE_HAVE_MUJOCO=1 PRIVATE NE_MUJOCO_ASSETS="${_ne_mj_assets}")
   set(NE_HAVE_MUJOCO ON)
+  set(NE_MUJOCO_ASSETS_FOUND "${_ne_mj_assets}")  # tests/CMakeLists.txt: test_mujoco's model folder
+elseif(NE_REQUIRE_MUJOCO)
+  message(FATAL_ERROR "MuJoCo not found, and NE_REQUIRE_MUJOCO is on (as in `pip install .`): "
+    "no libmujoco.so.* with include/mujoco/mujoco.h in '${_ne_mj_dir}' "
+    "(NE_MUJOCO_DIR, else the `mujoco` Python package of ${Python3_EXECUTABLE}). pip installs the "
+    "build requirement mujoco-core from pyproject.toml: check that pip can reach it (or a wheel "
+    "cache with --find-links). To build without the MuJoCo envs on purpose: "
+    "pip install . -C cmake.define.NE_REQUIRE_MUJOCO=OFF")
 else()
   message(STATUS "MuJoCo not found (run scripts/install-deps): the MuJoCo envs are not built")
   set(NE_HAVE_MUJOCO OFF)

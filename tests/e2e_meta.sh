@@ -2,7 +2,7 @@
 # End to end through the CLI for meta-learning (GA-MAML, ES-MAML; [meta], task families): a GA-MAML
 # run on PointNav2D-v0 (pg inner loop) gives identical metrics (all but wall_s, with the pre_adapt
 # and post_adapt columns) and best.genome with 1 and 2 threads, after SIGKILL + resume, and through
-# 2 Redis workers; an ES-MAML run (es outer and inner loop, observation normalization on) and a
+# 2 Redis workers (also with --episodes-per-task 1: never split); an ES-MAML run (es outer and inner loop, observation normalization on) and a
 # hill-climbing run are identical on 1 and 2 threads; a short GA-MAML run on HalfCheetahDir-v5 runs
 # the MuJoCo path; `neuroevo eval --adapt` prints every task's stages, the same on any thread count;
 # `neuroevo render --task --adapt` records the adapted agent; `neuroevo envs tasks` lists the
@@ -78,6 +78,12 @@ for k in 1 2; do
 done
 "$BIN" run nav.ini --redis "$URL" --out R --quiet 2>master.log || fail "GA-MAML through Redis: $(tail -3 master.log)"
 same_as N1 R "GA-MAML through 2 Redis workers"
+# --episodes-per-task 1 would split a candidate's episodes over workers; a meta-learning candidate's
+# episodes are tasks with their own inner loops: the master sends it whole (3 elite episodes here)
+"$BIN" run nav.ini run.generations=8 ga.elite_episodes=3 --threads 1 --out S1 --quiet
+"$BIN" run nav.ini run.generations=8 ga.elite_episodes=3 --redis "$URL" --episodes-per-task 1 --out RS --quiet \
+  2>master-split.log || fail "GA-MAML through Redis with --episodes-per-task 1: $(tail -3 master-split.log)"
+same_as S1 RS "GA-MAML through 2 Redis workers with --episodes-per-task 1 (not split)"
 # SIGINT: the workers leave cleanly (SIGKILL at exit would be reported by bash)
 for p in "${WORKERS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
 for p in "${WORKERS[@]}"; do wait "$p" 2>/dev/null || true; done

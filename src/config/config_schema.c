@@ -71,7 +71,8 @@ static const ne_config_key policy_keys[] = {
     {"policy", "init_log_std", NE_CFG_FLOAT, "0", -13.8, 5, NULL,
      "head = gaussian: initial log standard deviation of every action, in normalized units where the "
      "action box is [-1, 1] (0 = std 1, MAML's init_std)"},
-    {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he", "weight initialization of the initial genomes"},
+    {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he|zeros",
+     "weight initialization of the initial genomes (zeros: all parameters 0, e.g. ARS's linear policies)"},
     // conv policies for image observations (src/policy/conv.c, src/policy/conv_config.c)
     {"policy", "type", NE_CFG_ENUM, "mlp", 1, 0, "mlp|conv",
      "mlp (dense layers) or conv (conv layers over an image observation, then the hidden dense layers)"},
