@@ -2,8 +2,9 @@
 # OpenGL (OSMesa / EGL),
 # adds src/envs/mujoco, src/envs/box2d and the GL/GIF parts of rendering to the `neuroevo` target
 # when their library is there, and says so through NE_HAVE_* compile definitions. Included by the
-# top-level CMakeLists.txt after add_library(neuroevo). scripts/install-deps installs all of them,
-# so CI always builds every family; a developer without one still gets a working build.
+# top-level CMakeLists.txt after add_library(neuroevo). scripts/install-deps installs all of them
+# (Box2D: scripts/build-box2d builds it), so CI always builds every family; a developer without one
+# still gets a working build.
 #
 # MuJoCo: the C library and headers shipped inside PyPI's `mujoco` wheel (mujoco/libmujoco.so.*,
 # mujoco/include/mujoco/*.h) — the very binary Gymnasium's Python envs step, so the comparison in
@@ -96,20 +97,43 @@ else()
   set(NE_HAVE_MUJOCO OFF)
 endif()
 
-# ---- Box2D (Debian's libbox2d-dev, C++ 2.4.1, behind the extern "C" shim src/envs/box2d/b2shim.cpp)
-find_package(box2d CONFIG QUIET)
-if(box2d_FOUND)
-  message(STATUS "Box2D: ${box2d_VERSION}")
+# ---- Box2D 2.3, the engine Gymnasium's pybox2d 2.3.10 wheel runs: scripts/build-box2d builds it from
+# pybox2d's source distribution into a cache keyed by the version, .deps/box2d-<version>/install in
+# the source tree (shared by the release and ASan builds; `make build` / `run` / `test` call the
+# script first). A configure that finds no library there runs the script itself (about 20 s,
+# network for pip), so a plain cmake or `pip install .` gets the Box2D envs too; if that fails,
+# the build goes on without them. Behind the extern "C" shim src/envs/box2d/b2shim.cpp.
+file(STRINGS "${PROJECT_SOURCE_DIR}/scripts/build-box2d" _ne_b2_version REGEX "^VERSION=")
+string(REGEX REPLACE "^VERSION=([0-9.]+).*" "\\1" _ne_b2_version "${_ne_b2_version}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/scripts/build-box2d")
+# (an empty cache entry, not the derived path: a version bump then moves a configured build along)
+set(NE_BOX2D_DIR "" CACHE PATH "Install prefix of the Box2D 2.3 library (empty: .deps/box2d-<version>/install)")
+set(_ne_b2_prefix "${NE_BOX2D_DIR}")
+if(NOT _ne_b2_prefix)
+  set(_ne_b2_prefix "${PROJECT_SOURCE_DIR}/.deps/box2d-${_ne_b2_version}/install")
+  if(NOT EXISTS "${_ne_b2_prefix}/lib/libBox2D.a")
+    message(STATUS "Box2D ${_ne_b2_version}: not built yet, running scripts/build-box2d")
+    execute_process(COMMAND "${PROJECT_SOURCE_DIR}/scripts/build-box2d" RESULT_VARIABLE _ne_b2_rc)
+  endif()
+endif()
+if(EXISTS "${_ne_b2_prefix}/lib/libBox2D.a" AND EXISTS "${_ne_b2_prefix}/include/Box2D/Box2D.h")
+  message(STATUS "Box2D: ${_ne_b2_prefix}")
   enable_language(CXX)
+  add_library(ne_box2d STATIC IMPORTED)
+  # SYSTEM: Box2D's headers are not held to our warnings
+  set_target_properties(ne_box2d PROPERTIES IMPORTED_LOCATION "${_ne_b2_prefix}/lib/libBox2D.a"
+    INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_ne_b2_prefix}/include")
   file(GLOB _ne_b2_src CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/envs/box2d/*.c ${PROJECT_SOURCE_DIR}/src/envs/box2d/*.cpp)
   target_sources(neuroevo PRIVATE ${_ne_b2_src})
-  # the shim alone is C++; box2d's headers need C++11, and nothing else in the library changes
+  # the shim alone is C++ (C++11 is enough for Box2D 2.3's headers; cmake/ale.cmake raises it to 17)
   set_target_properties(neuroevo PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-  target_link_libraries(neuroevo PUBLIC box2d::box2d)
+  target_include_directories(neuroevo SYSTEM PRIVATE "${_ne_b2_prefix}/include")
+  target_link_libraries(neuroevo PUBLIC ne_box2d)
   target_compile_definitions(neuroevo PUBLIC NE_HAVE_BOX2D=1)
   set(NE_HAVE_BOX2D ON)
 else()
-  message(STATUS "Box2D not found (run scripts/install-deps): LunarLander and BipedalWalker are not built")
+  message(WARNING "Box2D ${_ne_b2_version} not in ${_ne_b2_prefix} (scripts/build-box2d builds it): "
+                  "LunarLander and BipedalWalker are not built")
   set(NE_HAVE_BOX2D OFF)
 endif()
 
