@@ -234,8 +234,8 @@ static void test_result_round_trip(void) {
   uint32_t idx[3] = {5, 0, 1000000};
   for (int i = 0; i < 3; i++) {
     for (int k = 0; k < 8; k++) sums[i][k] = (double)(i * 8 + k) / 3.0;
-    res[i] = (ne_result){123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0,
-                         17.0 + i,       sums[i], sums[i] + 4};
+    res[i] = (ne_result){123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0, 17.0 + i, sums[i],
+                         sums[i] + 4,    NAN};
   }
   res[2].status = NE_ERANGE;
   res[2].fitness = NAN;
@@ -265,10 +265,25 @@ static void test_result_round_trip(void) {
     for (int k = 0; k < 4; k++)
       ASSERT(d.results[i].obs_sum[k] == sums[i][k] && d.results[i].obs_sumsq[k] == sums[i][4 + k]);
   }
+  // without an inner loop every pre_fitness decodes as NaN
+  for (int i = 0; i < 3; i++) ASSERT(isnan(d.results[i].pre_fitness));
   // without observation sums a result is ~22 bytes
   h.obs_dim = 0;
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
   ASSERT_LT(buf.len, 80);
+  size_t plain_len = buf.len;
+  // meta-learning: the pre-adaptation returns travel bit-exact, 8 bytes a result, the failed one's NaN too
+  for (int i = 0; i < 3; i++) res[i].pre_fitness = -35.25 - i / 7.0;
+  res[2].pre_fitness = NAN;
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
+  ASSERT_EQ(buf.len, plain_len + 8);
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
+  for (int i = 0; i < 3; i++) ASSERT(memcmp(&d.results[i].pre_fitness, &res[i].pre_fitness, 8) == 0);
+  // a successful result whose pre_fitness is not finite is corrupt
+  res[0].pre_fitness = INFINITY;
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), NE_ECORRUPT);
   ne__wire_results_free(&d);
   ne__buf_free(&buf);
 }
@@ -276,7 +291,7 @@ static void test_result_round_trip(void) {
 // An env failure report: the results before the failure, the env's message, the task entry, the
 // failed candidate and the skipped ones; also with no result at all, and the evaluation time.
 static void test_failure_round_trip(void) {
-  ne_result res[1] = {{7.5, 0, 1, 40, 0, 0, NULL, NULL}};
+  ne_result res[1] = {{7.5, 0, 1, 40, 0, 0, NULL, NULL, NAN}};
   uint32_t idx[1] = {3}, skipped[2] = {5, 9};
   ne__wire_result_hdr h = {"w1", {77, 3, 1, 0xfeed}, 9, 0xf1ull, 0, 0, "", "", 0, 0, NULL};
   h.eval_us = 123456789;
@@ -342,8 +357,9 @@ static void test_parts_round_trip(void) {
   parts[1].n = 3;                                                   // episodes 1..3 of a 3-episode candidate
   ASSERT_EQ(ne__wire_encode_task_parts(&buf, &rd, 3, &f.b, f.norm, 4, idx, parts, 3), NE_EINVAL);
   // results: two parts and a whole one
-  ne_result res[3] = {
-      {0.5, 0, 1, 11, 0, 0, NULL, NULL}, {1.5, 0.5, 2, 23, 0, 0, NULL, NULL}, {2.0, 0, 3, 30, 0, 0, NULL, NULL}};
+  ne_result res[3] = {{0.5, 0, 1, 11, 0, 0, NULL, NULL, NAN},
+                      {1.5, 0.5, 2, 23, 0, 0, NULL, NULL, NAN},
+                      {2.0, 0, 3, 30, 0, 0, NULL, NULL, NAN}};
   ne__wire_part rparts[3] = {{0, 1}, {1, 2}, {0, 0}};
   double returns[3] = {0.5, 1.0 / 3.0, -0.0};
   uint32_t ridx[3] = {0, 0, 5};

@@ -76,6 +76,9 @@ typedef struct ne_result {
   double obs_count;   // observations summed (want_obs_stats)
   double* obs_sum;    // (obs_dim) executor writes here when want_obs_stats; owned by the caller
   double* obs_sumsq;  // (obs_dim) likewise
+  // meta-learning (meta.h): the mean return over the tasks before the inner loop (fitness is the one
+  // after it); NaN when the evaluation had no inner loop
+  double pre_fitness;
 } ne_result;
 
 // Per-generation figures an algorithm reports after the generation's last tell.

@@ -21,7 +21,8 @@
 // time; workers report env failures
 // 3: a task may carry a part of a candidate's episodes (a candidate with many episodes split over
 // several workers), and the result of a part carries its per-episode returns
-#define NE_WIRE_VERSION 3
+// 4: results carry the pre-adaptation return of meta-learning (ne_result.pre_fitness)
+#define NE_WIRE_VERSION 4
 
 #define NE_WIRE_MAX_NAME 64          // longest worker name carried in a message
 #define NE_WIRE_MAX_CANDS (1 << 20)  // most candidates (or results) in one message
@@ -142,8 +143,9 @@ int ne__wire_decode_task(ne__wire_task* t, const void* data, size_t len, char* e
 // ---- results ------------------------------------------------------------------------------
 
 // Appends a result message for results[0..n) (candidate indices idx[0..n)) to out (cleared first).
-// With hdr->obs_dim > 0 each result's obs_count and sums are included. With hdr->error set it is a
-// failure report (n may be 0; failed_index, entry and the skipped list are included).
+// With hdr->obs_dim > 0 each result's obs_count and sums are included; when any result has a
+// pre_fitness (meta-learning: not NaN) every result's is. With hdr->error set it is a failure
+// report (n may be 0; failed_index, entry and the skipped list are included).
 int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const uint32_t* idx, const ne_result* results,
                             int n);
 
