@@ -64,6 +64,9 @@ typedef struct ne_batch {
   // the generator. Owned by the algorithm in the master process; a Redis worker builds its own twin
   // from the stored config (ne_algo_noise_table) and the task says which one it must be.
   const ne_noise_table* noise_table;
+  // 1: results carry the behaviour characterization of each candidate (novelty search): the mean
+  // over its episodes of ne_env_behaviour at each episode's end (env spec's bc_dim floats)
+  int want_bc;
 } ne_batch;
 
 // The outcome of one candidate's evaluation.
@@ -76,6 +79,8 @@ typedef struct ne_result {
   double obs_count;     // observations summed (want_obs_stats)
   double* obs_sum;      // (obs_dim) executor writes here when want_obs_stats; owned by the caller
   double* obs_sumsq;    // (obs_dim) likewise
+  float* bc;            // (bc_dim) executor writes the behaviour characterization here when want_bc;
+                        // owned by the caller (zeros when the evaluation failed)
 } ne_result;
 
 // Per-generation figures an algorithm reports after the generation's last tell.
@@ -111,6 +116,7 @@ typedef struct ne_problem {
   uint64_t seed;                 // run seed
   int episodes;                  // env.episodes: episodes per fitness evaluation
   int obs_dim;                   // observation length (observation normalization)
+  int bc_dim;                    // behaviour characterization length (novelty search; 0: none)
 } ne_problem;
 
 // An algorithm's implementation: pure ask/tell plus serialization of its whole state.

@@ -27,7 +27,8 @@ ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* 
 void ne_evaluator_destroy(ne_evaluator* ev);
 
 // Evaluates one candidate of batch into *out (out->obs_sum/obs_sumsq must point to obs_dim doubles
-// when batch->want_obs_stats). Returns out->status.
+// when batch->want_obs_stats, out->bc to the env's bc_dim floats when batch->want_bc). Returns
+// out->status.
 int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, ne_result* out);
 
 // gym: bridge: the message of the env failure (e.g. a crashed env server, already retried once)

@@ -142,7 +142,7 @@ static int algo_init(algo_object* self, PyObject* args, PyObject* kw) {
   self->cache = ne_cache_create(self->policy.n_params, CACHE_BYTES);
   self->ev = self->cache ? ne_evaluator_create(&self->env, &self->policy, self->cache) : NULL;
   if (!self->ev) return PyErr_NoMemory(), -1;
-  ne_problem prob = {&self->policy, self->policy.n_params, (uint64_t)seed, 1, self->env.obs_dim};
+  ne_problem prob = {&self->policy, self->policy.n_params, (uint64_t)seed, 1, self->env.obs_dim, 0};
   rc = self->vt->create(&prob, self->cfg, &self->algo, err);
   if (rc) {
     self->algo = NULL;

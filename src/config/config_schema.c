@@ -57,6 +57,12 @@ static const ne_config_key env_keys[] = {
      "env's default (MinAtar 0.1, ALE off as in the Deep GA paper), -1 = off, 0.25 = Gymnasium v5"},
     {"env", "difficulty_ramping", NE_CFG_BOOL, "true", 1, 0, NULL,
      "MinAtar/*: speed the game up over an episode as MinAtar does (false = a constant difficulty)"},
+    // novelty search (src/envs/env_behaviour.c, src/algos/novelty.c)
+    {"env", "behaviour", NE_CFG_STRING, "auto", 1, 0, NULL,
+     "what novelty search compares between episodes (the behaviour characterization, averaged over "
+     "a candidate's episodes): auto = the env's own (the final x-y position in the maze and MuJoCo "
+     "locomotion, the final RAM for Atari, else the final observation), obs = the final observation, "
+     "obs:I,J,... = those components of it"},
 };
 
 // [policy]: the network that maps observations to actions.

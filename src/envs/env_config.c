@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The env spec that a config's [env] section describes (see env.h's ne_env_from_config): the id,
-// the TimeLimit override, the black-box dimension and shift, and the pixel families' options.
+// the TimeLimit override, the black-box dimension and shift, the pixel families' options and the
+// behaviour characterization novelty search compares (env.behaviour).
 #include <string.h>
 
 #include "core/util.h"  // ne__set_error
@@ -23,6 +24,11 @@ int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr) {
   // pixel families (MinAtar/*, ALE/*): sticky actions and difficulty ramp; others ignore them
   if (rc == 0 && (rc = ne_env_set_pixel_options(*out, ne_config_float(cfg, "env", "sticky_prob"),
                                                 ne_config_bool(cfg, "env", "difficulty_ramping"), errstr)) != 0) {
+    ne_env_spec_destroy(*out);
+    *out = NULL;
+  }
+  // what novelty search compares between episodes (env.behaviour)
+  if (rc == 0 && (rc = ne_env_set_behaviour(*out, ne_config_str(cfg, "env", "behaviour"), errstr)) != 0) {
     ne_env_spec_destroy(*out);
     *out = NULL;
   }

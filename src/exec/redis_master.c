@@ -460,6 +460,7 @@ static int classify(master* m, const ne__wire_results* d, int* stale) {
   if (h->round.digest != m->rd.digest) return W_BATCH;
   int want_d = m->batch->want_obs_stats ? m->env->obs_dim : 0;
   if (h->obs_dim != want_d) return W_MALFORMED;
+  if (h->bc_dim != (m->batch->want_bc ? m->env->bc_dim : 0)) return W_MALFORMED;
   for (int i = 0; i < d->n; i++)
     if (d->index[i] >= (uint32_t)m->batch->n) return W_MALFORMED;
   if (h->error[0] && h->failed_index >= (uint32_t)m->batch->n) return W_MALFORMED;
@@ -493,7 +494,8 @@ static void explain_drop(master* m, int kind, const char* entry, const ne__wire_
            h->worker, h->round.generation);
       break;
     default:
-      warn(m, kind, "dropped malformed result entry %s from worker '%s': bad candidate index or observation sums",
+      warn(m, kind, "dropped malformed result entry %s from worker '%s': bad candidate index, observation sums "
+           "or behaviour characterizations",
            entry, h->worker);
   }
 }
@@ -515,6 +517,7 @@ static void accept_result(master* m, uint32_t i, const ne_result* src) {
     memcpy(dst->obs_sum, src->obs_sum, d * sizeof(double));
     memcpy(dst->obs_sumsq, src->obs_sumsq, d * sizeof(double));
   }
+  if (m->batch->want_bc && dst->bc && src->bc) memcpy(dst->bc, src->bc, (size_t)m->env->bc_dim * sizeof(float));
   m->have[i] = 1;
   m->n_have++;
   m->stats.accepted++;

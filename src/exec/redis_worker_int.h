@@ -86,6 +86,7 @@ typedef struct ne__wthread {
   ne_result* res;               // (cap) results of the task in hand
   uint32_t* idx;                // (cap) their candidate indices
   double* obs;                  // (cap * 2 * obs_dim) observation sums
+  float* bc;                    // (cap * bc_dim) behaviour characterizations
   int cap;                      // allocated results
   ne_blob* blobs;               // (cap_blobs) the task's blobs as a batch sees them
   ne__blob_entry** held;        // (cap_blobs + 2) cache entries in use

@@ -14,7 +14,8 @@
 #include "run/run_tfevents.h"  // TensorBoard events, one per generation
 #include "run/runner_int.h"
 
-// Grows the result buffers to n candidates (with observation sums when the batch wants them).
+// Grows the result buffers to n candidates (with observation sums and behaviour characterizations
+// when the batch wants them).
 static int reserve_results(ne_run* run, const ne_batch* b) {
   if (b->n > run->results_cap) {
     ne_free(run->results);
@@ -28,10 +29,18 @@ static int reserve_results(ne_run* run, const ne_batch* b) {
     if (!run->obs_stats) return NE_ENOMEM;
     run->obs_stats_cap = b->n;
   }
+  size_t bd = (size_t)run->env->bc_dim;
+  if (b->want_bc && bd > 0 && b->n > run->bcs_cap) {
+    ne_free(run->bcs);
+    run->bcs = ne_calloc((size_t)b->n * bd, sizeof(float));
+    if (!run->bcs) return NE_ENOMEM;
+    run->bcs_cap = b->n;
+  }
   size_t d = (size_t)run->env->obs_dim;
   for (int i = 0; i < b->n; i++) {
     run->results[i].obs_sum = b->want_obs_stats ? run->obs_stats + (size_t)i * 2 * d : NULL;
     run->results[i].obs_sumsq = b->want_obs_stats ? run->obs_stats + (size_t)i * 2 * d + d : NULL;
+    run->results[i].bc = b->want_bc && bd > 0 ? run->bcs + (size_t)i * bd : NULL;
   }
   return 0;
 }

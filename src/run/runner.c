@@ -161,7 +161,7 @@ static int build(ne_run* run, char* errstr) {
   run->vt = ne_algo_find(algo);
   if (!run->vt) return ne__set_error(errstr, NE_ENOTFOUND, "run.algorithm = %s is not available in this build", algo);
   ne_problem prob = {&run->policy, run->policy.n_params, (uint64_t)ne_config_int(run->cfg, "run", "seed"),
-                     (int)ne_config_int(run->cfg, "env", "episodes"), run->env->obs_dim};
+                     (int)ne_config_int(run->cfg, "env", "episodes"), run->env->obs_dim, run->env->bc_dim};
   rc = run->vt->create(&prob, run->cfg, &run->algo, errstr);
   if (rc) return rc;
   // budgets
@@ -268,6 +268,7 @@ void ne_run_destroy(ne_run* run) {
   ne_config_destroy(run->cfg);
   ne_free(run->results);
   ne_free(run->obs_stats);
+  ne_free(run->bcs);
   ne_free(run->pending_state);
   if (run->log) fclose(run->log);
   ne__run_tb_close(run);

@@ -77,3 +77,8 @@ extern "C" int ne__ale_minimal_actions(const ne_ale* a, int* out, int max) {
 }
 
 extern "C" long ne__ale_frame_number(const ne_ale* a) { return a->ale.getFrameNumber(); }
+
+extern "C" void ne__ale_ram(const ne_ale* a, uint8_t* out) {
+  const ale::ALERAM& ram = a->ale.getRAM();
+  std::memcpy(out, ram.array(), NE_ALE_RAM);
+}

@@ -86,5 +86,5 @@ static int prepare(ne_mj_spec* s, char* errstr) {
 }
 
 const ne_mj_task ne__mj_humanoid = {
-    "Humanoid-v5", "humanoid.xml", FRAME_SKIP, 1000, 0, 0.0, obs_dim, prepare, reset, observe, position, reward,
+    "Humanoid-v5", "humanoid.xml", FRAME_SKIP, 1000, 0, 0.0, obs_dim, prepare, reset, observe, position, reward, 2,
 };

@@ -255,8 +255,18 @@ static const ne_env_family mujoco_family = {
     "mujoco", sizeof(ne_mj_state), mj_reset, mj_env_step, mj_observe, mj_set_state, mj_get_state, mj_destroy,
 };
 
+// the behaviour characterization of locomotion tasks: the final position (mass centre or torso,
+// whatever the forward reward differentiates), x and y (planar robots: x)
+static void mj_behaviour(const ne_env_spec* spec, const void* impl, float* out) {
+  const ne_mj_spec* s = spec->data;
+  double xy[2] = {0.0, 0.0};
+  s->task->position(s, ((const ne_mj_state*)impl)->d, xy);
+  for (int i = 0; i < s->task->position_dims; i++) out[i] = (float)xy[i];
+}
+
 static const ne_env_hooks mujoco_hooks = {.state_init = mj_state_init, .state_free = mj_state_free,
-                                          .render = ne__mj_render, .render_free = ne__mj_render_free};
+                                          .render = ne__mj_render, .render_free = ne__mj_render_free,
+                                          .behaviour = mj_behaviour};
 
 // fills spec from the task and the loaded model
 static int spec_fill(const ne_mj_task* task, ne_mj_spec* s, ne_env_spec* spec, char* errstr) {
@@ -278,6 +288,11 @@ static int spec_fill(const ne_mj_task* task, ne_mj_spec* s, ne_env_spec* spec, c
   spec->has_threshold = task->has_threshold;
   spec->reward_threshold = task->reward_threshold;
   spec->state_dim = m->nq + m->nv;
+  // locomotion: the final position is the behaviour (the others: the final observation)
+  if (task->position) {
+    spec->bc_native = 1;
+    spec->bc_dim = task->position_dims;
+  }
   s->dt = m->opt.timestep * task->frame_skip;
   return task->prepare ? task->prepare(s, errstr) : 0;
 }

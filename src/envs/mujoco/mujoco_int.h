@@ -56,6 +56,9 @@ struct ne_mj_task {
   // the reward of the step just simulated and whether it terminated
   double (*reward)(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
                    int* terminated);
+  // coordinates of `position` that are meaningful: 1 (planar robots: x), 2 (x and y); they are
+  // also the env's behaviour characterization, its final position (Conti et al. 2018)
+  int position_dims;
 };
 
 // The tasks, one per file (hopper.c, ...).
