@@ -138,6 +138,9 @@ typedef struct ne_algo_vt {
   int (*save)(void* self, uint8_t** data, size_t* len);
   // restores a state written by save; NE_ECORRUPT / NE_EVERSION with errstr on bad data
   int (*load)(void* self, const uint8_t* data, size_t len, char* errstr);
+  // novelty search: the archive's behaviour characterizations, *n of *dim floats each, row-major
+  // (valid until the next ask/tell); NE_ENOTFOUND when this run keeps none. Nullable (no archive)
+  int (*archive)(void* self, const float** data, int* n, int* dim);
 } ne_algo_vt;
 
 // The algorithm registered under name, or NULL.

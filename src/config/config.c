@@ -617,10 +617,30 @@ static const cfg_value* val(const ne_config* cfg, const char* section, const cha
   return &cfg->vals[idx];
 }
 
+int ne__config_section_use(const ne_config* cfg, const ne__cfg_section* sec, const char* algo, char* switch_key) {
+  if (!sec->algorithm) return 1;
+  // walk "a|b|c:key" item by item
+  for (const char* p = sec->algorithm; *p;) {
+    size_t len = strcspn(p, "|"), name = strcspn(p, ":|");
+    if (name == strlen(algo) && strncmp(p, algo, name) == 0) {
+      if (name == len) return 1;
+      char key[48];
+      snprintf(key, sizeof key, "%.*s", (int)(len - name - 1), p + name + 1);
+      if (ne_config_bool(cfg, algo, key)) return 1;
+      if (switch_key) snprintf(switch_key, 64, "%s.%s", algo, key);
+      return -1;
+    }
+    p += len + (p[len] == '|');
+  }
+  return 0;
+}
+
 int ne__config_check_algorithm_sections(const ne_config* cfg, const ne__cfg_section* sections, int n, char* errstr) {
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (int s = 0; s < n; s++) {
-    if (!sections[s].algorithm || strcmp(sections[s].algorithm, algo) == 0) continue;
+    char switch_key[64];
+    int use = ne__config_section_use(cfg, &sections[s], algo, switch_key);
+    if (use == 1) continue;
     // the first key set in this section, in the order the inputs set them
     const cfg_value* first = NULL;
     for (int k = 0; k < sections[s].n_keys; k++) {
@@ -629,10 +649,16 @@ int ne__config_check_algorithm_sections(const ne_config* cfg, const ne__cfg_sect
       if (!first || cfg->vals[idx].seq < first->seq) first = &cfg->vals[idx];
     }
     if (!first) continue;
+    if (use < 0)
+      return ne__set_error(errstr, NE_EINVAL,
+                           "%s: section [%s] has no effect while %s = false (set %s = true or remove [%s])",
+                           where(first), sections[s].name, switch_key, switch_key, sections[s].name);
+    // the first algorithm the section lists, for the suggestion
+    size_t first_len = strcspn(sections[s].algorithm, ":|");
     return ne__set_error(errstr, NE_EINVAL,
                          "%s: section [%s] configures algorithm '%s', but run.algorithm = %s (remove [%s] or set "
-                         "algorithm = %s)",
-                         where(first), sections[s].name, sections[s].algorithm, algo, sections[s].name,
+                         "algorithm = %.*s)",
+                         where(first), sections[s].name, sections[s].algorithm, algo, sections[s].name, (int)first_len,
                          sections[s].algorithm);
   }
   return 0;
@@ -748,7 +774,7 @@ char* ne_config_format(const ne_config* cfg) {
   const ne__cfg_section* sections = ne__config_sections(&n);
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (int s = 0; s < n; s++)
-    if (!sections[s].algorithm || strcmp(sections[s].algorithm, algo) == 0) format_section(cfg, &sections[s], &b);
+    if (ne__config_section_use(cfg, &sections[s], algo, NULL) == 1) format_section(cfg, &sections[s], &b);
   if (b.failed) {
     ne_free(b.data);
     return NULL;

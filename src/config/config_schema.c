@@ -13,7 +13,7 @@
 
 // [run]: what to train and when to stop; where results go.
 static const ne_config_key run_keys[] = {
-    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga|es|ars|pgpe|snes|cmaes|sepcmaes",
+    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga|es|ars|pgpe|snes|cmaes|sepcmaes|ns-es|nsr-es|nsra-es",
      "training algorithm; its own section ([ga], ...) holds its settings"},
     {"run", "seed", NE_CFG_INT, "0", 0, 9.2e18, NULL,
      "run seed: every random choice derives from it, so a seed reproduces a run bit for bit"},
@@ -99,6 +99,10 @@ static const ne_config_key ga_keys[] = {
      "copy the elite unchanged into the next generation"},
     {"ga", "cache_mb", NE_CFG_INT, "512", 1, 1e7, NULL,
      "memory budget (MiB) per worker for cached parameter vectors of parents"},
+    // novelty search (src/algos/novelty.c): GA-NS of Such et al. 2017
+    {"ga", "novelty", NE_CFG_BOOL, "false", 1, 0, NULL,
+     "GA-NS: choose parents by novelty (k-nearest-neighbour distance of their behaviours to the "
+     "archive and the population, [novelty]) instead of reward; the elite is still chosen by reward"},
 };
 
 // ---- the ES family (src/algos/es.c, ars.c, pgpe.c, snes.c) ---------------------------------
@@ -181,6 +185,35 @@ static const ne_config_key snes_keys[] = {
      "episodes of the centre each generation (its mean is the elite score)"},
 };
 
+// ---- novelty search (src/algos/novelty.c, nses.c; ga.c with ga.novelty) ---------------------
+
+// [novelty]: the archive and k-NN novelty of NS-ES / NSR-ES / NSRA-ES (Conti et al. 2018) and GA-NS.
+static const ne_config_key novelty_keys[] = {
+    {"novelty", "k", NE_CFG_INT, "0", 0, 100000, NULL,
+     "novelty = mean distance to the k nearest behaviours (0 = the papers' k: 10 for the ES family, "
+     "25 for the GA)"},
+    {"novelty", "archive_max", NE_CFG_INT, "10000", 1, 1e8, NULL,
+     "most behaviours the archive keeps; past that, reservoir sampling keeps a uniform sample of every "
+     "behaviour ever added (memory: archive_max x the behaviour's floats x 4 bytes)"},
+    {"novelty", "archive_prob", NE_CFG_FLOAT, "0.01", 0, 1, NULL,
+     "ga.novelty: probability that each genome's behaviour enters the archive each generation (Such et "
+     "al. 2017); the ES family archives every centre it updates"},
+    {"novelty", "meta_population", NE_CFG_INT, "5", 1, 1000, NULL,
+     "ES family: M centres, each with its own optimizer and observation statistics; one is updated "
+     "per generation"},
+    {"novelty", "selection", NE_CFG_ENUM, "novelty", 1, 0, "novelty|round_robin",
+     "ES family: which centre a generation updates: novelty (chosen with probability proportional "
+     "to its novelty, the paper's) or round_robin"},
+    {"novelty", "weight", NE_CFG_FLOAT, "1", 0, 1, NULL,
+     "nsra-es: initial weight w of the reward (1 - w goes to novelty); nsr-es uses 0.5, ns-es 0"},
+    {"novelty", "weight_delta", NE_CFG_FLOAT, "0.05", 0, 1, NULL,
+     "nsra-es: w += delta when the centre's evaluation beats the best so far, w -= delta after "
+     "weight_patience generations without"},
+    {"novelty", "weight_patience", NE_CFG_INT, "10", 1, 1e6, NULL,
+     "nsra-es: generations without a new best centre evaluation before w decreases (Conti et al. use "
+     "10 or 50 depending on the domain)"},
+};
+
 // ---- CMA-ES (src/algos/cmaes.c, sepcmaes.c; shared settings in cma_core.c) ------------------
 
 // The keys [cmaes] and [sepcmaes] share; `active` exists only for the full covariance matrix.
@@ -229,12 +262,14 @@ static const ne__cfg_section sections[] = {
     {"env", env_keys, COUNT(env_keys), NULL, "the environment and how fitness is measured"},
     {"policy", policy_keys, COUNT(policy_keys), NULL, "the network mapping observations to actions"},
     {"ga", ga_keys, COUNT(ga_keys), "ga", "Deep GA: truncation selection + Gaussian mutation"},
-    {"es", es_keys, COUNT(es_keys), "es", "OpenAI ES: mirrored sampling, centered ranks, Adam"},
+    {"es", es_keys, COUNT(es_keys), "es|ns-es|nsr-es|nsra-es", "OpenAI ES: mirrored sampling, centered ranks, Adam"},
     {"ars", ars_keys, COUNT(ars_keys), "ars", "Augmented Random Search (V1/V2, top-b directions)"},
     {"pgpe", pgpe_keys, COUNT(pgpe_keys), "pgpe", "PGPE with symmetric sampling and ClipUp"},
     {"snes", snes_keys, COUNT(snes_keys), "snes", "separable natural evolution strategies"},
     {"cmaes", cmaes_keys, COUNT(cmaes_keys), "cmaes", "CMA-ES, full covariance, IPOP restarts"},
     {"sepcmaes", sepcmaes_keys, COUNT(sepcmaes_keys), "sepcmaes", "sep-CMA-ES, diagonal covariance, IPOP restarts"},
+    {"novelty", novelty_keys, COUNT(novelty_keys), "ns-es|nsr-es|nsra-es|ga:novelty",
+     "novelty search: behaviour archive, k-NN novelty, the ES meta-population"},
 };
 
 // Item limits of INTLIST keys that have one tighter than NE__CFG_LIST_CAP.
