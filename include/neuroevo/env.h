@@ -83,6 +83,10 @@ typedef struct ne_env_hooks {
   // the family's own behaviour characterization of the current state (spec->bc_dim floats; used
   // when spec->bc_native): the final x-y position of a robot, Atari's RAM
   void (*behaviour)(const ne_env_spec* spec, const void* impl, float* out);
+  // draws n behaviour characterizations (dim floats each, e.g. a novelty archive's final
+  // positions) over a frame render drew into rgb; NE_E* with errstr when they cannot be drawn
+  int (*draw_behaviours)(const ne_env_spec* spec, const float* points, int n, int dim, unsigned char* rgb, int width,
+                         int height, char* errstr);
 } ne_env_hooks;
 
 // Immutable description of an environment instance type.
@@ -216,6 +220,16 @@ int ne_env_render(const ne_env_spec* spec, const ne_env_state* state, void** ctx
 
 // Releases what ne_env_render kept in ctx. Nullable: ctx.
 void ne_env_render_free(const ne_env_spec* spec, void* ctx);
+
+// 1 if ne_env_draw_behaviours can draw spec's behaviour characterizations (the hard maze: final
+// positions as dots on the maze).
+int ne_env_can_draw_behaviours(const ne_env_spec* spec);
+
+// Draws n behaviour characterizations (points[i * dim + j]) over a frame ne_env_render drew into
+// rgb (width x height). NE_EUNSUPPORTED for envs without such a drawing, NE_EINVAL with errstr
+// for points of the wrong dimension. Nullable: errstr.
+int ne_env_draw_behaviours(const ne_env_spec* spec, const float* points, int n, int dim, unsigned char* rgb, int width,
+                           int height, char* errstr);
 
 // Registry: number of registered ids and the i-th id / one-line summary.
 int ne_env_registry_count(void);
