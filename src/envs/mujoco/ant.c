@@ -79,5 +79,5 @@ static int prepare(ne_mj_spec* s, char* errstr) {
 }
 
 const ne_mj_task ne__mj_ant = {
-    "Ant-v5", "ant.xml", FRAME_SKIP, 1000, 1, 6000.0, obs_dim, prepare, reset, observe, position, reward, 2,
+    "Ant-v5", "ant.xml", FRAME_SKIP, 1000, 1, 6000.0, obs_dim, prepare, reset, observe, position, reward, 2, NULL,
 };

@@ -39,5 +39,5 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 
 const ne_mj_task ne__mj_half_cheetah = {
     "HalfCheetah-v5", "half_cheetah.xml", FRAME_SKIP, 1000, 1, 4800.0, obs_dim, NULL, reset, observe, position, reward,
-    1,
+    1, NULL,
 };

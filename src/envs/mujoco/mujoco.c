@@ -35,6 +35,7 @@ static int mj_make(const char* id, const ne_env_options* options, ne_env_spec* s
 static const ne_mj_task* const tasks[] = {
     &ne__mj_hopper,  &ne__mj_half_cheetah, &ne__mj_walker2d,          &ne__mj_ant,     &ne__mj_humanoid,
     &ne__mj_swimmer, &ne__mj_inverted_pendulum, &ne__mj_inverted_double_pendulum, &ne__mj_reacher,
+    &ne__mj_humanoid_trap,
 };
 #define N_TASKS ((int)(sizeof tasks / sizeof tasks[0]))
 
@@ -50,6 +51,10 @@ const ne_env_entry ne__mujoco_envs[] = {
     {"InvertedPendulum-v5", "MuJoCo cart-pole; obs 4 (qpos, qvel), act Box(-3, 3, (1,))", mj_make},
     {"InvertedDoublePendulum-v5", "MuJoCo cart with two poles; obs 9, act Box(-1, 1, (1,))", mj_make},
     {"Reacher-v5", "MuJoCo two-link arm reaching a target; obs 10, act Box(-1, 1, (2,)); TimeLimit 50", mj_make},
+    {"HumanoidTrap-v5",
+     "Humanoid-v5 facing a U-shaped wall (Conti et al. 2018's deceptive trap, made from humanoid.xml at load "
+     "time); obs 348, act Box(-0.4, 0.4, (17,)); behaviour: final x-y",
+     mj_make},
     {NULL, NULL, NULL},
 };
 
@@ -59,7 +64,8 @@ const ne_env_entry ne__mujoco_envs[] = {
 
 // one loaded model and how many specs use it
 typedef struct cached_model {
-  char path[512];  // the XML file it was loaded from ("" when the slot is free)
+  char path[512];  // the XML file it was loaded from, "#<task id>" appended for an edited variant
+                   // ("" when the slot is free)
   mjModel* m;      // owned by the cache
   int refs;        // specs holding it
 } cached_model;
@@ -73,34 +79,53 @@ static const char* assets_dir(void) {
   return env && env[0] ? env : NE_MUJOCO_ASSETS;
 }
 
-// loads path into a free slot (cache_lock held); the slot index or a negative NE_E*
-static int cache_load(const char* path, char* errstr) {
+// a task's variant of its XML file: parsed, edited by the task, compiled (mjSpec, MuJoCo >= 3.2)
+static mjModel* load_edited(const char* file, const ne_mj_task* task, char* err, int size, char* errstr, int* rc) {
+  mjSpec* spec = mj_parseXML(file, NULL, err, size);
+  if (!spec) return NULL;
+  mjModel* m = NULL;
+  *rc = task->edit(spec, errstr);
+  if (*rc == 0 && !(m = mj_compile(spec, NULL))) snprintf(err, (size_t)size, "%s", mjs_getError(spec));
+  mj_deleteSpec(spec);
+  return m;
+}
+
+// loads the task's model into a free slot under `key` (cache_lock held); the slot index or a
+// negative NE_E*
+static int cache_load(const char* file, const char* key, const ne_mj_task* task, char* errstr) {
   int slot = -1;
   for (int i = 0; i < CACHE_SLOTS && slot < 0; i++)
     if (!cache[i].m) slot = i;
   if (slot < 0) return ne__set_error(errstr, NE_ENOMEM, "MuJoCo model cache is full (%d models)", CACHE_SLOTS);
   ne__mj_handlers_install();
   char err[512] = "";
+  int rc = 0;
   ne__mj_loading(1);
-  mjModel* m = mj_loadXML(path, NULL, err, (int)sizeof err);
+  mjModel* m = task->edit ? load_edited(file, task, err, (int)sizeof err, errstr, &rc)
+                          : mj_loadXML(file, NULL, err, (int)sizeof err);
   ne__mj_loading(0);
-  if (!m) return ne__set_error(errstr, NE_EIO, "cannot load MuJoCo model %s: %s", path, err);
-  snprintf(cache[slot].path, sizeof cache[slot].path, "%s", path);
+  if (rc) return rc;
+  if (!m) return ne__set_error(errstr, NE_EIO, "cannot load MuJoCo model %s%s: %s", file,
+                               task->edit ? " (for its variant)" : "", err);
+  snprintf(cache[slot].path, sizeof cache[slot].path, "%s", key);
   cache[slot].m = m;
   cache[slot].refs = 0;
   return slot;
 }
 
-// the shared model for an XML file of the assets folder, loading it on first use
-static int model_acquire(const char* xml, const mjModel** out, char* errstr) {
-  char path[512];
-  int len = snprintf(path, sizeof path, "%s/%s", assets_dir(), xml);
-  if (len < 0 || len >= (int)sizeof path) return ne__set_error(errstr, NE_EINVAL, "MuJoCo model path too long");
+// the shared model of a task (its XML file of the assets folder, or its edited variant), loading
+// it on first use
+static int model_acquire(const ne_mj_task* task, const mjModel** out, char* errstr) {
+  char path[512], key[512];
+  int len = snprintf(path, sizeof path, "%s/%s", assets_dir(), task->xml);
+  int klen = task->edit ? snprintf(key, sizeof key, "%s#%s", path, task->id) : snprintf(key, sizeof key, "%s", path);
+  if (len < 0 || len >= (int)sizeof path || klen < 0 || klen >= (int)sizeof key)
+    return ne__set_error(errstr, NE_EINVAL, "MuJoCo model path too long");
   pthread_mutex_lock(&cache_lock);
   int slot = -1;
   for (int i = 0; i < CACHE_SLOTS && slot < 0; i++)
-    if (cache[i].m && strcmp(cache[i].path, path) == 0) slot = i;
-  if (slot < 0) slot = cache_load(path, errstr);
+    if (cache[i].m && strcmp(cache[i].path, key) == 0) slot = i;
+  if (slot < 0) slot = cache_load(path, key, task, errstr);
   if (slot >= 0) {
     cache[slot].refs++;
     *out = cache[slot].m;
@@ -312,7 +337,7 @@ static int mj_make(const char* id, const ne_env_options* options, ne_env_spec* s
   spec->status = mj_status;
   spec->data = s;
   s->task = task;
-  int rc = model_acquire(task->xml, &s->m, errstr);
+  int rc = model_acquire(task, &s->m, errstr);
   return rc ? rc : spec_fill(task, s, spec, errstr);
 }
 

@@ -59,11 +59,16 @@ struct ne_mj_task {
   // coordinates of `position` that are meaningful: 1 (planar robots: x), 2 (x and y); they are
   // also the env's behaviour characterization, its final position (Conti et al. 2018)
   int position_dims;
+  // a variant of `xml` made at load time (HumanoidTrap-v5 adds walls to humanoid.xml): edits the
+  // parsed model before it is compiled; NE_E* with errstr on failure. Nullable: the file as it is
+  int (*edit)(mjSpec* spec, char* errstr);
 };
 
 // The tasks, one per file (hopper.c, ...).
 extern const ne_mj_task ne__mj_hopper, ne__mj_half_cheetah, ne__mj_walker2d, ne__mj_ant, ne__mj_humanoid,
     ne__mj_swimmer, ne__mj_inverted_pendulum, ne__mj_inverted_double_pendulum, ne__mj_reacher;
+// novelty search's deceptive humanoid (humanoid.c): Humanoid-v5 inside a U-shaped wall
+extern const ne_mj_task ne__mj_humanoid_trap;
 
 // The render hook (mj_render.c): MuJoCo's own offscreen renderer in an EGL or OSMesa context.
 int ne__mj_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
