@@ -108,14 +108,21 @@ void ne__knn_free(ne__knn* s) {
   s->heap = NULL;
 }
 
-// squared Euclidean distance in double, summed in index order
+// squared Euclidean distance in double: four partial sums over components i mod 4, then added in
+// a fixed order (independent chains for long behaviours such as Atari's 128 bytes of RAM)
 static inline double dist2(const float* a, const float* b, int dim) {
-  double d2 = 0;
-  for (int i = 0; i < dim; i++) {
-    double d = (double)a[i] - (double)b[i];
-    d2 += d * d;
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i = 0;
+  for (; i + 4 <= dim; i += 4) {
+    double d0 = (double)a[i] - (double)b[i], d1 = (double)a[i + 1] - (double)b[i + 1];
+    double d2 = (double)a[i + 2] - (double)b[i + 2], d3 = (double)a[i + 3] - (double)b[i + 3];
+    s0 += d0 * d0, s1 += d1 * d1, s2 += d2 * d2, s3 += d3 * d3;
   }
-  return d2;
+  for (; i < dim; i++) {
+    double d = (double)a[i] - (double)b[i];
+    s0 += d * d;
+  }
+  return (s0 + s1) + (s2 + s3);
 }
 
 // keeps the k smallest distances: a max-heap whose root is the largest kept
