@@ -122,7 +122,7 @@ out=$("$BIN" run off.ini --out off 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "section \[novelty\] has no effect while ga.novelty = false" ||
   fail "[novelty] under a plain GA: rc=$rc out=$out"
 out=$("$BIN" run nsra.ini env.id=bbob/sphere --out bbob 2>&1); rc=$?
-[ $rc -ne 0 ] && echo "$out" | grep -q "no behaviour characterization" || fail "novelty search on bbob: rc=$rc out=$out"
+[ $rc -ne 0 ] && echo "$out" | grep -q "needs behaviour characterizations" || fail "novelty search on bbob: rc=$rc out=$out"
 out=$("$BIN" run nsra.ini env.behaviour=obs:11 --out badbc 2>&1); rc=$?
 [ $rc -ne 0 ] && echo "$out" | grep -q "env.behaviour = 'obs:11'" || fail "env.behaviour out of range: rc=$rc out=$out"
 set -e

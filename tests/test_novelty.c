@@ -491,7 +491,7 @@ static void needs_behaviours(void) {
   ne_problem prob = {&spec, spec.n_params, 1, 1, 3, 0};
   void* algo = NULL;
   ASSERT_EQ(ne_algo_find("ns-es")->create(&prob, cfg, &algo, err), NE_EINVAL);
-  ASSERT_CONTAINS(err, "behaviour characterization");
+  ASSERT_CONTAINS(err, "needs behaviour characterizations");
   ne_config_destroy(cfg);
   cfg = config_text(GA_NS);
   algo = NULL;

@@ -72,8 +72,8 @@ typedef struct ga {
 static int novelty_create(ga* g, const ne_config* cfg, char* errstr) {
   int d = g->prob.bc_dim;
   if (d <= 0)
-    return ne__set_error(errstr, NE_EINVAL, "ga.novelty = true: this environment has no behaviour characterization "
-                         "to compare (black-box functions have none; see env.behaviour)");
+    return ne__set_error(errstr, NE_EINVAL, "ga.novelty = true needs behaviour characterizations, and this problem "
+                         "has none to compare (black-box functions and Python ask/tell have none; see env.behaviour)");
   g->archive_prob = ne_config_float(cfg, "novelty", "archive_prob");
   int rc = ne__archive_init(&g->archive, d, (int)ne_config_int(cfg, "novelty", "archive_max"));
   if (!rc) rc = ne__knn_init(&g->knn, ne__novelty_k(cfg, 1));

@@ -164,8 +164,8 @@ static int nses_create_mode(const ne_problem* problem, const ne_config* cfg, voi
   if (population % 2)
     return ne__set_error(errstr, NE_EINVAL, "es.population = %d: must be even (mirrored pairs)", population);
   if (problem->bc_dim <= 0)
-    return ne__set_error(errstr, NE_EINVAL, "%s: this environment has no behaviour characterization to compare "
-                         "(black-box functions have none; see env.behaviour)",
+    return ne__set_error(errstr, NE_EINVAL, "%s needs behaviour characterizations, and this problem has none to "
+                         "compare (black-box functions and Python ask/tell have none; see env.behaviour)",
                          mode == MODE_NS ? "ns-es" : mode == MODE_NSR ? "nsr-es" : "nsra-es");
   nses* e = ne_calloc(1, sizeof *e);
   if (!e) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
