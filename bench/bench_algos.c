@@ -187,7 +187,10 @@ static void throughput_ratio(const char* hidden, const char* noise, int generati
   if (vt->create(&prob, cfg, &es_a, err) || vt->create(&prob, cfg, &es_b, err)) die("es", err);
   ne_executor* ex;
   if (ne_local_executor_create(env, &policy, 1, 1 << 20, &ex, err)) die("executor", err);
-  raw_loop raw = {env, &policy, ne_env_state_create(env), ne_malloc(policy.n_params * sizeof(float)),
+  raw_loop raw = {env,
+                  &policy,
+                  ne_env_state_create(env),
+                  ne_malloc(policy.n_params * sizeof(float)),
                   ne_malloc((policy.scratch_floats + 1) * sizeof(float)),
                   ne_malloc((size_t)env->obs_dim * sizeof(float))};
   static ne_result results[128], raw_results[128];
@@ -219,8 +222,10 @@ static void throughput_ratio(const char* hidden, const char* noise, int generati
   // the same evaluations on both sides, so evaluations/s ÷ evaluations/s = raw time ÷ ES time
   double es_evals = (double)evals / es_s, raw_evals = (double)evals / raw_s;
   char label[96];
-  printf("\nOpenAI ES on CartPole-v1, policy %d params (hidden %s), es.noise = %s, population 100 + centre, "
-         "%d generations, 1 thread, CPU time\n", (int)policy.n_params, hidden, noise, generations);
+  printf(
+      "\nOpenAI ES on CartPole-v1, policy %d params (hidden %s), es.noise = %s, population 100 + centre, "
+      "%d generations, 1 thread, CPU time\n",
+      (int)policy.n_params, hidden, noise, generations);
   printf("%-52s %14s %10s\n", "figure", "value", "target");
   printf("%-52s %14.0f\n", "raw rollout loop, evaluations/s", raw_evals);
   printf("%-52s %14.0f\n", "ES ask+evaluate+tell, evaluations/s", es_evals);

@@ -37,8 +37,8 @@ static timing time_ask_tell(const char* algo, size_t p, double min_s, int min_ge
   spec.n_params = p;
   ne_config* cfg = ne_config_create();
   // no IPOP: random fitness would eventually trip a stop criterion and double lambda mid-timing
-  snprintf(text, sizeof text, "[run]\nalgorithm = %s\n[%s]\nx0 = zeros\nsigma0 = 0.1\neval_mean = false\nipop = false\n",
-           algo, algo);
+  snprintf(text, sizeof text,
+           "[run]\nalgorithm = %s\n[%s]\nx0 = zeros\nsigma0 = 0.1\neval_mean = false\nipop = false\n", algo, algo);
   if (!cfg || ne_config_load_string(cfg, text, "bench", err)) die("config", err);
   ne_problem prob = {&spec, p, 1, 1, 1, 0};
   const ne_algo_vt* vt = ne_algo_find(algo);
@@ -97,7 +97,8 @@ static double eigen_seconds(int n) {
   for (size_t i = 0; i < (size_t)n * n; i++) g[i] = ne_rng_normal(&rng);
   // symmetric: (G + G^T) / 2 + n I
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) a[(size_t)i * n + j] = 0.5 * (g[(size_t)i * n + j] + g[(size_t)j * n + i]) + (i == j ? n : 0);
+    for (int j = 0; j < n; j++)
+      a[(size_t)i * n + j] = 0.5 * (g[(size_t)i * n + j] + g[(size_t)j * n + i]) + (i == j ? n : 0);
   double t0 = ne__now();
   if (ne__eigen_sym(a, w, work, n)) die("eigen", "no convergence");
   double s = ne__now() - t0;
@@ -106,8 +107,9 @@ static double eigen_seconds(int n) {
 }
 
 static void full_table(void) {
-  printf("\nfull CMA-ES: ask + tell per generation (random fitness, 1 thread; eigendecompositions lazily,\n"
-         "every max(1, floor(1 / (10 n (c1 + cmu)))) generations; timed runs include them)\n");
+  printf(
+      "\nfull CMA-ES: ask + tell per generation (random fitness, 1 thread; eigendecompositions lazily,\n"
+      "every max(1, floor(1 / (10 n (c1 + cmu)))) generations; timed runs include them)\n");
   printf("  %-6s %7s %12s %12s %9s %16s\n", "n", "lambda", "s/gen", "eigen s", "gap", "eigen s/gen");
   static const int ns[] = {10, 100, 1000};
   for (int i = 0; i < 3; i++) {

@@ -17,12 +17,12 @@
 #include "neuroevo/run.h"
 
 typedef struct run_figures {
-  double seconds;       // wall time of the loop (start-up, final plot and checkpoint included)
-  double train_seconds; // wall time of the generations alone (metrics.csv's last wall_s)
-  double env_steps;     // env steps taken
-  double evaluations;   // candidate evaluations
-  uint32_t generations; // generations completed
-  double best_score;    // best elite score
+  double seconds;        // wall time of the loop (start-up, final plot and checkpoint included)
+  double train_seconds;  // wall time of the generations alone (metrics.csv's last wall_s)
+  double env_steps;      // env steps taken
+  double evaluations;    // candidate evaluations
+  uint32_t generations;  // generations completed
+  double best_score;     // best elite score
 } run_figures;
 
 static ne_config* config_for(const char* text) {

@@ -58,10 +58,10 @@ static double time_op(void (*fn)(void*), void* ctx) {
 typedef struct gen_case {
   ne__archive archive;  // filled with random behaviours
   ne__knn knn;
-  float* pop;           // (n_pop, dim) queries
+  float* pop;  // (n_pop, dim) queries
   int n_pop;
-  int with_pop;         // GA-NS: the population counts as neighbours too
-  double sink;          // keeps the work from being optimized away
+  int with_pop;  // GA-NS: the population counts as neighbours too
+  double sink;   // keeps the work from being optimized away
 } gen_case;
 
 static void novelty_generation(void* p) {

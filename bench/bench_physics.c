@@ -124,8 +124,9 @@ static double run_loop(loop_args* L, long* steps_out) {
 // same reset seeds, the same random actions in the same order, the same episode lengths, so both
 // simulate exactly the same states and differ only by what Gymnasium's semantics add
 static void bench_mujoco(void) {
-  static const char* ids[] = {"Hopper-v5", "HalfCheetah-v5", "Walker2d-v5", "Ant-v5", "Humanoid-v5",
-                              "Swimmer-v5", "InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5"};
+  static const char* ids[] = {"Hopper-v5",   "HalfCheetah-v5", "Walker2d-v5",         "Ant-v5",
+                              "Humanoid-v5", "Swimmer-v5",     "InvertedPendulum-v5", "InvertedDoublePendulum-v5",
+                              "Reacher-v5"};
   enum { MAX_EPISODES = 1 << 20, REPEATS = 5 };
   int* lengths = ne_malloc(MAX_EPISODES * sizeof(int));
   printf("\n1. MuJoCo: env step rate x frame_skip / raw mj_step rate (target >= 0.90)\n");
@@ -173,12 +174,14 @@ static void bench_box2d(void) {
 
 // a 2x64 tanh MLP's rollout rate, and the share of time the bare env loop accounts for
 static void bench_rollouts(void) {
-  static const char* ids[] = {"CartPole-v1",
+  static const char* ids[] = {
+      "CartPole-v1",
 #ifdef NE_HAVE_BOX2D
-                              "LunarLander-v3",
+      "LunarLander-v3",
 #endif
 #ifdef NE_HAVE_MUJOCO
-                              "Hopper-v5", "Humanoid-v5",
+      "Hopper-v5",
+      "Humanoid-v5",
 #endif
   };
   printf("\n3. rollouts with a 2x64 tanh MLP (forward + step), one thread\n");

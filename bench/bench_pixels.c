@@ -79,8 +79,9 @@ static void fwd_setup(fwd_ctx* c, const char* preset, const int shape[3], int n_
   ne_conv_layer L[NE_POLICY_MAX_CONV];
   char err[256];
   int n = ne_conv_parse(p->conv, L, NE_POLICY_MAX_CONV, err);
-  if (n < 0 || ne_policy_spec_init_conv(&c->spec, shape, L, n, p->hidden, p->n_hidden, n_actions, NE_ACT_RELU,
-                                        NE_HEAD_ARGMAX, NE_INIT_XAVIER, NULL, NULL, err)) {
+  if (n < 0 ||
+      ne_policy_spec_init_conv(&c->spec, shape, L, n, p->hidden, p->n_hidden, n_actions, NE_ACT_RELU, NE_HEAD_ARGMAX,
+                               NE_INIT_XAVIER, NULL, NULL, err)) {
     fprintf(stderr, "bench_pixels: %s\n", err);
     exit(1);
   }
@@ -106,8 +107,7 @@ static double per_frame(fwd_ctx* c, int b) {
 
 // ---- OpenBLAS (optional, dlopen) ----------------------------------------------------------------
 
-typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
-                         int);
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 typedef struct blas_ctx {
   sgemm_fn sgemm;
   int m, n, k;
@@ -222,9 +222,10 @@ static void bench_openblas(double ours_gflops, const fwd_ctx* net, double ours1,
   double dense32 = blas_gflops(&c, 32, 512, 3136);
   int same_calls, same_batch;
   blas_determinism(sgemm, &same_calls, &same_batch);
-  printf("OpenBLAS (%s kernels, 1 thread): SGEMM 1024^3 %.1f GFLOP/s (the peak); Nature dense 1x512x3136 %.1f, "
-         "32x512x3136 %.1f GFLOP/s\n",
-         corename ? corename() : "?", peak, gemv, dense32);
+  printf(
+      "OpenBLAS (%s kernels, 1 thread): SGEMM 1024^3 %.1f GFLOP/s (the peak); Nature dense 1x512x3136 %.1f, "
+      "32x512x3136 %.1f GFLOP/s\n",
+      corename ? corename() : "?", peak, gemv, dense32);
   printf("  Nature forward, batch 32, runs at %.0f%% of that peak\n", 100.0 * ours_gflops / peak);
   // the whole Nature forward through OpenBLAS (im2col + SGEMM) against conv.c's
   blas_fwd f = {.sgemm = sgemm, .net = net};
@@ -235,8 +236,10 @@ static void bench_openblas(double ours_gflops, const fwd_ctx* net, double ours1,
   double b1 = time_op(blas_fwd_op, &f);
   f.batch = 32;
   double b32 = time_op(blas_fwd_op, &f) / 32;
-  printf("  Nature forward through OpenBLAS (im2col + SGEMM): %.3f ms/frame alone, %.3f in batches of 32;\n"
-         "  conv.c: %.3f and %.3f\n", b1 * 1e3, b32 * 1e3, ours1 * 1e3, ours32 * 1e3);
+  printf(
+      "  Nature forward through OpenBLAS (im2col + SGEMM): %.3f ms/frame alone, %.3f in batches of 32;\n"
+      "  conv.c: %.3f and %.3f\n",
+      b1 * 1e3, b32 * 1e3, ours1 * 1e3, ours32 * 1e3);
   ne_free(f.cols);
   ne_free(f.a);
   ne_free(f.b);
@@ -300,8 +303,9 @@ static void bench_minatar(void) {
   static const char* const games[] = {"Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders"};
   double ref[5];
   reference_rates(games, 5, ref);
-  printf("\nMinAtar env steps/s, random actions, 1 core (ours: MinAtar/<Game>-v0; reference: PyPI minatar's\n"
-         "Environment.act + state(), bench/minatar_ref.py)\n");
+  printf(
+      "\nMinAtar env steps/s, random actions, 1 core (ours: MinAtar/<Game>-v0; reference: PyPI minatar's\n"
+      "Environment.act + state(), bench/minatar_ref.py)\n");
   printf("%-14s %14s %14s %8s\n", "game", "neuroevo", "reference", "ratio");
   for (int i = 0; i < 5; i++) {
     char id[64];
@@ -319,7 +323,7 @@ typedef struct raw_ctx {
   ne_ale* ale;
   ne_rng rng, noop_rng;
   int actions[18], n;
-  int read_screens;               // 1: also read the last two screens of each skip (grayscale)
+  int read_screens;  // 1: also read the last two screens of each skip (grayscale)
   uint8_t gray[NE_ALE_H * NE_ALE_W];
 } raw_ctx;
 
@@ -372,14 +376,15 @@ static double bench_ale(void) {
   double t_raw = time_op(raw_op, &r) / 1000.0;
   r.read_screens = 1;
   double t_read = time_op(raw_op, &r) / 1000.0;
-  printf("\nALE (%s, random actions, frame skip 4, 1 core; frames/s = 4 x agent steps/s, the 1..30\n"
-         "no-op frames after each reset emulated but not counted, on both sides):\n"
-         "  raw ALE, act() only, no screen read          %8.0f frames/s\n"
-         "  raw ALE + the 2 grayscale screens per step    %8.0f frames/s (ALE's getScreenGrayscale)\n"
-         "  through the env (+ max-pool, 84x84 area       %8.0f frames/s\n"
-         "    resize, 4-stack, float obs, TimeLimit)\n"
-         "  env / raw act-only = %.3f (target >= 0.95); env / raw + screens = %.3f\n",
-         id, FRAME_SKIP / t_raw, FRAME_SKIP / t_read, FRAME_SKIP / t_step, t_raw / t_step, t_read / t_step);
+  printf(
+      "\nALE (%s, random actions, frame skip 4, 1 core; frames/s = 4 x agent steps/s, the 1..30\n"
+      "no-op frames after each reset emulated but not counted, on both sides):\n"
+      "  raw ALE, act() only, no screen read          %8.0f frames/s\n"
+      "  raw ALE + the 2 grayscale screens per step    %8.0f frames/s (ALE's getScreenGrayscale)\n"
+      "  through the env (+ max-pool, 84x84 area       %8.0f frames/s\n"
+      "    resize, 4-stack, float obs, TimeLimit)\n"
+      "  env / raw act-only = %.3f (target >= 0.95); env / raw + screens = %.3f\n",
+      id, FRAME_SKIP / t_raw, FRAME_SKIP / t_read, FRAME_SKIP / t_step, t_raw / t_step, t_read / t_step);
   ne__ale_destroy(r.ale);
   ne_env_state_destroy(c.st);
   ne_env_spec_destroy(spec);
@@ -387,7 +392,70 @@ static double bench_ale(void) {
 }
 #endif
 
-int main(void) {
+#ifdef NE_HAVE_ALE
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+// CPU seconds per call of fn(ctx) over at least `seconds` of thread CPU time.
+static double cpu_per_op(void (*fn)(void*), void* ctx, double seconds) {
+  long iters = 0;
+  double t0 = thread_cpu(), t;
+  do {
+    fn(ctx);
+    iters++;
+  } while ((t = thread_cpu()) - t0 < seconds);
+  return (t - t0) / (double)iters;
+}
+
+// `bench_pixels --ale-ratio PAIRS`: env / raw emulation as thread CPU time, the two interleaved
+// PAIRS times (0.5 s each); prints one line "ale_ratio MEDIAN MIN MAX PATH" for bench_peers.py's
+// table. NEUROEVO_SIMD=avx2 measures the path of a CPU without AVX-512.
+static int ale_ratio(int pairs) {
+  char err[256];
+  ne_env_spec* spec;
+  if (ne_env_make("ALE/Frostbite-v5", NULL, &spec, err)) {
+    printf("ale_ratio n/a %s\n", err);
+    return 1;
+  }
+  env_ctx c = {.spec = spec};
+  c.st = ne_env_state_create(spec);
+  ne_rng_seed(&c.rng, 1);
+  ne_env_reset(spec, c.st, c.episode++);
+  static raw_ctx r;
+  r.ale = ne__ale_create(ne__ale_rom_path(spec), err, sizeof err);
+  r.n = ne__ale_minimal_actions(r.ale, r.actions, 18);
+  ne_rng_seed(&r.rng, 1);
+  ne_rng_seed(&r.noop_rng, 2);
+  raw_reset(&r);
+  double ratios[64];
+  if (pairs > 64) pairs = 64;
+  for (int i = 0; i < pairs; i++) {
+    double env = cpu_per_op(env_op, &c, 0.5), raw = cpu_per_op(raw_op, &r, 0.5);
+    ratios[i] = raw / env;
+  }
+  qsort(ratios, (size_t)pairs, sizeof *ratios, cmp_double);
+  printf("ale_ratio %.3f %.3f %.3f %s\n", ratios[pairs / 2], ratios[0], ratios[pairs - 1],
+         ne__ale_simd() ? "avx512" : "portable");
+  ne__ale_destroy(r.ale);
+  ne_env_state_destroy(c.st);
+  ne_env_spec_destroy(spec);
+  return 0;
+}
+#endif
+
+int main(int argc, char** argv) {
+#ifdef NE_HAVE_ALE
+  if (argc == 3 && strcmp(argv[1], "--ale-ratio") == 0) return ale_ratio(atoi(argv[2]));
+#endif
+  (void)argc, (void)argv;
   printf("bench_pixels: conv forward kernel = %s\n\n",
          (const char*[]){"?", "portable (SSE2)", "AVX2", "AVX-512"}[ne__conv_set_kernel(0)]);
   // the Nature net over 84x84x4 frames, 18 actions (the full Atari set)
@@ -423,13 +491,15 @@ int main(void) {
 #ifdef NE_HAVE_ALE
   double t_env = bench_ale();
   if (t_env > 0)
-    printf("\nProjected Deep GA, 1e9 Atari frames (%.2g agent steps x (%.3f ms forward + %.3f ms env)): %.0f "
-           "core-hours (goal <= 300)\n",
-           steps, t1 * 1e3, t_env * 1e3, steps * (t1 + t_env) / 3600);
+    printf(
+        "\nProjected Deep GA, 1e9 Atari frames (%.2g agent steps x (%.3f ms forward + %.3f ms env)): %.0f "
+        "core-hours (goal <= 300)\n",
+        steps, t1 * 1e3, t_env * 1e3, steps * (t1 + t_env) / 3600);
 #else
-  printf("\nALE: not built (make ale); projected Deep GA, 1e9 Atari frames, forward passes alone: %.0f core-hours "
-         "(%.3f ms x %.2g steps)\n",
-         steps * t1 / 3600, t1 * 1e3, steps);
+  printf(
+      "\nALE: not built (make ale); projected Deep GA, 1e9 Atari frames, forward passes alone: %.0f core-hours "
+      "(%.3f ms x %.2g steps)\n",
+      steps * t1 / 3600, t1 * 1e3, steps);
 #endif
   return 0;
 }

@@ -6,10 +6,10 @@
 // only. usage: bench_redis URL [--candidates N] [--rounds R] [--chain L] [--chunk C] [--latency K]
 // Without a URL (as `make bench` runs it) it runs bench/bench_redis.sh, which starts everything.
 #include <libgen.h>  // dirname
-#include <sys/resource.h>  // getrusage: the master's own CPU per result
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>  // getrusage: the master's own CPU per result
 #include <unistd.h>
 
 #include "core/util.h"
@@ -36,7 +36,8 @@ static ne_batch* make_batch(const bench_opt* o, uint64_t** seeds_out) {
   if (!b || !c || !seeds) exit(1);
   for (int i = 0; i < o->candidates; i++) {
     uint64_t* s = seeds + (size_t)i * (size_t)o->chain;
-    for (int k = 0; k < o->chain; k++) s[k] = k + 1 < o->chain ? (uint64_t)(i % 20) * 1000003u + (uint64_t)k : (uint64_t)i;
+    for (int k = 0; k < o->chain; k++)
+      s[k] = k + 1 < o->chain ? (uint64_t)(i % 20) * 1000003u + (uint64_t)k : (uint64_t)i;
     c[i] = (ne_candidate){NE_CAND_CHAIN, (uint32_t)i, 1, (uint64_t)i * 7919u, s, (uint32_t)o->chain, 0.01f, 0, 0, 0};
   }
   b->n = o->candidates;
@@ -48,7 +49,8 @@ static ne_batch* make_batch(const bench_opt* o, uint64_t** seeds_out) {
 static double cpu_s(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec + 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+      1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 static int run_rounds(ne_executor* ex, ne_batch* b, ne_result* res, int rounds, uint32_t* gen) {
@@ -128,17 +130,19 @@ int main(int argc, char** argv) {
   ne_cluster_master_get_stats(ex, &s1);
   uint64_t accepted = s1.accepted - s0.accepted;
   if (!rc)
-    printf("throughput: %d rounds x %d candidates (chain %d) on %d workers/%d threads: %.0f results/s accepted, "
-           "%.1f result bytes/result, %.1f task bytes/candidate, master CPU %.2f us/result\n",
-           o.rounds, o.candidates, o.chain, s1.live_workers, s1.live_threads, (double)accepted / dt,
-           (double)(s1.result_bytes - s0.result_bytes) / (double)accepted,
-           (double)(s1.task_bytes - s0.task_bytes) / (double)accepted, 1e6 * dc / (double)accepted);
+    printf(
+        "throughput: %d rounds x %d candidates (chain %d) on %d workers/%d threads: %.0f results/s accepted, "
+        "%.1f result bytes/result, %.1f task bytes/candidate, master CPU %.2f us/result\n",
+        o.rounds, o.candidates, o.chain, s1.live_workers, s1.live_threads, (double)accepted / dt,
+        (double)(s1.result_bytes - s0.result_bytes) / (double)accepted,
+        (double)(s1.task_bytes - s0.task_bytes) / (double)accepted, 1e6 * dc / (double)accepted);
   // latency: rounds of a single candidate
   int n = b->n;
   b->n = 1;
   t0 = ne__now();
   if (!rc && o.latency > 0) rc = run_rounds(ex, b, res, o.latency, &gen);
-  if (!rc && o.latency > 0) printf("latency: %.3f ms per 1-candidate round (%d rounds)\n", (ne__now() - t0) * 1e3 / o.latency, o.latency);
+  if (!rc && o.latency > 0)
+    printf("latency: %.3f ms per 1-candidate round (%d rounds)\n", (ne__now() - t0) * 1e3 / o.latency, o.latency);
   b->n = n;
   if (!rc) ne_cluster_master_finish(ex, err);
   ne_executor_destroy(ex);

@@ -16,14 +16,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 // a property every accepted input must have; abort() so libFuzzer saves the input as a crash
-#define FUZZ_CHECK(cond, ...)                                                   \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
+#define FUZZ_CHECK(cond, ...)                                                       \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
       fprintf(stderr, "%s:%d: property violated: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-      abort();                                                                  \
-    }                                                                           \
+      fprintf(stderr, __VA_ARGS__);                                                 \
+      fprintf(stderr, "\n");                                                        \
+      abort();                                                                      \
+    }                                                                               \
   } while (0)
 
 // a NUL-terminated copy of data (parsers take C strings); caller frees with ne_free

@@ -16,7 +16,7 @@ int ne_cli_wants_help(int argc, char** argv) {
 // the envs a fuzzed ENV_ID may name: classic control, a black-box function and one Box2D env with
 // 2-component actions (when built with Box2D); the other physics envs are too slow to build per input
 static ne_env_spec* make_env(const char* id) {
-  static const char* ok[] = {"CartPole-v1", "Acrobot-v1", "MountainCar-v0", "MountainCarContinuous-v0",
+  static const char* ok[] = {"CartPole-v1", "Acrobot-v1",  "MountainCar-v0",          "MountainCarContinuous-v0",
                              "Pendulum-v1", "bbob/sphere", "LunarLanderContinuous-v3"};
   for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
     if (strcmp(id, ok[i]) != 0) continue;

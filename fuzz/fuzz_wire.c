@@ -10,8 +10,8 @@
 #include "fuzz.h"
 #include "neuroevo/error.h"
 
-static ne__wire_task task;      // reused: exercises the grow-and-reuse paths
-static ne__wire_results res;    // reused likewise
+static ne__wire_task task;    // reused: exercises the grow-and-reuse paths
+static ne__wire_results res;  // reused likewise
 static int ready;
 
 static void decode_one(const uint8_t* data, size_t size) {
@@ -30,8 +30,7 @@ static void decode_one(const uint8_t* data, size_t size) {
       if (c->kind == NE_CAND_CHAIN)
         FUZZ_CHECK(c->n_seeds >= 1 && c->seeds >= task.seeds && c->seeds + c->n_seeds <= task.seeds + task.cap_seeds,
                    "candidate %d's chain outside the seed buffer", i);
-      else
-        FUZZ_CHECK(c->blob < (uint32_t)task.n_blobs, "candidate %d names blob %u of %d", i, c->blob, task.n_blobs);
+      else FUZZ_CHECK(c->blob < (uint32_t)task.n_blobs, "candidate %d names blob %u of %d", i, c->blob, task.n_blobs);
     }
   }
   // a result chunk: the count fits the buffers; only a failure report may carry no result, and its

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # End to end through the CLI: `neuroevo compare` of two configs x 2 seeds writes summary.csv,
 # summary.md and compare.png plus every run directory, and running the same command again keeps
-# the finished runs; CMA-ES and sep-CMA-ES runs are identical with 1 and 2 threads (all metrics but
+# the finished runs; runs trained side by side equal the run alone; without --out the same command
+# finds its directory again after an interrupt (--generations is each run's budget); CMA-ES and sep-CMA-ES runs are identical with 1 and 2 threads (all metrics but
 # wall_s, and best.params) and after a resume; black-box metrics carry the `minimized` column;
 # bad input exits 2.
 # usage: e2e_compare.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
 BIN=$1
 TMP=$2
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-strip_wall() { cut -d, -f1-3,5- "$1"; }
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 
 # two small black-box configs: full CMA-ES and sep-CMA-ES on the 6-D ellipsoid
 for algo in cmaes sepcmaes; do
@@ -78,7 +78,7 @@ awk -F, 'NR > 1 && $5 == "inf" { bad = 1 } END { exit bad }' CMP/summary.csv || 
 [ "$(head -1 CMP/elli-cmaes/seed0/metrics.csv)" = "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean,minimized" ] \
   || fail "black-box metrics header"
 awk -F, 'NR > 1 && ($5 < 0 || $9 != 1) { bad = 1 } END { exit bad }' CMP/elli-cmaes/seed0/metrics.csv || fail "f must be >= 0, minimized = 1"
-grep -q "1/4\] elli-cmaes seed 0" compare.out || fail "no progress line"
+grep -q "^\[[1-4]/4\] elli-cmaes seed 0: final" compare.out || fail "no progress line"
 
 # the same command again continues: finished runs stay, the summary is the same (but wall_s)
 cp CMP/summary.csv first.csv
@@ -86,6 +86,49 @@ cp CMP/elli-cmaes/seed0/metrics.csv first-metrics.csv
 "$BIN" compare elli-cmaes.ini elli-sepcmaes.ini --seeds 2 --threads 1 --out CMP --quiet
 diff <(cut -d, -f1-5 first.csv) <(cut -d, -f1-5 CMP/summary.csv) || fail "re-running the compare changed the summary"
 cmp first-metrics.csv CMP/elli-cmaes/seed0/metrics.csv || fail "a finished run was changed"
+
+# runs train two at a time here (--threads 2, one thread each): each is the run alone
+"$BIN" run elli-cmaes.ini run.seed=1 --threads 1 --out ALONE --quiet
+diff <(strip_wall ALONE/metrics.csv) <(strip_wall CMP/elli-cmaes/seed1/metrics.csv) || fail "a compare run differs from the run alone"
+cmp ALONE/best.params CMP/elli-cmaes/seed1/best.params || fail "a compare run's best.params differs from the run alone"
+
+# --- without --out: the same command finds its directory again (issue 19) -----------------------
+# --generations is each run's budget; an interrupted compare says where it continues, and the same
+# command then finishes it with the summary of an uninterrupted one
+mkdir -p D && cd D
+"$BIN" compare ../pend-cmaes.ini ../pend-sepcmaes.ini --seeds 2 --generations 40 --threads 2 > c1.out 2> c1.err &
+pid=$!
+for _ in $(seq 1 2000); do
+  ls runs/compare-*/pend-*/seed*/metrics.csv > /dev/null 2>&1 && break
+  kill -0 $pid 2> /dev/null || break
+  sleep 0.01
+done
+sleep 0.2
+kill -INT $pid 2> /dev/null || true
+set +e; wait $pid; rc=$?; set -e
+dir=$(sed -n 's/^compare directory: //p' c1.out)
+[ -n "$dir" ] && [ -d "$dir" ] || fail "no compare directory printed: $(cat c1.out)"
+case "$dir" in runs/compare-pend-cmaes-pend-sepcmaes-*) ;; *) fail "default directory name: $dir" ;; esac
+if [ $rc -eq 130 ]; then
+  grep -q "interrupted: the same command continues in $dir" c1.err || fail "interruption message: $(cat c1.err)"
+else
+  [ $rc -eq 0 ] || fail "interrupted compare: rc=$rc $(cat c1.err)"  # it finished before the signal
+fi
+"$BIN" compare ../pend-cmaes.ini ../pend-sepcmaes.ini --seeds 2 --generations 40 --threads 2 > c2.out
+grep -qx "compare directory: $dir (continuing)" c2.out || fail "the same command did not continue: $(head -1 c2.out)"
+[ "$(ls -d runs/compare-* | wc -l)" -eq 1 ] || fail "the same command made a second directory: $(ls runs)"
+"$BIN" compare ../pend-cmaes.ini ../pend-sepcmaes.ini --seeds 2 --generations 40 --threads 1 --out ../U --quiet
+diff <(cut -d, -f1-5 ../U/summary.csv) <(cut -d, -f1-5 "$dir/summary.csv") ||
+  fail "interrupted + continued compare differs from an uninterrupted one"
+for c in pend-cmaes pend-sepcmaes; do
+  [ "$(($(wc -l < "$dir/$c/seed1/metrics.csv") - 1))" -eq 40 ] || fail "--generations 40 not each run's budget"
+done
+# another seed count is the same comparison, continued: the finished runs stay
+cp "$dir/pend-cmaes/seed0/metrics.csv" m0.csv
+"$BIN" compare ../pend-cmaes.ini ../pend-sepcmaes.ini --seeds 3 --generations 40 --threads 2 --quiet
+cmp m0.csv "$dir/pend-cmaes/seed0/metrics.csv" || fail "--seeds 3 retrained a finished run"
+[ -s "$dir/pend-cmaes/seed2/metrics.csv" ] || fail "--seeds 3 did not add seed 2"
+cd ..
 
 # --- 1 thread == 2 threads, uninterrupted == resumed ----------------------------------------------
 for algo in cmaes sepcmaes; do

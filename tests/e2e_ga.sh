@@ -7,10 +7,9 @@
 set -euo pipefail
 BIN=$1
 TMP=$2
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-strip_wall() { cut -d, -f1-3,5- "$1"; }
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 
 # Sanitizer builds run ~10x slower: a smaller population keeps the same checks affordable while
 # a generation still lasts long enough for the kill tests to land mid-run.

@@ -13,14 +13,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MNT=""
 cleanup() { if [ -n "$MNT" ]; then umount "$MNT" 2>/dev/null || true; fi; }
 trap cleanup EXIT
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-strip_wall() { cut -d, -f1-3,5- "$1"; }
-same_as_ref() {  # same_as_ref DIR WHAT: metrics (minus wall_s) and best.genome equal the reference's
-  diff <(strip_wall ref/metrics.csv) <(strip_wall "$1/metrics.csv") >/dev/null || fail "$2: metrics differ from the uninterrupted run"
-  cmp -s ref/best.genome "$1/best.genome" || fail "$2: best.genome differs from the uninterrupted run"
-}
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
+same_as_ref() { same_run ref "$1" "$2 (ref: the uninterrupted run)"; }  # same_as_ref DIR WHAT
 
 # GA state grows every generation (each parent's seed chain gets one seed longer: ~1.6 KB per
 # generation with 200 parents), so checkpoints grow from ~13 KB to ~20 KB: the limits below are

@@ -7,10 +7,9 @@
 set -euo pipefail
 BIN=$1
 TMP=$2
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-strip_wall() { cut -d, -f1-3,5- "$1"; }
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 
 # sanitizer builds run ~10x slower: fewer genomes, the same checks
 POP=40

@@ -6,13 +6,11 @@
 # usage: bash tests/e2e_plot.sh PATH/TO/neuroevo SCRATCH_DIR
 set -euo pipefail
 
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the test cds into the scratch dir
-SCRATCH=$2
-rm -rf "$SCRATCH"
-mkdir -p "$SCRATCH"
-cd "$SCRATCH"
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
+BIN=$1
+TMP=$2
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 
 # make_run DIR ENV_ID GENERATIONS: a plausible rising curve, elite re-evaluated every 3rd generation
 make_run() {

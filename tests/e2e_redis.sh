@@ -18,9 +18,7 @@ source "$HERE/redis_e2e_common.sh"
 # NEUROEVO_TEST_EVAL_DELAY_MS test hook (a sleep per candidate; results are unaffected).
 T0=$(date +%s)
 # a build without hiredis cannot run this test: say so instead of failing somewhere below
-if { "$BIN" status --redis redis://127.0.0.1:1 2>&1 || true; } | grep -q "no Redis support"; then
-  fail "$BIN was built without hiredis: install libhiredis-dev (scripts/install-deps) and rebuild"
-fi
+need_hiredis
 section() { echo "[$(($(date +%s) - T0))s] $*"; }
 
 port=$(bash "$HERE/redis_test_server.sh" start "$TMP/redis")

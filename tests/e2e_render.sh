@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: MIT
 # End-to-end checks of `neuroevo render`: a trained CartPole agent and a (briefly trained) MuJoCo
 # InvertedPendulum agent through OSMesa are recorded into GIF files that start with the GIF89a
-# signature and hold several frames; the CartPole agent into an MP4 that ffprobe decodes; a Box2D
+# signature and hold several frames (by default into RUN_DIR/agent.gif, which the report embeds); the CartPole agent into an MP4 that ffprobe decodes; a Box2D
 # agent renders too; bad usage exits 2 and leaves no file. Usage: e2e_render.sh NEUROEVO_BIN SCRATCH_DIR
 set -u
 BIN=${1:?usage: e2e_render.sh NEUROEVO_BIN SCRATCH_DIR}
 TMP=${2:?usage: e2e_render.sh NEUROEVO_BIN SCRATCH_DIR}
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP" || exit 1
-FAILS=0
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+E2E_KEEP_GOING=1  # every failed check is reported, then the script fails
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 
 # gif_ok FILE MIN_FRAMES: GIF89a signature and at least MIN_FRAMES image descriptors (0x2C after a
 # graphics control block: the bytes 00 2C 00 00 00 00 open every full-frame image here)
@@ -34,6 +34,16 @@ if [ -n "$RUN" ]; then
   "$BIN" render "$RUN" --out cartpole.gif --size 120x80 --max-frames 30 >out 2>err || fail "render cartpole: $(cat err)"
   grep -q "CartPole-v1: wrote cartpole.gif" out || fail "render cartpole printed: $(cat out)"
   gif_ok cartpole.gif 10
+fi
+
+# without --out, render RUN_DIR writes RUN_DIR/agent.gif, which `neuroevo report RUN_DIR` embeds
+if [ -n "$RUN" ]; then
+  "$BIN" render "$RUN" --size 60x40 --max-frames 5 >out 2>err || fail "render without --out: $(cat err)"
+  grep -q "wrote $RUN/agent.gif" out || fail "render without --out printed: $(cat out)"
+  gif_ok "$RUN/agent.gif" 3
+  [ ! -e agent.gif ] || fail "render RUN_DIR wrote ./agent.gif instead of RUN_DIR/agent.gif"
+  "$BIN" report "$RUN" --episodes 1 --out report.html >out 2>err || fail "report: $(cat err)"
+  grep -q 'src="data:image/gif;base64,' report.html || fail "the report did not embed the rendered agent.gif"
 fi
 
 # MP4 through FFmpeg's libraries: ffprobe decodes every frame (the whole episode: --max-frames is
@@ -75,6 +85,10 @@ if [ -n "$RUN" ]; then
     "$BIN" render "$RUN" --out pendulum.gif --size 64x48 --max-frames 6 >out 2>err ||
     fail "render InvertedPendulum (osmesa): $(cat err)"
   gif_ok pendulum.gif 3
+  # progress while it draws (stderr is not a terminal here: a line per tenth), then where the time went
+  grep -q "^rendering InvertedPendulum-v5: frame [0-9]*/[0-9]*$" err || fail "no render progress: $(cat err)"
+  grep -q "^[0-9]* frames of [0-9]* steps: physics .* s, drawing .* s (.* ms a frame), encoding .* s$" err ||
+    fail "no render timing: $(cat err)"
   MUJOCO_GL=glfw "$BIN" render "$RUN" --out glfw.gif >out 2>err && fail "MUJOCO_GL=glfw was accepted"
   grep -q "headless" err || fail "MUJOCO_GL=glfw error: $(cat err)"
   [ ! -e glfw.gif ] || fail "a failed render left glfw.gif behind"
@@ -85,5 +99,4 @@ fi
 "$BIN" render --genome nothing.genome --size 10 >out 2>err; [ $? -eq 2 ] || fail "--size 10 did not exit 2"
 "$BIN" render --help | grep -q "animated GIF" || fail "render --help"
 
-[ "$FAILS" -eq 0 ] && echo "e2e_render: all passed" || echo "e2e_render: $FAILS failure(s)"
-[ "$FAILS" -eq 0 ]
+e2e_finish e2e_render

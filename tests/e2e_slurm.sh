@@ -9,13 +9,10 @@ set -euo pipefail
 BIN=$1
 TMP=$2
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-rm -rf "$TMP" && mkdir -p "$TMP/fakebin" "$TMP/rt"
-cd "$TMP"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# a build without hiredis cannot run this test: say so instead of failing somewhere below
-if { "$BIN" status --redis redis://127.0.0.1:1 2>&1 || true; } | grep -q "no Redis support"; then
-  fail "$BIN was built without hiredis: install libhiredis-dev (scripts/install-deps) and rebuild"
-fi
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
+mkdir -p fakebin rt
+need_hiredis  # a build without hiredis cannot run this test: say so instead of failing below
 
 # scontrol show hostnames LIST: the "nodes" are loopback addresses
 cat > fakebin/scontrol <<'SH'
@@ -80,7 +77,7 @@ PATH=$TMP/fakebin:$PATH SLURM_JOB_ID=4242 SLURM_JOB_NUM_NODES=2 SLURM_JOB_NODELI
   NEUROEVO_MASTER_ARGS="--quiet" NEUROEVO_REDIS_PASSWORD= TMPDIR=$TMP/rt \
   bash "$HERE/../deploy/slurm/neuroevo.sbatch" > sbatch.out 2>&1 || fail "sbatch script failed: $(tail -5 sbatch.out)"
 
-diff <(cut -d, -f1-3,5- L/metrics.csv) <(cut -d, -f1-3,5- S/metrics.csv) >/dev/null || fail "metrics differ from the local run"
+diff <(strip_wall L/metrics.csv) <(strip_wall S/metrics.csv) >/dev/null || fail "metrics differ from the local run"
 cmp -s L/best.genome S/best.genome || fail "best.genome differs from the local run"
 grep -q -- "--nodes=2 --ntasks-per-node=1" srun.log || fail "srun options: $(cat srun.log)"
 grep -q "worker --redis redis://127.0.0.1:$port --threads 1" srun.log || fail "worker command: $(cat srun.log)"

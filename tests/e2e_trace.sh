@@ -6,10 +6,10 @@
 set -u
 BIN=${1:?usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR}
 TMP=${2:?usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR}
-rm -rf "$TMP" && mkdir -p "$TMP"
-FAILS=0
-
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+E2E_KEEP_GOING=1  # every failed check is reported, then the script fails
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 
 # run CMD...: captures exit code, stdout, stderr
 run() {
@@ -115,8 +115,4 @@ run "$BIN" envs Pendulum-v1
 grep -q "^Pendulum-v1 .*Box(-2.0, 2.0, (1,)) .* 200 .* -$" "$TMP/out" || fail "envs row for Pendulum-v1: $(cat "$TMP/out")"
 expect_fail 2 "no environment id contains" "$BIN" envs NoSuchEnv
 
-if [ "$FAILS" -ne 0 ]; then
-  echo "$FAILS check(s) failed" >&2
-  exit 1
-fi
-echo "e2e_trace: all checks passed"
+e2e_finish e2e_trace

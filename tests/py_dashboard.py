@@ -100,14 +100,14 @@ def get(url):
         return r.status, r.headers.get("Content-Type"), r.read().decode()
 
 
-def browser():
+def browser(size="1100,900"):
     for exe in ("chromium", "chromedriver"):
         if not shutil.which(exe):
             pytest.fail(exe + " missing: scripts/install-deps installs Debian chromium + chromium-driver")
     opts = webdriver.ChromeOptions()
     opts.binary_location = shutil.which("chromium")
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--window-size=1100,900", "--hide-scrollbars"):
+              "--window-size=" + size, "--hide-scrollbars"):
         opts.add_argument(a)
     return webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=opts)
 
@@ -145,6 +145,31 @@ def test_dashboard_in_chromium_grows_while_training(training):
             driver.quit()
         stop(dash)
     assert dash.returncode == 0  # Ctrl-C stops it cleanly (and, under ASan, without leaks)
+
+
+def test_runs_table_fits_a_1200px_window(tmp_path):
+    """Long run names and env ids wrap: every column, elite last, stays inside the page's box."""
+    require_bin()
+    run_dir = tmp_path / "runs" / "minatar-spaceinvaders-ga-20261124-043512-2"
+    subprocess.run([BIN, "run", "cartpole-ga", "env.id=MinAtar/SpaceInvaders-v1", "policy.hidden=8",
+                    "ga.population=4", "ga.truncation=2", "ga.elite_candidates=2", "ga.elite_episodes=1",
+                    "env.max_episode_steps=20", "--generations", "1", "--quiet", "--out", str(run_dir)],
+                   check=True, stdout=subprocess.DEVNULL)
+    dash, url = start_dashboard(str(run_dir.parent))
+    driver = None
+    try:
+        driver = browser("1200,900")
+        driver.get(url)
+        box, table, elite = driver.execute_script(
+            "var t = document.querySelector('#runs table'), th = t.querySelectorAll('th');"
+            "return [document.getElementById('runs').getBoundingClientRect().right,"
+            "        t.getBoundingClientRect().right, th[th.length - 1].getBoundingClientRect().right];")
+        assert driver.find_elements(By.TAG_NAME, "th")[-1].text == "elite"
+        assert table <= box + 0.5 and elite <= box + 0.5, (box, table, elite)
+    finally:
+        if driver:
+            driver.quit()
+        stop(dash)
 
 
 def test_json_state_routes_and_loopback(training):

@@ -80,7 +80,8 @@ static void test_evaluator_mean_over_episodes(void) {
   ne_policy_spec ps;
   int hidden = 8;
   ASSERT_EQ(ne_policy_spec_init(&ps, env->obs_dim, &hidden, 1, env->n_actions, NE_ACT_TANH, NE_HEAD_ARGMAX,
-                                NE_INIT_NORMC, NULL, NULL, err), 0);
+                                NE_INIT_NORMC, NULL, NULL, err),
+            0);
   float* p = ne_malloc(ps.n_params * sizeof *p);
   float* scratch = ne_malloc((ps.scratch_floats + 1) * sizeof(float));
   ne_policy_init_params(&ps, 9, p);
@@ -132,7 +133,8 @@ static void test_lockstep_behaviours_equal_sequential(void) {
   ne_conv_layer conv;
   ASSERT_EQ(ne_conv_parse("4x3x3/1", &conv, 1, err), 1);
   ASSERT_EQ(ne_policy_spec_init_conv(&ps, env->obs_shape, &conv, 1, &hidden, 1, env->n_actions, NE_ACT_RELU,
-                                     NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err), 0);
+                                     NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
+            0);
   float* p = ne_malloc(ps.n_params * sizeof *p);
   float* scratch = ne_malloc((ps.scratch_floats + 1) * sizeof(float));
   ne_policy_init_params(&ps, 3, p);

@@ -62,8 +62,8 @@ static void random_action(const ne_env_spec* spec, ne_rng* rng, float* a) {
 }
 
 // one episode's return; *steps gets its length, *last_term whether it terminated
-static double episode(const ne_env_spec* spec, ne_env_state* st, uint64_t seed, int heuristic, ne_rng* rng,
-                      int* steps, int* last_term) {
+static double episode(const ne_env_spec* spec, ne_env_state* st, uint64_t seed, int heuristic, ne_rng* rng, int* steps,
+                      int* last_term) {
   ASSERT_EQ(ne_env_reset(spec, st, seed), 0);
   double ret = 0;
   ne_step_out out = {0, 0, 0};
@@ -110,8 +110,8 @@ static void test_reset_is_seeded(void) {
     double ea = episode(spec, a, 17, 0, &ra, &na, &ta);
     double eb = episode(spec, b, 17, 0, &rb, &nb, &tb);
     ASSERT_EQ(na, nb);
-    ASSERT(ea == eb);
-    for (int i = 0; i < spec->obs_dim; i++) ASSERT(a->obs[i] == b->obs[i]);
+    ASSERT_EQ(ea, eb);
+    for (int i = 0; i < spec->obs_dim; i++) ASSERT_EQ(a->obs[i], b->obs[i]);
     ASSERT_EQ(ne_env_reset(spec, a, 17), 0);
     ASSERT_EQ(ne_env_reset(spec, b, 18), 0);
     int same = 1;
@@ -141,7 +141,7 @@ static void test_walker_observation_ranges(void) {
     ASSERT(isfinite(out.reward));
   }
   // the lidar sees the ground below the hull
-  ASSERT(st->obs[14] < 1);
+  ASSERT_LT(st->obs[14], 1);
   ne_env_state_destroy(st);
   ne_env_spec_destroy(spec);
 }
@@ -252,9 +252,12 @@ static int print_returns(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "returns") == 0) return print_returns(argc, argv);
   static const test_entry tests[] = {
-      TEST_ENTRY(test_ids_and_spaces),       TEST_ENTRY(test_reset_is_seeded),
-      TEST_ENTRY(test_walker_observation_ranges), TEST_ENTRY(test_heuristic_lands),
-      TEST_ENTRY(test_random_lander_crashes), TEST_ENTRY(test_no_set_state),
+      TEST_ENTRY(test_ids_and_spaces),
+      TEST_ENTRY(test_reset_is_seeded),
+      TEST_ENTRY(test_walker_observation_ranges),
+      TEST_ENTRY(test_heuristic_lands),
+      TEST_ENTRY(test_random_lander_crashes),
+      TEST_ENTRY(test_no_set_state),
       TEST_ENTRY(test_render_hook),
   };
   return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));

@@ -150,7 +150,7 @@ static void test_lookup_insert_and_stats(void) {
   }
   for (uint64_t k = 0; k < 5000; k++) {
     ASSERT_EQ(ne_cache_lookup(c, k * 0x9E3779B97F4A7C15ull, w), 1);
-    ASSERT(w[0] == (float)k);
+    ASSERT_EQ(w[0], (float)k);
   }
   ASSERT_EQ(stats_of(c).entries, 5001);
   ne_cache_destroy(c);
@@ -168,9 +168,9 @@ static void test_lru_eviction_under_tiny_budget(void) {
   ASSERT_EQ(ne_cache_insert(c, 3, cv), 0);   // evicts 2
   ASSERT_EQ(ne_cache_lookup(c, 2, out), 0);
   ASSERT_EQ(ne_cache_lookup(c, 1, out), 1);
-  ASSERT(out[0] == 1.0f);
+  ASSERT_EQ(out[0], 1.0f);
   ASSERT_EQ(ne_cache_lookup(c, 3, out), 1);
-  ASSERT(out[0] == 3.0f);
+  ASSERT_EQ(out[0], 3.0f);
   ne_cache_stats st = stats_of(c);
   ASSERT_EQ(st.evictions, 1);
   ASSERT_EQ(st.entries, 2);

@@ -17,8 +17,8 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/compare.h"
 #include "neuroevo/config.h"
-#include "neuroevo/error.h"
 #include "neuroevo/env.h"
+#include "neuroevo/error.h"
 #include "neuroevo/rng.h"
 #include "neuroevo/run.h"
 #include "test.h"
@@ -39,8 +39,8 @@ typedef struct bb {
   void* algo;
   ne_result* res;  // (cap)
   int cap;
-  int eval_mean;   // 1: the batch's last candidate is the mean, not a sample
-  uint64_t hash;   // FNV-1a of the last batch's candidate vectors (taken before tell)
+  int eval_mean;  // 1: the batch's last candidate is the mean, not a sample
+  uint64_t hash;  // FNV-1a of the last batch's candidate vectors (taken before tell)
 } bb;
 
 static uint64_t hash_batch(const ne_batch* b) {
@@ -117,7 +117,7 @@ static void check_eigen(const double* a0, int n, double tol) {
   double* work = malloc((size_t)n * sizeof *work);
   memcpy(a, a0, (size_t)n * n * sizeof *a);
   ASSERT_EQ(ne__eigen_sym(a, w, work, n), 0);
-  for (int j = 1; j < n; j++) ASSERT(w[j - 1] <= w[j]);
+  for (int j = 1; j < n; j++) ASSERT_LE(w[j - 1], w[j]);
   // A v_j = w_j v_j and V^T V = I
   for (int j = 0; j < n; j++)
     for (int i = 0; i < n; i++) {
@@ -162,14 +162,16 @@ static void eigendecomposition_of_known_matrices(void) {
 }
 
 static void deterministic_exp_matches_libm(void) {
-  ASSERT(ne__exp(0) == 1.0);
-  ASSERT(isinf(ne__exp(710)) && ne__exp(-746) == 0 && isnan(ne__exp(NAN)));
+  ASSERT_EQ(ne__exp(0), 1.0);
+  ASSERT(isinf(ne__exp(710)));
+  ASSERT_EQ(ne__exp(-746), 0);
+  ASSERT(isnan(ne__exp(NAN)));
   double worst = 0;
   for (double x = -700; x < 700; x += 0.173) {
     double r = fabs(ne__exp(x) / exp(x) - 1);
     if (r > worst) worst = r;
   }
-  ASSERT(worst < 4.5e-16);  // within 2 ulp of libm everywhere
+  ASSERT_LT(worst, 4.5e-16);  // within 2 ulp of libm everywhere
 }
 
 static void gram_schmidt_orthonormalizes(void) {
@@ -243,7 +245,7 @@ static void default_parameters_for_n10_match_the_tutorial(void) {
   ASSERT_NEAR(ne__cma_decay(&c, 0), 1.0 + c1 * cc * (2 - cc), 1e-15);
   // without active CMA the negative weights are zero
   ne__cma_params_compute(&p, w, 10, 10, 0, 0);
-  for (int i = 5; i < 10; i++) ASSERT(w[i] == 0);
+  for (int i = 5; i < 10; i++) ASSERT_EQ(w[i], 0);
   ASSERT_NEAR(p.wsum, 1, 1e-15);
 }
 
@@ -254,7 +256,7 @@ static void separable_rates_scale_by_n_plus_2_over_3(void) {
   ne__cma_params_compute(&sep, w, 100, 17, 1, 1);  // active is ignored for sep-CMA-ES
   ASSERT_NEAR(sep.c1, full.c1 * 102 / 3.0, 1e-16);
   ASSERT_NEAR(sep.cmu, fmin(1 - sep.c1, full.cmu * 102 / 3.0), 1e-16);
-  for (int i = 8; i < 17; i++) ASSERT(w[i] == 0);
+  for (int i = 8; i < 17; i++) ASSERT_EQ(w[i], 0);
   ASSERT_NEAR(sep.cs, full.cs, 0);
   ASSERT_NEAR(sep.cc, full.cc, 0);
 }
@@ -305,11 +307,11 @@ static void ipop_restarts_double_the_population(void) {
     ASSERT_EQ(batch->n, 11);  // 10 samples + the mean
     if (c->restart >= 1) first_restart = g;
   }
-  ASSERT(first_restart > 100);  // only after convergence
-  ASSERT(fmin < 1e-9);          // the last generation before the restart had converged
+  ASSERT_GT(first_restart, 100);  // only after convergence
+  ASSERT_LT(fmin, 1e-9);          // the last generation before the restart had converged
   const ne_batch* batch = bb_generation(&b, &fmin);
   ASSERT_EQ(batch->n, 21);  // lambda 20 + the mean
-  ASSERT(fmin > 1e-3);      // a fresh start from a new x0 and sigma0
+  ASSERT_GT(fmin, 1e-3);    // a fresh start from a new x0 and sigma0
   ASSERT_EQ(c->restart, 1);
   ASSERT_EQ(c->par.lambda, 20);
   ASSERT_EQ(c->last_stop && (strcmp(c->last_stop, "tolfun") == 0 || strcmp(c->last_stop, "equalfunvalues") == 0), 1);
@@ -360,7 +362,8 @@ static void save_load_continues_bit_identically_for(const char* algo, const char
     a.vt->report(a.algo, &ra[g]);
     if (ca->restart == 2 && ca->g == 5) total = g + 1;
   }
-  ASSERT(cut > 0 && total > cut);  // restarted before and after the cut
+  ASSERT_GT(cut, 0);
+  ASSERT_GT(total, cut);  // restarted before and after the cut
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(b.vt->load(b.algo, state, len, err), 0);
   for (int g = cut; g < total; g++) {
@@ -373,13 +376,13 @@ static void save_load_continues_bit_identically_for(const char* algo, const char
   ne_best ba, bb_best;
   ASSERT_EQ(a.vt->best(a.algo, &ba), 0);
   ASSERT_EQ(b.vt->best(b.algo, &bb_best), 0);
-  ASSERT(ba.score == bb_best.score);
+  ASSERT_EQ(ba.score, bb_best.score);
   ASSERT_EQ(memcmp(ba.params, bb_best.params, ba.n_params * sizeof(float)), 0);
   // a corrupt state is refused with a message, never half-loaded silently
   state[0] ^= 0xff;
   ASSERT_EQ(b.vt->load(b.algo, state, len, err), NE_ECORRUPT);
   state[0] ^= 0xff;
-  ASSERT(b.vt->load(b.algo, state, len - 3, err) < 0);
+  ASSERT_LT(b.vt->load(b.algo, state, len - 3, err), 0);
   free(state);
   bb_close(&a);
   bb_close(&b);
@@ -443,27 +446,28 @@ static void bbob_values_at_known_points(void) {
 }
 
 static void bbob_optima_are_zero_with_and_without_shift(void) {
-  const char* ids[] = {"bbob/sphere", "bbob/ellipsoid", "bbob/rosenbrock", "bbob/rastrigin", "bbob/ackley",
-                       "bbob/griewank", "bbob/schwefel12", "bbob/cigar", "bbob/discus"};
+  const char* ids[] = {"bbob/sphere",   "bbob/ellipsoid",  "bbob/rosenbrock", "bbob/rastrigin", "bbob/ackley",
+                       "bbob/griewank", "bbob/schwefel12", "bbob/cigar",      "bbob/discus"};
   const int n = 9;
   for (int i = 0; i < 9; i++) {
     for (uint64_t seed = 0; seed <= 5; seed += 5) {
       ne_env_spec* s = make_bbob(ids[i], n, seed);
       ASSERT_EQ(s->dim, n);
-      ASSERT(s->has_threshold && s->reward_threshold == -1e-8);
+      ASSERT(s->has_threshold);
+      ASSERT_EQ(s->reward_threshold, -1e-8);
       double xd[9];
       float x[9], y[9];
       ASSERT_EQ(ne__bbob_optimum(s, xd), 0);
       for (int j = 0; j < n; j++) x[j] = (float)xd[j];
       double f0 = f_at(s, x);
       // unshifted optima are exact in float; shifted ones carry the float rounding of x*
-      if (seed == 0) ASSERT(f0 == 0);
-      else ASSERT(f0 < 1e-6);
+      if (seed == 0) ASSERT_EQ(f0, 0);
+      else ASSERT_LT(f0, 1e-6);
       // any step of 1e-2 away is worse
       for (int j = 0; j < n; j++) {
         memcpy(y, x, sizeof y);
         y[j] += 0.01f;
-        ASSERT(f_at(s, y) > f0);
+        ASSERT_GT(f_at(s, y), f0);
       }
       ne_env_spec_destroy(s);
     }
@@ -526,12 +530,17 @@ static void bootstrap_interval_is_deterministic(void) {
   double x[6] = {1, 2, 3, 4, 5, 10}, lo, hi, lo2, hi2;
   ne_compare_bootstrap(x, 6, 10000, 12345, &lo, &hi);
   ne_compare_bootstrap(x, 6, 10000, 12345, &lo2, &hi2);
-  ASSERT(lo == lo2 && hi == hi2);
-  ASSERT(lo < 25 / 6.0 && 25 / 6.0 < hi);  // brackets the mean
-  ASSERT(lo >= 1 && hi <= 10);
-  ASSERT(lo > 1.5 && hi < 8);  // and is far narrower than the data's range
+  ASSERT_EQ(lo, lo2);
+  ASSERT_EQ(hi, hi2);
+  ASSERT_LT(lo, 25 / 6.0);
+  ASSERT_LT(25 / 6.0, hi);  // brackets the mean
+  ASSERT_GE(lo, 1);
+  ASSERT_LE(hi, 10);
+  ASSERT_GT(lo, 1.5);
+  ASSERT_LT(hi, 8);  // and is far narrower than the data's range
   ne_compare_bootstrap(x, 1, 100, 1, &lo, &hi);
-  ASSERT(lo == 1 && hi == 1);
+  ASSERT_EQ(lo, 1);
+  ASSERT_EQ(hi, 1);
   ne_compare_bootstrap(x, 0, 100, 1, &lo, &hi);
   ASSERT(isnan(lo) && isnan(hi));
 }
@@ -591,17 +600,18 @@ static void evaluations_to_target_match_pycma(void) {
     int n;
     long pycma;
   } ref[] = {
-      {"sphere", 10, 1270},     {"sphere", 20, 2436},      {"ellipsoid", 10, 3920},
-      {"ellipsoid", 20, 12408}, {"rosenbrock", 10, 4980},  {"rosenbrock", 20, 16968},
+      {"sphere", 10, 1270},     {"sphere", 20, 2436},     {"ellipsoid", 10, 3920},
+      {"ellipsoid", 20, 12408}, {"rosenbrock", 10, 4980}, {"rosenbrock", 20, 16968},
   };
   for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++) {
     long med = median_evals("cmaes", ref[i].fn, ref[i].n);
-    fprintf(stderr, "  cmaes %-10s n=%d: median %ld evaluations to f < 1e-8 (pycma 4.5.0: %ld)\n", ref[i].fn,
-            ref[i].n, med, ref[i].pycma);
-    ASSERT(med > 0.75 * ref[i].pycma && med < 1.25 * ref[i].pycma);
+    fprintf(stderr, "  cmaes %-10s n=%d: median %ld evaluations to f < 1e-8 (pycma 4.5.0: %ld)\n", ref[i].fn, ref[i].n,
+            med, ref[i].pycma);
+    ASSERT_GT(med, 0.75 * ref[i].pycma);
+    ASSERT_LT(med, 1.25 * ref[i].pycma);
     long n = ref[i].n;
-    ASSERT(med <= 300 * n * n);
-    if (strcmp(ref[i].fn, "sphere") != 0) ASSERT(med >= 100 * n);
+    ASSERT_LE(med, 300 * n * n);
+    if (strcmp(ref[i].fn, "sphere") != 0) ASSERT_GE(med, 100 * n);
   }
 }
 
@@ -612,8 +622,8 @@ static void sep_cmaes_is_faster_on_separable_problems(void) {
   long sphere = median_evals("sepcmaes", "sphere", 20);
   fprintf(stderr, "  ellipsoid n=20: sepcmaes %ld, cmaes %ld evaluations; sepcmaes sphere n=20: %ld\n", sep, full,
           sphere);
-  ASSERT(sep < full / 2);
-  ASSERT(sphere < 4000);
+  ASSERT_LT(sep, full / 2);
+  ASSERT_LT(sphere, 4000);
 }
 
 TEST_MAIN(TEST_ENTRY(eigendecomposition_of_random_symmetric_matrices), TEST_ENTRY(eigendecomposition_of_known_matrices),

@@ -4,10 +4,10 @@
 // load/format/override/clone (run under ASan to prove nothing leaks on those paths).
 #include <unistd.h>
 
+#include "config/config_int.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/config.h"
 #include "neuroevo/error.h"
-#include "config/config_int.h"
 #include "test.h"
 
 // a fresh config; the test fails on OOM
@@ -37,7 +37,7 @@ static const char* temp_file(const char* text) {
   static char path[64];
   snprintf(path, sizeof path, "/tmp/test_config_XXXXXX");
   int fd = mkstemp(path);
-  ASSERT(fd >= 0);
+  ASSERT_GE(fd, 0);
   ASSERT_EQ(write(fd, text, strlen(text)), (long long)strlen(text));
   close(fd);
   return path;
@@ -86,7 +86,8 @@ static void test_schema_well_formed(void) {
   int n = ne_config_schema_count();
   ASSERT_GE(n, 26);
   for (int i = 0; i < n; i++) {
-    ASSERT(schema[i].help && strlen(schema[i].help) > 10);
+    ASSERT(schema[i].help);
+    ASSERT_GT(strlen(schema[i].help), 10);
     ASSERT(!strchr(schema[i].help, '\n'));
     ASSERT_EQ(schema[i].type == NE_CFG_ENUM, schema[i].choices != NULL);
     ne_config* cfg = fresh();
@@ -113,8 +114,9 @@ static void test_two_line_config_is_complete(void) {
 }
 
 static void test_file_then_overrides(void) {
-  const char* path = temp_file("# experiment\n[ga]\npopulation = 200 ; inline comment\nsigma = 0.01\n"
-                               "[run]\nseed = 7\n");
+  const char* path = temp_file(
+      "# experiment\n[ga]\npopulation = 200 ; inline comment\nsigma = 0.01\n"
+      "[run]\nseed = 7\n");
   ne_config* cfg = fresh();
   char err[NE_ERRSTR_LEN] = "";
   ASSERT_EQ(ne_config_load_file(cfg, path, err), 0);
@@ -135,8 +137,9 @@ static void test_file_then_overrides(void) {
   // origins are remembered: a cross-key error names the override
   ASSERT_EQ(ne_config_override(cfg, "ga.truncation=500", "command line", err), 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "command line: [ga] truncation = 500 must be <= population = 300 "
-                     "(truncation from command line, population from command line)");
+  ASSERT_STR_EQ(err,
+                "command line: [ga] truncation = 500 must be <= population = 300 "
+                "(truncation from command line, population from command line)");
   ne_config_destroy(cfg);
   unlink(path);
 }
@@ -153,7 +156,8 @@ static void test_unknown_key_names_file_line_and_suggestion(void) {
   expect_load_error("[ga]\n\npopulaton = 5\n", NE_ENOTFOUND,
                     "cartpole.ini:3: unknown key 'populaton' in [ga] (did you mean 'population'?)");
   // a real key in the wrong section says where it belongs
-  expect_load_error("[ga]\nseed = 5\n", NE_ENOTFOUND, "cartpole.ini:2: unknown key 'seed' in [ga] (it belongs in [run])");
+  expect_load_error("[ga]\nseed = 5\n", NE_ENOTFOUND,
+                    "cartpole.ini:2: unknown key 'seed' in [ga] (it belongs in [run])");
   // nothing close: no suggestion
   expect_load_error("[ga]\nzzzzzzzzzz = 5\n", NE_ENOTFOUND, "cartpole.ini:2: unknown key 'zzzzzzzzzz' in [ga]");
 }
@@ -266,23 +270,26 @@ static void test_validate_cross_keys(void) {
   char err[NE_ERRSTR_LEN];
   load_expect(cfg, "[ga]\npopulation = 10\ntruncation = 11\n", "x.ini", 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "x.ini:3: [ga] truncation = 11 must be <= population = 10 "
-                     "(truncation from x.ini:3, population from x.ini:2)");
+  ASSERT_STR_EQ(err,
+                "x.ini:3: [ga] truncation = 11 must be <= population = 10 "
+                "(truncation from x.ini:3, population from x.ini:2)");
   ASSERT_EQ(ne_config_override(cfg, "ga.truncation=5", "command line", err), 0);
   ASSERT_EQ(ne_config_validate(cfg, err), 0);
   // the later-set side is blamed: here the population override, with the default it now undercuts
   ASSERT_EQ(ne_config_override(cfg, "ga.population=8", "command line", err), 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "command line: [ga] elite_candidates = 10 must be <= population = 8 "
-                     "(elite_candidates from the default, population from command line)");
+  ASSERT_STR_EQ(err,
+                "command line: [ga] elite_candidates = 10 must be <= population = 8 "
+                "(elite_candidates from the default, population from command line)");
   ne_config_destroy(cfg);
 
   // elite_candidates blamed when it is the one set
   cfg = fresh();
   load_expect(cfg, "[ga]\nelite_candidates = 2000\n", "y.ini", 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "y.ini:2: [ga] elite_candidates = 2000 must be <= population = 1000 "
-                     "(elite_candidates from y.ini:2, population from the default)");
+  ASSERT_STR_EQ(err,
+                "y.ini:2: [ga] elite_candidates = 2000 must be <= population = 1000 "
+                "(elite_candidates from y.ini:2, population from the default)");
   ne_config_destroy(cfg);
 }
 
@@ -317,11 +324,12 @@ static void test_validate_section_of_other_algorithm(void) {
 
   ne_config* cfg = fresh();
   char err[NE_ERRSTR_LEN] = "";
-  ASSERT_EQ(ne__config_check_algorithm_sections(cfg, table, 2, err), 0); // defaults only: fine
+  ASSERT_EQ(ne__config_check_algorithm_sections(cfg, table, 2, err), 0);  // defaults only: fine
   load_expect(cfg, "[run]\nseed = 1\n\n\n\n[ga]\nsigma = 0.1\npopulation = 50\n", "x.ini", 0);
   ASSERT_EQ(ne__config_check_algorithm_sections(cfg, table, 2, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "x.ini:7: section [ga] configures algorithm 'es', but run.algorithm = ga "
-                     "(remove [ga] or set algorithm = es)");
+  ASSERT_STR_EQ(err,
+                "x.ini:7: section [ga] configures algorithm 'es', but run.algorithm = ga "
+                "(remove [ga] or set algorithm = es)");
   // the real table accepts [ga] under run.algorithm = ga
   ASSERT_EQ(ne_config_validate(cfg, NULL), 0);
   ne_config_destroy(cfg);
@@ -345,15 +353,18 @@ static void test_shared_and_switched_sections(void) {
   cfg = fresh();
   load_expect(cfg, "[run]\nalgorithm = es\n[novelty]\nk = 7\n", "e.ini", 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "e.ini:4: section [novelty] configures algorithm 'ns-es|nsr-es|nsra-es|ga:novelty', but "
-                     "run.algorithm = es (remove [novelty] or set algorithm = ns-es)");
+  ASSERT_STR_EQ(
+      err,
+      "e.ini:4: section [novelty] configures algorithm 'ns-es' (or nsr-es, nsra-es, ga with ga.novelty = true), but "
+      "run.algorithm = es (remove [novelty] or set algorithm = ns-es)");
   ne_config_destroy(cfg);
   // [novelty] under the GA: only with ga.novelty = true
   cfg = fresh();
   load_expect(cfg, "[ga]\npopulation = 50\n[novelty]\narchive_prob = 0.1\n", "g.ini", 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err, "g.ini:4: section [novelty] has no effect while ga.novelty = false (set ga.novelty = true or "
-                     "remove [novelty])");
+  ASSERT_STR_EQ(err,
+                "g.ini:4: section [novelty] has no effect while ga.novelty = false (set ga.novelty = true or "
+                "remove [novelty])");
   text = ne_config_format(cfg);
   ASSERT(strstr(text, "\n[novelty]\n") == NULL);
   ne_free(text);
@@ -371,10 +382,18 @@ static void test_intlist_parsing(void) {
     const char* text;
     int rc, n, first, last;
   } cases[] = {
-      {"", 0, 0, 0, 0},           {"8", 0, 1, 8, 8},         {" 32 , 16 ", 0, 2, 32, 16},
-      {"1,2,3,4,5,6,7", 0, 7, 1, 7}, {"1,2,3,4,5,6,7,8", NE_ERANGE, 0, 0, 0}, {"64,,64", NE_EPARSE, 0, 0, 0},
-      {"64,0", NE_ERANGE, 0, 0, 0},        {"64,65537", NE_ERANGE, 0, 0, 0},   {"a", NE_EPARSE, 0, 0, 0},
-      {"64,", NE_EPARSE, 0, 0, 0},         {"64 64", NE_EPARSE, 0, 0, 0},      {"99999999999999999999", NE_EPARSE, 0, 0, 0},
+      {"", 0, 0, 0, 0},
+      {"8", 0, 1, 8, 8},
+      {" 32 , 16 ", 0, 2, 32, 16},
+      {"1,2,3,4,5,6,7", 0, 7, 1, 7},
+      {"1,2,3,4,5,6,7,8", NE_ERANGE, 0, 0, 0},
+      {"64,,64", NE_EPARSE, 0, 0, 0},
+      {"64,0", NE_ERANGE, 0, 0, 0},
+      {"64,65537", NE_ERANGE, 0, 0, 0},
+      {"a", NE_EPARSE, 0, 0, 0},
+      {"64,", NE_EPARSE, 0, 0, 0},
+      {"64 64", NE_EPARSE, 0, 0, 0},
+      {"99999999999999999999", NE_EPARSE, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ne_config* cfg = fresh();
@@ -538,6 +557,38 @@ static void test_format_round_trip(void) {
   ne_config_destroy(cfg);
 }
 
+// A resolved config written before a key existed lacks it: loading it gives the key's legacy value
+// (the old behaviour, so an old run directory resumes as it started), written out explicitly from
+// then on; a hand-written config that lacks the key gets the new default.
+static void test_resolved_config_without_new_keys_keeps_old_behaviour(void) {
+  const char* old = NE_CONFIG_RESOLVED_HEADER
+      ": every key, defaults included\n[run]\nalgorithm = es\n"
+      "[es]\npopulation = 20\n";
+  ne_config* cfg = fresh();
+  load_expect(cfg, old, "runs/x/config.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(cfg, "es", "noise"), "generator");
+  ASSERT_EQ(ne_config_int(cfg, "es", "noise_table_mb"), 64);
+  ASSERT_EQ(ne_config_is_set(cfg, "es", "noise"), 1);
+  ASSERT_EQ(ne_config_int(cfg, "es", "population"), 20);
+  char* text = ne_config_format(cfg);
+  ASSERT_CONTAINS(text, "\nnoise = generator\n");
+  ne_free(text);
+  ne_config_destroy(cfg);
+  // the same keys without the header: a user's config, so the new defaults
+  ne_config* user = fresh();
+  load_expect(user, "[run]\nalgorithm = es\n[es]\npopulation = 20\n", "es.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(user, "es", "noise"), "table");
+  ASSERT_EQ(ne_config_int(user, "es", "noise_table_mb"), 0);
+  ne_config_destroy(user);
+  // a resolved config that has the key keeps what it says
+  ne_config* both = fresh();
+  load_expect(both, NE_CONFIG_RESOLVED_HEADER "\n[run]\nalgorithm = ars\n[ars]\nnoise_source = table\n", "r.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(both, "ars", "noise_source"), "table");
+  ASSERT_EQ(ne_config_int(both, "ars", "noise_table_mb"), 64);
+  ASSERT_EQ(ne_config_validate(both, NULL), 0);
+  ne_config_destroy(both);
+}
+
 static void test_float_round_trip_exact(void) {
   const double values[] = {0.1, 1.0 / 3.0, 2.0 / 3.0 * 1e-7, 9.999999999999998, 1e-9, 5e-324 + 1e-9};
   for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
@@ -550,7 +601,7 @@ static void test_float_round_trip_exact(void) {
     load_expect(back, out, "f.ini", 0);
     double a = ne_config_float(cfg, "ga", "sigma"), b = ne_config_float(back, "ga", "sigma");
     ASSERT(memcmp(&a, &b, sizeof a) == 0);
-    ASSERT(a == values[i]);
+    ASSERT_EQ(a, values[i]);
     ne_free(out);
     ne_config_destroy(back);
     ne_config_destroy(cfg);
@@ -616,6 +667,92 @@ static void fault_loop(const char* what, int (*fn)(ne_config* cfg, char* err)) {
   }
 }
 
+// `key = value  # comment` and `; comment` after a blank end the value, as INI users write them;
+// '#' and ';' inside a word stay part of it
+static void test_inline_comments(void) {
+  ne_config* cfg = fresh();
+  load_expect(cfg,
+              "[ga]   # the algorithm's own section\nsigma = 0.05 # comment\npopulation = 50\t; another\n"
+              "[run]\nout = runs#2 #where\ntarget = none;x\n[policy]\nhidden = 8,8  # two layers\n",
+              "c.ini", 0);
+  ASSERT_NEAR(ne_config_float(cfg, "ga", "sigma"), 0.05, 0);
+  ASSERT_EQ(ne_config_int(cfg, "ga", "population"), 50);
+  ASSERT_STR_EQ(ne_config_str(cfg, "run", "out"), "runs#2");
+  ASSERT_STR_EQ(ne_config_str(cfg, "run", "target"), "none;x");
+  ASSERT_EQ(ne_config_intlist(cfg, "policy", "hidden", NULL, 0), 2);
+  // a text value with " #" could not be written back: refused like " ;"
+  char err[NE_ERRSTR_LEN];
+  ASSERT_EQ(ne_config_set(cfg, "run", "out", "a #b", "x", err), NE_EPARSE);
+  ASSERT_CONTAINS(err, "' #'");
+  ne_config_destroy(cfg);
+  // a comment does not hide a bad value, and the line number is the value's
+  expect_load_error("[ga]\nsigma = abc # comment\n", NE_EPARSE,
+                    "cartpole.ini:2: [ga] sigma = 'abc': expected a number in [1e-09, 10]");
+}
+
+// a key set twice in one file is a mistake (the first would be silently lost): both lines named
+static void test_duplicate_key_names_both_lines(void) {
+  expect_load_error("[ga]\nsigma = 0.1\npopulation = 50\n\n[ga]\nsigma = 0.2\n", NE_EINVAL,
+                    "cartpole.ini:6: [ga] sigma is set twice (first at cartpole.ini:2): remove one of the two lines");
+  // a second file (or an override) setting the same key is layering, not a duplicate
+  ne_config* cfg = fresh();
+  load_expect(cfg, "[ga]\nsigma = 0.1\n", "a.ini", 0);
+  load_expect(cfg, "[ga]\nsigma = 0.2\n", "b.ini", 0);
+  ASSERT_NEAR(ne_config_float(cfg, "ga", "sigma"), 0.2, 0);
+  ne_config_destroy(cfg);
+}
+
+// run.algorithm from an override switches algorithms: the file's sections for other algorithms are
+// ignored with a note (back to their defaults), an override for another algorithm's section is not
+static void test_algorithm_switch_by_override(void) {
+  const char* es_file = "[run]\nalgorithm = es\nseed = 2\n[es]\nsigma = 0.05\npopulation = 10\n";
+  ne_config* cfg = fresh();
+  char err[NE_ERRSTR_LEN] = "";
+  load_expect(cfg, es_file, "x.ini", 0);
+  ASSERT_STR_EQ(ne_config_notes(cfg), "");
+  ASSERT_EQ(ne_config_override(cfg, "run.algorithm=ga", "command line", err), 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), 0);
+  ASSERT_STR_EQ(ne_config_notes(cfg), "command line: run.algorithm = ga: ignoring [es] (2 keys, first at x.ini:5)\n");
+  ASSERT_EQ(ne_config_is_set(cfg, "es", "sigma"), 0);
+  ASSERT_EQ(ne_config_int(cfg, "run", "seed"), 2);
+  // the resolved config is a GA config that loads back as one
+  char* text = ne_config_format(cfg);
+  ASSERT(text != NULL);
+  ASSERT(strstr(text, "\n[es]\n") == NULL);
+  ASSERT(strstr(text, "\n[ga]\n") != NULL);
+  ne_config* back = fresh();
+  load_expect(back, text, "config.ini", 0);
+  ASSERT_STR_EQ(ne_config_str(back, "run", "algorithm"), "ga");
+  ASSERT_EQ(ne_config_validate(back, NULL), 0);
+  ne_config_destroy(back);
+  ne_free(text);
+  // notes travel with clones
+  ne_config* copy = ne_config_clone(cfg);
+  ASSERT(copy != NULL);
+  ASSERT_CONTAINS(ne_config_notes(copy), "ignoring [es]");
+  ne_config_destroy(copy);
+  ne_config_destroy(cfg);
+
+  // asking for [es] values by override and for another algorithm is a conflict
+  cfg = fresh();
+  load_expect(cfg, es_file, "x.ini", 0);
+  ASSERT_EQ(ne_config_override(cfg, "es.lr=0.1", "command line", err), 0);
+  ASSERT_EQ(ne_config_override(cfg, "run.algorithm=ga", "command line", err), 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
+  ASSERT_STR_EQ(
+      err,
+      "command line: section [es] configures algorithm 'es' (or ns-es, nsr-es, nsra-es), but run.algorithm = ga "
+      "(remove [es] or set algorithm = es)");
+  ne_config_destroy(cfg);
+
+  // run.algorithm from the file itself: still an error, as before
+  cfg = fresh();
+  load_expect(cfg, "[run]\nalgorithm = ga\n[es]\nsigma = 0.05\n", "y.ini", 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
+  ASSERT_CONTAINS(err, "y.ini:4: section [es]");
+  ne_config_destroy(cfg);
+}
+
 static const char* fault_text = "[run]\nseed = 3\ntarget = none\n[policy]\nhidden = 8,8\n[ga]\npopulation = 40\n";
 static const char* fault_path;
 
@@ -643,6 +780,18 @@ static void test_allocation_failures(void) {
   fault_loop("load_string", fault_load_string);
   fault_loop("load_file", fault_load_file);
   fault_loop("override", fault_override);
+  // switching algorithms allocates the note and the defaults put back: whatever fails, nothing
+  // leaks and the switch either happened or left an error
+  for (long n = 0; n < 64; n++) {
+    ne_config* cfg = fresh();
+    char err[NE_ERRSTR_LEN] = "";
+    ASSERT_EQ(ne_config_load_string(cfg, fault_text, "f.ini", err), 0);
+    ne_alloc_fail_after(n);
+    int rc = ne_config_override(cfg, "run.algorithm=es", "command line", err);
+    ne_alloc_fail_after(-1);
+    ASSERT(rc == 0 || rc == NE_ENOMEM);
+    ne_config_destroy(cfg);
+  }
   fault_loop("create+format", fault_format);
   unlink(fault_path);
   // create and clone return NULL on every failure point and leak nothing
@@ -666,7 +815,8 @@ TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_schema_well_formed), TEST_E
           TEST_ENTRY(test_line_counting_and_layout), TEST_ENTRY(test_failed_load_changes_nothing),
           TEST_ENTRY(test_override_errors), TEST_ENTRY(test_validate_cross_keys), TEST_ENTRY(test_validate_target),
           TEST_ENTRY(test_validate_section_of_other_algorithm), TEST_ENTRY(test_shared_and_switched_sections),
-          TEST_ENTRY(test_intlist_parsing),
-          TEST_ENTRY(test_bool_spellings), TEST_ENTRY(test_numbers), TEST_ENTRY(test_format_round_trip),
+          TEST_ENTRY(test_intlist_parsing), TEST_ENTRY(test_bool_spellings), TEST_ENTRY(test_numbers),
+          TEST_ENTRY(test_format_round_trip), TEST_ENTRY(test_resolved_config_without_new_keys_keeps_old_behaviour),
           TEST_ENTRY(test_float_round_trip_exact), TEST_ENTRY(test_write_file), TEST_ENTRY(test_clone_is_deep),
-          TEST_ENTRY(test_allocation_failures))
+          TEST_ENTRY(test_inline_comments), TEST_ENTRY(test_duplicate_key_names_both_lines),
+          TEST_ENTRY(test_algorithm_switch_by_override), TEST_ENTRY(test_allocation_failures))

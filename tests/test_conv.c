@@ -20,11 +20,16 @@ static void test_parse_layers(void) {
   ne_conv_layer L[NE_POLICY_MAX_CONV];
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(ne_conv_parse("32x8x8/4,64x4x4/2,64x3x3/1", L, NE_POLICY_MAX_CONV, err), 3);
-  ASSERT_EQ(L[0].filters, 32); ASSERT_EQ(L[0].kernel, 8); ASSERT_EQ(L[0].stride, 4);
-  ASSERT_EQ(L[2].filters, 64); ASSERT_EQ(L[2].kernel, 3); ASSERT_EQ(L[2].stride, 1);
+  ASSERT_EQ(L[0].filters, 32);
+  ASSERT_EQ(L[0].kernel, 8);
+  ASSERT_EQ(L[0].stride, 4);
+  ASSERT_EQ(L[2].filters, 64);
+  ASSERT_EQ(L[2].kernel, 3);
+  ASSERT_EQ(L[2].stride, 1);
   // stride 1 may be left out; blanks are allowed
   ASSERT_EQ(ne_conv_parse(" 16x3x3 , 8x2x2/2", L, NE_POLICY_MAX_CONV, err), 2);
-  ASSERT_EQ(L[0].stride, 1); ASSERT_EQ(L[1].stride, 2);
+  ASSERT_EQ(L[0].stride, 1);
+  ASSERT_EQ(L[1].stride, 2);
   // errors name the bad item
   ASSERT_EQ(ne_conv_parse("32x8x4/4", L, NE_POLICY_MAX_CONV, err), NE_EINVAL);
   ASSERT_CONTAINS(err, "32x8x4/4");
@@ -52,8 +57,12 @@ static void test_nature_net_shapes(void) {
   ne_policy_spec s;
   preset_spec("nature", (int[3]){84, 84, 4}, 18, &s);
   // 84 -> 20 -> 9 -> 7 (Mnih et al. 2015), 7*7*64 = 3136 into 512
-  ASSERT_EQ(s.conv[0].out_h, 20); ASSERT_EQ(s.conv[1].out_h, 9); ASSERT_EQ(s.conv[2].out_w, 7);
-  ASSERT_EQ(s.sizes[0], 3136); ASSERT_EQ(s.sizes[1], 512); ASSERT_EQ(s.sizes[2], 18);
+  ASSERT_EQ(s.conv[0].out_h, 20);
+  ASSERT_EQ(s.conv[1].out_h, 9);
+  ASSERT_EQ(s.conv[2].out_w, 7);
+  ASSERT_EQ(s.sizes[0], 3136);
+  ASSERT_EQ(s.sizes[1], 512);
+  ASSERT_EQ(s.sizes[2], 18);
   size_t want = (256 * 32 + 32) + (512 * 64 + 64) + (576 * 64 + 64) + (3136 * 512 + 512) + (512 * 18 + 18);
   ASSERT_U64_EQ(s.n_params, want);
   ASSERT_NEAR(ne_policy_macs(&s), 400.0 * 32 * 256 + 81.0 * 64 * 512 + 49.0 * 64 * 576 + 3136.0 * 512 + 512 * 18, 0);
@@ -62,7 +71,8 @@ static void test_nature_net_shapes(void) {
   ASSERT_STR_EQ(buf, "conv 84x84x4 32x8x8/4,64x4x4/2,64x3x3/1 3136-512-18 relu argmax normc");
   // MinAtar: 10x10xC -> 8x8x16 = 1024 -> 128
   preset_spec("minatar", (int[3]){10, 10, 4}, 3, &s);
-  ASSERT_EQ(s.sizes[0], 1024); ASSERT_EQ(s.sizes[1], 128);
+  ASSERT_EQ(s.sizes[0], 1024);
+  ASSERT_EQ(s.sizes[1], 128);
   ASSERT_U64_EQ(s.n_params, (36 * 16 + 16) + (1024 * 128 + 128) + (128 * 3 + 3));
 }
 
@@ -196,7 +206,7 @@ static void test_init_is_deterministic_and_normalized(void) {
     double sq = 0;
     for (int k = 0; k < 63; k++) sq += (double)a[k * 16 + f] * a[k * 16 + f];
     ASSERT_NEAR(sq, 1.0, 1e-5);
-    ASSERT(a[63 * 16 + f] == 0.0f);
+    ASSERT_EQ(a[63 * 16 + f], 0.0f);
   }
   ne_policy_init_params(&s, 43, b);
   ASSERT(memcmp(a, b, s.n_params * sizeof *a) != 0);
@@ -274,7 +284,7 @@ static void test_evaluator_lockstep_equals_sequential_episodes(void) {
   ne_env_spec_destroy(env);
 }
 
-TEST_MAIN(TEST_ENTRY(test_parse_layers), TEST_ENTRY(test_nature_net_shapes), TEST_ENTRY(test_spec_errors_name_the_layer),
-          TEST_ENTRY(test_forward_matches_reference_on_every_kernel), TEST_ENTRY(test_batch_equals_single_forwards),
-          TEST_ENTRY(test_init_is_deterministic_and_normalized), TEST_ENTRY(test_config_keys),
-          TEST_ENTRY(test_evaluator_lockstep_equals_sequential_episodes))
+TEST_MAIN(TEST_ENTRY(test_parse_layers), TEST_ENTRY(test_nature_net_shapes),
+          TEST_ENTRY(test_spec_errors_name_the_layer), TEST_ENTRY(test_forward_matches_reference_on_every_kernel),
+          TEST_ENTRY(test_batch_equals_single_forwards), TEST_ENTRY(test_init_is_deterministic_and_normalized),
+          TEST_ENTRY(test_config_keys), TEST_ENTRY(test_evaluator_lockstep_equals_sequential_episodes))

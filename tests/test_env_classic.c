@@ -16,8 +16,8 @@ static int is_f32(double x) {
   return x == (double)f;
 }
 
-static const char* const classic_ids[5] = {"CartPole-v1", "Acrobot-v1", "MountainCar-v0",
-                                           "MountainCarContinuous-v0", "Pendulum-v1"};
+static const char* const classic_ids[5] = {"CartPole-v1", "Acrobot-v1", "MountainCar-v0", "MountainCarContinuous-v0",
+                                           "Pendulum-v1"};
 
 static ne_env_spec* make_env(const char* id) {
   char err[NE_ERRSTR_LEN] = "";
@@ -78,7 +78,11 @@ static void test_unknown_id_lists_valid_ids_and_suggests(void) {
 
 static void test_spec_fields_match_gymnasium(void) {
   // obs_dim, discrete, n_actions, max steps, has_threshold, threshold, state_dim
-  static const struct { int obs, disc, n, steps, has_thr; double thr; int sdim; } want[5] = {
+  static const struct {
+    int obs, disc, n, steps, has_thr;
+    double thr;
+    int sdim;
+  } want[5] = {
       {4, 1, 2, 500, 1, 475.0, 4}, {6, 1, 3, 500, 1, -100.0, 4}, {2, 1, 3, 200, 1, -110.0, 2},
       {2, 0, 0, 999, 1, 90.0, 2},  {3, 0, 0, 200, 0, 0.0, 2},
   };
@@ -115,7 +119,7 @@ static int steps_until_end(const ne_env_spec* spec, ne_env_state* st, int k, ne_
     if (k == 1 || k == 2) a = 1.0f;
     ASSERT_EQ(ne_env_step(spec, st, &a, out), 0);
     if (out->terminated || out->truncated) return t;
-    ASSERT(t < 5000);
+    ASSERT_LT(t, 5000);
   }
 }
 
@@ -206,12 +210,15 @@ static void check_reset_range(int k, const double* s) {
       break;
     case 2:
     case 3:
-      ASSERT(s[0] >= -0.6 && s[0] < -0.4);
-      ASSERT(s[1] == 0.0);
+      ASSERT_GE(s[0], -0.6);
+      ASSERT_LT(s[0], -0.4);
+      ASSERT_EQ(s[1], 0.0);
       break;
     default:
-      ASSERT(s[0] >= -M_PI && s[0] < M_PI);
-      ASSERT(s[1] >= -1.0 && s[1] < 1.0);
+      ASSERT_GE(s[0], -M_PI);
+      ASSERT_LT(s[0], M_PI);
+      ASSERT_GE(s[1], -1.0);
+      ASSERT_LT(s[1], 1.0);
   }
 }
 
@@ -230,7 +237,7 @@ static void test_reset_ranges(void) {
       }
     }
     // the draws cover their range (not a constant)
-    ASSERT(hi[0] - lo[0] > 0.09);
+    ASSERT_GT(hi[0] - lo[0], 0.09);
     ne_env_state_destroy(st);
     ne_env_spec_destroy(spec);
   }
@@ -251,7 +258,7 @@ static void test_reset_is_deterministic(void) {
       ASSERT_EQ(ne_env_step(spec, a, &act, &oa), 0);
       ASSERT_EQ(ne_env_step(spec, b, &act, &ob), 0);
       ASSERT(memcmp(a->obs, b->obs, (size_t)spec->obs_dim * sizeof(float)) == 0);
-      ASSERT(oa.reward == ob.reward);
+      ASSERT_EQ(oa.reward, ob.reward);
     }
     ASSERT_EQ(ne_env_reset(spec, b, 43), 0);
     ASSERT_EQ(ne_env_reset(spec, a, 42), 0);
@@ -269,7 +276,7 @@ static void test_set_get_state_round_trip(void) {
     ne_env_state* st = state_at(spec, v);
     double got[4] = {0};
     ne_env_get_state(spec, st, got);
-    for (int i = 0; i < spec->state_dim; i++) ASSERT(got[i] == v[i]);
+    for (int i = 0; i < spec->state_dim; i++) ASSERT_EQ(got[i], v[i]);
     ASSERT_EQ(st->t, 0);
     ASSERT_EQ(st->needs_reset, 0);
     // a wrong length names the expected one and leaves the state alone
@@ -281,7 +288,7 @@ static void test_set_get_state_round_trip(void) {
     ASSERT_CONTAINS(err, want);
     ASSERT_CONTAINS(err, classic_ids[k]);
     ne_env_get_state(spec, st, got);
-    ASSERT(got[0] == v[0]);
+    ASSERT_EQ(got[0], v[0]);
     ne_env_state_destroy(st);
     ne_env_spec_destroy(spec);
   }
@@ -364,30 +371,50 @@ typedef struct golden {
 } golden;
 
 static const golden goldens[] = {
-    {"CartPole-v1", {0.01, -0.02, 0.03, 0.04}, 4, {1.0, 0.0, 1.0},
+    {"CartPole-v1",
+     {0.01, -0.02, 0.03, 0.04},
+     4,
+     {1.0, 0.0, 1.0},
      {{0x1.3a92a4p-7f, 0x1.65be34p-3f, 0x1.f8a09p-6f, -0x1.f1ce04p-3f},
       {0x1.ad0cf2p-7f, -0x1.55ea4cp-6f, 0x1.a8fa7cp-6f, 0x1.e4b44ap-5f},
       {0x1.9f5fbcp-7f, 0x1.6416e2p-3f, 0x1.bc5ddap-6f, -0x1.cd3fecp-3f}},
-     {1.0, 1.0, 1.0}, {0, 0, 0}},
-    {"Acrobot-v1", {0.1, -0.2, 0.3, -0.4}, 4, {0.0, 1.0, 2.0},
+     {1.0, 1.0, 1.0},
+     {0, 0, 0}},
+    {"Acrobot-v1",
+     {0.1, -0.2, 0.3, -0.4},
+     4,
+     {0.0, 1.0, 2.0},
      {{0x1.f9e834p-1f, 0x1.3b035ap-3f, 0x1.ec1b1ap-1f, -0x1.1aabf8p-2f, 0x1.d924ecp-3f, -0x1.8056f8p-2f},
       {0x1.f83386p-1f, 0x1.641792p-3f, 0x1.e7cecep-1f, -0x1.370bfcp-2f, -0x1.06ecd4p-5f, 0x1.7aedp-4f},
       {0x1.fbbc62p-1f, 0x1.07c43cp-3f, 0x1.f4ba26p-1f, -0x1.ab6386p-3f, -0x1.a65772p-2f, 0x1.bd3be2p-1f}},
-     {-1.0, -1.0, -1.0}, {0, 0, 0}},
+     {-1.0, -1.0, -1.0},
+     {0, 0, 0}},
     // the left wall: position clipped to -1.2, velocity zeroed
-    {"MountainCar-v0", {-1.19, -0.05}, 2, {0.0, 0.0, 2.0},
+    {"MountainCar-v0",
+     {-1.19, -0.05},
+     2,
+     {0.0, 0.0, 2.0},
      {{-0x1.333334p+0f, 0x0p+0f}, {-0x1.32e1dp+0f, 0x1.458e3cp-10f}, {-0x1.31bbb2p+0f, 0x1.261e7p-8f}},
-     {-1.0, -1.0, -1.0}, {0, 0, 0}},
+     {-1.0, -1.0, -1.0},
+     {0, 0, 0}},
     // forces clamped to +-1, the reward from the unclamped action
-    {"MountainCarContinuous-v0", {-0.5, 0.01}, 2, {1.5, -3.0, 0.25},
+    {"MountainCarContinuous-v0",
+     {-0.5, 0.01},
+     2,
+     {1.5, -3.0, 0.25},
      {{-0x1.f467b4p-2f, 0x1.730986p-7f}, {-0x1.ea9d28p-2f, 0x1.395188p-7f}, {-0x1.e0c78p-2f, 0x1.3ab4e4p-7f}},
-     {-0x1.ccccccccccccdp-3, -0x1.ccccccccccccdp-1, -0x1.999999999999ap-8}, {0, 0, 0}},
+     {-0x1.ccccccccccccdp-3, -0x1.ccccccccccccdp-1, -0x1.999999999999ap-8},
+     {0, 0, 0}},
     // torque clipped to 2, theta_dot clipped to 8, theta past pi
-    {"Pendulum-v1", {3.5, 9.0}, 2, {3.0, -0.5, 2.0},
+    {"Pendulum-v1",
+     {3.5, 9.0},
+     2,
+     {3.0, -0.5, 2.0},
      {{-0x1.73ad66p-1f, -0x1.6022e2p-1f, 0x1p+3f},
       {-0x1.b5f31p-2f, -0x1.cecfap-1f, 0x1.da2feep+2f},
       {-0x1.71a59p-4f, -0x1.fde92ap-1f, 0x1.c1ffaap+2f}},
-     {-0x1.fb342fcf9acd6p+3, -0x1.828de74dcdfebp+3, -0x1.316dd2a0eeba4p+3}, {0, 0, 0}},
+     {-0x1.fb342fcf9acd6p+3, -0x1.828de74dcdfebp+3, -0x1.316dd2a0eeba4p+3},
+     {0, 0, 0}},
 };
 
 static void test_golden_steps_match_gymnasium(void) {
@@ -401,7 +428,8 @@ static void test_golden_steps_match_gymnasium(void) {
       for (int i = 0; i < spec->obs_dim; i++)
         if (st->obs[i] != gd->obs[t][i])
           TEST_FAIL("%s step %d obs[%d]: %a vs Gymnasium %a", gd->id, t + 1, i, st->obs[i], gd->obs[t][i]);
-      if (out.reward != gd->reward[t]) TEST_FAIL("%s step %d reward %a vs %a", gd->id, t + 1, out.reward, gd->reward[t]);
+      if (out.reward != gd->reward[t])
+        TEST_FAIL("%s step %d reward %a vs %a", gd->id, t + 1, out.reward, gd->reward[t]);
       ASSERT_EQ(out.terminated, gd->terminated[t]);
     }
     ne_env_state_destroy(st);
@@ -462,6 +490,5 @@ TEST_MAIN(TEST_ENTRY(test_registry_lists_classic_ids), TEST_ENTRY(test_unknown_i
           TEST_ENTRY(test_reset_ranges), TEST_ENTRY(test_reset_is_deterministic),
           TEST_ENTRY(test_set_get_state_round_trip), TEST_ENTRY(test_check_action_names_value_and_space),
           TEST_ENTRY(test_step_before_reset_is_estate), TEST_ENTRY(test_invalid_discrete_action_in_step_is_erange),
-          TEST_ENTRY(test_golden_steps_match_gymnasium),
-          TEST_ENTRY(test_continuous_mountain_car_state_becomes_float32),
+          TEST_ENTRY(test_golden_steps_match_gymnasium), TEST_ENTRY(test_continuous_mountain_car_state_becomes_float32),
           TEST_ENTRY(test_nan_observations_are_counted), TEST_ENTRY(test_allocation_failures_are_clean))

@@ -36,9 +36,9 @@ static ne_config* make_config(const char* algorithm, const char* section_text) {
 static void* make_algo(const char* name, const ne_config* cfg, uint64_t seed) {
   int hidden[1] = {4};
   char err[NE_ERRSTR_LEN];
-  ASSERT_EQ(ne_policy_spec_init(&spec, OBS_DIM, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL,
-                                err),
-            0);
+  ASSERT_EQ(
+      ne_policy_spec_init(&spec, OBS_DIM, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
+      0);
   ne_problem prob = {&spec, spec.n_params, seed, 1, OBS_DIM, 0};
   const ne_algo_vt* vt = ne_algo_find(name);
   ASSERT(vt);
@@ -49,7 +49,7 @@ static void* make_algo(const char* name, const ne_config* cfg, uint64_t seed) {
 
 // The candidate's parameters, built as an executor would.
 static void candidate_params(const ne_batch* b, const ne_candidate* c, float* out) {
-  ASSERT(c->blob < (uint32_t)b->n_blobs);
+  ASSERT_LT(c->blob, (uint32_t)b->n_blobs);
   const ne_blob* blob = &b->blobs[c->blob];
   ASSERT_EQ(blob->n, spec.n_params);
   memcpy(out, blob->data, spec.n_params * sizeof(float));
@@ -60,7 +60,7 @@ static void candidate_params(const ne_batch* b, const ne_candidate* c, float* ou
 // Sphere: -|params - target|^2 with target_i = 0.5 sin(i), plus episode-seeded noise; fake obs stats.
 static double objective(const ne_batch* b, const ne_candidate* c, ne_result* r) {
   float params[256];
-  ASSERT(spec.n_params <= 256);
+  ASSERT_LE(spec.n_params, 256);
   candidate_params(b, c, params);
   double f = 0;
   for (size_t i = 0; i < spec.n_params; i++) {
@@ -249,7 +249,7 @@ static void es_obs_rule_has_prior_and_floor(void) {
   ne__obs_stats_refresh(&s);
   ASSERT_NEAR(s.norm_mean[0], 7 * 1000 / 1000.01, 1e-5);
   ASSERT_NEAR(s.norm_std[0], 0.1, 1e-4 + 0.01);
-  ASSERT(s.norm_std[0] >= 0.1f);
+  ASSERT_GE(s.norm_std[0], 0.1f);
   // the reference's formula: sqrt(max(sumsq/count - mean^2, 1e-2)) with the prior folded in
   double count = 1000.01, mean = 7000 / count, var = (49000 + 0.01) / count - mean * mean;
   ASSERT_NEAR(s.norm_std[0], sqrt(var > 1e-2 ? var : 1e-2), 1e-6);
@@ -301,7 +301,8 @@ static void es_asks_antithetic_pairs_and_the_centre(void) {
 
 static void es_gradient_follows_rank_differences(void) {
   // one pair, rank difference +1 for the plus side: g = eps / 2, Adam's first step = lr * sign(g)
-  ne_config* cfg = make_config("es", "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\n");
+  // (the generator's eps; the table's slices are es_table_noise_slices_one_table's)
+  ne_config* cfg = make_config("es", "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\nnoise = generator\n");
   void* es = make_algo("es", cfg, 3);
   const ne_algo_vt* vt = ne_algo_find("es");
   const ne_batch* b;
@@ -334,15 +335,18 @@ static void es_gradient_follows_rank_differences(void) {
 // es.noise = table: the batch names a table built from the problem's seed (one per algorithm
 // object, the same contents for the same seed), candidates and the gradient read its slices.
 static void es_table_noise_slices_one_table(void) {
-  ne_config* cfg = make_config("es", "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\nnoise = table\n"
-                                     "noise_table_mb = 1\n");
+  ne_config* cfg = make_config("es",
+                               "[es]\npopulation = 2\nl2coeff = 0\nobs_norm = false\nnoise = table\n"
+                               "noise_table_mb = 1\n");
   void *es = make_algo("es", cfg, 3), *twin = make_algo("es", cfg, 3);
   const ne_algo_vt* vt = ne_algo_find("es");
   const ne_batch *b, *tb;
   ASSERT_EQ(vt->ask(es, &b), 0);
   ASSERT_EQ(vt->ask(twin, &tb), 0);
   const ne_noise_table* t = b->noise_table;
-  ASSERT(t && tb->noise_table && t != tb->noise_table);
+  ASSERT(t);
+  ASSERT(tb->noise_table);
+  ASSERT_NE(t, tb->noise_table);
   ASSERT_EQ(t->size, 1u << 18);
   ASSERT_U64_EQ(t->seed, ne_seed_derive(3, 0, 0, NE_PURPOSE_NOISE_TABLE));
   ASSERT(memcmp(t->data, tb->noise_table->data, t->size * sizeof(float)) == 0);
@@ -351,7 +355,7 @@ static void es_table_noise_slices_one_table(void) {
   float before[256], plus[256];
   memcpy(before, b->blobs[0].data, spec.n_params * sizeof(float));
   candidate_params(b, &b->cands[0], plus);
-  for (size_t i = 0; i < spec.n_params; i++) ASSERT(plus[i] == before[i] + 0.02f * slice[i]);
+  for (size_t i = 0; i < spec.n_params; i++) ASSERT_EQ(plus[i], before[i] + 0.02f * slice[i]);
   ne_result res[3] = {{.fitness = 1}, {.fitness = 0}, {.fitness = 0.5}};
   int done;
   ASSERT_EQ(vt->tell(es, b, res, &done), 0);
@@ -361,13 +365,28 @@ static void es_table_noise_slices_one_table(void) {
   vt->destroy(es);
   vt->destroy(twin);
   ne_config_destroy(cfg);
-  // the generator is the default: no table
+  // the table is the default, sized automatically (1000 floats per parameter, at least 2^16);
+  // es.noise = generator has none
   cfg = make_config("es", "");
+  es = make_algo("es", cfg, 3);
+  ASSERT_EQ(vt->ask(es, &b), 0);
+  ASSERT(b->noise_table != NULL);
+  ASSERT_EQ(b->noise_table->size, ne_noise_table_auto_size(spec.n_params));
+  ASSERT_EQ(b->noise_table->size, spec.n_params * 1000 > (1u << 16) ? spec.n_params * 1000 : 1u << 16);
+  vt->destroy(es);
+  ne_config_destroy(cfg);
+  cfg = make_config("es", "[es]\nnoise = generator\n");
   es = make_algo("es", cfg, 3);
   ASSERT_EQ(vt->ask(es, &b), 0);
   ASSERT(b->noise_table == NULL);
   vt->destroy(es);
   ne_config_destroy(cfg);
+  // the automatic size: 1000 per parameter within [2^16, 2^24], never below 4 per parameter
+  ASSERT_EQ(ne_noise_table_auto_size(10), 1u << 16);
+  ASSERT_EQ(ne_noise_table_auto_size(100), 100000u);
+  ASSERT_EQ(ne_noise_table_auto_size(10000), 10000000u);
+  ASSERT_EQ(ne_noise_table_auto_size(1700000), 1u << 24);
+  ASSERT_EQ(ne_noise_table_auto_size(10000000), 40000000u);
 }
 
 // The evaluator's PERTURB parameters equal ne_noise_perturb's for either source, whatever order
@@ -422,8 +441,13 @@ static void noise_table_too_small_is_an_error(void) {
   ASSERT(t != NULL);
   ne_noise_table_destroy(t);
   ne_config_destroy(cfg);
-  // other algorithms have no table
+  // PGPE and SNES have one too (by default); CMA-ES and the GA have none
   cfg = make_config("pgpe", "");
+  ASSERT_EQ(ne_algo_noise_table(cfg, 1, 1000, &t, err), 0);
+  ASSERT(t != NULL);
+  ne_noise_table_destroy(t);
+  ne_config_destroy(cfg);
+  cfg = make_config("cmaes", "");
   ASSERT_EQ(ne_algo_noise_table(cfg, 1, 1000, &t, err), 0);
   ASSERT(t == NULL);
   ne_config_destroy(cfg);
@@ -440,8 +464,9 @@ static const algo_case cases[] = {
     {"es", "[es]\npopulation = 40\nsigma = 0.05\nlr = 0.03\neval_episodes = 1\n"},
     {"ars", "[ars]\ndirections = 20\ntop = 10\nstep_size = 0.05\nnoise = 0.05\neval_episodes = 1\n"},
     {"es", "[es]\npopulation = 40\nsigma = 0.05\nlr = 0.03\neval_episodes = 1\nnoise = table\nnoise_table_mb = 1\n"},
-    {"ars", "[ars]\ndirections = 20\ntop = 10\nstep_size = 0.05\nnoise = 0.05\neval_episodes = 1\n"
-            "noise_source = table\nnoise_table_mb = 1\n"},
+    {"ars",
+     "[ars]\ndirections = 20\ntop = 10\nstep_size = 0.05\nnoise = 0.05\neval_episodes = 1\n"
+     "noise_source = table\nnoise_table_mb = 1\n"},
     {"pgpe", "[pgpe]\npopulation = 40\ncenter_lr = 0.05\nstdev_init = 0.1\nobs_norm = true\neval_episodes = 1\n"},
     {"snes", "[snes]\nstdev_init = 0.2\nobs_norm = true\neval_episodes = 1\n"},
 };
@@ -454,20 +479,19 @@ static void every_algorithm_improves_the_sphere(void) {
     for (int g = 0; g < 60; g++) r = generation(cases[c].name, algo);
     fprintf(stderr, "  %-4s centre %.4f -> %.4f (update %.4f, sigma %.4f)\n", cases[c].name, first.elite_mean,
             r.elite_mean, r.extra[0], r.extra[1]);
-    ASSERT(r.elite_mean > 0.1 * first.elite_mean);  // negative objective: 90% of the way
+    ASSERT_GT(r.elite_mean, 0.1 * first.elite_mean);  // negative objective: 90% of the way
     ASSERT_EQ(r.generation, 60);
     ne_best best;
     ASSERT_EQ(ne_algo_find(cases[c].name)->best(algo, &best), 0);
-    ASSERT(best.params && best.n_params == spec.n_params);
-    ASSERT(best.score >= r.elite_mean);
+    ASSERT(best.params);
+    ASSERT_EQ(best.n_params, spec.n_params);
+    ASSERT_GE(best.score, r.elite_mean);
     ne_algo_find(cases[c].name)->destroy(algo);
     ne_config_destroy(cfg);
   }
 }
 
-static int same_report(const ne_gen_report* a, const ne_gen_report* b) {
-  return memcmp(a, b, sizeof *a) == 0;
-}
+static int same_report(const ne_gen_report* a, const ne_gen_report* b) { return memcmp(a, b, sizeof *a) == 0; }
 
 static void save_load_continues_identically(void) {
   for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
@@ -497,7 +521,8 @@ static void save_load_continues_identically(void) {
     ne_best ba, bc;
     ASSERT_EQ(vt->best(a, &ba), 0);
     ASSERT_EQ(vt->best(c2, &bc), 0);
-    ASSERT(ba.score == bc.score && ba.generation == bc.generation);
+    ASSERT_EQ(ba.score, bc.score);
+    ASSERT_EQ(ba.generation, bc.generation);
     ASSERT(memcmp(ba.params, bc.params, ba.n_params * sizeof(float)) == 0);
     ASSERT_EQ(!ba.obs_mean, !bc.obs_mean);
     // corrupt, truncated or foreign state is refused
@@ -515,8 +540,10 @@ static void save_load_continues_identically(void) {
 // ---- ARS, PGPE, SNES specifics -----------------------------------------------------------------
 
 static void ars_steps_along_the_top_directions(void) {
-  // 3 directions, top 2, V1; returns chosen by hand
-  ne_config* cfg = make_config("ars", "[ars]\ndirections = 3\ntop = 2\nstep_size = 0.1\nnoise = 0.02\nversion = v1\n");
+  // 3 directions, top 2, V1; returns chosen by hand; the generator's directions
+  ne_config* cfg = make_config("ars",
+                               "[ars]\ndirections = 3\ntop = 2\nstep_size = 0.1\nnoise = 0.02\nversion = v1\n"
+                               "noise_source = generator\n");
   void* ars = make_algo("ars", cfg, 4);
   const ne_algo_vt* vt = ne_algo_find("ars");
   const ne_batch* b;
@@ -563,12 +590,49 @@ static void pgpe_pairs_are_symmetric_and_sigma_change_is_limited(void) {
   ne_gen_report r;
   vt->report(pg, &r);
   // a huge stdev_lr still moves every sigma by at most 20%
-  ASSERT(r.extra[1] >= 0.5 * 0.8 - 1e-6 && r.extra[1] <= 0.5 * 1.2 + 1e-6);
-  ASSERT(r.extra[1] != 0.5);
+  ASSERT_GE(r.extra[1], 0.5 * 0.8 - 1e-6);
+  ASSERT_LE(r.extra[1], 0.5 * 1.2 + 1e-6);
+  ASSERT_NE(r.extra[1], 0.5);
   // ClipUp's first step has norm center_lr
   ASSERT_NEAR(r.extra[0], 0.15, 1e-5);
   vt->destroy(pg);
   ne_config_destroy(cfg);
+}
+
+// PGPE and SNES draw their samples' eps from the shared table by default (the slice of each sample's
+// seed, times the per-parameter sigma), from the generator with noise = generator.
+static void pgpe_and_snes_samples_come_from_the_table_or_the_generator(void) {
+  const char* algos[2] = {"pgpe", "snes"};
+  for (int a = 0; a < 2; a++)
+    for (int table = 0; table < 2; table++) {
+      char text[128];
+      snprintf(text, sizeof text, "[%s]\nstdev_init = 0.5\nnoise = %s\n", algos[a], table ? "table" : "generator");
+      ne_config* cfg = make_config(algos[a], text);
+      void* g = make_algo(algos[a], cfg, 8);
+      const ne_algo_vt* vt = ne_algo_find(algos[a]);
+      const ne_batch* b;
+      ASSERT_EQ(vt->ask(g, &b), 0);
+      ne_noise_table* t = NULL;
+      ASSERT_EQ(ne_algo_noise_table(cfg, 8, spec.n_params, &t, NULL), 0);
+      ASSERT(table ? t != NULL : t == NULL);
+      ASSERT_EQ(ne_algo_noise_table_evaluated(cfg), 0);  // the master's vectors: no worker table
+      const float* mu = b->blobs[0].data;
+      // sample k (SNES) or pair k's plus side (PGPE)
+      for (int k = 0; k < 2; k++) {
+        uint64_t seed = ne_seed_derive(8, 0, (uint64_t)k, NE_PURPOSE_MUTATION);
+        float eps[256];
+        if (t) memcpy(eps, t->data + ne_noise_table_offset(t, seed, spec.n_params), spec.n_params * sizeof(float));
+        else ne_noise_fill(seed, 0, spec.n_params, eps);
+        const float* x = b->blobs[1 + (a == 0 ? 2 * k : k)].data;
+        for (size_t i = 0; i < spec.n_params; i++)
+          if (x[i] != mu[i] + 0.5f * eps[i])
+            TEST_FAIL("%s, noise %s: sample %d [%zu] = %a, want %a", algos[a], table ? "table" : "generator", k, i,
+                      x[i], mu[i] + 0.5f * eps[i]);
+      }
+      ne_noise_table_destroy(t);
+      vt->destroy(g);
+      ne_config_destroy(cfg);
+    }
 }
 
 static void snes_uses_the_paper_defaults(void) {
@@ -600,12 +664,12 @@ static void sections_of_other_algorithms_are_rejected(void) {
 }
 
 TEST_MAIN(TEST_ENTRY(centered_ranks_match_reference), TEST_ENTRY(nes_utilities_sum_to_zero),
-          TEST_ENTRY(adam_matches_hand_computed),
-          TEST_ENTRY(sgd_and_clipup_follow_their_rules), TEST_ENTRY(obs_stats_merge_matches_whole_data),
-          TEST_ENTRY(es_obs_rule_has_prior_and_floor), TEST_ENTRY(es_asks_antithetic_pairs_and_the_centre),
-          TEST_ENTRY(es_gradient_follows_rank_differences), TEST_ENTRY(es_table_noise_slices_one_table),
-          TEST_ENTRY(noise_table_too_small_is_an_error), TEST_ENTRY(evaluator_perturbs_like_ne_noise_perturb),
-          TEST_ENTRY(every_algorithm_improves_the_sphere),
+          TEST_ENTRY(adam_matches_hand_computed), TEST_ENTRY(sgd_and_clipup_follow_their_rules),
+          TEST_ENTRY(obs_stats_merge_matches_whole_data), TEST_ENTRY(es_obs_rule_has_prior_and_floor),
+          TEST_ENTRY(es_asks_antithetic_pairs_and_the_centre), TEST_ENTRY(es_gradient_follows_rank_differences),
+          TEST_ENTRY(es_table_noise_slices_one_table), TEST_ENTRY(noise_table_too_small_is_an_error),
+          TEST_ENTRY(pgpe_and_snes_samples_come_from_the_table_or_the_generator),
+          TEST_ENTRY(evaluator_perturbs_like_ne_noise_perturb), TEST_ENTRY(every_algorithm_improves_the_sphere),
           TEST_ENTRY(save_load_continues_identically), TEST_ENTRY(ars_steps_along_the_top_directions),
           TEST_ENTRY(pgpe_pairs_are_symmetric_and_sigma_change_is_limited), TEST_ENTRY(snes_uses_the_paper_defaults),
           TEST_ENTRY(sections_of_other_algorithms_are_rejected))

@@ -29,7 +29,8 @@ static ne_config* make_config(int population, int truncation, int candidates, in
 static void* make_ga(const ne_config* cfg, uint64_t seed) {
   int hidden[1] = {4};
   char err[NE_ERRSTR_LEN];
-  ASSERT_EQ(ne_policy_spec_init(&spec, 3, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err), 0);
+  ASSERT_EQ(ne_policy_spec_init(&spec, 3, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
+            0);
   ne_problem prob = {&spec, spec.n_params, seed, 1, 3, 0};
   const ne_algo_vt* vt = ne_algo_find("ga");
   ASSERT(vt);
@@ -42,7 +43,7 @@ static void* make_ga(const ne_config* cfg, uint64_t seed) {
 // re-evaluation matters.
 static double objective(const ne_candidate* c) {
   float params[256];
-  ASSERT(spec.n_params <= 256);
+  ASSERT_LE(spec.n_params, 256);
   ne_genome_materialize(&spec, c->seeds, c->n_seeds, c->sigma, params);
   double f = 0;
   for (size_t i = 0; i < spec.n_params; i++) f -= (params[i] - 0.3) * (params[i] - 0.3);
@@ -146,7 +147,9 @@ static void save_load_continues_identically(void) {
   for (int g = 0; g < 6; g++) {
     generation(a, &ra);
     generation(c, &rb);
-    ASSERT(ra.best == rb.best && ra.mean == rb.mean && ra.elite_mean == rb.elite_mean);
+    ASSERT_EQ(ra.best, rb.best);
+    ASSERT_EQ(ra.mean, rb.mean);
+    ASSERT_EQ(ra.elite_mean, rb.elite_mean);
   }
   ne_best ba, bc;
   ASSERT_EQ(vt->best(a, &ba), 0);

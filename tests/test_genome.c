@@ -93,12 +93,12 @@ static void test_parse_lenient_layout(void) {
   if (ne_genome_parse(text, "x", &g, &h, err) != 0) TEST_FAIL("%s", err);
   ASSERT_EQ(g.n_seeds, 1);
   ASSERT_U64_EQ(g.seeds[0], 7);
-  ASSERT(g.sigma == 0.0f);
+  ASSERT_EQ(g.sigma, 0.0f);
   ASSERT_STR_EQ(ne_genome_header_get(&h, "env.id"), "CartPole-v1");
   // header may be NULL; a last line without newline; seeds over several spaces
   if (ne_genome_parse("sigma = 0.5\nseeds =  1   2\t3", "x", &g, NULL, err) != 0) TEST_FAIL("%s", err);
   ASSERT_EQ(g.n_seeds, 3);
-  ASSERT(g.sigma == 0.5f);
+  ASSERT_EQ(g.sigma, 0.5f);
   ne_genome_free(&g);
 }
 
@@ -146,7 +146,7 @@ static void test_parse_failure_leaves_outputs_untouched(void) {
   ASSERT_EQ(ne_genome_parse("x = y\nsigma = 1\nseeds = 1 2 zz\n", NULL, &g, &h, NULL), NE_EPARSE);
   ASSERT_EQ(g.n_seeds, 2);
   ASSERT_U64_EQ(g.seeds[1], 6);
-  ASSERT(g.sigma == 0.25f);
+  ASSERT_EQ(g.sigma, 0.25f);
   ASSERT_EQ(h.n, 1);
   ASSERT(ne_genome_header_get(&h, "x") == NULL);
   ne_genome_free(&g);
@@ -218,12 +218,12 @@ static void test_write_and_read_file(void) {
   if (ne_genome_read_file(path, &back, &hb, err) != 0) TEST_FAIL("%s", err);
   ASSERT_EQ(back.n_seeds, 4);
   ASSERT_U64_EQ(back.seeds[3], 4);
-  ASSERT(back.sigma == 0.02f);
+  ASSERT_EQ(back.sigma, 0.02f);
   ASSERT_STR_EQ(ne_genome_header_get(&hb, "env.id"), "CartPole-v1");
   // no temp file left behind
   char tmp[300];
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  ASSERT(access(tmp, F_OK) != 0);
+  ASSERT_NE(access(tmp, F_OK), 0);
   // errors from a file name its path and line
   FILE* f = fopen(path, "w");
   fputs("sigma = 0.1\nseeds = 1 two\n", f);
@@ -300,12 +300,15 @@ static void test_chain_hash_identities(void) {
   // conv nets with the same dense part and parameter count but other conv shapes: 10x10 input,
   // 3x3 stride 1 and 18x18 input, 3x3 stride 2 both give 8x8x4 into the same 256-2 dense layer
   ne_policy_spec c1, c2;
-  const ne_conv_layer stride1 = {.filters = 4, .kernel = 3, .stride = 1}, stride2 = {.filters = 4, .kernel = 3, .stride = 2};
+  const ne_conv_layer stride1 = {.filters = 4, .kernel = 3, .stride = 1},
+                      stride2 = {.filters = 4, .kernel = 3, .stride = 2};
   const int small[3] = {10, 10, 1}, large[3] = {18, 18, 1};
   ASSERT_EQ(ne_policy_spec_init_conv(&c1, small, &stride1, 1, NULL, 0, 2, NE_ACT_RELU, NE_HEAD_ARGMAX, NE_INIT_NORMC,
-                                     NULL, NULL, NULL), 0);
+                                     NULL, NULL, NULL),
+            0);
   ASSERT_EQ(ne_policy_spec_init_conv(&c2, large, &stride2, 1, NULL, 0, 2, NE_ACT_RELU, NE_HEAD_ARGMAX, NE_INIT_NORMC,
-                                     NULL, NULL, NULL), 0);
+                                     NULL, NULL, NULL),
+            0);
   ASSERT_EQ(c1.n_params, c2.n_params);
   ASSERT_EQ(c1.sizes[0], c2.sizes[0]);
   ASSERT_NE(ne_chain_root(&c1, 11), ne_chain_root(&c2, 11));

@@ -44,11 +44,15 @@ static double step(fixture* f, int a, int* terminated) {
   return so.reward;
 }
 
-static float cell(const fixture* f, int y, int x, int c) { return f->st->obs[(y * 10 + x) * f->spec->obs_shape[2] + c]; }
+static float cell(const fixture* f, int y, int x, int c) {
+  return f->st->obs[(y * 10 + x) * f->spec->obs_shape[2] + c];
+}
 
 static void test_spaces_of_every_id(void) {
-  static const struct { const char* game; int channels, minimal; } g[] = {
-      {"Asterix", 4, 5}, {"Breakout", 4, 3}, {"Freeway", 7, 3}, {"Seaquest", 10, 6}, {"SpaceInvaders", 6, 4}};
+  static const struct {
+    const char* game;
+    int channels, minimal;
+  } g[] = {{"Asterix", 4, 5}, {"Breakout", 4, 3}, {"Freeway", 7, 3}, {"Seaquest", 10, 6}, {"SpaceInvaders", 6, 4}};
   for (int i = 0; i < 5; i++)
     for (int v = 0; v < 2; v++) {
       char id[64], err[NE_ERRSTR_LEN];
@@ -68,14 +72,15 @@ static void test_spaces_of_every_id(void) {
 static void test_breakout_start_observation(void) {
   fixture f = make("MinAtar/Breakout-v1", -1);
   for (int x = 0; x < 10; x++) {
-    ASSERT(cell(&f, 0, x, 3) == 0.0f);
-    for (int y = 1; y < 4; y++) ASSERT(cell(&f, y, x, 3) == 1.0f);
+    ASSERT_EQ(cell(&f, 0, x, 3), 0.0f);
+    for (int y = 1; y < 4; y++) ASSERT_EQ(cell(&f, y, x, 3), 1.0f);
   }
-  ASSERT(cell(&f, 9, 4, 0) == 1.0f);  // paddle
+  ASSERT_EQ(cell(&f, 9, 4, 0), 1.0f);  // paddle
   mt_breakout* b = &f.s->g.breakout;
   ASSERT_EQ(b->ball_y, 3);
   ASSERT(b->ball_x == 0 || b->ball_x == 9);
-  ASSERT(cell(&f, 3, b->ball_x, 1) == 1.0f && cell(&f, 3, b->ball_x, 2) == 1.0f);  // ball and trail
+  ASSERT_EQ(cell(&f, 3, b->ball_x, 1), 1.0f);
+  ASSERT_EQ(cell(&f, 3, b->ball_x, 2), 1.0f);  // ball and trail
   done(&f);
 }
 
@@ -85,8 +90,11 @@ static void test_breakout_paddle_and_brick_bounces(void) {
   int term;
   // down-left onto the paddle's cell: straight back up-left from the row above
   b->ball_x = 4, b->ball_y = 8, b->ball_dir = 3, b->pos = 4;
-  ASSERT(step(&f, 0, &term) == 0.0 && !term);
-  ASSERT_EQ(b->ball_x, 3); ASSERT_EQ(b->ball_y, 8); ASSERT_EQ(b->ball_dir, 0);
+  ASSERT_EQ(step(&f, 0, &term), 0.0);
+  ASSERT(!term);
+  ASSERT_EQ(b->ball_x, 3);
+  ASSERT_EQ(b->ball_y, 8);
+  ASSERT_EQ(b->ball_dir, 0);
   // down-right past the paddle: terminal
   b->ball_x = 5, b->ball_y = 8, b->ball_dir = 2, b->pos = 0;
   step(&f, 0, &term);
@@ -94,8 +102,11 @@ static void test_breakout_paddle_and_brick_bounces(void) {
   // a brick: +1, gone, the ball reflects and stays in its row
   ASSERT_EQ(ne_env_reset(f.spec, f.st, 2), 0);
   b->ball_x = 5, b->ball_y = 4, b->ball_dir = 0;
-  ASSERT(step(&f, 0, &term) == 1.0);
-  ASSERT_EQ(b->brick[3][4], 0); ASSERT_EQ(b->ball_y, 4); ASSERT_EQ(b->ball_x, 4); ASSERT_EQ(b->ball_dir, 3);
+  ASSERT_EQ(step(&f, 0, &term), 1.0);
+  ASSERT_EQ(b->brick[3][4], 0);
+  ASSERT_EQ(b->ball_y, 4);
+  ASSERT_EQ(b->ball_x, 4);
+  ASSERT_EQ(b->ball_dir, 3);
   // no bricks left when the ball reaches row 9: rows 1-3 refill
   memset(b->brick, 0, sizeof b->brick);
   b->ball_x = 4, b->ball_y = 8, b->ball_dir = 3, b->pos = 4;
@@ -111,7 +122,7 @@ static void test_freeway_clock_and_crossing(void) {
   g->pos = 1, g->move_timer = 0;
   for (int i = 0; i < 8; i++) g->cars[i].x = 0, g->cars[i].timer = 5;
   int term;
-  ASSERT(step(&f, 1, &term) == 1.0);  // minimal set: 1 = up
+  ASSERT_EQ(step(&f, 1, &term), 1.0);  // minimal set: 1 = up
   ASSERT_EQ(g->pos, 9);
   ASSERT_EQ(g->move_timer, 2);  // set to 3, then this step's countdown
   // the episode ends on its 2501st step, terminated (not truncated)
@@ -132,7 +143,8 @@ static void test_invaders_hit_and_ramped_wave(void) {
   g->alien[3][2] = 1;
   g->f_bullet[4][2] = 1;
   g->alien_move_timer = 5, g->alien_shot_timer = 5;
-  ASSERT(step(&f, 0, &term) == 1.0 && !term);
+  ASSERT_EQ(step(&f, 0, &term), 1.0);
+  ASSERT(!term);
   ASSERT_EQ(g->enemy_move_interval, 11);
   ASSERT_EQ(g->ramp_index, 1);
   for (int y = 0; y < 4; y++)
@@ -162,7 +174,8 @@ static void test_seaquest_surfacing_and_oxygen(void) {
   // up to the surface with 6 divers: oxygen * 10 // 200 reward, refill, and the count left at -1
   g->sub_y = 1, g->diver_count = 6, g->oxygen = 150, g->surface = 0;
   g->e_spawn_timer = g->d_spawn_timer = 10;
-  ASSERT(step(&f, 2, &term) == 7.0 && !term);  // 2 = up
+  ASSERT_EQ(step(&f, 2, &term), 7.0);
+  ASSERT(!term);  // 2 = up
   ASSERT_EQ(g->diver_count, -1);
   ASSERT_EQ(g->oxygen, 200);
   ASSERT_EQ(g->ramp_index, 1);
@@ -186,7 +199,8 @@ static void test_asterix_gold_and_enemy(void) {
   int term;
   g->spawn_timer = 5, g->move_timer = 5;
   g->entities[4] = (mt_entity){.x = 6, .y = 5, .right = 0, .gold = 1, .alive = 1};
-  ASSERT(step(&f, 3, &term) == 1.0 && !term);  // 3 = right, onto the gold
+  ASSERT_EQ(step(&f, 3, &term), 1.0);
+  ASSERT(!term);  // 3 = right, onto the gold
   ASSERT_EQ(g->entities[4].alive, 0);
   g->entities[4] = (mt_entity){.x = 7, .y = 5, .right = 0, .gold = 0, .alive = 1};
   step(&f, 3, &term);
@@ -204,7 +218,7 @@ static void test_sticky_actions_repeat_the_previous_action(void) {
   ne_env_spec* spec;
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(ne_env_make("MinAtar/Breakout-v1", NULL, &spec, err), 0);
-  ASSERT(spec->params[0] == 0.1);
+  ASSERT_EQ(spec->params[0], 0.1);
   ASSERT_EQ(ne_env_set_pixel_options(spec, 1.5, 1, err), NE_EINVAL);
   ASSERT_CONTAINS(err, "1.5");
   ne_env_spec_destroy(spec);
@@ -231,7 +245,7 @@ static void test_episodes_are_reproducible_from_their_seed(void) {
                        "MinAtar/SpaceInvaders-v0"};
   for (int i = 0; i < 5; i++) {
     ASSERT_U64_EQ(episode_digest(ids[i], 7), episode_digest(ids[i], 7));
-    ASSERT(episode_digest(ids[i], 7) != episode_digest(ids[i], 8));
+    ASSERT_NE(episode_digest(ids[i], 7), episode_digest(ids[i], 8));
   }
 }
 

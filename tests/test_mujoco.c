@@ -36,9 +36,9 @@ typedef struct expect {
 } expect;
 
 static const expect envs[9] = {
-    {"Hopper-v5", 11, 3, 12, 1000, 3800},       {"HalfCheetah-v5", 17, 6, 18, 1000, 4800},
-    {"Walker2d-v5", 17, 6, 18, 1000, NAN},      {"Ant-v5", 105, 8, 29, 1000, 6000},
-    {"Humanoid-v5", 348, 17, 47, 1000, NAN},    {"Swimmer-v5", 8, 2, 10, 1000, 360},
+    {"Hopper-v5", 11, 3, 12, 1000, 3800},        {"HalfCheetah-v5", 17, 6, 18, 1000, 4800},
+    {"Walker2d-v5", 17, 6, 18, 1000, NAN},       {"Ant-v5", 105, 8, 29, 1000, 6000},
+    {"Humanoid-v5", 348, 17, 47, 1000, NAN},     {"Swimmer-v5", 8, 2, 10, 1000, 360},
     {"InvertedPendulum-v5", 4, 1, 4, 1000, 950}, {"InvertedDoublePendulum-v5", 9, 1, 6, 1000, 9100},
     {"Reacher-v5", 10, 2, 8, 50, -3.75},
 };
@@ -72,8 +72,8 @@ static void test_ids_spaces_and_limits(void) {
 static void test_model_is_shared(void) {
   ne_env_spec* a = make_env("Ant-v5");
   ne_env_spec* b = make_env("Ant-v5");
-  ASSERT(a->data != b->data);
-  ASSERT(((const ne_mj_spec*)a->data)->m == ((const ne_mj_spec*)b->data)->m);
+  ASSERT_NE(a->data, b->data);
+  ASSERT_EQ(((const ne_mj_spec*)a->data)->m, ((const ne_mj_spec*)b->data)->m);
   ne_env_spec_destroy(a);
   ne_env_spec_destroy(b);
   ne_env_spec* c = make_env("Ant-v5");  // loads again after the last release
@@ -93,12 +93,12 @@ static void test_reset_seeded_and_in_range(void) {
   ne_env_get_state(spec, b, vb);
   static const double qpos0[6] = {0, 1.25, 0, 0, 0, 0};
   for (int i = 0; i < 12; i++) {
-    ASSERT(va[i] == vb[i]);
+    ASSERT_EQ(va[i], vb[i]);
     ASSERT_NEAR(va[i], i < 6 ? qpos0[i] : 0.0, 0.005);
   }
   ASSERT_EQ(ne_env_reset(spec, b, 8), 0);
   ne_env_get_state(spec, b, vb);
-  ASSERT(va[0] != vb[0]);
+  ASSERT_NE(va[0], vb[0]);
   ne_env_state_destroy(a);
   ne_env_state_destroy(b);
   ne_env_spec_destroy(spec);
@@ -113,10 +113,10 @@ static void test_set_state_round_trip(void) {
   ASSERT_EQ(ne_env_set_state(spec, st, v, 12, err), 0);
   double back[12];
   ne_env_get_state(spec, st, back);
-  for (int i = 0; i < 12; i++) ASSERT(back[i] == v[i]);
-  ASSERT(st->obs[0] == (float)1.2);   // qpos[1:]
-  ASSERT(st->obs[5] == 10.0f);        // qvel[0] = 25 clipped
-  ASSERT(st->obs[9] == -10.0f);       // qvel[4] = -30 clipped
+  for (int i = 0; i < 12; i++) ASSERT_EQ(back[i], v[i]);
+  ASSERT_EQ(st->obs[0], (float)1.2);  // qpos[1:]
+  ASSERT_EQ(st->obs[5], 10.0f);       // qvel[0] = 25 clipped
+  ASSERT_EQ(st->obs[9], -10.0f);      // qvel[4] = -30 clipped
   ASSERT_EQ(ne_env_set_state(spec, st, v, 11, err), NE_EINVAL);
   ASSERT_CONTAINS(err, "12 values");
   ne_env_state_destroy(st);
@@ -236,7 +236,7 @@ static void test_termination_and_truncation(void) {
   while (++t < 100 && !out.terminated && !out.truncated);
   ASSERT_EQ(t, 50);
   ASSERT(out.truncated && !out.terminated);
-  ASSERT(out.reward < 0);
+  ASSERT_LT(out.reward, 0);
   ne_env_state_destroy(st);
   ne_env_spec_destroy(spec);
 }
@@ -335,7 +335,8 @@ static void test_fatal_error_fails_the_step(void) {
   // through the evaluator (what workers run): the episode is NaN and the error names MuJoCo's cause
   ne_policy_spec pol;
   ASSERT_EQ(ne_policy_spec_init(&pol, spec->obs_dim, NULL, 0, spec->act_dim, NE_ACT_TANH, NE_HEAD_TANH, NE_INIT_NORMC,
-                                spec->act_low, spec->act_high, NULL), 0);
+                                spec->act_low, spec->act_high, NULL),
+            0);
   float* params = ne_calloc(pol.n_params, sizeof(float));
   ne_evaluator* ev = ne_evaluator_create(spec, &pol, NULL);
   ASSERT(ev != NULL);
@@ -362,11 +363,11 @@ static void test_fatal_error_fails_the_step(void) {
 
 int main(int argc, char** argv) {
   static const test_entry tests[] = {
-      TEST_ENTRY(test_ids_spaces_and_limits), TEST_ENTRY(test_model_is_shared),
-      TEST_ENTRY(test_reset_seeded_and_in_range), TEST_ENTRY(test_set_state_round_trip),
+      TEST_ENTRY(test_ids_spaces_and_limits),       TEST_ENTRY(test_model_is_shared),
+      TEST_ENTRY(test_reset_seeded_and_in_range),   TEST_ENTRY(test_set_state_round_trip),
       TEST_ENTRY(test_behaviour_is_final_position), TEST_ENTRY(test_humanoid_trap),
-      TEST_ENTRY(test_termination_and_truncation), TEST_ENTRY(test_all_envs_step),
-      TEST_ENTRY(test_error_handler_per_thread), TEST_ENTRY(test_fatal_error_fails_the_step),
+      TEST_ENTRY(test_termination_and_truncation),  TEST_ENTRY(test_all_envs_step),
+      TEST_ENTRY(test_error_handler_per_thread),    TEST_ENTRY(test_fatal_error_fails_the_step),
   };
   return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

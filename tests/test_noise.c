@@ -7,6 +7,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "core/cpu.h"
 #include "core/detmath.h"
 #include "neuroevo/noise.h"
 #include "neuroevo/rng.h"
@@ -85,6 +86,47 @@ static void test_fill_matches_scalar_reference(void) {
     }
 }
 
+static void known_answers(void);
+
+// Every SIMD path of the generator (baseline, AVX2, AVX-512: core/cpu.h) gives the same bits as the
+// baseline, and the known answers hold on each; paths the CPU lacks are reported, not run.
+static void test_simd_paths_same_bits(void) {
+  const uint64_t seeds[] = {0, 7, 0xdeadbeef12345678ull, UINT64_MAX};
+  const uint64_t starts[] = {0, 1, 63, 1000001, (1ull << 33) - 40, (1ull << 33) - 41, UINT64_MAX - 3000};
+  enum { N = 2500 };
+  float* want = alloc_floats(N);
+  float* got = alloc_floats(N);
+  int cpu = ne__simd_cpu_level();
+  for (int level = NE_SIMD_AVX2; level <= NE_SIMD_AVX512; level++) {
+    if (level > cpu) {
+      printf("  (SIMD path %s: not on this CPU, not run)\n", ne__simd_name(level));
+      continue;
+    }
+    for (size_t si = 0; si < sizeof seeds / sizeof *seeds; si++)
+      for (size_t oi = 0; oi < sizeof starts / sizeof *starts; oi++) {
+        ASSERT_EQ(ne__simd_force(NE_SIMD_BASE), NE_SIMD_BASE);
+        ne_noise_fill(seeds[si], starts[oi], N, want);
+        ASSERT_EQ(ne__simd_force(level), level);
+        ne_noise_fill(seeds[si], starts[oi], N, got);
+        for (int i = 0; i < N; i++)
+          if (memcmp(&got[i], &want[i], sizeof *got) != 0)
+            TEST_FAIL("%s path, seed %" PRIu64 " index %" PRIu64 ": %a vs baseline %a", ne__simd_name(level), seeds[si],
+                      starts[oi] + (uint64_t)i, got[i], want[i]);
+        // axpy and perturb take the same blocks
+        for (int i = 0; i < N; i++) got[i] = want[i] = 0.25f * (float)i;
+        ne_noise_axpy(seeds[si], starts[oi], N, 0.5f, got);
+        ne__simd_force(NE_SIMD_BASE);
+        ne_noise_axpy(seeds[si], starts[oi], N, 0.5f, want);
+        ASSERT(same_bits(got, want, N));
+      }
+    ne__simd_force(level);
+    known_answers();  // on this path
+  }
+  ne__simd_force(0);
+  free(want);
+  free(got);
+}
+
 // Independent of detmath: the same uniforms through libm's long-double log/sin/cos agree to float
 // rounding, so the outputs really are Box–Muller normals of the documented uniforms.
 static void test_fill_is_box_muller_of_uniforms(void) {
@@ -100,7 +142,7 @@ static void test_fill_is_box_muller_of_uniforms(void) {
 }
 
 // Values generated once by this implementation; any change to them changes every run's results.
-static void test_known_answers(void) {
+static void known_answers(void) {
   static const struct {
     uint64_t seed, offset;
     float z[8];
@@ -337,7 +379,7 @@ static void test_noise_table_offsets_in_range(void) {
 
 // ne_noise_perturb / _axpy: with a table, base + coef * the seed's slice; without, the generator
 // (fill-then-add exactly); in place (out == base) the same bits.
-static void test_noise_perturb_slices(void) {
+static void noise_perturb_slices(void) {
   ne_noise_table* t = ne_noise_table_create(21, 4096);
   ASSERT(t);
   const size_t lengths[] = {1, 31, 32, 33, 1000, 4096};
@@ -382,7 +424,7 @@ static void test_rng_normal_stream(void) {
   const int n = 200000;
   for (int i = 0; i < n; i++) {
     double x = ne_rng_normal(&a);
-    ASSERT(x == ne_rng_normal(&b));  // a pure function of (seed, position)
+    ASSERT_EQ(x, ne_rng_normal(&b));  // a pure function of (seed, position)
     s1 += x, s2 += x * x;
   }
   ASSERT_EQ(a.counter, 2 * n);  // two uniforms per draw
@@ -410,10 +452,10 @@ static void test_detmath_log_vs_libm(void) {
     if (x > 0 && isfinite(x)) assert_rel("log", x, ne__log(x), logl((long double)x), 1e-13);
   }
   // exact and special values
-  ASSERT(ne__log(1.0) == 0.0);
-  ASSERT(ne__log(0.0) == -INFINITY);
+  ASSERT_EQ(ne__log(1.0), 0.0);
+  ASSERT_EQ(ne__log(0.0), -INFINITY);
   ASSERT(isnan(ne__log(-1.0)) && isnan(ne__log(NAN)));
-  ASSERT(ne__log(INFINITY) == INFINITY);
+  ASSERT_EQ(ne__log(INFINITY), INFINITY);
   assert_rel("log", DBL_MIN / 8, ne__log(DBL_MIN / 8), logl((long double)(DBL_MIN / 8)), 1e-13);
   assert_rel("log", DBL_MAX, ne__log(DBL_MAX), logl((long double)DBL_MAX), 1e-13);
 }
@@ -448,10 +490,13 @@ static void test_detmath_sincos_vs_libm(void) {
   // quadrant boundaries are exact in turns
   double s, c;
   ne__sincos_turns(0.25, &s, &c);
-  ASSERT(s == 1.0 && c == 0.0);
+  ASSERT_EQ(s, 1.0);
+  ASSERT_EQ(c, 0.0);
   ne__sincos_turns(0.5, &s, &c);
-  ASSERT(s == 0.0 && c == -1.0);
-  ASSERT(ne__sin(0.0) == 0.0 && ne__cos(0.0) == 1.0);
+  ASSERT_EQ(s, 0.0);
+  ASSERT_EQ(c, -1.0);
+  ASSERT_EQ(ne__sin(0.0), 0.0);
+  ASSERT_EQ(ne__cos(0.0), 1.0);
   ASSERT(isnan(ne__sin(INFINITY)) && isnan(ne__cos(NAN)));
 }
 
@@ -467,20 +512,35 @@ static void test_detmath_tanhf(void) {
       TEST_FAIL("tanhf(%a) = %a, libm %a", x, got, ref);
   }
   // odd, saturating, special values; the array form equals the scalar one
-  ASSERT(ne__tanhf(0.0f) == 0.0f && signbit(ne__tanhf(-0.0f)));
-  ASSERT(ne__tanhf(9.1f) == 1.0f && ne__tanhf(-50.0f) == -1.0f && ne__tanhf(INFINITY) == 1.0f);
-  ASSERT(ne__tanhf(1e-30f) == 1e-30f);
+  ASSERT_EQ(ne__tanhf(0.0f), 0.0f);
+  ASSERT(signbit(ne__tanhf(-0.0f)));
+  ASSERT_EQ(ne__tanhf(9.1f), 1.0f);
+  ASSERT_EQ(ne__tanhf(-50.0f), -1.0f);
+  ASSERT_EQ(ne__tanhf(INFINITY), 1.0f);
+  ASSERT_EQ(ne__tanhf(1e-30f), 1e-30f);
   ASSERT(isnan(ne__tanhf(NAN)));
   float v[37], w[37];
   for (int i = 0; i < 37; i++) v[i] = w[i] = (float)(i - 18) * 0.37f;
   ne__tanhf_inplace(v, 37);
-  for (int i = 0; i < 37; i++) ASSERT(v[i] == ne__tanhf(w[i]));
+  for (int i = 0; i < 37; i++) ASSERT_EQ(v[i], ne__tanhf(w[i]));
 }
 
-TEST_MAIN(TEST_ENTRY(test_philox_random123_vectors), TEST_ENTRY(test_fill_matches_scalar_reference),
-          TEST_ENTRY(test_fill_is_box_muller_of_uniforms), TEST_ENTRY(test_known_answers),
-          TEST_ENTRY(test_moments_and_sigma_fractions), TEST_ENTRY(test_kolmogorov_smirnov),
-          TEST_ENTRY(test_correlations), TEST_ENTRY(test_split_invariance), TEST_ENTRY(test_axpy_equals_fill_then_add),
-          TEST_ENTRY(test_noise_table), TEST_ENTRY(test_noise_table_is_a_function_of_its_seed),
-          TEST_ENTRY(test_noise_table_offsets_in_range), TEST_ENTRY(test_noise_perturb_slices), TEST_ENTRY(test_rng_normal_stream), TEST_ENTRY(test_detmath_log_vs_libm),
-          TEST_ENTRY(test_detmath_sincos_vs_libm), TEST_ENTRY(test_detmath_tanhf))
+static void test_known_answers(void) { known_answers(); }
+
+// the table's slices (ne_noise_perturb, ne_noise_perturb_axpy) on every SIMD path the CPU has
+static void test_noise_perturb_slices_every_simd_path(void) {
+  for (int level = NE_SIMD_BASE; level <= ne__simd_cpu_level(); level++) {
+    ASSERT_EQ(ne__simd_force(level), level);
+    noise_perturb_slices();
+  }
+  ne__simd_force(0);
+}
+
+TEST_MAIN(TEST_ENTRY(test_philox_random123_vectors), TEST_ENTRY(test_simd_paths_same_bits),
+          TEST_ENTRY(test_fill_matches_scalar_reference), TEST_ENTRY(test_fill_is_box_muller_of_uniforms),
+          TEST_ENTRY(test_known_answers), TEST_ENTRY(test_moments_and_sigma_fractions),
+          TEST_ENTRY(test_kolmogorov_smirnov), TEST_ENTRY(test_correlations), TEST_ENTRY(test_split_invariance),
+          TEST_ENTRY(test_axpy_equals_fill_then_add), TEST_ENTRY(test_noise_table),
+          TEST_ENTRY(test_noise_table_is_a_function_of_its_seed), TEST_ENTRY(test_noise_table_offsets_in_range),
+          TEST_ENTRY(test_noise_perturb_slices_every_simd_path), TEST_ENTRY(test_rng_normal_stream),
+          TEST_ENTRY(test_detmath_log_vs_libm), TEST_ENTRY(test_detmath_sincos_vs_libm), TEST_ENTRY(test_detmath_tanhf))

@@ -33,7 +33,7 @@ static void knn_exact_values(void) {
   ASSERT_EQ(ne__knn_init(&s, 2), 0);
   float q[2] = {0, 0};
   ASSERT(ne__novelty(&s, q, &a, NULL, 0, -1) == 0);  // nothing to compare with
-  const float pts[] = {3, 4, 0, 1, 6, 8, -5, 0};      // distances 5, 1, 10, 5
+  const float pts[] = {3, 4, 0, 1, 6, 8, -5, 0};     // distances 5, 1, 10, 5
   fill_archive(&a, pts, 4);
   ASSERT(ne__novelty(&s, q, &a, NULL, 0, -1) == 3.0);  // (1 + 5) / 2
   ne__knn big;
@@ -41,8 +41,8 @@ static void knn_exact_values(void) {
   ASSERT(ne__novelty(&big, q, &a, NULL, 0, -1) == 5.25);  // (5 + 1 + 10 + 5) / 4
   // the population counts too, except the query itself
   const float pop[] = {0, 0, 0.5f, 0};
-  ASSERT(ne__novelty(&s, pop, &a, pop, 2, 0) == 0.75);  // (0.5 + 1) / 2: itself left out
-  ASSERT(ne__novelty(&s, pop, &a, pop, 2, -1) == 0.25); // (0 + 0.5) / 2
+  ASSERT(ne__novelty(&s, pop, &a, pop, 2, 0) == 0.75);   // (0.5 + 1) / 2: itself left out
+  ASSERT(ne__novelty(&s, pop, &a, pop, 2, -1) == 0.25);  // (0 + 0.5) / 2
   ne__knn_free(&s);
   ne__knn_free(&big);
   ne__archive_free(&a);
@@ -206,8 +206,9 @@ static int run_generation(const char* name, void* algo, ne_gen_report* report) {
 
 // ---- GA-NS ------------------------------------------------------------------------------------
 
-static const char GA_NS[] = "[run]\nalgorithm = ga\n[ga]\npopulation = 30\ntruncation = 5\nsigma = 0.1\n"
-                            "elite_candidates = 0\nnovelty = true\n[novelty]\nk = 3\narchive_prob = 0.2\n";
+static const char GA_NS[] =
+    "[run]\nalgorithm = ga\n[ga]\npopulation = 30\ntruncation = 5\nsigma = 0.1\n"
+    "elite_candidates = 0\nnovelty = true\n[novelty]\nk = 3\narchive_prob = 0.2\n";
 
 // parents are the most novel genomes, the elite the best by reward
 static void ga_ns_selects_by_novelty(void) {
@@ -503,5 +504,5 @@ static void needs_behaviours(void) {
 
 TEST_MAIN(TEST_ENTRY(knn_exact_values), TEST_ENTRY(knn_independent_of_order), TEST_ENTRY(archive_reservoir),
           TEST_ENTRY(ga_ns_selects_by_novelty), TEST_ENTRY(ga_ns_save_load), TEST_ENTRY(nses_rounds),
-          TEST_ENTRY(ns_ignores_reward_nsr_does_not), TEST_ENTRY(centre_drawn_by_novelty),
-          TEST_ENTRY(nsra_weight_rule), TEST_ENTRY(nses_save_load), TEST_ENTRY(needs_behaviours))
+          TEST_ENTRY(ns_ignores_reward_nsr_does_not), TEST_ENTRY(centre_drawn_by_novelty), TEST_ENTRY(nsra_weight_rule),
+          TEST_ENTRY(nses_save_load), TEST_ENTRY(needs_behaviours))

@@ -3,6 +3,7 @@
 // a hand-computed network and against a naive reference loop (bit for bit), the output heads,
 // initialization (normc column norms, Xavier/He scales), names, and that forward stays inside the
 // caller's buffers (exact-size heap buffers, so ASan reports any overrun).
+#include "core/cpu.h"
 #include "core/detmath.h"
 #include "neuroevo/error.h"
 #include "neuroevo/policy.h"
@@ -141,12 +142,13 @@ static void test_forward_hand_computed(void) {
   // relu: h = [0, 0], so the output is the bias
   s = make_spec(2, h, 1, 2, NE_ACT_RELU, NE_HEAD_CLIP, NE_INIT_NORMC, lo, hi);
   ne_policy_forward(&s, params, obs, scratch, act);
-  ASSERT(act[0] == 0.1f && act[1] == 0.2f);
+  ASSERT_EQ(act[0], 0.1f);
+  ASSERT_EQ(act[1], 0.2f);
   // relu passes positives unchanged: obs = [1, 1] gives h = [4.5, 5.5]
   const float obs2[2] = {1, 1};
   ne_policy_forward(&s, params, obs2, scratch, act);
-  ASSERT(act[0] == 0.1f + 4.5f * 1 + 5.5f * 2);
-  ASSERT(act[1] == 0.2f + 4.5f * -1 + 5.5f * 0.5f);
+  ASSERT_EQ(act[0], 0.1f + 4.5f * 1 + 5.5f * 2);
+  ASSERT_EQ(act[1], 0.2f + 4.5f * -1 + 5.5f * 0.5f);
 }
 
 // Naive forward with the documented summation order: y[o] = b[o]; for i: y[o] += x[i] * W[i*out+o].
@@ -195,6 +197,43 @@ static void test_forward_matches_naive_loop(void) {
   }
 }
 
+// Every SIMD path (core/cpu.h: baseline, AVX2, AVX-512) gives the naive loop's bits, for widths that
+// exercise each path's blocks (4 vectors, 1 vector, 4 floats, 1-3 floats) and both activations;
+// paths the CPU lacks are reported, not run.
+static void test_forward_simd_paths_match_naive_loop(void) {
+  static const int widths[][3] = {{37, 22, 3}, {64, 64, 2}, {130, 17, 6}, {8, 71, 1}};
+  float lo[6], hi[6];
+  for (int i = 0; i < 6; i++) lo[i] = -1e30f, hi[i] = 1e30f;
+  for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
+    if (ne__simd_force(level) != level) {
+      printf("  (SIMD path %s: not on this CPU, not run)\n", ne__simd_name(level));
+      continue;
+    }
+    for (int v = 0; v < 8; v++) {
+      const int* w = widths[v / 2];
+      ne_policy_spec s = make_spec(7, w, 2, w[2], (ne_activation)(v % 2), NE_HEAD_CLIP, NE_INIT_XAVIER, lo, hi);
+      float* p = alloc_floats(s.n_params);
+      ne_policy_init_params(&s, 3 + (uint64_t)v, p);
+      ne_rng r;
+      ne_rng_seed(&r, 9);
+      for (size_t i = 0; i < s.n_params; i++) p[i] = p[i] * 3.0f + (float)ne_rng_range(&r, -0.1, 0.1);
+      float* scratch = alloc_floats(s.scratch_floats);
+      for (int trial = 0; trial < 20; trial++) {
+        float obs[7], got[6], want[6];
+        for (int i = 0; i < 7; i++) obs[i] = (float)ne_rng_range(&r, -3, 3);
+        ne_policy_forward(&s, p, obs, scratch, got);
+        reference_forward(&s, p, obs, want);
+        if (memcmp(got, want, (size_t)w[2] * sizeof *got) != 0)
+          TEST_FAIL("%s path, widths 7-%d-%d-%d %s: %a vs naive %a", ne__simd_name(level), w[0], w[1], w[2],
+                    ne_activation_name(s.activation), got[0], want[0]);
+      }
+      free(p);
+      free(scratch);
+    }
+  }
+  ne__simd_force(0);
+}
+
 // Known answer, generated once by this implementation (and identical at -O0, -O2, -O3 and
 // -march=native): CartPole normc parameters for seed 1 (a hash of their bits), and the raw outputs
 // of forward with those parameters scaled by 30 so the tanh units leave their linear range.
@@ -230,12 +269,12 @@ static float argmax_of(const float* y, int n) {
 static void test_argmax_ties_and_nan(void) {
   const float ties[4] = {1, 3, 3, 0}, first[3] = {5, 5, 5}, nan_first[4] = {NAN, 1, 2, 2}, all_nan[2] = {NAN, NAN};
   const float neg_inf[3] = {-INFINITY, -INFINITY, -1e38f}, last[5] = {0, 0, 0, 0, 1e-30f};
-  ASSERT(argmax_of(ties, 4) == 1.0f);  // lowest index on ties
-  ASSERT(argmax_of(first, 3) == 0.0f);
-  ASSERT(argmax_of(nan_first, 4) == 2.0f);  // NaN skipped, then ties
-  ASSERT(argmax_of(all_nan, 2) == 0.0f);
-  ASSERT(argmax_of(neg_inf, 3) == 2.0f);
-  ASSERT(argmax_of(last, 5) == 4.0f);
+  ASSERT_EQ(argmax_of(ties, 4), 1.0f);  // lowest index on ties
+  ASSERT_EQ(argmax_of(first, 3), 0.0f);
+  ASSERT_EQ(argmax_of(nan_first, 4), 2.0f);  // NaN skipped, then ties
+  ASSERT_EQ(argmax_of(all_nan, 2), 0.0f);
+  ASSERT_EQ(argmax_of(neg_inf, 3), 2.0f);
+  ASSERT_EQ(argmax_of(last, 5), 4.0f);
 }
 
 // Whatever the parameters, continuous actions stay in [low, high].
@@ -271,7 +310,9 @@ static void test_tanh_and_clip_heads_stay_in_bounds(void) {
   ne_policy_spec s = make_spec(1, NULL, 0, 3, NE_ACT_TANH, NE_HEAD_TANH, NE_INIT_NORMC, lo, hi);
   float params[6] = {0}, obs[1] = {0}, scratch[6], act[3];
   ne_policy_forward(&s, params, obs, scratch, act);
-  ASSERT(act[0] == 0.0f && act[1] == 0.5f && act[2] == 0.25f);
+  ASSERT_EQ(act[0], 0.0f);
+  ASSERT_EQ(act[1], 0.5f);
+  ASSERT_EQ(act[2], 0.25f);
 }
 
 // Exact-size heap buffers for params, obs, scratch and action: ASan reports any write or read past
@@ -293,7 +334,7 @@ static void test_forward_stays_in_buffers(void) {
       ne_policy_init_params(&s, 3, p);
       for (int i = 0; i < archs[a].obs; i++) obs[i] = (float)i * 0.1f - 1.0f;
       ne_policy_forward(&s, p, obs, scratch, act);
-      for (int i = 0; i < s.act_dim; i++) ASSERT(act[i] == act[i]);
+      for (int i = 0; i < s.act_dim; i++) ASSERT_EQ(act[i], act[i]);
       free(p), free(obs), free(scratch), free(act);
     }
 }
@@ -315,7 +356,7 @@ static void test_normc_column_norms(void) {
       for (int i = 0; i < in; i++) sq += (double)w[i * out + j] * w[i * out + j];
       ASSERT_NEAR(sqrt(sq), want, 1e-6 * want);
     }
-    for (int j = 0; j < out; j++) ASSERT(w[in * out + j] == 0.0f);
+    for (int j = 0; j < out; j++) ASSERT_EQ(w[in * out + j], 0.0f);
     w += in * out + out;
   }
   free(p);
@@ -336,7 +377,7 @@ static void test_xavier_and_he_scales(void) {
     ne_policy_init_params(&s, 77, p);
     double want = init == NE_INIT_XAVIER ? sqrt(2.0 / (128 + 96)) : sqrt(2.0 / 128);
     ASSERT_NEAR(weight_std(p, 128 * 96), want, 0.05 * want);
-    for (int j = 0; j < 96; j++) ASSERT(p[128 * 96 + j] == 0.0f);
+    for (int j = 0; j < 96; j++) ASSERT_EQ(p[128 * 96 + j], 0.0f);
     free(p);
   }
 }
@@ -357,9 +398,10 @@ static void test_init_is_deterministic_per_seed_and_layer(void) {
   free(b);
 }
 
-TEST_MAIN(TEST_ENTRY(test_n_params_formula), TEST_ENTRY(test_spec_errors_name_the_value),
-          TEST_ENTRY(test_names_and_format), TEST_ENTRY(test_forward_hand_computed),
-          TEST_ENTRY(test_forward_matches_naive_loop), TEST_ENTRY(test_init_and_forward_known_answer),
-          TEST_ENTRY(test_argmax_ties_and_nan), TEST_ENTRY(test_tanh_and_clip_heads_stay_in_bounds),
-          TEST_ENTRY(test_forward_stays_in_buffers), TEST_ENTRY(test_normc_column_norms),
-          TEST_ENTRY(test_xavier_and_he_scales), TEST_ENTRY(test_init_is_deterministic_per_seed_and_layer))
+TEST_MAIN(TEST_ENTRY(test_n_params_formula), TEST_ENTRY(test_forward_simd_paths_match_naive_loop),
+          TEST_ENTRY(test_spec_errors_name_the_value), TEST_ENTRY(test_names_and_format),
+          TEST_ENTRY(test_forward_hand_computed), TEST_ENTRY(test_forward_matches_naive_loop),
+          TEST_ENTRY(test_init_and_forward_known_answer), TEST_ENTRY(test_argmax_ties_and_nan),
+          TEST_ENTRY(test_tanh_and_clip_heads_stay_in_bounds), TEST_ENTRY(test_forward_stays_in_buffers),
+          TEST_ENTRY(test_normc_column_norms), TEST_ENTRY(test_xavier_and_he_scales),
+          TEST_ENTRY(test_init_is_deterministic_per_seed_and_layer))

@@ -41,11 +41,13 @@ static void make_fixture(fixture* f) {
   for (int i = 0; i < 20; i++) {
     for (int k = 0; k < 5; k++) f->seeds[i][k] = ne_hash2((uint64_t)(i % 4), (uint64_t)k);
     f->seeds[i][5] = ne_hash2(1000, (uint64_t)i);
-    f->cands[i] = (ne_candidate){NE_CAND_CHAIN, (uint32_t)i, 3, ne_hash2(7, (uint64_t)i), f->seeds[i], 6, 0.05f, 0, 0, 0};
+    f->cands[i] =
+        (ne_candidate){NE_CAND_CHAIN, (uint32_t)i, 3, ne_hash2(7, (uint64_t)i), f->seeds[i], 6, 0.05f, 0, 0, 0};
   }
   for (int i = 20; i < 26; i++)
-    f->cands[i] = (ne_candidate){NE_CAND_PERTURB, (uint32_t)i, 1, ne_hash2(8, (uint64_t)i), NULL, 0, 0, (uint32_t)(i % 2),
-                                 ne_hash2(9, (uint64_t)i), i % 2 ? -0.02f : 0.02f};
+    f->cands[i] = (ne_candidate){
+        NE_CAND_PERTURB,          (uint32_t)i,           1, ne_hash2(8, (uint64_t)i), NULL, 0, 0, (uint32_t)(i % 2),
+        ne_hash2(9, (uint64_t)i), i % 2 ? -0.02f : 0.02f};
   for (int i = 26; i < 28; i++)
     f->cands[i] = (ne_candidate){NE_CAND_VECTOR, (uint32_t)i, 2, ne_hash2(10, (uint64_t)i), NULL, 0, 0, 1, 0, 0};
   for (int k = 0; k < 2; k++) {
@@ -110,7 +112,7 @@ static void test_task_round_trip(void) {
   ASSERT_EQ(t.task_no, 42);
   ASSERT_EQ(t.want_obs_stats, 1);
   ASSERT_EQ(t.has_norm, 1);
-  ASSERT(t.obs_clip == 5.0f);
+  ASSERT_EQ(t.obs_clip, 5.0f);
   ASSERT_U64_EQ(t.norm[0].hash, f.norm[0]);
   ASSERT_EQ(t.norm[1].n, 4);
   ASSERT_EQ(t.n, 28);
@@ -215,7 +217,7 @@ static void test_result_round_trip(void) {
     for (int k = 0; k < 8; k++) sums[i][k] = (double)(i * 8 + k) / 3.0;
     for (int k = 0; k < 3; k++) bcs[i][k] = (float)(i - k) * 0.7f + 1e-3f * (float)k;
     res[i] = (ne_result){123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0, 17.0 + i, sums[i],
-                         sums[i] + 4, bcs[i]};
+                         sums[i] + 4,    bcs[i]};
   }
   res[2].status = NE_ERANGE;
   res[2].fitness = NAN;
@@ -227,7 +229,9 @@ static void test_result_round_trip(void) {
   ne__wire_results_init(&d);
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
-  ASSERT_STR_EQ(d.hdr.worker, "worker-?" "?-1");  // non-ASCII bytes are masked (split: "??-" is a trigraph)
+  ASSERT_STR_EQ(d.hdr.worker,
+                "worker-?"
+                "?-1");  // non-ASCII bytes are masked (split: "??-" is a trigraph)
   ASSERT_U64_EQ(d.hdr.fingerprint, h.fingerprint);
   ASSERT_U64_EQ(d.hdr.round.digest, 0xfeed);
   ASSERT_EQ(d.hdr.obs_dim, 4);
@@ -235,12 +239,13 @@ static void test_result_round_trip(void) {
   for (int i = 0; i < 3; i++) {
     ASSERT_EQ(d.index[i], idx[i]);
     ASSERT(memcmp(&d.results[i].fitness, &res[i].fitness, 8) == 0);  // bit-exact, NaN included
-    ASSERT(d.results[i].return_std == res[i].return_std);
+    ASSERT_EQ(d.results[i].return_std, res[i].return_std);
     ASSERT_EQ(d.results[i].status, res[i].status);
     ASSERT_EQ(d.results[i].episodes, res[i].episodes);
     ASSERT_U64_EQ(d.results[i].steps, res[i].steps);
-    ASSERT(d.results[i].obs_count == res[i].obs_count);
-    for (int k = 0; k < 4; k++) ASSERT(d.results[i].obs_sum[k] == sums[i][k] && d.results[i].obs_sumsq[k] == sums[i][4 + k]);
+    ASSERT_EQ(d.results[i].obs_count, res[i].obs_count);
+    for (int k = 0; k < 4; k++)
+      ASSERT(d.results[i].obs_sum[k] == sums[i][k] && d.results[i].obs_sumsq[k] == sums[i][4 + k]);
     ASSERT(memcmp(d.results[i].bc, bcs[i], sizeof bcs[i]) == 0);  // behaviours bit-exact
   }
   ASSERT_EQ(d.hdr.bc_dim, 3);
@@ -298,7 +303,8 @@ static void test_failure_round_trip(void) {
     ASSERT_EQ(d.hdr.skipped[0], 5);
     ASSERT_EQ(d.hdr.skipped[1], 9);
   }
-  ASSERT(d.results[0].fitness == 7.5 && d.index[0] == 3);
+  ASSERT_EQ(d.results[0].fitness, 7.5);
+  ASSERT_EQ(d.index[0], 3);
   // a success report carries no failure, and needs at least one result
   h.error[0] = '\0';
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
@@ -491,22 +497,22 @@ static void test_digest_covers_every_field(void) {
   uint64_t base = ne__wire_batch_digest(&f.b, f.norm, 4);
   ASSERT_U64_EQ(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.seeds[3][5] ^= 1;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.seeds[3][5] ^= 1;
   f.cands[21].coef = 0.03f;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.cands[21].coef = -0.02f;
   ASSERT_U64_EQ(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.b.round = 0;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.b.round = 1;
   f.blobs[1].hash++;
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
   f.blobs[1].hash--;
   uint64_t other[2] = {f.norm[0] + 1, f.norm[1]};
-  ASSERT(ne__wire_batch_digest(&f.b, other, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, other, 4), base);
   f.b.want_bc = 1;  // results with behaviours are not results without
-  ASSERT(ne__wire_batch_digest(&f.b, f.norm, 4) != base);
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
 }
 
 // Seed chains are hashed in four lanes (redis_wire.c): a bit flipped at any position of chains
@@ -524,18 +530,18 @@ static void test_digest_sees_every_seed(void) {
     uint64_t base = ne__wire_batch_digest(&b, NULL, 0);
     for (uint32_t k = 0; k < c.n_seeds; k++) {
       seeds[k] ^= 1ull << (k % 64);
-      ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+      ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
       seeds[k] ^= 1ull << (k % 64);
       if (k + 1 < c.n_seeds) {
         uint64_t t = seeds[k];
         seeds[k] = seeds[k + 1], seeds[k + 1] = t;
-        ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+        ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
         seeds[k + 1] = seeds[k], seeds[k] = t;
       }
     }
     ASSERT_U64_EQ(ne__wire_batch_digest(&b, NULL, 0), base);
     c.n_seeds--;  // the same seeds one shorter
-    if (c.n_seeds) ASSERT(ne__wire_batch_digest(&b, NULL, 0) != base);
+    if (c.n_seeds) ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
   }
   ne_free(seeds);
 }
@@ -551,10 +557,10 @@ static void test_fingerprint(void) {
   unsetenv("NEUROEVO_TEST_FINGERPRINT_SALT");
   uint64_t a = ne__wire_fingerprint(env, &p16, 0);
   ASSERT_U64_EQ(ne__wire_fingerprint(env, &p16, 0), a);
-  ASSERT(ne__wire_fingerprint(env, &p32, 0) != a);
-  ASSERT(ne__wire_fingerprint(env, &p16, 1) != a);
+  ASSERT_NE(ne__wire_fingerprint(env, &p32, 0), a);
+  ASSERT_NE(ne__wire_fingerprint(env, &p16, 1), a);
   setenv("NEUROEVO_TEST_FINGERPRINT_SALT", "other-build", 1);
-  ASSERT(ne__wire_fingerprint(env, &p16, 0) != a);
+  ASSERT_NE(ne__wire_fingerprint(env, &p16, 0), a);
   unsetenv("NEUROEVO_TEST_FINGERPRINT_SALT");
   // a worker whose env.behaviour differs would characterize episodes differently
   ASSERT_EQ(ne_env_set_behaviour(env, "obs:0,2", err), 0);
@@ -638,14 +644,14 @@ static void test_stream_ids(void) {
   ASSERT_EQ(ne__stream_id_cmp("0-0", "garbage"), 0);
 }
 
-TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_table), TEST_ENTRY(test_task_shares_prefixes),
-          TEST_ENTRY(test_task_long_chain_size), TEST_ENTRY(test_result_round_trip), TEST_ENTRY(test_failure_round_trip),
-          TEST_ENTRY(test_blob_round_trip),
+TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_table),
+          TEST_ENTRY(test_task_shares_prefixes), TEST_ENTRY(test_task_long_chain_size),
+          TEST_ENTRY(test_result_round_trip), TEST_ENTRY(test_failure_round_trip), TEST_ENTRY(test_blob_round_trip),
           TEST_ENTRY(test_rejects_corrupt_and_short), TEST_ENTRY(test_rejects_other_version),
           TEST_ENTRY(test_rejects_lying_counts), TEST_ENTRY(test_rejects_random_bytes),
           TEST_ENTRY(test_digest_covers_every_field), TEST_ENTRY(test_digest_sees_every_seed),
-          TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids),
-          TEST_ENTRY(test_url_parsing), TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids))
+          TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids), TEST_ENTRY(test_url_parsing),
+          TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids))
 #else
 // Without hiredis there is no Redis support to test: say so loudly rather than pass silently.
 int main(void) {

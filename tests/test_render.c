@@ -45,9 +45,13 @@ static int colours(const unsigned char* f) {
 }
 
 static void test_frames_drawn_and_moving(void) {
-  const char* ids[] = {"CartPole-v1", "Acrobot-v1", "MountainCar-v0", "Pendulum-v1",
+  const char* ids[] = {
+      "CartPole-v1",
+      "Acrobot-v1",
+      "MountainCar-v0",
+      "Pendulum-v1",
 #ifdef NE_HAVE_BOX2D
-                       "LunarLanderContinuous-v3",
+      "LunarLanderContinuous-v3",
 #endif
   };
   static unsigned char f1[W * H * 3], f2[W * H * 3];
@@ -74,21 +78,22 @@ static void test_render_errors(void) {
   ne_env_spec* spec = make_env("CartPole-v1");
   ne_policy_spec pol;
   int hidden[1] = {4};
-  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL), 0);
+  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL),
+            0);
   float* params = ne_calloc(pol.n_params, sizeof(float));
   char err[NE_ERRSTR_LEN] = "";
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "agent.avi", NULL, err), NE_EUNSUPPORTED);
   ASSERT_CONTAINS(err, "*.gif or *.mp4");
-  ne_render_options o = {5000, 100, 1, 0, 0, 0, NULL, 0, 0};
+  ne_render_options o = {.width = 5000, .height = 100, .episodes = 1};
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, &o, "x.gif", NULL, err), NE_EINVAL);
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "/nonexistent-dir/a.gif", NULL, err), NE_EIO);
-  ASSERT(access("/nonexistent-dir/a.gif", F_OK) != 0);
+  ASSERT_NE(access("/nonexistent-dir/a.gif", F_OK), 0);
   // yuv420p needs even sides; an uncreatable MP4 is an I/O error and leaves nothing
-  ne_render_options odd = {121, 80, 1, 0, 0, 0, NULL, 0, 0};
+  ne_render_options odd = {.width = 121, .height = 80, .episodes = 1};
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, &odd, "/nonexistent-dir/a.mp4", NULL, err), NE_EINVAL);
   ASSERT_CONTAINS(err, "got 121x80 (e.g. 120x80)");
   ASSERT_EQ(ne_render_episodes(spec, &pol, params, NULL, NULL, "/nonexistent-dir/a.mp4", NULL, err), NE_EIO);
-  ASSERT(access("/nonexistent-dir/a.mp4", F_OK) != 0);
+  ASSERT_NE(access("/nonexistent-dir/a.mp4", F_OK), 0);
   ne_free(params);
   ne_env_spec_destroy(spec);
 }
@@ -100,7 +105,7 @@ static void test_mp4_writes(void) {
   ASSERT_EQ(ne_mp4_available(), 1);
   char path[] = "/tmp/ne_test_render_XXXXXX.mp4";
   int fd = mkstemps(path, 4);
-  ASSERT(fd >= 0);
+  ASSERT_GE(fd, 0);
   close(fd);
   ne_mp4* v = NULL;
   char err[NE_ERRSTR_LEN] = "";
@@ -138,24 +143,52 @@ static void pixel(const GifFileType* g, int k, int i, unsigned char* rgb) {
   rgb[0] = c.Red, rgb[1] = c.Green, rgb[2] = c.Blue;
 }
 
+// progress callback: checks that frames arrive one by one, keeps the last count and the total
+static void count_frames(void* user, int frames, int total) {
+  int* seen = user;
+  ASSERT_EQ(frames, seen[0] + 1);
+  ASSERT_GE(total, frames);
+  seen[0] = frames;
+  seen[1] = total;
+}
+
 // a two-episode CartPole recording decodes into W x H frames that differ
 static void test_gif_decodes(void) {
   ne_env_spec* spec = make_env("CartPole-v1");
   ne_policy_spec pol;
   int hidden[1] = {8};
-  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL), 0);
+  ASSERT_EQ(ne_policy_spec_init(&pol, 4, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, NULL),
+            0);
   float* params = ne_malloc(pol.n_params * sizeof(float));
   ne_policy_init_params(&pol, 3, params);
   char path[] = "/tmp/ne_test_render_XXXXXX.gif";
   int fd = mkstemps(path, 4);
-  ASSERT(fd >= 0);
+  ASSERT_GE(fd, 0);
   close(fd);
-  ne_render_options o = {W, H, 2, 5, 40, 25, NULL, 0, 0};
+  int seen[2] = {0, 0};  // progress: frames so far, total
+  ne_render_stats stats;
+  ne_render_options o = {.width = W,
+                         .height = H,
+                         .episodes = 2,
+                         .seed = 5,
+                         .max_frames = 40,
+                         .fps = 25,
+                         .progress = count_frames,
+                         .progress_user = seen,
+                         .stats = &stats};
   double returns[2] = {0, 0};
   char err[NE_ERRSTR_LEN] = "";
   int rc = ne_render_episodes(spec, &pol, params, NULL, &o, path, returns, err);
   if (rc) TEST_FAIL("render: %s", err);
-  ASSERT(returns[0] >= 1 && returns[1] >= 1);
+  ASSERT_GE(returns[0], 1);
+  ASSERT_GE(returns[1], 1);
+  // progress was told of every frame, and the stats count what was written and stepped
+  ASSERT_EQ(seen[0], seen[1]);
+  ASSERT_EQ(stats.frames, seen[0]);
+  ASSERT_EQ(stats.steps, (long)(returns[0] + returns[1]));  // CartPole: one reward per step
+  ASSERT_GE(stats.step_s, 0);
+  ASSERT_GT(stats.draw_s, 0);
+  ASSERT_GT(stats.encode_s, 0);
 
   int gerr = 0;
   GifFileType* g = DGifOpenFileName(path, &gerr);
@@ -165,6 +198,7 @@ static void test_gif_decodes(void) {
   ASSERT_EQ(g->SHeight, H);
   ASSERT_GE(g->ImageCount, 2);
   ASSERT_LE(g->ImageCount, 40);
+  ASSERT_EQ(g->ImageCount, stats.frames);
   int differ = 0;
   for (int i = 0; i < W * H && !differ; i++) {
     unsigned char a[3], b[3];
@@ -219,7 +253,8 @@ static void test_behaviours_file(void) {
   ASSERT_EQ(ne_policy_spec_init(&p, 4, NULL, 0, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, e2), 0);
   float params[16] = {0};
   const float xy[2] = {1, 2};
-  ne_render_options o = {W, H, 1, 0, 0, 0, xy, 1, 2};
+  ne_render_options o = {
+      .width = W, .height = H, .episodes = 1, .behaviours = xy, .n_behaviours = 1, .behaviour_dim = 2};
   ASSERT_EQ(ne_render_episodes(env, &p, params, NULL, &o, "/tmp/ne_test_never.gif", NULL, e2), NE_EUNSUPPORTED);
   ASSERT_CONTAINS(e2, "no drawing of behaviours");
   ASSERT(access("/tmp/ne_test_never.gif", F_OK) != 0);
@@ -228,10 +263,8 @@ static void test_behaviours_file(void) {
 
 int main(int argc, char** argv) {
   static const test_entry tests[] = {
-      TEST_ENTRY(test_behaviours_file),
-      TEST_ENTRY(test_frames_drawn_and_moving),
-      TEST_ENTRY(test_render_errors),
-      TEST_ENTRY(test_gif_decodes),
+      TEST_ENTRY(test_behaviours_file), TEST_ENTRY(test_frames_drawn_and_moving),
+      TEST_ENTRY(test_render_errors),   TEST_ENTRY(test_gif_decodes),
       TEST_ENTRY(test_mp4_writes),
   };
   return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));

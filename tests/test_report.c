@@ -47,8 +47,9 @@ static void test_escaping_and_base64_known_values(void) {
 }
 
 static void test_ini_get_sections_and_comments(void) {
-  const char* ini = "# c\n[run]\nalgorithm = ga\ngenerations = 5 ; inline\n\n[env]\nid = CartPole-v1\n"
-                    "idx = no\n";
+  const char* ini =
+      "# c\n[run]\nalgorithm = ga\ngenerations = 5 ; inline\n\n[env]\nid = CartPole-v1\n"
+      "idx = no\n";
   char v[64];
   ASSERT_EQ(ne__ini_get(ini, "run", "algorithm", v, sizeof v), 0);
   ASSERT_STR_EQ(v, "ga");
@@ -73,8 +74,8 @@ static void make_run(char* dir, size_t size, int n) {
   // columns in another order than the runner writes them: read by name
   ne__html_puts(&b, "generation,wall_s,evaluations,env_steps,best,mean,median,elite_mean\n");
   for (int g = 0; g < n; g++)
-    ne__html_printf(&b, "%d,%d,%d,%d,%d,%d,%d,%s\n", g, 10 * (g + 1), 50 * (g + 1), 1000 * (g + 1), g, g - 1,
-                    g - 2, g % 2 ? "nan" : "5");
+    ne__html_printf(&b, "%d,%d,%d,%d,%d,%d,%d,%s\n", g, 10 * (g + 1), 50 * (g + 1), 1000 * (g + 1), g, g - 1, g - 2,
+                    g % 2 ? "nan" : "5");
   ne__html_puts(&b, "999,1");  // torn: the runner was mid-write
   snprintf(path, sizeof path, "%s/metrics.csv", dir);
   ASSERT_EQ(ne__write_file_atomic(path, b.data, b.len, NULL), 0);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "neuroevo/algo.h"    // ne_batch (observation normalization)
+#include "neuroevo/algo.h"  // ne_batch (observation normalization)
 #include "neuroevo/env.h"
 #include "neuroevo/policy.h"
 
@@ -19,13 +19,13 @@ extern "C" {
 
 // The outcome of evaluating an agent.
 typedef struct ne_agent_eval {
-  char env_id[64];   // the env the agent file names
-  int episodes;      // episodes run
-  double mean;       // mean episode return
-  double std;        // population standard deviation of the returns
-  double min, max;   // extreme returns
-  uint64_t steps;    // env steps over all episodes
-  double seconds;    // wall-clock seconds the episodes took
+  char env_id[64];  // the env the agent file names
+  int episodes;     // episodes run
+  double mean;      // mean episode return
+  double std;       // population standard deviation of the returns
+  double min, max;  // extreme returns
+  uint64_t steps;   // env steps over all episodes
+  double seconds;   // wall-clock seconds the episodes took
 } ne_agent_eval;
 
 // The agent file of a run directory: RUN_DIR/best.genome, else RUN_DIR/best.params. Returns 0, or
@@ -59,8 +59,8 @@ const ne_batch* ne_agent_norm(const ne_agent* agent);
 // NE_PURPOSE_EVAL), so the figures are reproducible and do not depend on threads. Errors name the
 // file (NE_ENOTFOUND, NE_EPARSE, NE_EIO, NE_ENOMEM, NE_EINVAL). Nullable: returns ((episodes)
 // returns in episode order), errstr.
-int ne_agent_evaluate(const char* path, int episodes, uint64_t seed, int threads, ne_agent_eval* out,
-                      double* returns, char* errstr);
+int ne_agent_evaluate(const char* path, int episodes, uint64_t seed, int threads, ne_agent_eval* out, double* returns,
+                      char* errstr);
 
 // Formats the one-line summary `neuroevo eval` prints (no newline) into buf:
 // "<env>: mean return M ± S over N episodes (min A, max B, T steps)".

@@ -29,37 +29,37 @@ typedef enum ne_cand_kind {
 
 // One thing to evaluate. Pointers reference memory owned by the algorithm's batch.
 typedef struct ne_candidate {
-  ne_cand_kind kind;       // how to build the parameters
-  uint32_t index;          // position in the batch; results are returned in this order
-  uint32_t episodes;       // episodes to average over (>= 1)
-  uint64_t episode_seed;   // episode e resets the env with ne_hash2(episode_seed, e)
-  const uint64_t* seeds;   // (n_seeds) CHAIN: the seed chain
-  uint32_t n_seeds;        // CHAIN: chain length (>= 1)
-  float sigma;             // CHAIN: mutation power
-  uint32_t blob;           // PERTURB/VECTOR: index into the batch's blobs
-  uint64_t noise_seed;     // PERTURB: perturbation seed
-  float coef;              // PERTURB: scale of the perturbation (e.g. +sigma or -sigma)
+  ne_cand_kind kind;      // how to build the parameters
+  uint32_t index;         // position in the batch; results are returned in this order
+  uint32_t episodes;      // episodes to average over (>= 1)
+  uint64_t episode_seed;  // episode e resets the env with ne_hash2(episode_seed, e)
+  const uint64_t* seeds;  // (n_seeds) CHAIN: the seed chain
+  uint32_t n_seeds;       // CHAIN: chain length (>= 1)
+  float sigma;            // CHAIN: mutation power
+  uint32_t blob;          // PERTURB/VECTOR: index into the batch's blobs
+  uint64_t noise_seed;    // PERTURB: perturbation seed
+  float coef;             // PERTURB: scale of the perturbation (e.g. +sigma or -sigma)
 } ne_candidate;
 
 // A vector broadcast once per batch (ES centre, CMA-ES sample); identified by a content hash.
 typedef struct ne_blob {
-  uint64_t hash;       // identity across processes (generation-unique)
-  size_t n;            // number of floats
-  const float* data;   // (n) owned by the algorithm
+  uint64_t hash;      // identity across processes (generation-unique)
+  size_t n;           // number of floats
+  const float* data;  // (n) owned by the algorithm
 } ne_blob;
 
 // A batch of candidates for one round of one generation. Owned by the algorithm; valid until tell.
 typedef struct ne_batch {
-  uint32_t generation;     // generation number (0-based)
-  uint32_t round;          // round within the generation (0 = population)
-  int n;                   // number of candidates
-  ne_candidate* cands;     // (n)
-  int n_blobs;             // number of broadcast vectors
-  ne_blob* blobs;          // (n_blobs)
-  int want_obs_stats;      // 1: results carry observation sums (ES observation normalization)
-  const float* obs_mean;   // (obs_dim) normalize observations as (obs - mean) / std; NULL = none
-  const float* obs_std;    // (obs_dim) see obs_mean
-  float obs_clip;          // clip normalized observations to [-obs_clip, obs_clip] (0: no clip)
+  uint32_t generation;    // generation number (0-based)
+  uint32_t round;         // round within the generation (0 = population)
+  int n;                  // number of candidates
+  ne_candidate* cands;    // (n)
+  int n_blobs;            // number of broadcast vectors
+  ne_blob* blobs;         // (n_blobs)
+  int want_obs_stats;     // 1: results carry observation sums (ES observation normalization)
+  const float* obs_mean;  // (obs_dim) normalize observations as (obs - mean) / std; NULL = none
+  const float* obs_std;   // (obs_dim) see obs_mean
+  float obs_clip;         // clip normalized observations to [-obs_clip, obs_clip] (0: no clip)
   // PERTURB candidates: eps(noise_seed) is a slice of this shared table (ne_noise_perturb), NULL =
   // the generator. Owned by the algorithm in the master process; a Redis worker builds its own twin
   // from the stored config (ne_algo_noise_table) and the task says which one it must be.
@@ -71,16 +71,16 @@ typedef struct ne_batch {
 
 // The outcome of one candidate's evaluation.
 typedef struct ne_result {
-  double fitness;       // mean return over the episodes (maximized); NaN if status < 0
-  double return_std;    // standard deviation of the episode returns
-  uint32_t episodes;    // episodes run
-  uint64_t steps;       // environment steps taken
-  int status;           // 0, or a negative NE_E* code when the evaluation failed
-  double obs_count;     // observations summed (want_obs_stats)
-  double* obs_sum;      // (obs_dim) executor writes here when want_obs_stats; owned by the caller
-  double* obs_sumsq;    // (obs_dim) likewise
-  float* bc;            // (bc_dim) executor writes the behaviour characterization here when want_bc;
-                        // owned by the caller (zeros when the evaluation failed)
+  double fitness;     // mean return over the episodes (maximized); NaN if status < 0
+  double return_std;  // standard deviation of the episode returns
+  uint32_t episodes;  // episodes run
+  uint64_t steps;     // environment steps taken
+  int status;         // 0, or a negative NE_E* code when the evaluation failed
+  double obs_count;   // observations summed (want_obs_stats)
+  double* obs_sum;    // (obs_dim) executor writes here when want_obs_stats; owned by the caller
+  double* obs_sumsq;  // (obs_dim) likewise
+  float* bc;          // (bc_dim) executor writes the behaviour characterization here when want_bc;
+                      // owned by the caller (zeros when the evaluation failed)
 } ne_result;
 
 // Per-generation figures an algorithm reports after the generation's last tell.
@@ -95,18 +95,18 @@ typedef struct ne_gen_report {
 
 // The best solution so far, as the algorithm exports it for best.genome / eval.
 typedef struct ne_best {
-  double score;            // its evaluation mean (elite re-evaluation or centre evaluation)
-  uint32_t generation;     // generation it was found in
-  const uint64_t* seeds;   // (n_seeds) seed chain, or NULL for vector solutions
-  size_t n_seeds;          // chain length
-  float sigma;             // mutation power of the chain
-  const float* params;     // (n_params) explicit parameters, or NULL for chains
-  size_t n_params;         // length of params
+  double score;           // its evaluation mean (elite re-evaluation or centre evaluation)
+  uint32_t generation;    // generation it was found in
+  const uint64_t* seeds;  // (n_seeds) seed chain, or NULL for vector solutions
+  size_t n_seeds;         // chain length
+  float sigma;            // mutation power of the chain
+  const float* params;    // (n_params) explicit parameters, or NULL for chains
+  size_t n_params;        // length of params
   // the observation normalization params were evaluated with (ES family); NULL when none
-  const float* obs_mean;   // (obs_dim) subtracted from each observation
-  const float* obs_std;    // (obs_dim) then divided by
-  float obs_clip;          // then clipped to [-obs_clip, obs_clip] (0: no clip)
-  int obs_dim;             // length of obs_mean / obs_std
+  const float* obs_mean;  // (obs_dim) subtracted from each observation
+  const float* obs_std;   // (obs_dim) then divided by
+  float obs_clip;         // then clipped to [-obs_clip, obs_clip] (0: no clip)
+  int obs_dim;            // length of obs_mean / obs_std
 } ne_best;
 
 // What an algorithm optimizes: the policy (its parameter count and init scheme) and the run seed.
@@ -121,8 +121,8 @@ typedef struct ne_problem {
 
 // An algorithm's implementation: pure ask/tell plus serialization of its whole state.
 typedef struct ne_algo_vt {
-  const char* name;       // run.algorithm value, e.g. "ga"
-  const char* section;    // its config section, e.g. "ga"
+  const char* name;     // run.algorithm value, e.g. "ga"
+  const char* section;  // its config section, e.g. "ga"
   // creates the state; caller frees with destroy. Nullable: errstr
   int (*create)(const ne_problem* problem, const ne_config* cfg, void** self, char* errstr);
   void (*destroy)(void* self);
@@ -141,6 +141,9 @@ typedef struct ne_algo_vt {
   // novelty search: the archive's behaviour characterizations, *n of *dim floats each, row-major
   // (valid until the next ask/tell); NE_ENOTFOUND when this run keeps none. Nullable (no archive)
   int (*archive)(void* self, const float** data, int* n, int* dim);
+  // Nullable hook: the message of the last failed ask, tell or save (valid until the next call), or
+  // NULL; algorithms that can fail for reasons of their own (an optimizer server) set it
+  const char* (*last_error)(void* self);
 } ne_algo_vt;
 
 // The algorithm registered under name, or NULL.
@@ -152,8 +155,12 @@ const ne_algo_vt* ne_algo_find(const char* name);
 // The algorithm (with its problem's seed) and every Redis worker (with the config's run.seed) call
 // this, so they hold the same table. NE_EINVAL (errstr names the key) when the table cannot hold
 // n_params floats; NE_ENOMEM. Nullable: errstr.
-int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out,
-                        char* errstr);
+int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out, char* errstr);
+
+// 1 when evaluators read the config's noise table (ES and ARS with the table: their candidates are
+// slices of it), so a Redis worker must build it; 0 for the generator and for PGPE and SNES, whose
+// master builds explicit vectors from its table.
+int ne_algo_noise_table_evaluated(const ne_config* cfg);
 
 // Registered algorithms, for listings and error messages.
 int ne_algo_count(void);

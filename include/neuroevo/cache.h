@@ -19,13 +19,13 @@ typedef struct ne_param_cache ne_param_cache;
 
 // Counters since creation; read with ne_cache_get_stats.
 typedef struct ne_cache_stats {
-  uint64_t hits;        // lookups answered from the cache
-  uint64_t misses;      // lookups not found
-  uint64_t inserts;     // vectors stored
-  uint64_t evictions;   // vectors dropped for the budget
-  uint64_t axpys;       // noise perturbations applied while materializing (O(P) each)
-  size_t entries;       // vectors held now
-  size_t bytes;         // bytes held now
+  uint64_t hits;       // lookups answered from the cache
+  uint64_t misses;     // lookups not found
+  uint64_t inserts;    // vectors stored
+  uint64_t evictions;  // vectors dropped for the budget
+  uint64_t axpys;      // noise perturbations applied while materializing (O(P) each)
+  size_t entries;      // vectors held now
+  size_t bytes;        // bytes held now
 } ne_cache_stats;
 
 // Creates a cache for vectors of n_params floats holding at most budget_bytes of vectors (at least

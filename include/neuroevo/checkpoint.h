@@ -13,12 +13,12 @@ extern "C" {
 #endif
 
 typedef struct ne_checkpoint {
-  uint32_t generation;    // generations completed
-  uint64_t evaluations;   // candidate evaluations so far (re-evaluations included)
-  uint64_t env_steps;     // environment steps so far
-  double wall_s;          // training wall time so far
-  uint8_t* algo;          // (algo_len) the algorithm's state; owned, ne_checkpoint_free releases
-  size_t algo_len;        // bytes of algo
+  uint32_t generation;   // generations completed
+  uint64_t evaluations;  // candidate evaluations so far (re-evaluations included)
+  uint64_t env_steps;    // environment steps so far
+  double wall_s;         // training wall time so far
+  uint8_t* algo;         // (algo_len) the algorithm's state; owned, ne_checkpoint_free releases
+  size_t algo_len;       // bytes of algo
 } ne_checkpoint;
 
 // Writes ckpt into dir (created if missing) and deletes all but the newest `keep`. Nullable: errstr.
@@ -35,6 +35,9 @@ int ne_checkpoint_decode(const void* data, size_t len, const char* name, ne_chec
 // Reads the newest checkpoint in dir that verifies; each one skipped is described on `warn` lines
 // (one per skipped file; Nullable). NE_ENOTFOUND when none verifies. Caller frees with ne_checkpoint_free.
 int ne_checkpoint_read_latest(const char* dir, ne_checkpoint* out, char* errstr, void (*warn)(const char* msg));
+
+// Number of checkpoint files in dir, readable or not (0 when dir is missing).
+int ne_checkpoint_count(const char* dir);
 
 // Frees the algorithm bytes. Nullable: ckpt.
 void ne_checkpoint_free(ne_checkpoint* ckpt);

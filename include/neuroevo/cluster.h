@@ -26,22 +26,24 @@ typedef struct ne_cluster_master_options {
   double task_timeout_s;      // a task idle this long in a worker's hands is re-published (0: 10 s)
   int synthetic;              // benchmark: workers return synthetic fitness without an env
   int quiet;                  // 1: no warnings on stderr (they are still counted)
+  double join_timeout_s;      // workers refused the experiment (their reasons are printed) and none
+                              // joined for this long: evaluate fails (0: 60 s)
 } ne_cluster_master_options;
 
 // Figures a master has counted since it was created.
 typedef struct ne_cluster_master_stats {
-  uint64_t accepted;       // results accepted (first per candidate)
-  uint64_t duplicates;     // results for candidates already done (ignored)
-  uint64_t stale;          // results of earlier rounds (ignored)
-  uint64_t dropped;        // malformed, foreign, wrong-batch or wrong-build messages (logged)
-  uint64_t reused;         // results found in Redis when a round started (resume)
-  uint64_t reclaimed;      // tasks taken from silent workers and re-published
-  uint64_t republished;    // candidates re-published after their results were lost or rejected
-  uint64_t recoveries;     // times the experiment was re-created after Redis lost it
-  uint64_t result_bytes;   // bytes of accepted result messages
-  uint64_t task_bytes;     // bytes of task messages published
-  int live_workers;        // workers that sent a heartbeat recently
-  int live_threads;        // their evaluation threads
+  uint64_t accepted;      // results accepted (first per candidate)
+  uint64_t duplicates;    // results for candidates already done (ignored)
+  uint64_t stale;         // results of earlier rounds (ignored)
+  uint64_t dropped;       // malformed, foreign, wrong-batch or wrong-build messages (logged)
+  uint64_t reused;        // results found in Redis when a round started (resume)
+  uint64_t reclaimed;     // tasks taken from silent workers and re-published
+  uint64_t republished;   // candidates re-published after their results were lost or rejected
+  uint64_t recoveries;    // times the experiment was re-created after Redis lost it
+  uint64_t result_bytes;  // bytes of accepted result messages
+  uint64_t task_bytes;    // bytes of task messages published
+  int live_workers;       // workers that sent a heartbeat recently
+  int live_threads;       // their evaluation threads
 } ne_cluster_master_stats;
 
 // Creates a master executor for cfg (the resolved config, published to workers) and registers the

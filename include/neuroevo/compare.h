@@ -2,9 +2,10 @@
 // Comparing configurations: each config is trained with seeds 0..K-1 in one process, then the runs'
 // metrics are summarized into summary.csv (one row per run), summary.md (per config: mean, median
 // and a deterministic 95% bootstrap interval of the final score) and compare.png (mean curve with
-// the bootstrap band per config). Runs go one after another through one local executor per
-// config, so the whole comparison is a pure function of its configs: thread counts change nothing
-// but wall times.
+// the bootstrap band per config). Runs train several at a time on the local threads (each on a
+// thread pool of its own) or one after another on executors the caller makes (Redis workers);
+// either way a run is the run alone, and the whole comparison is a pure function of its configs:
+// thread and worker counts change nothing but wall times.
 //
 //   DIR/summary.csv  DIR/summary.md  DIR/compare.png  DIR/<config>/seed<k>/ (a run directory each)
 #ifndef NEUROEVO_COMPARE_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "neuroevo/config.h"
+#include "neuroevo/executor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,19 +22,30 @@ extern "C" {
 
 // One config to compare.
 typedef struct ne_compare_entry {
-  const char* name;       // label and subdirectory (e.g. the config's base name); unique per compare
-  const ne_config* cfg;   // resolved config (file + overrides); run.seed is replaced by each run's seed
+  const char* name;      // label and subdirectory (e.g. the config's base name); unique per compare
+  const ne_config* cfg;  // resolved config (file + overrides); run.seed is replaced by each run's seed
 } ne_compare_entry;
 
 // How to compare; zero-initialize and set what you need.
 typedef struct ne_compare_options {
   int seeds;                 // runs per config with seeds 0..seeds-1 (<= 0: 3)
-  int threads;               // evaluation threads (<= 0: each config's run.threads)
+  int threads;               // evaluation threads in all (<= 0: the largest run.threads, 0 = all cores);
+                             // min(threads, runs) runs train at once, each on threads / that many
   const char* out_dir;       // directory to write (created; run directories already in it are resumed)
   int quiet;                 // 1: no progress lines on stdout
-  const volatile int* stop;  // raised by a signal handler: the current run checkpoints, NE_EINTR returns
+  const volatile int* stop;  // raised by a signal handler: the runs checkpoint, NE_EINTR returns
   int has_threshold;         // 1: `threshold` replaces every config's run.target in the summary
   double threshold;          // score counted as solved (black-box tasks: the f value to get below)
+  int64_t generations;       // each run's budget as ne_run_options.generations (written to its config.ini)
+  int generations_set;       // 1: `generations` applies, 0 included (= no limit)
+  // The executor of each run instead of local threads (e.g. a Redis master; runs then go one after
+  // another): begin_run makes it for the run's config (run_dir/config.ini when resuming) before the
+  // run is created or resumed in run_dir; end_run gets it back with the run's result (0, NE_EINTR or
+  // an error) and frees it. NULL: local threads.
+  int (*begin_run)(void* user, const ne_config* cfg, const char* name, const char* run_dir, ne_executor** out,
+                   char* errstr);
+  void (*end_run)(void* user, ne_executor* ex, int rc);
+  void* run_user;  // handed to begin_run and end_run
 } ne_compare_options;
 
 // Trains every (config, seed) pair that is not finished yet in opt->out_dir, then writes the

@@ -16,26 +16,29 @@ extern "C" {
 
 // Value types a schema key can have.
 typedef enum ne_cfg_type {
-  NE_CFG_INT = 0,     // 64-bit integer, range-checked
-  NE_CFG_FLOAT = 1,   // double, range-checked ("nan"/"inf" rejected)
-  NE_CFG_BOOL = 2,    // true/false/yes/no/on/off/1/0
-  NE_CFG_STRING = 3,  // free text
-  NE_CFG_ENUM = 4,    // one of `choices` ("a|b|c")
-  NE_CFG_INTLIST = 5, // comma-separated integers, each range-checked ("" is the empty list)
+  NE_CFG_INT = 0,      // 64-bit integer, range-checked
+  NE_CFG_FLOAT = 1,    // double, range-checked ("nan"/"inf" rejected)
+  NE_CFG_BOOL = 2,     // true/false/yes/no/on/off/1/0
+  NE_CFG_STRING = 3,   // free text
+  NE_CFG_ENUM = 4,     // one of `choices` ("a|b|c")
+  NE_CFG_INTLIST = 5,  // comma-separated integers, each range-checked ("" is the empty list)
 } ne_cfg_type;
 
 // One schema entry. Schema tables are static const data, one per module (src/config/config_schema.c).
 typedef struct ne_config_key {
-  const char* section;       // e.g. "ga"
-  const char* key;           // e.g. "population"
-  ne_cfg_type type;          // value type
-  const char* default_value; // text form of the default
-  double min, max;           // inclusive range for INT/FLOAT/INTLIST (min > max: unchecked)
-  const char* choices;       // "a|b|c" for ENUM; NULL otherwise
-  const char* help;          // one line for `--help` and error messages
+  const char* section;        // e.g. "ga"
+  const char* key;            // e.g. "population"
+  ne_cfg_type type;           // value type
+  const char* default_value;  // text form of the default
+  double min, max;            // inclusive range for INT/FLOAT/INTLIST (min > max: unchecked)
+  const char* choices;        // "a|b|c" for ENUM; NULL otherwise
+  const char* help;           // one line for `--help` and error messages
 } ne_config_key;
 
 typedef struct ne_config ne_config;
+
+// The first line ne_config_format writes; it marks a resolved (complete) config.
+#define NE_CONFIG_RESOLVED_HEADER "# neuroevo resolved config"
 
 // Creates a config holding every default. Caller frees with ne_config_destroy. NULL on OOM.
 ne_config* ne_config_create(void);
@@ -46,18 +49,31 @@ void ne_config_destroy(ne_config* cfg);
 // Deep copy; caller frees with ne_config_destroy. NULL on OOM.
 ne_config* ne_config_clone(const ne_config* cfg);
 
-// Applies an INI file over the current values. Errors: "FILE:LINE: ..." in errstr. Nullable: errstr.
+// Applies an INI file over the current values. `;` and `#` start a comment at the start of a line or
+// after a blank; a key set twice in one file is an error naming both lines. Errors: "FILE:LINE: ..."
+// in errstr. Nullable: errstr.
 int ne_config_load_file(ne_config* cfg, const char* path, char* errstr);
 
 // Applies INI text; `name` stands for the file in messages. Nullable: errstr.
+// A resolved config (text that ne_config_format wrote: it starts with NE_CONFIG_RESOLVED_HEADER) is
+// complete by construction, so a key it lacks did not exist when it was written: such keys take
+// their legacy value where they have one (the value in force before them), so that a run directory made by an older build
+// resumes (and evaluates) with the behaviour it started with. Other text leaves them at the default.
 int ne_config_load_string(ne_config* cfg, const char* text, const char* name, char* errstr);
 
 // Applies one `section.key=value` override; `origin` names it in messages (e.g. "command line").
+// Overriding run.algorithm switches algorithms: the sections of other algorithms that files set go
+// back to their defaults and a line saying so is added to ne_config_notes (their values set by
+// overrides stay, and ne_config_validate reports the conflict). Nullable: origin, errstr.
 int ne_config_override(ne_config* cfg, const char* assignment, const char* origin, char* errstr);
 
+// What the inputs set that is ignored, and why: "" or lines ending in '\n' (owned by cfg, valid
+// until the next change). Callers print them as notes.
+const char* ne_config_notes(const ne_config* cfg);
+
 // Sets one value from text after validating it. Nullable: origin, errstr.
-int ne_config_set(ne_config* cfg, const char* section, const char* key, const char* value,
-                  const char* origin, char* errstr);
+int ne_config_set(ne_config* cfg, const char* section, const char* key, const char* value, const char* origin,
+                  char* errstr);
 
 // Cross-key checks after all inputs are applied (e.g. a section for another algorithm than
 // run.algorithm, truncation > population). Nullable: errstr.

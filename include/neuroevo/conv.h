@@ -22,11 +22,11 @@ extern "C" {
 
 // A named architecture: the conv layers and dense widths of a published net (ReLU throughout).
 typedef struct ne_conv_preset {
-  const char* name;                      // "nature", "minatar"
-  const char* conv;                      // conv layers in ne_conv_parse's text form
-  int hidden[2];                         // dense widths before the output layer
-  int n_hidden;                          // number of them
-  const char* summary;                   // one line naming the paper
+  const char* name;     // "nature", "minatar"
+  const char* conv;     // conv layers in ne_conv_parse's text form
+  int hidden[2];        // dense widths before the output layer
+  int n_hidden;         // number of them
+  const char* summary;  // one line naming the paper
 } ne_conv_preset;
 
 // Fills `spec` for conv layers conv[0..n_conv) (filters, kernel, stride set; shapes are derived

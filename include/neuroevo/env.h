@@ -17,11 +17,11 @@ extern "C" {
 #endif
 
 #define NE_ENV_ID_LEN 64
-#define NE_ENV_MAX_ACT 32      // largest continuous action dimension
-#define NE_ENV_MAX_STATE 512   // largest trace/set_state vector
+#define NE_ENV_MAX_ACT 32            // largest continuous action dimension
+#define NE_ENV_MAX_STATE 512         // largest trace/set_state vector
 #define NE_ENV_MAX_RENDER_SIDE 4096  // largest frame side ne_env_render draws
-#define NE_ENV_MAX_BC 4096     // largest behaviour characterization (floats) ne_env_behaviour writes
-#define NE_ENV_MAX_BC_SELECT 64  // most observation components env.behaviour = obs:I,J,... may name
+#define NE_ENV_MAX_BC 4096           // largest behaviour characterization (floats) ne_env_behaviour writes
+#define NE_ENV_MAX_BC_SELECT 64      // most observation components env.behaviour = obs:I,J,... may name
 
 typedef struct ne_env_spec ne_env_spec;
 
@@ -41,8 +41,8 @@ typedef struct ne_env_options {
 
 // A family's implementation; one static table per family (classic, box2d, mujoco, ...).
 typedef struct ne_env_family {
-  const char* name;      // e.g. "classic"
-  size_t state_bytes;    // size of the family's per-instance state (impl)
+  const char* name;    // e.g. "classic"
+  size_t state_bytes;  // size of the family's per-instance state (impl)
   // draws the start state from rng (Gymnasium's reset ranges)
   void (*reset)(const ne_env_spec* spec, void* impl, ne_rng* rng);
   // advances one step; act is validated/clipped as Gymnasium does
@@ -70,8 +70,8 @@ typedef struct ne_env_hooks {
   // the caller's per-renderer slot, NULL at first: the hook may keep a renderer there (an OpenGL
   // context, a scene) for later frames; render_free releases it. NE_E* with errstr on failure
   // (e.g. no OpenGL). Nullable: errstr
-  int (*render)(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width,
-                int height, char* errstr);
+  int (*render)(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
+                char* errstr);
   // releases what render left in *ctx. Nullable: ctx
   void (*render_free)(const ne_env_spec* spec, void* ctx);
   // pixel families: applies ne_env_set_pixel_options' (already checked) sticky-action probability
@@ -91,19 +91,19 @@ typedef struct ne_env_hooks {
 
 // Immutable description of an environment instance type.
 struct ne_env_spec {
-  char id[NE_ENV_ID_LEN];        // registry id, e.g. "CartPole-v1"
-  int obs_dim;                   // flat observation length
-  int obs_rank;                  // 1 for vectors, 3 for (H, W, C) images
-  int obs_shape[3];              // (obs_rank) observation shape
-  int discrete;                  // 1: Discrete(n_actions); 0: Box(act_dim)
-  int n_actions;                 // number of discrete actions (discrete only)
-  int act_dim;                   // continuous action dimension (1 for discrete)
-  float act_low[NE_ENV_MAX_ACT];  // (act_dim) Box lower bounds
-  float act_high[NE_ENV_MAX_ACT]; // (act_dim) Box upper bounds
-  int max_episode_steps;         // TimeLimit (0: none)
-  int has_threshold;             // 1 if reward_threshold is set
-  double reward_threshold;       // Gymnasium's reward_threshold (solved)
-  int state_dim;                 // length of the set_state/get_state vector
+  char id[NE_ENV_ID_LEN];          // registry id, e.g. "CartPole-v1"
+  int obs_dim;                     // flat observation length
+  int obs_rank;                    // 1 for vectors, 3 for (H, W, C) images
+  int obs_shape[3];                // (obs_rank) observation shape
+  int discrete;                    // 1: Discrete(n_actions); 0: Box(act_dim)
+  int n_actions;                   // number of discrete actions (discrete only)
+  int act_dim;                     // continuous action dimension (1 for discrete)
+  float act_low[NE_ENV_MAX_ACT];   // (act_dim) Box lower bounds
+  float act_high[NE_ENV_MAX_ACT];  // (act_dim) Box upper bounds
+  int max_episode_steps;           // TimeLimit (0: none)
+  int has_threshold;               // 1 if reward_threshold is set
+  double reward_threshold;         // Gymnasium's reward_threshold (solved)
+  int state_dim;                   // length of the set_state/get_state vector
   // 1 if the family's observe can only write finite values (pixels: bytes / 255): ne_env_step then
   // skips its NaN/inf scan of the observation (28,224 floats a step for Atari); 0 keeps the scan
   int obs_always_finite;
@@ -112,11 +112,11 @@ struct ne_env_spec {
   // ne_policy_from_config), a candidate's fitness is -f(x), and one evaluation counts as one step. (A spec field rather than a hook in
   // ne_env_family / ne_env_hooks: their tables are positional initializers a new member breaks.)
   double (*evaluate)(const ne_env_spec* spec, const float* x, size_t n);
-  int dim;                       // black-box dimension (0 for MDPs)
-  const ne_env_family* family;   // implementation
-  void* data;                    // family-specific immutable data (owned; family->destroy frees)
-  double params[8];              // family-specific constants chosen at make time (e.g. goal velocity)
-  const ne_env_hooks* hooks;     // optional state lifetime / render hooks (NULL: none)
+  int dim;                      // black-box dimension (0 for MDPs)
+  const ne_env_family* family;  // implementation
+  void* data;                   // family-specific immutable data (owned; family->destroy frees)
+  double params[8];             // family-specific constants chosen at make time (e.g. goal velocity)
+  const ne_env_hooks* hooks;    // optional state lifetime / render hooks (NULL: none)
   // gym: bridge (src/envs/gym): for families whose reset/step can fail outside this process (a
   // crashed env server): 0, or the NE_E* code of the last reset/step's failure with its message
   // (naming the env) copied to errstr. ne_env_reset/ne_env_step return that code. NULL: cannot fail.
@@ -126,22 +126,22 @@ struct ne_env_spec {
   // describing where an episode ended. A family with a native one (hooks->behaviour) sets bc_native
   // and bc_dim in make; otherwise ne_env_make sets bc_dim = obs_dim (the final observation).
   // ne_env_set_behaviour applies env.behaviour (obs, or chosen observation components).
-  int bc_dim;                    // floats in the characterization (0: none, e.g. bbob/*)
-  int bc_native;                 // 1: hooks->behaviour writes it; 0: the final observation
-  int bc_n_select;               // 0: the whole observation; else components bc_select[0..bc_n_select)
-  int bc_select[NE_ENV_MAX_BC_SELECT]; // (bc_n_select) observation components, in the order named
+  int bc_dim;                           // floats in the characterization (0: none, e.g. bbob/*)
+  int bc_native;                        // 1: hooks->behaviour writes it; 0: the final observation
+  int bc_n_select;                      // 0: the whole observation; else components bc_select[0..bc_n_select)
+  int bc_select[NE_ENV_MAX_BC_SELECT];  // (bc_n_select) observation components, in the order named
 };
 
 // Mutable state of one environment instance; belongs to one thread.
 typedef struct ne_env_state {
-  const ne_env_spec* spec;   // the spec this state was created for (not owned)
-  ne_rng rng;                // the env's own random stream, seeded by ne_env_reset
-  int t;                     // steps since reset (TimeLimit counter)
-  int needs_reset;           // 1 before the first reset and after terminated/truncated
-  float* obs;                // (obs_dim) current observation, owned
-  void* impl;                // family state (family->state_bytes), owned
-  uint64_t n_nan_obs;        // observations that contained NaN/inf (counted, not fatal)
-  uint64_t n_steps_total;    // steps since creation
+  const ne_env_spec* spec;  // the spec this state was created for (not owned)
+  ne_rng rng;               // the env's own random stream, seeded by ne_env_reset
+  int t;                    // steps since reset (TimeLimit counter)
+  int needs_reset;          // 1 before the first reset and after terminated/truncated
+  float* obs;               // (obs_dim) current observation, owned
+  void* impl;               // family state (family->state_bytes), owned
+  uint64_t n_nan_obs;       // observations that contained NaN/inf (counted, not fatal)
+  uint64_t n_steps_total;   // steps since creation
 } ne_env_state;
 
 // Creates the spec for a registered id. On an unknown id, errstr lists the valid ids and suggests the

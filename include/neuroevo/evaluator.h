@@ -31,6 +31,12 @@ void ne_evaluator_destroy(ne_evaluator* ev);
 // out->status.
 int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, ne_result* out);
 
+// Makes episodes watch *stop: when it is raised, the episode in hand ends at its next step and the
+// run returns NE_EINTR (a partial result, to be dropped), so a stop request never waits for an
+// episode without a time limit. Checked once per step; the stop pointer must outlive the runs.
+// Nullable: stop (never stop early).
+void ne_evaluator_set_stop(ne_evaluator* ev, const volatile int* stop);
+
 // gym: bridge: the message of the env failure (e.g. a crashed env server, already retried once)
 // that made the last ne_evaluator_run fail, or NULL when its env did not fail. Owned by ev, valid
 // until the next run.

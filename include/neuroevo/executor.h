@@ -20,8 +20,7 @@ typedef struct ne_executor ne_executor;
 typedef struct ne_executor_vt {
   const char* name;  // "local", "redis"
   // evaluates every candidate of batch into results[0..batch->n); NE_EINTR when *stop was raised
-  int (*evaluate)(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
-                  char* errstr);
+  int (*evaluate)(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop, char* errstr);
   // a short status for the progress line (e.g. "3 workers"); may be empty
   void (*describe)(ne_executor* ex, char* buf, int size);
   void (*destroy)(ne_executor* ex);
@@ -34,8 +33,8 @@ struct ne_executor {
 
 // A local executor: a pool of n_threads (<= 0: all cores), one evaluator per thread, one shared
 // parameter cache of cache_bytes. The specs must outlive it. Caller frees with ne_executor_destroy.
-int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* policy, int n_threads,
-                             size_t cache_bytes, ne_executor** out, char* errstr);
+int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* policy, int n_threads, size_t cache_bytes,
+                             ne_executor** out, char* errstr);
 
 // Evaluates a batch (see ne_executor_vt.evaluate). Nullable: stop, errstr.
 int ne_executor_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,

@@ -21,23 +21,23 @@
 extern "C" {
 #endif
 
-#define NE_GENOME_MAX_HEADER 32   // header fields a file may carry
+#define NE_GENOME_MAX_HEADER 32  // header fields a file may carry
 #define NE_GENOME_KEY_LEN 64
 #define NE_GENOME_VAL_LEN 256
 
 // A seed chain. seeds[0] is the init seed; seeds[1..] are mutation seeds, oldest first.
 typedef struct ne_genome {
-  float sigma;        // mutation power applied to every mutation seed
-  size_t n_seeds;     // chain length, >= 1
-  size_t cap;         // allocated capacity of seeds
-  uint64_t* seeds;    // (cap) owned; freed by ne_genome_free
+  float sigma;      // mutation power applied to every mutation seed
+  size_t n_seeds;   // chain length, >= 1
+  size_t cap;       // allocated capacity of seeds
+  uint64_t* seeds;  // (cap) owned; freed by ne_genome_free
 } ne_genome;
 
 // The `key = value` lines of a genome file before its seeds.
 typedef struct ne_genome_header {
-  int n;                                     // number of fields
-  char key[NE_GENOME_MAX_HEADER][NE_GENOME_KEY_LEN];   // e.g. "env.id"
-  char value[NE_GENOME_MAX_HEADER][NE_GENOME_VAL_LEN]; // e.g. "CartPole-v1"
+  int n;                                                // number of fields
+  char key[NE_GENOME_MAX_HEADER][NE_GENOME_KEY_LEN];    // e.g. "env.id"
+  char value[NE_GENOME_MAX_HEADER][NE_GENOME_VAL_LEN];  // e.g. "CartPole-v1"
 } ne_genome_header;
 
 // Initializes an empty genome (no allocation). ne_genome_free releases what later calls allocate.

@@ -34,6 +34,13 @@ typedef struct ne_noise_table {
 // Returns NULL on allocation failure.
 ne_noise_table* ne_noise_table_create(uint64_t seed, size_t size);
 
+// The table size (floats) chosen for n parameters when the config says auto (noise_table_mb = 0):
+// 1000 floats per parameter, so that two perturbations rarely share a stretch (OpenAI used 250M
+// floats for 10^5..10^6 parameters), clamped to [2^16, 2^24] floats (256 KiB..64 MiB: a small policy's
+// run should not pay for a large table; filling 64 MiB
+// takes 0.05-0.15 s of one core, AVX-512 to baseline), and never less than 4 n.
+size_t ne_noise_table_auto_size(size_t n_params);
+
 // Frees the table. Nullable: table.
 void ne_noise_table_destroy(ne_noise_table* table);
 
@@ -52,8 +59,7 @@ void ne_noise_perturb_axpy(const ne_noise_table* table, uint64_t seed, size_t n,
 
 // out[i] = base[i] + coef * e(seed)[i] for i < n in one pass, bit-identical to copying base to out
 // and calling ne_noise_perturb_axpy. out may equal base. Nullable: table (the generator).
-void ne_noise_perturb(const ne_noise_table* table, uint64_t seed, size_t n, const float* base, float coef,
-                      float* out);
+void ne_noise_perturb(const ne_noise_table* table, uint64_t seed, size_t n, const float* base, float coef, float* out);
 
 #ifdef __cplusplus
 }

@@ -54,30 +54,30 @@ typedef enum ne_policy_kind {
 // filters) row-major, i.e. a (kernel*kernel*in_c, filters) matrix like a dense layer's, then b
 // (filters).
 typedef struct ne_conv_layer {
-  int filters;                 // output channels
-  int kernel;                  // square kernel size
-  int stride;                  // stride in both directions
-  int in_h, in_w, in_c;        // input shape (derived by ne_policy_spec_init_conv)
-  int out_h, out_w;            // output height and width (derived)
+  int filters;           // output channels
+  int kernel;            // square kernel size
+  int stride;            // stride in both directions
+  int in_h, in_w, in_c;  // input shape (derived by ne_policy_spec_init_conv)
+  int out_h, out_w;      // output height and width (derived)
 } ne_conv_layer;
 
 // Immutable description of an MLP policy (or, with kind = NE_POLICY_CONV, of a conv policy whose
 // dense part is described by n_layers/sizes: sizes[0] is then the flattened last conv output).
 typedef struct ne_policy_spec {
-  int n_layers;                          // number of weight layers (hidden + 1)
-  int sizes[NE_POLICY_MAX_LAYERS + 1];   // (n_layers + 1) layer widths: obs_dim, hidden..., out_dim
-  ne_activation activation;              // hidden nonlinearity
-  ne_head head;                          // output head
-  ne_init init;                          // initialization scheme
-  int act_dim;                           // action components written by forward (1 for argmax)
-  float act_low[NE_POLICY_MAX_ACT];      // (act_dim) lower action bounds (continuous heads)
-  float act_high[NE_POLICY_MAX_ACT];     // (act_dim) upper action bounds (continuous heads)
-  size_t n_params;                       // length of the flat parameter vector
-  size_t scratch_floats;                 // floats of scratch forward needs
+  int n_layers;                         // number of weight layers (hidden + 1)
+  int sizes[NE_POLICY_MAX_LAYERS + 1];  // (n_layers + 1) layer widths: obs_dim, hidden..., out_dim
+  ne_activation activation;             // hidden nonlinearity
+  ne_head head;                         // output head
+  ne_init init;                         // initialization scheme
+  int act_dim;                          // action components written by forward (1 for argmax)
+  float act_low[NE_POLICY_MAX_ACT];     // (act_dim) lower action bounds (continuous heads)
+  float act_high[NE_POLICY_MAX_ACT];    // (act_dim) upper action bounds (continuous heads)
+  size_t n_params;                      // length of the flat parameter vector
+  size_t scratch_floats;                // floats of scratch forward needs
   // conv policies (neuroevo/conv.h); all zero for an MLP
-  ne_policy_kind kind;                   // NE_POLICY_MLP or NE_POLICY_CONV
-  int n_conv;                            // number of conv layers before the dense ones
-  ne_conv_layer conv[NE_POLICY_MAX_CONV]; // (n_conv) conv layers, input first
+  ne_policy_kind kind;                     // NE_POLICY_MLP or NE_POLICY_CONV
+  int n_conv;                              // number of conv layers before the dense ones
+  ne_conv_layer conv[NE_POLICY_MAX_CONV];  // (n_conv) conv layers, input first
 } ne_policy_spec;
 
 // Fills `spec` for an MLP obs_dim -> hidden[0..n_hidden) -> out_dim. For NE_HEAD_ARGMAX out_dim is the
@@ -85,8 +85,8 @@ typedef struct ne_policy_spec {
 // the bounds. Returns NE_EINVAL with a message in errstr (NE_ERRSTR_LEN) on bad sizes.
 // Nullable: low, high (argmax head), errstr.
 int ne_policy_spec_init(ne_policy_spec* spec, int obs_dim, const int* hidden, int n_hidden, int out_dim,
-                        ne_activation activation, ne_head head, ne_init init, const float* low,
-                        const float* high, char* errstr);
+                        ne_activation activation, ne_head head, ne_init init, const float* low, const float* high,
+                        char* errstr);
 
 // Writes the initial parameters for `seed` (n_params floats) to out.
 void ne_policy_init_params(const ne_policy_spec* spec, uint64_t seed, float* out);
@@ -101,8 +101,8 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
 // act_dim) with the same parameters, bit-identical to n calls of ne_policy_forward: conv policies
 // run each layer as one matrix product over the whole batch (elite re-evaluation, eval episodes),
 // MLPs loop. `scratch` holds ne_policy_batch_scratch_floats(spec, n) floats. Allocates nothing.
-void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n,
-                             float* scratch, float* actions);
+void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
+                             float* actions);
 
 // Floats of scratch ne_policy_forward_batch needs for n observations (n * scratch_floats).
 size_t ne_policy_batch_scratch_floats(const ne_policy_spec* spec, int n);

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "neuroevo/algo.h"    // ne_batch (observation normalization)
+#include "neuroevo/algo.h"  // ne_batch (observation normalization)
 #include "neuroevo/env.h"
 #include "neuroevo/policy.h"
 
@@ -51,6 +51,15 @@ int ne_mp4_add_frame(ne_mp4* mp4, const unsigned char* rgb, char* errstr);
 // Nullable: mp4, errstr.
 int ne_mp4_close(ne_mp4* mp4, char* errstr);
 
+// Where a recording's time went (seconds of wall-clock time), filled by ne_render_episodes.
+typedef struct ne_render_stats {
+  int frames;       // frames written
+  long steps;       // env steps of one pass (each pass runs every step)
+  double step_s;    // both passes' env steps and policy forwards (the physics)
+  double draw_s;    // drawing the frames (the env's renderer: OpenGL for MuJoCo, its start included)
+  double encode_s;  // quantizing and writing (GIF) or encoding (MP4) them
+} ne_render_stats;
+
 // What ne_render_episodes records; zero fields take the defaults.
 typedef struct ne_render_options {
   int width, height;  // frame size in pixels (default 400 x 300)
@@ -58,6 +67,10 @@ typedef struct ne_render_options {
   uint64_t seed;      // episode e starts from ne_seed_derive(seed, 0, e, NE_PURPOSE_EVAL), as in eval
   int max_frames;     // at most this many frames in all; later steps are skipped evenly (default 500)
   int fps;            // playback frames per second (default 30)
+  // called after every frame written with the frames so far and the total (NULL: none)
+  void (*progress)(void* user, int frames, int total);
+  void* progress_user;     // handed to progress
+  ne_render_stats* stats;  // where the time went (NULL: not wanted)
   // behaviour characterizations drawn over every frame (a novelty run's archive.csv; envs whose
   // ne_env_can_draw_behaviours holds, e.g. the maze's final positions): n_behaviours rows of
   // behaviour_dim floats. Nullable: behaviours (none)

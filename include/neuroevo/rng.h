@@ -13,14 +13,14 @@ extern "C" {
 
 // What a derived seed is for; keeps streams of different purposes independent.
 typedef enum ne_purpose {
-  NE_PURPOSE_INIT = 1,      // initial parameters of a genome
-  NE_PURPOSE_MUTATION = 2,  // a GA mutation seed / an ES perturbation seed
-  NE_PURPOSE_EPISODE = 3,   // environment reset seeds of an evaluation
-  NE_PURPOSE_SELECTION = 4, // parent choice in the GA
-  NE_PURPOSE_REEVAL = 5,    // episodes of an elite re-evaluation
-  NE_PURPOSE_EVAL = 6,      // `neuroevo eval` episodes
-  NE_PURPOSE_ALGO = 7,      // any other algorithm-internal draw
-  NE_PURPOSE_NOISE_TABLE = 8, // the seed a shared noise table is filled from (ES family, es.noise = table)
+  NE_PURPOSE_INIT = 1,         // initial parameters of a genome
+  NE_PURPOSE_MUTATION = 2,     // a GA mutation seed / an ES perturbation seed
+  NE_PURPOSE_EPISODE = 3,      // environment reset seeds of an evaluation
+  NE_PURPOSE_SELECTION = 4,    // parent choice in the GA
+  NE_PURPOSE_REEVAL = 5,       // episodes of an elite re-evaluation
+  NE_PURPOSE_EVAL = 6,         // `neuroevo eval` episodes
+  NE_PURPOSE_ALGO = 7,         // any other algorithm-internal draw
+  NE_PURPOSE_NOISE_TABLE = 8,  // the seed a shared noise table is filled from (ES family, es.noise = table)
 } ne_purpose;
 
 // A 64-bit mix of two words (splitmix64 finalizer over a combination); pure function.

@@ -22,13 +22,16 @@ extern "C" {
 
 // How a run is started or resumed; zero-initialize and set what you need.
 typedef struct ne_run_options {
-  const char* name;            // prefix of a new run directory (e.g. the config's name); NULL: "run"
-  const char* out_dir;         // exact run directory to create; NULL: <run.out>/<name>-<timestamp>
-  int threads;                 // > 0 overrides run.threads
-  int64_t generations;         // > 0 overrides run.generations (a total, also on resume)
-  int quiet;                   // 1: no progress lines on stdout (log.txt still gets them)
-  const volatile int* stop;    // raised by a signal handler: checkpoint and return NE_EINTR
-  ne_executor* executor;       // NULL: a local thread pool; otherwise used (not owned)
+  const char* name;          // prefix of a new run directory (e.g. the config's name); NULL: "run"
+  const char* out_dir;       // exact run directory to create; NULL: <run.out>/<name>-<timestamp>
+  int threads;               // > 0 overrides run.threads
+  int64_t generations;       // > 0 overrides run.generations (a total, also on resume); the budget
+                             // used is written to the run's config.ini, so resume, the dashboard
+                             // and the report see it
+  int generations_set;       // 1: `generations` applies even when 0 (= no limit, as run.generations = 0)
+  int quiet;                 // 1: no progress lines on stdout (log.txt still gets them)
+  const volatile int* stop;  // raised by a signal handler: checkpoint and return NE_EINTR
+  ne_executor* executor;     // NULL: a local thread pool; otherwise used (not owned)
 } ne_run_options;
 
 typedef struct ne_run ne_run;

@@ -10,6 +10,9 @@ The package is a thin layer over the C library (the extension module ``neuroevo.
 - ``neuroevo.algorithms``: ask/tell classes over every algorithm registered in C.
 - ``env.id = gym:ID`` in a config makes any installed Gymnasium env a neuroevo task through an env
   server process (``neuroevo.envserver``).
+- ``run.algorithm = nevergrad`` (any optimizer of Nevergrad's registry) or ``python`` (any ask/tell
+  class, ``neuroevo.adapters`` shows the shape) runs the optimizer in a server process
+  (``neuroevo.optserver``) while the C executors evaluate its candidates.
 """
 from __future__ import annotations
 
@@ -45,6 +48,8 @@ __all__ = [
 # interpreter and this package's server script, unless the user chose others.
 os.environ.setdefault("NEUROEVO_PYTHON", sys.executable)
 os.environ.setdefault("NEUROEVO_ENVSERVER", os.path.join(os.path.dirname(os.path.abspath(__file__)), "envserver.py"))
+# ... and run.algorithm = nevergrad | python their optimizer server likewise
+os.environ.setdefault("NEUROEVO_OPTSERVER", os.path.join(os.path.dirname(os.path.abspath(__file__)), "optserver.py"))
 
 
 def env_ids() -> list[str]:

@@ -25,7 +25,8 @@ from . import _core
 
 # class names for the registry names this build knows; others become name.upper()
 CLASS_NAMES = {"ga": "GA", "es": "OpenAIES", "ars": "ARS", "pgpe": "PGPE", "snes": "SNES", "xnes": "XNES",
-               "cmaes": "CMAES", "sepcmaes": "SepCMAES", "novelty": "NoveltySearch"}
+               "cmaes": "CMAES", "sepcmaes": "SepCMAES", "novelty": "NoveltySearch",
+               "nevergrad": "Nevergrad", "python": "PythonOptimizer"}
 # which of an algorithm's keys the generic sigma0= and popsize= arguments set (first one present)
 SIGMA_KEYS = ("sigma0", "sigma", "stdev_init", "noise")
 POPSIZE_KEYS = ("population", "popsize", "lambda")

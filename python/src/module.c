@@ -159,8 +159,8 @@ static PyObject* py_config_keys(PyObject* self, PyObject* noargs) {
   PyObject* list = PyList_New(0);
   for (int i = 0; list && i < n; i++) {
     const ne_config_key* k = &keys[i];
-    PyObject* t = Py_BuildValue("(sssszz)", k->section, k->key, type_name(k->type), k->default_value, k->help,
-                                k->choices);
+    PyObject* t =
+        Py_BuildValue("(sssszz)", k->section, k->key, type_name(k->type), k->default_value, k->help, k->choices);
     if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
     Py_XDECREF(t);
   }
@@ -177,16 +177,20 @@ PyMethodDef pyne_registry_methods[] = {
 
 // ---- the module ------------------------------------------------------------------------------------
 
+// clang-format off
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_core", "neuroevo's C library (the public API is the neuroevo package)", -1, NULL,
     NULL, NULL, NULL, NULL,
 };
+// clang-format on
 
 PyMODINIT_FUNC PyInit__core(void) {
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return NULL;
-  pyne_error = PyErr_NewExceptionWithDoc("neuroevo.Error", "A failure reported by the neuroevo library; `.code` holds "
-                                         "its NE_E* code.", PyExc_RuntimeError, NULL);
+  pyne_error = PyErr_NewExceptionWithDoc("neuroevo.Error",
+                                         "A failure reported by the neuroevo library; `.code` holds "
+                                         "its NE_E* code.",
+                                         PyExc_RuntimeError, NULL);
   if (!pyne_error || PyModule_AddObjectRef(m, "Error", pyne_error) < 0) goto fail;
   if (PyType_Ready(&pyne_env_type) < 0 || PyModule_AddObjectRef(m, "Env", (PyObject*)&pyne_env_type) < 0) goto fail;
   if (PyType_Ready(&pyne_algo_type) < 0 || PyModule_AddObjectRef(m, "Algorithm", (PyObject*)&pyne_algo_type) < 0)

@@ -23,23 +23,22 @@
 #define CACHE_BYTES ((size_t)64 << 20)  // GA parents: a child is its cached parent + one perturbation
 
 typedef struct algo_object {
-  PyObject_HEAD
-  const ne_algo_vt* vt;      // the algorithm
-  void* algo;                // its state, owned
-  ne_config* cfg;            // its config (defaults + the caller's overrides), owned
-  ne_policy_spec policy;     // the linear stand-in policy whose parameters are searched
-  ne_env_spec env;           // stand-in env the evaluator needs (obs length = policy input)
-  ne_param_cache* cache;     // owned
-  ne_evaluator* ev;          // materializes candidates, owned
-  Py_ssize_t dim;            // search dimension
-  double* x0;                // (dim) centre offset
-  int maximize;              // 1: tell() values are maximized; 0: minimized (negated for C)
-  const ne_batch* batch;     // the asked batch awaiting tell, or NULL
-  ne_result* results;        // (results_cap)
+  PyObject_HEAD const ne_algo_vt* vt;  // the algorithm
+  void* algo;                          // its state, owned
+  ne_config* cfg;                      // its config (defaults + the caller's overrides), owned
+  ne_policy_spec policy;               // the linear stand-in policy whose parameters are searched
+  ne_env_spec env;                     // stand-in env the evaluator needs (obs length = policy input)
+  ne_param_cache* cache;               // owned
+  ne_evaluator* ev;                    // materializes candidates, owned
+  Py_ssize_t dim;                      // search dimension
+  double* x0;                          // (dim) centre offset
+  int maximize;                        // 1: tell() values are maximized; 0: minimized (negated for C)
+  const ne_batch* batch;               // the asked batch awaiting tell, or NULL
+  ne_result* results;                  // (results_cap)
   int results_cap;
-  double* obs_stats;         // (2 * results_cap * obs_dim) zeros, for algorithms that want obs sums
-  uint32_t generations;      // generations completed
-  ne_gen_report report;      // the last completed generation's figures
+  double* obs_stats;     // (2 * results_cap * obs_dim) zeros, for algorithms that want obs sums
+  uint32_t generations;  // generations completed
+  ne_gen_report report;  // the last completed generation's figures
 } algo_object;
 
 // ---- the stand-in env: evaluators need one; it is never reset or stepped -----------------------------
@@ -59,8 +58,14 @@ static int null_set_state(const ne_env_spec* s, void* impl, const double* v, int
   return NE_EUNSUPPORTED;
 }
 static void null_get_state(const ne_env_spec* s, const void* impl, double* v) { (void)s, (void)impl, (void)v; }
-static const ne_env_family null_family = {"blackbox", 1, null_reset, null_step, null_observe,
-                                          null_set_state, null_get_state, NULL};
+static const ne_env_family null_family = {"blackbox",     1,   null_reset, null_step, null_observe, null_set_state,
+                                          null_get_state, NULL};
+
+// The algorithm's own message for its last failure (an optimizer server's), else fallback.
+static const char* algo_message(const algo_object* self, const char* fallback) {
+  const char* msg = self->vt->last_error ? self->vt->last_error(self->algo) : NULL;
+  return msg ? msg : fallback;
+}
 
 // ---- lifetime ----------------------------------------------------------------------------------------
 
@@ -194,7 +199,7 @@ static PyObject* algo_ask(algo_object* self, PyObject* noargs) {
     int rc = self->vt->ask(self->algo, &self->batch);
     if (rc) {
       self->batch = NULL;
-      return pyne_raise(rc, "ask failed");
+      return pyne_raise(rc, algo_message(self, "ask failed"));
     }
   }
   PyObject* buf = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)self->batch->n * self->dim * 8);
@@ -218,8 +223,9 @@ static int reserve_results(algo_object* self) {
     self->results_cap = self->results && self->obs_stats ? b->n : 0;
     if (!self->results_cap) return PyErr_NoMemory(), -1;
   }
+  // the observation sums stay the zeros of their allocation (no observations exist here, and the
+  // algorithms only read them): zeroing n * 2 * obs_dim doubles per tell cost more than the tell
   memset(self->results, 0, (size_t)b->n * sizeof *self->results);
-  memset(self->obs_stats, 0, (size_t)b->n * 2 * d * sizeof(double));
   return 0;
 }
 
@@ -231,8 +237,7 @@ static PyObject* algo_tell(algo_object* self, PyObject* values) {
   int ok = strcmp(view.format, "d") == 0 && view.len == (Py_ssize_t)self->batch->n * 8;
   if (!ok || reserve_results(self)) {
     PyBuffer_Release(&view);
-    if (!ok)
-      PyErr_Format(PyExc_ValueError, "tell() needs %d float64 values, one per asked candidate", self->batch->n);
+    if (!ok) PyErr_Format(PyExc_ValueError, "tell() needs %d float64 values, one per asked candidate", self->batch->n);
     return NULL;
   }
   // C maximizes; NaN and inf values count as failed evaluations (ranked last)
@@ -251,7 +256,7 @@ static PyObject* algo_tell(algo_object* self, PyObject* values) {
   int done = 0;
   int rc = self->vt->tell(self->algo, self->batch, self->results, &done);
   self->batch = NULL;
-  if (rc) return pyne_raise(rc, "tell failed");
+  if (rc) return pyne_raise(rc, algo_message(self, "tell failed"));
   if (done) {
     self->vt->report(self->algo, &self->report);
     self->generations++;
@@ -278,7 +283,8 @@ static PyObject* algo_best(algo_object* self, PyObject* noargs) {
   }
   // a chain is replayed; explicit parameters are copied
   if (best.seeds) ne_genome_materialize(&self->policy, best.seeds, best.n_seeds, best.sigma, theta);
-  else if (best.params && best.n_params == self->policy.n_params) memcpy(theta, best.params, best.n_params * sizeof(float));
+  else if (best.params && best.n_params == self->policy.n_params)
+    memcpy(theta, best.params, best.n_params * sizeof(float));
   else memset(theta, 0, self->policy.n_params * sizeof(float));
   double* x = (double*)PyByteArray_AS_STRING(buf);
   for (Py_ssize_t j = 0; j < self->dim; j++) x[j] = self->x0[j] + (double)theta[j];
@@ -304,7 +310,7 @@ static PyObject* algo_save(algo_object* self, PyObject* noargs) {
   uint8_t* data = NULL;
   size_t len = 0;
   int rc = self->vt->save(self->algo, &data, &len);
-  if (rc) return pyne_raise(rc, "cannot serialize the algorithm's state");
+  if (rc) return pyne_raise(rc, algo_message(self, "cannot serialize the algorithm's state"));
   PyObject* bytes = PyBytes_FromStringAndSize((const char*)data, (Py_ssize_t)len);
   ne_free(data);
   return bytes;

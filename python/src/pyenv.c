@@ -11,15 +11,14 @@
 #include "pyne.h"
 
 typedef struct env_object {
-  PyObject_HEAD
-  ne_env_spec* spec;         // owned
-  ne_env_state* state;       // owned; NULL after close when no view is exported
-  int blocking;              // 1: reset/step wait on another process (gym:), so the GIL is released
-  int closed;                // 1 after close()
-  int busy;                  // 1 while a reset/step runs without the GIL (an env belongs to one thread)
-  Py_ssize_t exports;        // buffer views handed out and not yet released
-  Py_ssize_t shape[3];       // (obs_rank) observation shape for the buffer protocol
-  Py_ssize_t strides[3];     // (obs_rank) C-order strides in bytes
+  PyObject_HEAD ne_env_spec* spec;  // owned
+  ne_env_state* state;              // owned; NULL after close when no view is exported
+  int blocking;                     // 1: reset/step wait on another process (gym:), so the GIL is released
+  int closed;                       // 1 after close()
+  int busy;                         // 1 while a reset/step runs without the GIL (an env belongs to one thread)
+  Py_ssize_t exports;               // buffer views handed out and not yet released
+  Py_ssize_t shape[3];              // (obs_rank) observation shape for the buffer protocol
+  Py_ssize_t strides[3];            // (obs_rank) C-order strides in bytes
 } env_object;
 
 static int env_init(env_object* self, PyObject* args, PyObject* kw) {
@@ -36,10 +35,8 @@ static int env_init(env_object* self, PyObject* args, PyObject* kw) {
   char err[NE_ERRSTR_LEN] = "";
   int rc;
   // a gym: id starts a probe server: let other Python threads run meanwhile
-  Py_BEGIN_ALLOW_THREADS
-  rc = ne_env_make(id, &opt, &self->spec, err);
-  Py_END_ALLOW_THREADS
-  if (rc) return pyne_raise(rc, err), -1;
+  Py_BEGIN_ALLOW_THREADS rc = ne_env_make(id, &opt, &self->spec, err);
+  Py_END_ALLOW_THREADS if (rc) return pyne_raise(rc, err), -1;
   self->state = ne_env_state_create(self->spec);
   if (!self->state) return PyErr_NoMemory(), -1;
   self->blocking = strncmp(id, "gym:", 4) == 0;
@@ -76,7 +73,8 @@ static int check_open(env_object* self) {
 static PyObject* env_failure(env_object* self, int rc, const char* what) {
   char err[NE_ERRSTR_LEN] = "";
   if (self->spec->status) self->spec->status(self->spec, self->state->impl, err);
-  if (!*err && rc == NE_ESTATE) snprintf(err, sizeof err, "%s: %s after the episode ended: call reset() first", self->spec->id, what);
+  if (!*err && rc == NE_ESTATE)
+    snprintf(err, sizeof err, "%s: %s after the episode ended: call reset() first", self->spec->id, what);
   return pyne_raise(rc, err);
 }
 
@@ -87,10 +85,8 @@ static PyObject* env_reset(env_object* self, PyObject* arg) {
   int rc;
   if (self->blocking) {
     self->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    rc = ne_env_reset(self->spec, self->state, (uint64_t)seed);
-    Py_END_ALLOW_THREADS
-    self->busy = 0;
+    Py_BEGIN_ALLOW_THREADS rc = ne_env_reset(self->spec, self->state, (uint64_t)seed);
+    Py_END_ALLOW_THREADS self->busy = 0;
   } else {
     rc = ne_env_reset(self->spec, self->state, (uint64_t)seed);
   }
@@ -148,10 +144,8 @@ static PyObject* env_step(env_object* self, PyObject* action) {
   int rc;
   if (self->blocking) {
     self->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    rc = ne_env_step(self->spec, self->state, act, &out);
-    Py_END_ALLOW_THREADS
-    self->busy = 0;
+    Py_BEGIN_ALLOW_THREADS rc = ne_env_step(self->spec, self->state, act, &out);
+    Py_END_ALLOW_THREADS self->busy = 0;
   } else {
     rc = ne_env_step(self->spec, self->state, act, &out);
   }
@@ -194,9 +188,9 @@ static PyObject* env_get_spec(env_object* self, void* closure) {
     return NULL;
   }
   return Py_BuildValue("{s:s,s:i,s:N,s:N,s:i,s:i,s:N,s:N,s:i,s:N,s:s}", "id", s->id, "obs_dim", s->obs_dim, "obs_shape",
-                       shape, "discrete", PyBool_FromLong(s->discrete), "n_actions", s->n_actions, "act_dim", s->act_dim,
-                       "act_low", low, "act_high", high, "max_episode_steps", s->max_episode_steps, "reward_threshold",
-                       threshold, "family", s->family->name);
+                       shape, "discrete", PyBool_FromLong(s->discrete), "n_actions", s->n_actions, "act_dim",
+                       s->act_dim, "act_low", low, "act_high", high, "max_episode_steps", s->max_episode_steps,
+                       "reward_threshold", threshold, "family", s->family->name);
 }
 
 static PyObject* env_get_needs_reset(env_object* self, void* closure) {

@@ -29,9 +29,9 @@ PyObject* pyne_header_to_py(const struct ne_genome_header* h);
 uint64_t* pyne_seeds_from_py(PyObject* obj, size_t* n);
 
 // Types and module-level functions defined per file.
-extern PyTypeObject pyne_env_type;    // pyenv.c: neuroevo._core.Env
-extern PyTypeObject pyne_algo_type;   // pyalgo.c: neuroevo._core.Algorithm
-extern PyMethodDef pyne_run_methods[];     // pyrun.c: run, evaluate, genome_*
-extern PyMethodDef pyne_registry_methods[]; // module.c: env_ids, algorithms, config_keys
+extern PyTypeObject pyne_env_type;           // pyenv.c: neuroevo._core.Env
+extern PyTypeObject pyne_algo_type;          // pyalgo.c: neuroevo._core.Algorithm
+extern PyMethodDef pyne_run_methods[];       // pyrun.c: run, evaluate, genome_*
+extern PyMethodDef pyne_registry_methods[];  // module.c: env_ids, algorithms, config_keys
 
 #endif

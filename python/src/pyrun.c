@@ -22,11 +22,11 @@
 
 // A training run handed to its own thread.
 typedef struct run_job {
-  ne_run* run;               // the run (created by the caller)
-  volatile int stop;         // raised on Ctrl-C: the loop checkpoints and returns NE_EINTR
-  int rc;                    // ne_run_loop's result
-  char err[NE_ERRSTR_LEN];   // its message
-  int done;                  // 1 once the loop returned (under mu)
+  ne_run* run;              // the run (created by the caller)
+  volatile int stop;        // raised on Ctrl-C: the loop checkpoints and returns NE_EINTR
+  int rc;                   // ne_run_loop's result
+  char err[NE_ERRSTR_LEN];  // its message
+  int done;                 // 1 once the loop returned (under mu)
   pthread_mutex_t mu;
   pthread_cond_t cv;
 } run_job;
@@ -53,8 +53,7 @@ static int loop_releasing_gil(run_job* job, int* interrupted) {
   }
   for (;;) {
     int done;
-    Py_BEGIN_ALLOW_THREADS
-    pthread_mutex_lock(&job->mu);
+    Py_BEGIN_ALLOW_THREADS pthread_mutex_lock(&job->mu);
     if (!job->done) {
       struct timespec t;
       clock_gettime(CLOCK_REALTIME, &t);
@@ -64,8 +63,7 @@ static int loop_releasing_gil(run_job* job, int* interrupted) {
     }
     done = job->done;
     pthread_mutex_unlock(&job->mu);
-    Py_END_ALLOW_THREADS
-    if (done) break;
+    Py_END_ALLOW_THREADS if (done) break;
     // Ctrl-C: ask the loop to stop at the next candidate, then keep waiting for its checkpoint
     if (!*interrupted && PyErr_CheckSignals() < 0) {
       job->stop = 1;
@@ -123,10 +121,9 @@ static PyObject* py_run(PyObject* self, PyObject* args, PyObject* kw) {
   opt.quiet = quiet;
   opt.stop = &job.stop;
   // creating a run makes its env (a gym: probe server) and executor: no GIL needed
-  Py_BEGIN_ALLOW_THREADS
-  rc = resume ? ne_run_resume(resume, &opt, &job.run, err) : ne_run_create(cfg, &opt, &job.run, err);
-  Py_END_ALLOW_THREADS
-  ne_config_destroy(cfg);
+  Py_BEGIN_ALLOW_THREADS rc =
+      resume ? ne_run_resume(resume, &opt, &job.run, err) : ne_run_create(cfg, &opt, &job.run, err);
+  Py_END_ALLOW_THREADS ne_config_destroy(cfg);
   int interrupted = 0;
   if (!rc) rc = loop_releasing_gil(&job, &interrupted);
   if (rc && job.err[0]) snprintf(err, sizeof err, "%s", job.err);  // the loop's message
@@ -216,8 +213,7 @@ static int rebuild(PyObject* header_obj, rebuilt* r) {
   if (!r->cfg) return PyErr_NoMemory(), -1;
   int rc = ne_genome_header_to_config(&h, r->cfg, "genome header", err);
   if (!rc) {
-    Py_BEGIN_ALLOW_THREADS
-    rc = ne_env_from_config(r->cfg, &r->env, err);
+    Py_BEGIN_ALLOW_THREADS rc = ne_env_from_config(r->cfg, &r->env, err);
     Py_END_ALLOW_THREADS
   }
   if (!rc) rc = ne_policy_from_config(r->cfg, r->env, &r->policy, err);
@@ -328,14 +324,14 @@ static int read_floats(PyObject* obj, float* out, int n, const char* what) {
 
 static PyObject* py_evaluate(PyObject* self, PyObject* args, PyObject* kw) {
   (void)self;
-  static char* kwlist[] = {"header", "seeds", "sigma", "episodes", "seed", "threads",
+  static char* kwlist[] = {"header", "seeds",    "sigma",   "episodes", "seed", "threads",
                            "params", "obs_mean", "obs_std", "obs_clip", NULL};
   PyObject *header, *seeds, *params_obj = NULL, *mean_obj = NULL, *std_obj = NULL;
   double sigma, obs_clip = 0;
   int episodes = 100, threads = 0;
   unsigned long long seed = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOd|iKiOOOd", kwlist, &header, &seeds, &sigma, &episodes, &seed,
-                                   &threads, &params_obj, &mean_obj, &std_obj, &obs_clip))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOd|iKiOOOd", kwlist, &header, &seeds, &sigma, &episodes, &seed, &threads,
+                                   &params_obj, &mean_obj, &std_obj, &obs_clip))
     return NULL;
   if (episodes < 1) return PyErr_Format(PyExc_ValueError, "episodes must be >= 1, got %d", episodes);
   rebuilt r;
@@ -353,17 +349,16 @@ static PyObject* py_evaluate(PyObject* self, PyObject* args, PyObject* kw) {
   if (!ready) PyErr_NoMemory();
   if (ready && has_norm)
     ready = read_floats(mean_obj, norm_mem, r.env->obs_dim, "obs_mean") == 0 &&
-            read_floats(std_obj, norm_mem + r.env->obs_dim, r.env->obs_dim, "obs_std") == 0;
+        read_floats(std_obj, norm_mem + r.env->obs_dim, r.env->obs_dim, "obs_std") == 0;
   if (ready && fill_params(&r, seeds, sigma, params_obj, params) == 0) {
     norm.obs_mean = has_norm ? norm_mem : NULL;
     norm.obs_std = has_norm ? norm_mem + r.env->obs_dim : NULL;
     norm.obs_clip = (float)obs_clip;
     double* ret = (double*)PyByteArray_AS_STRING(returns);
     char err[NE_ERRSTR_LEN] = "evaluation failed";
-    Py_BEGIN_ALLOW_THREADS
-    rc = run_episodes(&r, params, has_norm ? &norm : NULL, episodes, (uint64_t)seed, threads, ret, steps, err);
-    Py_END_ALLOW_THREADS
-    if (rc) pyne_raise(rc, err);
+    Py_BEGIN_ALLOW_THREADS rc =
+        run_episodes(&r, params, has_norm ? &norm : NULL, episodes, (uint64_t)seed, threads, ret, steps, err);
+    Py_END_ALLOW_THREADS if (rc) pyne_raise(rc, err);
   }
   PyMem_Free(norm_mem);
   unsigned long long total = 0;

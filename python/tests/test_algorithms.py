@@ -46,7 +46,11 @@ NOVELTY = {"ns-es", "nsr-es", "nsra-es"}
 def test_algorithm_improves_on_a_sphere(name):
     cls = algorithms.get(name)
     x0 = np.full(8, 2.0)
-    opt = cls(x0, 0.05 if name == "ga" else 0.3, seed=1, **({"population": 50} if name == "ga" else {}))
+    if name == "python":  # any ask/tell class in the optimizer server: pycma here
+        opt = cls(x0, seed=1, options={"class": "cma:CMAEvolutionStrategy",
+                                       "options": "x0=x0, sigma0=0.3, inopts={'seed': seed, 'verbose': -9}"})
+    else:
+        opt = cls(x0, 0.05 if name == "ga" else 0.3, seed=1, **({"population": 50} if name == "ga" else {}))
     X = opt.ask()
     assert X.shape[1] == 8 and X.dtype == np.float64
     np.testing.assert_allclose(X.mean(axis=0), x0, atol=1.0)  # candidates start around x0

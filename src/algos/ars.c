@@ -27,18 +27,18 @@ typedef struct ars {
   int eval_episodes;      // episodes of the unperturbed policy
   ne_noise_table* table;  // ars.noise_source = table: the shared table (owned); NULL: the generator
   // state at the generation boundary
-  uint32_t generation;    // generations completed
-  float* theta;           // (P) M, flattened as the policy's parameters
-  ne__obs_stats obs;      // V2: statistics of every state seen
-  ne__best_centre best;   // best policy so far by its evaluation
-  ne_gen_report report;   // figures of the last completed generation
+  uint32_t generation;   // generations completed
+  float* theta;          // (P) M, flattened as the policy's parameters
+  ne__obs_stats obs;     // V2: statistics of every state seen
+  ne__best_centre best;  // best policy so far by its evaluation
+  ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
-  uint64_t* seeds;        // (N) direction seeds
-  double* fitness;        // (2N) returns r⁺_k, r⁻_k at 2k, 2k+1
-  ne__ranked* ranks;      // (2N) sort scratch
-  float* grad;            // (P) the step
-  ne_candidate* cands;    // (2N + 1)
-  ne_blob blob;           // M, broadcast
+  uint64_t* seeds;      // (N) direction seeds
+  double* fitness;      // (2N) returns r⁺_k, r⁻_k at 2k, 2k+1
+  ne__ranked* ranks;    // (2N) sort scratch
+  float* grad;          // (P) the step
+  ne_candidate* cands;  // (2N + 1)
+  ne_blob blob;         // M, broadcast
   ne_batch batch;
 } ars;
 

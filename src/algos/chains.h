@@ -10,13 +10,13 @@
 #include "core/buf.h"
 
 typedef struct ne_chains {
-  int n;              // number of chains
-  int cap_n;          // allocated entries of off/len
-  uint64_t* seeds;    // (cap_seeds) all chains back to back
-  size_t n_seeds;     // seeds used
-  size_t cap_seeds;   // seeds allocated
-  size_t* off;        // (cap_n) start of chain i in seeds
-  uint32_t* len;      // (cap_n) length of chain i
+  int n;             // number of chains
+  int cap_n;         // allocated entries of off/len
+  uint64_t* seeds;   // (cap_seeds) all chains back to back
+  size_t n_seeds;    // seeds used
+  size_t cap_seeds;  // seeds allocated
+  size_t* off;       // (cap_n) start of chain i in seeds
+  uint32_t* len;     // (cap_n) length of chain i
 } ne_chains;
 
 void ne__chains_init(ne_chains* c);

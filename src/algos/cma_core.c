@@ -11,8 +11,8 @@
 
 #include "algos/cma_int.h"
 #include "algos/es_common.h"  // report serialization shared by every algorithm
-#include "core/detmath.h"  // ne__log: deterministic log for the weights
-#include "core/linalg.h"   // ne__exp: deterministic exp for sigma and h_sigma
+#include "core/detmath.h"     // ne__log: deterministic log for the weights
+#include "core/linalg.h"      // ne__exp: deterministic exp for sigma and h_sigma
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/noise.h"
@@ -127,11 +127,13 @@ static int read_config(ne_cma* c, const ne_config* cfg, const char* sec, char* e
   k->mean_episodes = (int)ne_config_int(cfg, sec, "mean_episodes");
   k->active = c->separable ? 0 : ne_config_bool(cfg, sec, "active");
   const char* x0 = ne_config_str(cfg, sec, "x0");
-  if (parse_x0(x0, &k->x0)) return ne__set_error(errstr, NE_EINVAL, "%s.x0 = %s: expected auto, policy, zeros or uniform", sec, x0);
+  if (parse_x0(x0, &k->x0))
+    return ne__set_error(errstr, NE_EINVAL, "%s.x0 = %s: expected auto, policy, zeros or uniform", sec, x0);
   if (k->popsize == 1) return ne__set_error(errstr, NE_EINVAL, "%s.popsize = 1: needs at least 2 (0 = default)", sec);
   int identity = !c->prob.policy || c->prob.policy->act_dim == 0;  // black-box: no controller
   if (identity && k->x0 == NE_CMA_X0_POLICY)
-    return ne__set_error(errstr, NE_EINVAL, "%s.x0 = policy: a black-box problem has no policy init (use uniform or zeros)", sec);
+    return ne__set_error(errstr, NE_EINVAL,
+                         "%s.x0 = policy: a black-box problem has no policy init (use uniform or zeros)", sec);
   return 0;
 }
 
@@ -507,10 +509,12 @@ void ne__cma_save(const ne_cma* c, uint32_t magic, ne_buf* b) {
 
 // the header fields that must agree with this run's config
 static int check_header(ne_cma* c, uint32_t magic, ne_reader* r, char* errstr) {
-  if (ne__reader_u32(r) != magic) return ne__set_error(errstr, NE_ECORRUPT, "not a %s state", c->separable ? "sep-CMA-ES" : "CMA-ES");
+  if (ne__reader_u32(r) != magic)
+    return ne__set_error(errstr, NE_ECORRUPT, "not a %s state", c->separable ? "sep-CMA-ES" : "CMA-ES");
   uint32_t version = ne__reader_u32(r);
   if (version != CMA_STATE_VERSION)
-    return ne__set_error(errstr, NE_EVERSION, "CMA-ES state version %u, this build reads %u", version, CMA_STATE_VERSION);
+    return ne__set_error(errstr, NE_EVERSION, "CMA-ES state version %u, this build reads %u", version,
+                         CMA_STATE_VERSION);
   uint32_t n = ne__reader_u32(r), lambda0 = ne__reader_u32(r);
   if (r->bad) return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated");
   if (n != (uint32_t)c->n || lambda0 != (uint32_t)c->lambda0)
@@ -527,7 +531,8 @@ int ne__cma_load(ne_cma* c, uint32_t magic, ne_reader* r, char* errstr) {
     return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated or corrupt (restart %u)", restart);
   // rebuild the restart's parameters and buffers, then overwrite the dynamic state
   if (ne__cma_start_restart(c, (int)restart)) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
-  if (lambda != (uint32_t)c->par.lambda) return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state has population %u, expected %d", lambda, c->par.lambda);
+  if (lambda != (uint32_t)c->par.lambda)
+    return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state has population %u, expected %d", lambda, c->par.lambda);
   size_t n = (size_t)c->n;
   c->gen = ne__reader_u32(r);
   c->g = ne__reader_u32(r);

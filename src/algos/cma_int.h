@@ -68,44 +68,44 @@ typedef enum ne_cma_phase { NE_CMA_IDLE = 0, NE_CMA_ASKED = 1 } ne_cma_phase;
 // The shared state. Each algorithm embeds one and adds its covariance model.
 typedef struct ne_cma {
   // fixed at create
-  ne_problem prob;       // policy, n_params, run seed, episodes
-  ne_cma_config cfg;     // settings
-  int n;                 // dimension = prob.n_params
-  int separable;         // 1 for sep-CMA-ES (diagonal C)
-  int lambda0;           // population of restart 0
+  ne_problem prob;    // policy, n_params, run seed, episodes
+  ne_cma_config cfg;  // settings
+  int n;              // dimension = prob.n_params
+  int separable;      // 1 for sep-CMA-ES (diagonal C)
+  int lambda0;        // population of restart 0
   // the current restart
-  int restart;           // restarts done so far
-  ne_cma_params par;     // strategy parameters of this restart's lambda
-  uint32_t gen;          // generations completed overall (samples derive their seeds from it)
-  uint32_t g;            // generations completed in this restart (h_sigma's correction)
-  double sigma;          // step size
-  double* m;             // (n) mean
-  double* ps;            // (n) conjugate evolution path
-  double* pc;            // (n) evolution path
-  double* hist;          // (hist_cap) best fitness of recent generations (ring)
-  int hist_cap;          // ring capacity = largest window (restart 0)
-  int hist_len;          // window of this restart: 10 + ceil(30 n / lambda)
-  int hist_n;            // entries filled (<= hist_len)
-  int hist_pos;          // next write position
+  int restart;        // restarts done so far
+  ne_cma_params par;  // strategy parameters of this restart's lambda
+  uint32_t gen;       // generations completed overall (samples derive their seeds from it)
+  uint32_t g;         // generations completed in this restart (h_sigma's correction)
+  double sigma;       // step size
+  double* m;          // (n) mean
+  double* ps;         // (n) conjugate evolution path
+  double* pc;         // (n) evolution path
+  double* hist;       // (hist_cap) best fitness of recent generations (ring)
+  int hist_cap;       // ring capacity = largest window (restart 0)
+  int hist_len;       // window of this restart: 10 + ceil(30 n / lambda)
+  int hist_n;         // entries filled (<= hist_len)
+  int hist_pos;       // next write position
   // per-generation buffers, sized for `cap` samples (grown on IPOP restarts)
-  int cap;               // lambda capacity
-  float* z;              // (cap, n) standard normal samples
-  float* x;              // (cap + 1, n) candidate vectors; row lambda is the mean
-  double* fit;           // (cap + 1) fitness of the last batch (failures: -inf)
-  int* order;            // (cap) sample indices by fitness, best first
-  void* rank_scratch;    // (cap) sort records
-  ne_candidate* cands;   // (cap + 1)
-  ne_blob* blobs;        // (cap + 1)
-  double* work;          // (2 n) scratch for the update and the stop checks
-  ne_batch batch;        // what ask hands out
-  ne_cma_phase phase;    // whether a batch is outstanding
+  int cap;              // lambda capacity
+  float* z;             // (cap, n) standard normal samples
+  float* x;             // (cap + 1, n) candidate vectors; row lambda is the mean
+  double* fit;          // (cap + 1) fitness of the last batch (failures: -inf)
+  int* order;           // (cap) sample indices by fitness, best first
+  void* rank_scratch;   // (cap) sort records
+  ne_candidate* cands;  // (cap + 1)
+  ne_blob* blobs;       // (cap + 1)
+  double* work;         // (2 n) scratch for the update and the stop checks
+  ne_batch batch;       // what ask hands out
+  ne_cma_phase phase;   // whether a batch is outstanding
   // results
-  float* best_x;         // (n) best solution evaluated so far
-  double best_score;     // its fitness (-inf before any)
-  uint32_t best_gen;     // generation it was evaluated in
-  int has_best;          // 1 once a finite fitness was seen
-  ne_gen_report report;  // figures of the last completed generation
-  const char* last_stop; // criterion of the last restart (static text), or NULL
+  float* best_x;          // (n) best solution evaluated so far
+  double best_score;      // its fitness (-inf before any)
+  uint32_t best_gen;      // generation it was evaluated in
+  int has_best;           // 1 once a finite fitness was seen
+  ne_gen_report report;   // figures of the last completed generation
+  const char* last_stop;  // criterion of the last restart (static text), or NULL
 } ne_cma;
 
 // Reads [section] settings into c->cfg, allocates the state and starts restart 0.
@@ -149,8 +149,7 @@ double ne__cma_decay(const ne_cma* c, int hsig);
 // The restart criteria of the tutorial (B.3) and the IPOP paper, given the model's diag(C) (n),
 // condition number and largest eigenvalue; `axis_no_effect` is the model's NoEffectAxis test.
 // Returns the name of the first criterion met, or NULL.
-const char* ne__cma_stop_reason(const ne_cma* c, const double* diag_c, double cond, double max_eig,
-                                int axis_no_effect);
+const char* ne__cma_stop_reason(const ne_cma* c, const double* diag_c, double cond, double max_eig, int axis_no_effect);
 
 // Second half of tell: counts the generation and, when `stop` names a criterion and IPOP allows,
 // starts the next restart (*restarted = 1: the caller resets its model).

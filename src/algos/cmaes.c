@@ -257,7 +257,8 @@ static int cmaes_load(void* self, const uint8_t* data, size_t len, char* errstr)
   ne__reader_f64s(&r, s->C, n * n);
   ne__reader_f64s(&r, s->B, n * n);
   ne__reader_f64s(&r, s->d, n);
-  if (r.bad || r.pos != r.len) return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated or has trailing bytes");
+  if (r.bad || r.pos != r.len)
+    return ne__set_error(errstr, NE_ECORRUPT, "CMA-ES state is truncated or has trailing bytes");
   return 0;
 }
 

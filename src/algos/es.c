@@ -27,21 +27,21 @@ typedef struct es {
   int eval_episodes;      // episodes of the centre evaluation
   ne_noise_table* noise;  // es.noise = table: the shared table (owned); NULL: the generator
   // state at the generation boundary (what a checkpoint holds)
-  uint32_t generation;    // generations completed
-  float* theta;           // (P) the centre
-  ne__optimizer opt;      // Adam / SGD moments
-  ne__obs_stats obs;      // running observation statistics
-  ne__best_centre best;   // best centre so far by its evaluation
-  ne_gen_report report;   // figures of the last completed generation
+  uint32_t generation;   // generations completed
+  float* theta;          // (P) the centre
+  ne__optimizer opt;     // Adam / SGD moments
+  ne__obs_stats obs;     // running observation statistics
+  ne__best_centre best;  // best centre so far by its evaluation
+  ne_gen_report report;  // figures of the last completed generation
   // the generation in progress (scratch, allocated once)
-  uint64_t* seeds;        // (n_pairs) perturbation seeds
-  double* fitness;        // (2 n_pairs) population returns
-  double* shaped;         // (2 n_pairs) centered ranks
-  ne__ranked* ranks;      // (2 n_pairs) sort scratch
-  float* grad;            // (P) gradient estimate
-  ne_candidate* cands;    // (2 n_pairs + 1) pairs, then the centre
-  ne_blob blob;           // the centre, broadcast
-  ne_batch batch;         // what ask hands out
+  uint64_t* seeds;      // (n_pairs) perturbation seeds
+  double* fitness;      // (2 n_pairs) population returns
+  double* shaped;       // (2 n_pairs) centered ranks
+  ne__ranked* ranks;    // (2 n_pairs) sort scratch
+  float* grad;          // (P) gradient estimate
+  ne_candidate* cands;  // (2 n_pairs + 1) pairs, then the centre
+  ne_blob blob;         // the centre, broadcast
+  ne_batch batch;       // what ask hands out
 } es;
 
 // ---- configuration -------------------------------------------------------------------------

@@ -16,9 +16,7 @@
 
 // ---- fitness shaping -------------------------------------------------------------------------
 
-double ne__result_fitness(const ne_result* r) {
-  return r->status == 0 && !isnan(r->fitness) ? r->fitness : -INFINITY;
-}
+double ne__result_fitness(const ne_result* r) { return r->status == 0 && !isnan(r->fitness) ? r->fitness : -INFINITY; }
 
 static int by_fitness_desc(const void* a, const void* b) {
   const ne__ranked *x = a, *y = b;
@@ -329,8 +327,8 @@ void ne__best_free(ne__best_centre* b) {
   memset(b, 0, sizeof *b);
 }
 
-void ne__best_offer(ne__best_centre* b, double score, uint32_t generation, const float* params,
-                    const float* obs_mean, const float* obs_std, float obs_clip) {
+void ne__best_offer(ne__best_centre* b, double score, uint32_t generation, const float* params, const float* obs_mean,
+                    const float* obs_std, float obs_clip) {
   if (b->found && !(score > b->score)) return;
   b->found = 1;
   b->score = score;
@@ -387,21 +385,30 @@ int ne__best_load(ne__best_centre* b, ne_reader* r) {
 // ---- the shared noise table --------------------------------------------------------------------
 
 // The algorithms that can perturb with a table, and their keys (ars.noise is ARS's nu, so ARS names
-// the source noise_source).
+// the source noise_source). ES and ARS send PERTURB candidates, whose slices the evaluators read;
+// PGPE and SNES build explicit vectors (per-parameter sigma) in the master, so only it reads theirs.
 static const struct {
   const char* algorithm;  // run.algorithm
   const char* mode_key;   // generator|table
-} table_users[] = {{"es", "noise"}, {"ars", "noise_source"}};
+  int evaluated;          // 1: evaluators (Redis workers) read the table too
+} table_users[] = {{"es", "noise", 1}, {"ars", "noise_source", 1}, {"pgpe", "noise", 0}, {"snes", "noise", 0}};
 
-int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out,
-                        char* errstr) {
+int ne_algo_noise_table_evaluated(const ne_config* cfg) {
+  const char* algo = ne_config_str(cfg, "run", "algorithm");
+  for (size_t i = 0; i < sizeof table_users / sizeof table_users[0]; i++)
+    if (strcmp(algo, table_users[i].algorithm) == 0)
+      return table_users[i].evaluated && strcmp(ne_config_str(cfg, algo, table_users[i].mode_key), "table") == 0;
+  return 0;
+}
+
+int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params, ne_noise_table** out, char* errstr) {
   *out = NULL;
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (size_t i = 0; i < sizeof table_users / sizeof table_users[0]; i++) {
     if (strcmp(algo, table_users[i].algorithm) != 0) continue;
     if (strcmp(ne_config_str(cfg, algo, table_users[i].mode_key), "table") != 0) return 0;
     int64_t mb = ne_config_int(cfg, algo, "noise_table_mb");
-    size_t floats = (size_t)mb << 18;  // 2^20 bytes / 4
+    size_t floats = mb > 0 ? (size_t)mb << 18 : ne_noise_table_auto_size(n_params);  // 2^20 bytes / 4
     if (floats < n_params)
       return ne__set_error(errstr, NE_EINVAL,
                            "%s.noise_table_mb = %lld holds %zu floats, fewer than the policy's %zu parameters: "
@@ -410,8 +417,9 @@ int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params
                            table_users[i].mode_key);
     uint64_t seed = ne_seed_derive(run_seed, 0, 0, NE_PURPOSE_NOISE_TABLE);
     *out = ne_noise_table_create(seed, floats);
-    return *out ? 0 : ne__set_error(errstr, NE_ENOMEM, "out of memory for a %lld MiB noise table (%s.noise_table_mb)",
-                                    (long long)mb, algo);
+    return *out ? 0
+                : ne__set_error(errstr, NE_ENOMEM, "out of memory for a %zu MiB noise table (%s.noise_table_mb)",
+                                (floats * sizeof(float)) >> 20, algo);
   }
   return 0;
 }

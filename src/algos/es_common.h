@@ -48,18 +48,18 @@ typedef enum ne__opt_kind {
 
 // An optimizer that follows an ascent direction g (maximization) on a vector theta.
 typedef struct ne__optimizer {
-  ne__opt_kind kind;   // which rule
-  size_t n;            // vector length
-  double lr;           // step size (Adam, SGD, ClipUp)
-  double beta1, beta2; // Adam moment decay rates
-  double eps;          // Adam denominator guard
-  double momentum;     // SGD / ClipUp momentum
-  double max_speed;    // ClipUp: largest L2 norm of the velocity
-  uint64_t t;          // steps taken so far
-  double beta1_t;      // Adam: beta1^t, kept by repeated products (no pow)
-  double beta2_t;      // Adam: beta2^t
-  float* m;            // (n) Adam first moment; SGD / ClipUp velocity
-  float* v;            // (n) Adam second moment (NULL for SGD / ClipUp)
+  ne__opt_kind kind;    // which rule
+  size_t n;             // vector length
+  double lr;            // step size (Adam, SGD, ClipUp)
+  double beta1, beta2;  // Adam moment decay rates
+  double eps;           // Adam denominator guard
+  double momentum;      // SGD / ClipUp momentum
+  double max_speed;     // ClipUp: largest L2 norm of the velocity
+  uint64_t t;           // steps taken so far
+  double beta1_t;       // Adam: beta1^t, kept by repeated products (no pow)
+  double beta2_t;       // Adam: beta2^t
+  float* m;             // (n) Adam first moment; SGD / ClipUp velocity
+  float* v;             // (n) Adam second moment (NULL for SGD / ClipUp)
 } ne__optimizer;
 
 // Sets the kind and hyper-parameters and allocates zeroed moments. Returns 0 or NE_ENOMEM; free with
@@ -149,8 +149,8 @@ void ne__best_free(ne__best_centre* b);
 
 // Keeps (params, normalization) as the best if score beats it (first call always does).
 // Nullable: obs_mean, obs_std (no normalization).
-void ne__best_offer(ne__best_centre* b, double score, uint32_t generation, const float* params,
-                    const float* obs_mean, const float* obs_std, float obs_clip);
+void ne__best_offer(ne__best_centre* b, double score, uint32_t generation, const float* params, const float* obs_mean,
+                    const float* obs_std, float obs_clip);
 
 // Exports it for ne_algo_vt.best: 0, or NE_ENOTFOUND before any.
 int ne__best_export(const ne__best_centre* b, ne_best* out);

@@ -24,7 +24,7 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/rng.h"
 
-#define GA_STATE_MAGIC 0x31304147u  // "GA01"
+#define GA_STATE_MAGIC 0x31304147u    // "GA01"
 #define GA_NOVELTY_MAGIC 0x31534e47u  // "GNS1": the archive that follows a GA-NS state
 
 typedef enum phase { PHASE_POPULATION, PHASE_REEVAL, PHASE_DONE } phase;
@@ -39,31 +39,31 @@ typedef struct ga {
   int elite_episodes;    // episodes of each re-evaluation
   int elitism;           // carry the elite over unmutated
   // state at the generation boundary (what a checkpoint holds)
-  uint32_t generation;   // generations completed
-  ne_chains parents;     // top T of the last completed generation
-  ne_chains elite;       // 0 or 1 chain: the last elite
-  double elite_score;    // its re-evaluation mean (NaN without re-evaluation)
-  ne_chains best;        // 0 or 1 chain: the best elite so far
-  double best_score;     // its score
+  uint32_t generation;  // generations completed
+  ne_chains parents;    // top T of the last completed generation
+  ne_chains elite;      // 0 or 1 chain: the last elite
+  double elite_score;   // its re-evaluation mean (NaN without re-evaluation)
+  ne_chains best;       // 0 or 1 chain: the best elite so far
+  double best_score;    // its score
   uint32_t best_generation;
   ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
   phase phase;
-  ne_chains pop;         // population of the generation in progress
-  double* fitness;       // (population) round-0 fitness
-  int* order;            // (population) indices sorted by fitness, best first
-  ne__ranked* ranks;     // (population) sort scratch
-  ne_candidate* cands;   // (population) candidates of the current batch
-  ne_batch batch;        // the batch handed out by ask
-  int n_reeval;          // candidates in the re-evaluation round
-  int* reeval_idx;       // (C + 1) population index of each re-evaluated candidate
+  ne_chains pop;        // population of the generation in progress
+  double* fitness;      // (population) round-0 fitness
+  int* order;           // (population) indices sorted by fitness, best first
+  ne__ranked* ranks;    // (population) sort scratch
+  ne_candidate* cands;  // (population) candidates of the current batch
+  ne_batch batch;       // the batch handed out by ask
+  int n_reeval;         // candidates in the re-evaluation round
+  int* reeval_idx;      // (C + 1) population index of each re-evaluated candidate
   // GA-NS (ga.novelty): parents by novelty
-  int novelty;           // 1: select parents by novelty
-  double archive_prob;   // probability a genome's behaviour enters the archive
-  ne__archive archive;   // behaviours of past genomes (checkpointed)
-  ne__knn knn;           // k-NN scratch
-  float* bcs;            // (population, bc_dim) this generation's behaviours
-  double* novelty_of;    // (population) their novelty
+  int novelty;          // 1: select parents by novelty
+  double archive_prob;  // probability a genome's behaviour enters the archive
+  ne__archive archive;  // behaviours of past genomes (checkpointed)
+  ne__knn knn;          // k-NN scratch
+  float* bcs;           // (population, bc_dim) this generation's behaviours
+  double* novelty_of;   // (population) their novelty
 } ga;
 
 // ---- configuration -------------------------------------------------------------------------
@@ -72,7 +72,8 @@ typedef struct ga {
 static int novelty_create(ga* g, const ne_config* cfg, char* errstr) {
   int d = g->prob.bc_dim;
   if (d <= 0)
-    return ne__set_error(errstr, NE_EINVAL, "ga.novelty = true needs behaviour characterizations, and this problem "
+    return ne__set_error(errstr, NE_EINVAL,
+                         "ga.novelty = true needs behaviour characterizations, and this problem "
                          "has none to compare (black-box functions and Python ask/tell have none; see env.behaviour)");
   g->archive_prob = ne_config_float(cfg, "novelty", "archive_prob");
   int rc = ne__archive_init(&g->archive, d, (int)ne_config_int(cfg, "novelty", "archive_max"));

@@ -16,7 +16,7 @@
 #include "neuroevo/error.h"
 #include "neuroevo/rng.h"
 
-#define ARCHIVE_MAGIC 0x31524341u  // "ACR1"
+#define ARCHIVE_MAGIC 0x31524341u        // "ACR1"
 #define ARCHIVE_TAG 0x61726368697665ull  // decorrelates archive draws from other NE_PURPOSE_ALGO uses
 
 // ---- the archive --------------------------------------------------------------------------------

@@ -53,9 +53,9 @@ int ne__archive_load(ne__archive* a, ne_reader* r);
 
 // Scratch for ne__novelty: a max-heap of the k smallest squared distances seen.
 typedef struct ne__knn {
-  int k;           // neighbours
-  int n;           // heap entries in use
-  double* heap;    // (k)
+  int k;         // neighbours
+  int n;         // heap entries in use
+  double* heap;  // (k)
 } ne__knn;
 
 int ne__knn_init(ne__knn* s, int k);

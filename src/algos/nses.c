@@ -36,11 +36,11 @@ typedef enum nses_phase { PHASE_POPULATION, PHASE_CENTRE } nses_phase;
 
 // One member of the meta-population.
 typedef struct centre {
-  float* theta;        // (P) parameters
-  ne__optimizer opt;   // its Adam / SGD moments
-  ne__obs_stats obs;   // its observation statistics
-  float* bc;           // (bc_dim) its behaviour at its last evaluation
-  double score;        // that evaluation's mean return (NaN before any)
+  float* theta;       // (P) parameters
+  ne__optimizer opt;  // its Adam / SGD moments
+  ne__obs_stats obs;  // its observation statistics
+  float* bc;          // (bc_dim) its behaviour at its last evaluation
+  double score;       // that evaluation's mean return (NaN before any)
 } centre;
 
 typedef struct nses {
@@ -59,31 +59,31 @@ typedef struct nses {
   int patience;           // NSRA: generations without improvement before w decreases
   ne_noise_table* noise;  // es.noise = table (owned); NULL: the generator
   // state at the generation boundary (what a checkpoint holds)
-  uint32_t generation;    // generations completed
-  centre* c;              // (m)
-  int cur;                // the centre the next generation updates
-  int initialized;        // 1 once the M initial behaviours are archived
-  ne__archive archive;    // behaviours of every evaluated centre
-  double w;               // reward weight (NS 0, NSR 0.5, NSRA adapted)
-  double f_best;          // best centre evaluation so far (NSRA's performance)
-  int stagnation;         // NSRA: generations since f_best improved
-  ne__best_centre best;   // best centre so far by its evaluation
-  ne_gen_report report;   // figures of the last completed generation
+  uint32_t generation;   // generations completed
+  centre* c;             // (m)
+  int cur;               // the centre the next generation updates
+  int initialized;       // 1 once the M initial behaviours are archived
+  ne__archive archive;   // behaviours of every evaluated centre
+  double w;              // reward weight (NS 0, NSR 0.5, NSRA adapted)
+  double f_best;         // best centre evaluation so far (NSRA's performance)
+  int stagnation;        // NSRA: generations since f_best improved
+  ne__best_centre best;  // best centre so far by its evaluation
+  ne_gen_report report;  // figures of the last completed generation
   // the generation in progress (scratch, allocated once)
   nses_phase phase;
-  uint64_t* seeds;        // (n_pairs) perturbation seeds
-  double* fitness;        // (2 n_pairs) returns
-  double* novelty;        // (2 n_pairs) novelties
-  double* rank_f;         // (2 n_pairs) centered ranks of the returns
-  double* rank_n;         // (2 n_pairs) centered ranks of the novelties
-  double* shaped;         // (2 n_pairs) their weighted sum
-  double* centre_nov;     // (m) the centres' novelties (choosing the next one)
-  ne__ranked* ranks;      // (2 n_pairs) sort scratch
-  float* grad;            // (P) gradient estimate
-  ne_candidate* cands;    // (2 n_pairs + m) pairs, then (generation 0) every centre
-  ne_blob* blobs;         // (m) broadcast centres
-  ne_batch batch;         // what ask hands out
-  ne__knn knn;            // k-NN scratch
+  uint64_t* seeds;      // (n_pairs) perturbation seeds
+  double* fitness;      // (2 n_pairs) returns
+  double* novelty;      // (2 n_pairs) novelties
+  double* rank_f;       // (2 n_pairs) centered ranks of the returns
+  double* rank_n;       // (2 n_pairs) centered ranks of the novelties
+  double* shaped;       // (2 n_pairs) their weighted sum
+  double* centre_nov;   // (m) the centres' novelties (choosing the next one)
+  ne__ranked* ranks;    // (2 n_pairs) sort scratch
+  float* grad;          // (P) gradient estimate
+  ne_candidate* cands;  // (2 n_pairs + m) pairs, then (generation 0) every centre
+  ne_blob* blobs;       // (m) broadcast centres
+  ne_batch batch;       // what ask hands out
+  ne__knn knn;          // k-NN scratch
 } nses;
 
 // ---- configuration -------------------------------------------------------------------------
@@ -152,9 +152,9 @@ static int scratch_alloc(nses* e) {
   e->blobs = ne_calloc((size_t)e->m, sizeof *e->blobs);
   e->centre_nov = ne_calloc((size_t)e->m, sizeof *e->centre_nov);
   return e->seeds && e->fitness && e->novelty && e->rank_f && e->rank_n && e->shaped && e->ranks && e->grad &&
-                 e->cands && e->blobs && e->centre_nov
-             ? 0
-             : NE_ENOMEM;
+          e->cands && e->blobs && e->centre_nov
+      ? 0
+      : NE_ENOMEM;
 }
 
 static int nses_create_mode(const ne_problem* problem, const ne_config* cfg, void** self, char* errstr,
@@ -164,9 +164,12 @@ static int nses_create_mode(const ne_problem* problem, const ne_config* cfg, voi
   if (population % 2)
     return ne__set_error(errstr, NE_EINVAL, "es.population = %d: must be even (mirrored pairs)", population);
   if (problem->bc_dim <= 0)
-    return ne__set_error(errstr, NE_EINVAL, "%s needs behaviour characterizations, and this problem has none to "
+    return ne__set_error(errstr, NE_EINVAL,
+                         "%s needs behaviour characterizations, and this problem has none to "
                          "compare (black-box functions and Python ask/tell have none; see env.behaviour)",
-                         mode == MODE_NS ? "ns-es" : mode == MODE_NSR ? "nsr-es" : "nsra-es");
+                         mode == MODE_NS        ? "ns-es"
+                             : mode == MODE_NSR ? "nsr-es"
+                                                : "nsra-es");
   nses* e = ne_calloc(1, sizeof *e);
   if (!e) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   e->prob = *problem;
@@ -190,8 +193,7 @@ static int nses_create_mode(const ne_problem* problem, const ne_config* cfg, voi
   if (!rc) rc = ne__archive_init(&e->archive, problem->bc_dim, (int)ne_config_int(cfg, "novelty", "archive_max"));
   if (!rc) rc = ne__knn_init(&e->knn, ne__novelty_k(cfg, 0));
   if (!rc) rc = ne__best_init(&e->best, problem->n_params, problem->obs_dim);
-  if (rc)
-    return ne__set_error(errstr, rc, "out of memory for %d centres of %zu parameters", e->m, problem->n_params);
+  if (rc) return ne__set_error(errstr, rc, "out of memory for %d centres of %zu parameters", e->m, problem->n_params);
   return ne_algo_noise_table(cfg, problem->seed, problem->n_params, &e->noise, errstr);
 }
 
@@ -246,8 +248,8 @@ static void ask_population(nses* e) {
     // the reference archives every centre's behaviour before its first update; cur is 0 here
     for (int j = 0; j < e->m; j++) {
       if (j > 0) set_blob(e, j, j, 0);
-      ne__centre_candidate(&e->cands[n2 + j], (uint32_t)(n2 + j), (uint32_t)j, (uint32_t)e->eval_episodes,
-                           e->prob.seed, gen);
+      ne__centre_candidate(&e->cands[n2 + j], (uint32_t)(n2 + j), (uint32_t)j, (uint32_t)e->eval_episodes, e->prob.seed,
+                           gen);
     }
     n += e->m;
     n_blobs = e->m;
@@ -322,8 +324,8 @@ static int tell_population(nses* e, const ne_result* results, int* done) {
   for (int i = 0; i < n2; i++) {
     e->fitness[i] = ne__result_fitness(&results[i]);
     e->novelty[i] = isfinite(e->fitness[i]) && results[i].bc
-                        ? ne__novelty(&e->knn, results[i].bc, &e->archive, NULL, 0, -1)
-                        : -INFINITY;
+        ? ne__novelty(&e->knn, results[i].bc, &e->archive, NULL, 0, -1)
+        : -INFINITY;
   }
   memset(&e->report, 0, sizeof e->report);
   e->report.generation = e->generation;
@@ -494,11 +496,10 @@ static int nses_load(void* self, const uint8_t* data, size_t len, char* errstr) 
   return 0;
 }
 
-#define NSES_VT(NAME, CREATE)                                                                                 \
-  {                                                                                                           \
-    .name = NAME, .section = "es", .create = CREATE, .destroy = nses_destroy, .ask = nses_ask,                \
-    .tell = nses_tell, .report = nses_report, .best = nses_best, .save = nses_save, .load = nses_load,         \
-    .archive = nses_archive,                                                                                  \
+#define NSES_VT(NAME, CREATE)                                                                                     \
+  {                                                                                                               \
+    .name = NAME, .section = "es", .create = CREATE, .destroy = nses_destroy, .ask = nses_ask, .tell = nses_tell, \
+    .report = nses_report, .best = nses_best, .save = nses_save, .load = nses_load, .archive = nses_archive,      \
   }
 
 const ne_algo_vt ne__algo_ns_es = NSES_VT("ns-es", ns_create);

@@ -19,32 +19,33 @@
 typedef struct pgpe {
   // configuration
   ne_problem prob;
-  int n_pairs;              // population / 2
-  double stdev_lr;          // σ learning rate
-  double stdev_max_change;  // largest relative σ change per generation (0: none)
-  double stdev_min, stdev_max; // σ bounds (0: none)
-  int obs_norm;             // 1: normalize observations
-  float obs_clip;           // clip of normalized observations
-  int eval_episodes;        // episodes of the centre evaluation
+  int n_pairs;                  // population / 2
+  double stdev_lr;              // σ learning rate
+  double stdev_max_change;      // largest relative σ change per generation (0: none)
+  double stdev_min, stdev_max;  // σ bounds (0: none)
+  int obs_norm;                 // 1: normalize observations
+  float obs_clip;               // clip of normalized observations
+  int eval_episodes;            // episodes of the centre evaluation
   // state at the generation boundary
-  uint32_t generation;      // generations completed
-  float* mu;                // (P) centre
-  float* sigma;             // (P) standard deviations
-  ne__optimizer opt;        // ClipUp velocity (or Adam/SGD moments) of μ
-  ne__obs_stats obs;        // running observation statistics
-  ne__best_centre best;     // best centre so far
-  ne_gen_report report;     // figures of the last completed generation
+  uint32_t generation;   // generations completed
+  float* mu;             // (P) centre
+  float* sigma;          // (P) standard deviations
+  ne__optimizer opt;     // ClipUp velocity (or Adam/SGD moments) of μ
+  ne__obs_stats obs;     // running observation statistics
+  ne__best_centre best;  // best centre so far
+  ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
-  uint64_t* seeds;          // (n_pairs) direction seeds
-  float* samples;           // (2 n_pairs, P) the population's parameter vectors
-  float* eps;               // (P) noise scratch
-  float* grad_mu;           // (P)
-  float* grad_sigma;        // (P)
-  double* fitness;          // (2 n_pairs)
-  double* shaped;           // (2 n_pairs) centered ranks
-  ne__ranked* ranks;        // (2 n_pairs)
-  ne_candidate* cands;      // (2 n_pairs + 1)
-  ne_blob* blobs;           // (2 n_pairs + 1) μ, then the samples
+  uint64_t* seeds;        // (n_pairs) direction seeds
+  float* samples;         // (2 n_pairs, P) the population's parameter vectors
+  float* eps;             // (P) noise scratch (generator)
+  ne_noise_table* table;  // pgpe.noise = table: the shared table (owned); NULL: the generator
+  float* grad_mu;         // (P)
+  float* grad_sigma;      // (P)
+  double* fitness;        // (2 n_pairs)
+  double* shaped;         // (2 n_pairs) centered ranks
+  ne__ranked* ranks;      // (2 n_pairs)
+  ne_candidate* cands;    // (2 n_pairs + 1)
+  ne_blob* blobs;         // (2 n_pairs + 1) μ, then the samples
   ne_batch batch;
 } pgpe;
 
@@ -58,6 +59,7 @@ static void pgpe_destroy(void* self) {
   ne_free(g->seeds);
   ne_free(g->samples);
   ne_free(g->eps);
+  ne_noise_table_destroy(g->table);
   ne_free(g->grad_mu);
   ne_free(g->grad_sigma);
   ne_free(g->fitness);
@@ -87,7 +89,7 @@ static int pgpe_alloc(pgpe* g) {
   g->cands = ne_calloc(m + 1, sizeof(ne_candidate));
   g->blobs = ne_calloc(m + 1, sizeof(ne_blob));
   int ok = g->mu && g->sigma && g->seeds && g->samples && g->eps && g->grad_mu && g->grad_sigma && g->fitness &&
-           g->shaped && g->ranks && g->cands && g->blobs;
+      g->shaped && g->ranks && g->cands && g->blobs;
   int rc = ok ? 0 : NE_ENOMEM;
   if (!rc) rc = ne__obs_stats_init(&g->obs, g->prob.obs_dim, NE__OBS_ES);
   if (!rc) rc = ne__best_init(&g->best, p, g->prob.obs_dim);
@@ -96,9 +98,9 @@ static int pgpe_alloc(pgpe* g) {
 
 static int optimizer_init(pgpe* g, const ne_config* cfg) {
   const char* name = ne_config_str(cfg, "pgpe", "optimizer");
-  ne__opt_kind kind = strcmp(name, "adam") == 0  ? NE__OPT_ADAM
-                      : strcmp(name, "sgd") == 0 ? NE__OPT_SGD
-                                                 : NE__OPT_CLIPUP;
+  ne__opt_kind kind = strcmp(name, "adam") == 0 ? NE__OPT_ADAM
+      : strcmp(name, "sgd") == 0                ? NE__OPT_SGD
+                                                : NE__OPT_CLIPUP;
   double lr = ne_config_float(cfg, "pgpe", "center_lr");
   int rc = ne__opt_init(&g->opt, kind, g->prob.n_params, lr);
   g->opt.momentum = ne_config_float(cfg, "pgpe", "momentum");
@@ -138,6 +140,10 @@ static int pgpe_create(const ne_problem* problem, const ne_config* cfg, void** s
     pgpe_destroy(g);
     return ne__set_error(errstr, rc, "out of memory for PGPE: %d x %zu parameters", population, problem->n_params);
   }
+  if ((rc = ne_algo_noise_table(cfg, problem->seed, problem->n_params, &g->table, errstr)) != 0) {
+    pgpe_destroy(g);
+    return rc;
+  }
   initial_distribution(g, cfg);
   g->report.elite_mean = NAN;
   *self = g;
@@ -146,14 +152,22 @@ static int pgpe_create(const ne_problem* problem, const ne_config* cfg, void** s
 
 // ---- ask -----------------------------------------------------------------------------------
 
+// ε_k: its slice of the shared table, or the generator's values written into g->eps.
+static const float* pair_eps(pgpe* g, int k) {
+  size_t p = g->prob.n_params;
+  if (g->table) return g->table->data + ne_noise_table_offset(g->table, g->seeds[k], p);
+  ne_noise_fill(g->seeds[k], 0, p, g->eps);
+  return g->eps;
+}
+
 // Samples pair k: x⁺ = μ + σ⊙ε, x⁻ = μ − σ⊙ε (the same rounded σ⊙ε on both sides).
 static void sample_pair(pgpe* g, int k) {
   size_t p = g->prob.n_params;
   float* plus = g->samples + (size_t)(2 * k) * p;
   float* minus = plus + p;
-  ne_noise_fill(g->seeds[k], 0, p, g->eps);
+  const float* eps = pair_eps(g, k);
   for (size_t i = 0; i < p; i++) {
-    float d = g->sigma[i] * g->eps[i];
+    float d = g->sigma[i] * eps[i];
     plus[i] = g->mu[i] + d;
     minus[i] = g->mu[i] - d;
   }
@@ -212,11 +226,11 @@ static void gradients(pgpe* g) {
     double up = g->shaped[2 * k], um = g->shaped[2 * k + 1];
     float a = (float)((up - um) / 2 / g->n_pairs), b = (float)((up + um) / 2 / g->n_pairs);
     if (a == 0 && b == 0) continue;
-    ne_noise_fill(g->seeds[k], 0, p, g->eps);
+    const float* eps = pair_eps(g, k);
     for (size_t i = 0; i < p; i++) {
-      float d = g->sigma[i] * g->eps[i];
+      float d = g->sigma[i] * eps[i];
       g->grad_mu[i] += a * d;
-      g->grad_sigma[i] += b * (d * g->eps[i] - g->sigma[i]);  // σ(ε² − 1) = ((σε)² − σ²) / σ
+      g->grad_sigma[i] += b * (d * eps[i] - g->sigma[i]);  // σ(ε² − 1) = ((σε)² − σ²) / σ
     }
   }
 }

@@ -14,10 +14,10 @@
 #define SEPCMAES_MAGIC 0x31455343u  // "CSE1"
 
 typedef struct sepcmaes {
-  ne_cma c;        // shared state (mean, paths, sigma, restarts, buffers)
-  double* cdiag;   // (n) the diagonal covariance matrix C
-  double* d;       // (n) sqrt(cdiag): per-coordinate standard deviations before sigma
-  double* acc;     // (n) scratch: sum_i w_i z_i^2 of the selected samples
+  ne_cma c;       // shared state (mean, paths, sigma, restarts, buffers)
+  double* cdiag;  // (n) the diagonal covariance matrix C
+  double* d;      // (n) sqrt(cdiag): per-coordinate standard deviations before sigma
+  double* acc;    // (n) scratch: sum_i w_i z_i^2 of the selected samples
 } sepcmaes;
 
 // C = I for a fresh (re)start
@@ -159,7 +159,8 @@ static int sep_load(void* self, const uint8_t* data, size_t len, char* errstr) {
   int rc = ne__cma_load(&s->c, SEPCMAES_MAGIC, &r, errstr);
   if (rc) return rc;
   ne__reader_f64s(&r, s->cdiag, (size_t)s->c.n);
-  if (r.bad || r.pos != r.len) return ne__set_error(errstr, NE_ECORRUPT, "sep-CMA-ES state is truncated or has trailing bytes");
+  if (r.bad || r.pos != r.len)
+    return ne__set_error(errstr, NE_ECORRUPT, "sep-CMA-ES state is truncated or has trailing bytes");
   // d is a pure function of C (IEEE sqrt), so recomputing it is bit-exact
   for (int i = 0; i < s->c.n; i++) s->d[i] = sqrt(s->cdiag[i]);
   return 0;

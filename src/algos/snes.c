@@ -20,23 +20,24 @@
 typedef struct snes {
   // configuration
   ne_problem prob;
-  int lambda;             // population
-  double eta_mu;          // centre learning rate
-  double eta_sigma;       // log-σ learning rate
-  int obs_norm;           // 1: normalize observations
-  float obs_clip;         // clip of normalized observations
-  int eval_episodes;      // episodes of the centre evaluation
+  int lambda;         // population
+  double eta_mu;      // centre learning rate
+  double eta_sigma;   // log-σ learning rate
+  int obs_norm;       // 1: normalize observations
+  float obs_clip;     // clip of normalized observations
+  int eval_episodes;  // episodes of the centre evaluation
   // state at the generation boundary
-  uint32_t generation;    // generations completed
-  float* mu;              // (P) centre
-  float* sigma;           // (P) standard deviations
-  ne__obs_stats obs;      // running observation statistics
-  ne__best_centre best;   // best centre so far
-  ne_gen_report report;   // figures of the last completed generation
+  uint32_t generation;   // generations completed
+  float* mu;             // (P) centre
+  float* sigma;          // (P) standard deviations
+  ne__obs_stats obs;     // running observation statistics
+  ne__best_centre best;  // best centre so far
+  ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
   uint64_t* seeds;        // (λ) sample seeds
   float* samples;         // (λ, P) z_k
-  float* eps;             // (P) noise scratch s_k
+  float* eps;             // (P) noise scratch s_k (generator)
+  ne_noise_table* table;  // snes.noise = table: the shared table (owned); NULL: the generator
   double* grad_mu;        // (P) Σ u_k s_k
   double* grad_sigma;     // (P) Σ u_k (s_k² − 1)
   double* fitness;        // (λ)
@@ -57,6 +58,7 @@ static void snes_destroy(void* self) {
   ne_free(s->seeds);
   ne_free(s->samples);
   ne_free(s->eps);
+  ne_noise_table_destroy(s->table);
   ne_free(s->grad_mu);
   ne_free(s->grad_sigma);
   ne_free(s->fitness);
@@ -85,7 +87,7 @@ static int snes_alloc(snes* s) {
   s->cands = ne_calloc(m + 1, sizeof(ne_candidate));
   s->blobs = ne_calloc(m + 1, sizeof(ne_blob));
   int ok = s->mu && s->sigma && s->seeds && s->samples && s->eps && s->grad_mu && s->grad_sigma && s->fitness &&
-           s->utility && s->ranks && s->cands && s->blobs;
+      s->utility && s->ranks && s->cands && s->blobs;
   int rc = ok ? 0 : NE_ENOMEM;
   if (!rc) rc = ne__obs_stats_init(&s->obs, s->prob.obs_dim, NE__OBS_ES);
   if (!rc) rc = ne__best_init(&s->best, p, s->prob.obs_dim);
@@ -117,6 +119,10 @@ static int snes_create(const ne_problem* problem, const ne_config* cfg, void** s
     snes_destroy(s);
     return ne__set_error(errstr, rc, "out of memory for SNES: %d x %zu parameters", s->lambda, problem->n_params);
   }
+  if ((rc = ne_algo_noise_table(cfg, problem->seed, problem->n_params, &s->table, errstr)) != 0) {
+    snes_destroy(s);
+    return rc;
+  }
   ne_policy_init_params(problem->policy, ne_seed_derive(problem->seed, 0, 0, NE_PURPOSE_INIT), s->mu);
   float stdev = (float)ne_config_float(cfg, "snes", "stdev_init");
   for (size_t i = 0; i < problem->n_params; i++) s->sigma[i] = stdev;
@@ -137,6 +143,14 @@ static void set_blobs(snes* s, uint32_t gen) {
     s->blobs[1 + k] = (ne_blob){ne_hash2(ne_hash2(hmu, hsig), s->seeds[k]), p, s->samples + (size_t)k * p};
 }
 
+// s_k: its slice of the shared table, or the generator's values written into s->eps.
+static const float* sample_eps(snes* s, int k) {
+  size_t p = s->prob.n_params;
+  if (s->table) return s->table->data + ne_noise_table_offset(s->table, s->seeds[k], p);
+  ne_noise_fill(s->seeds[k], 0, p, s->eps);
+  return s->eps;
+}
+
 static int snes_ask(void* self, const ne_batch** out) {
   snes* s = self;
   uint32_t gen = s->generation;
@@ -145,8 +159,8 @@ static int snes_ask(void* self, const ne_batch** out) {
   for (int k = 0; k < s->lambda; k++) {
     s->seeds[k] = ne_seed_derive(s->prob.seed, gen, (uint64_t)k, NE_PURPOSE_MUTATION);
     float* z = s->samples + (size_t)k * p;
-    ne_noise_fill(s->seeds[k], 0, p, s->eps);
-    for (size_t i = 0; i < p; i++) z[i] = s->mu[i] + s->sigma[i] * s->eps[i];
+    const float* eps = sample_eps(s, k);
+    for (size_t i = 0; i < p; i++) z[i] = s->mu[i] + s->sigma[i] * eps[i];
   }
   set_blobs(s, gen);
   for (int k = 0; k < s->lambda; k++) {
@@ -181,9 +195,9 @@ static double update(snes* s) {
   for (int k = 0; k < s->lambda; k++) {
     double u = s->utility[k];
     if (u == 0) continue;
-    ne_noise_fill(s->seeds[k], 0, p, s->eps);
+    const float* eps = sample_eps(s, k);
     for (size_t i = 0; i < p; i++) {
-      double e = s->eps[i];
+      double e = eps[i];
       s->grad_mu[i] += u * e;
       s->grad_sigma[i] += u * (e * e - 1.0);
     }

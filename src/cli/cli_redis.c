@@ -15,6 +15,7 @@
 static struct {
   const char* url;        // --redis URL; NULL: local evaluation
   double task_timeout_s;  // --task-timeout (0: the master's default)
+  double join_timeout_s;  // --join-timeout (0: the master's default)
   int chunk;              // --chunk (0: automatic)
 } redis_opt;
 
@@ -27,11 +28,15 @@ int ne_cli_redis_option(const char* cmd, const char* option, const char* value, 
     if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 20, &v)) == 0) redis_opt.chunk = (int)v;
   } else if (strcmp(option, "--task-timeout") == 0) {
     *rc = ne_cli_parse_double(cmd, option, value, 0.05, 86400, "seconds", &redis_opt.task_timeout_s);
+  } else if (strcmp(option, "--join-timeout") == 0) {
+    *rc = ne_cli_parse_double(cmd, option, value, 0.05, 86400 * 365, "seconds", &redis_opt.join_timeout_s);
   } else {
     return 0;
   }
   return 1;
 }
+
+int ne_cli_redis_wanted(void) { return redis_opt.url != NULL; }
 
 #ifdef NE_HAVE_HIREDIS
 // The experiment id stored in run_dir/redis.id into id (17 bytes); "" when there is none.
@@ -49,7 +54,9 @@ int ne_cli_redis_attach(const ne_config* cfg, const char* name, const char* run_
   if (!redis_opt.url) return 0;
   char id[17] = "", err[NE_ERRSTR_LEN];
   if (run_dir) read_id(run_dir, id);
-  ne_cluster_master_options o = {redis_opt.url, id[0] ? id : NULL, name, redis_opt.chunk, redis_opt.task_timeout_s, 0, 0};
+  ne_cluster_master_options o = {
+      redis_opt.url,           id[0] ? id : NULL, name, redis_opt.chunk, redis_opt.task_timeout_s, 0, 0,
+      redis_opt.join_timeout_s};
   int rc = ne_cluster_master_create(cfg, &o, out, err);
   if (rc) {
     fprintf(stderr, "neuroevo: %s\n", err);
@@ -102,7 +109,9 @@ int ne_cli_redis_attach(const ne_config* cfg, const char* name, const char* run_
   fprintf(stderr, "neuroevo: this build has no Redis support (install libhiredis-dev and rebuild)\n");
   return 2;
 }
-int ne_cli_redis_attach_dir(const char* run_dir, ne_executor** out) { return ne_cli_redis_attach(NULL, NULL, run_dir, out); }
+int ne_cli_redis_attach_dir(const char* run_dir, ne_executor** out) {
+  return ne_cli_redis_attach(NULL, NULL, run_dir, out);
+}
 int ne_cli_redis_bind(ne_executor* ex, const char* run_dir) { return (void)ex, (void)run_dir, 0; }
 void ne_cli_redis_detach(ne_executor* ex, int exit_code) { (void)ex, (void)exit_code; }
 #endif

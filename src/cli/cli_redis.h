@@ -9,9 +9,12 @@
 #include "neuroevo/config.h"
 #include "neuroevo/executor.h"
 
-// Takes --redis URL, --task-timeout S and --chunk N. Returns 1 if `option` is one of them (then
+// Takes --redis URL, --task-timeout S, --join-timeout S and --chunk N. Returns 1 if `option` is one of them (then
 // *rc is 0, or 2 after printing a message about a bad value), 0 otherwise.
 int ne_cli_redis_option(const char* cmd, const char* option, const char* value, int* rc);
+
+// 1 when --redis was given.
+int ne_cli_redis_wanted(void);
 
 // Creates the master executor for cfg when --redis was given (*out = NULL otherwise). With run_dir
 // (resume), the experiment id stored there is continued. Returns an exit code (0, 1 or 2) after

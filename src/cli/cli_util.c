@@ -12,8 +12,12 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "neuroevo/config.h"
 
 volatile int ne_cli_stop = 0;
+
+static const char* stop_message = "";  // what the first signal prints (set before the handler)
+static size_t stop_message_len;
 
 static void on_signal(int sig) {
   if (ne_cli_stop) {
@@ -21,13 +25,16 @@ static void on_signal(int sig) {
     raise(sig);
     return;
   }
-  ne_cli_stop = 1;
-  static const char msg[] = "\nneuroevo: stopping after the candidates in hand (Ctrl-C again to abort)\n";
-  ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+  ne_cli_stop = sig;  // the signal number: the exit status is 128 + it, as a shell reports it
+  ssize_t ignored = write(STDERR_FILENO, stop_message, stop_message_len);
   (void)ignored;
 }
 
-void ne_cli_install_stop_handler(void) {
+void ne_cli_install_stop_handler(const char* what) {
+  static char msg[256];
+  snprintf(msg, sizeof msg, "\nneuroevo: %s (Ctrl-C again to abort at once)\n", what);
+  stop_message = msg;
+  stop_message_len = strlen(msg);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -35,6 +42,8 @@ void ne_cli_install_stop_handler(void) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 }
+
+int ne_cli_stop_status(void) { return ne_cli_stop > 0 && ne_cli_stop < 64 ? 128 + ne_cli_stop : 130; }
 
 int ne_cli_parse_int(const char* cmd, const char* option, const char* text, long long min, long long max,
                      long long* out) {
@@ -50,8 +59,8 @@ int ne_cli_parse_int(const char* cmd, const char* option, const char* text, long
   return 0;
 }
 
-int ne_cli_parse_double(const char* cmd, const char* option, const char* text, double min, double max,
-                        const char* unit, double* out) {
+int ne_cli_parse_double(const char* cmd, const char* option, const char* text, double min, double max, const char* unit,
+                        double* out) {
   char* end;
   double v = text ? strtod(text, &end) : 0;
   if (!text || end == text || *end || !(v >= min && v <= max)) {
@@ -122,4 +131,14 @@ int ne_cli_find_config(const char* config, char* path, size_t path_size, char* n
   fprintf(stderr, "neuroevo: no config named '%s' (give a path to an .ini file or one of the names below)\n", config);
   list_configs(stderr);
   return 2;
+}
+
+void ne_cli_print_notes(const ne_config* cfg) {
+  // one "neuroevo: note: ..." line per note
+  for (const char* p = ne_config_notes(cfg); *p;) {
+    const char* nl = strchr(p, '\n');
+    int len = nl ? (int)(nl - p) : (int)strlen(p);
+    fprintf(stderr, "neuroevo: note: %.*s\n", len, p);
+    p += len + (nl ? 1 : 0);
+  }
 }

@@ -6,11 +6,18 @@
 
 #include <stddef.h>
 
-// Raised by the signal handler; the library checks it between candidates.
+#include "neuroevo/config.h"
+
+// Raised by the signal handler (to the signal's number); the library checks it between candidates
+// and, in local evaluation, at every env step.
 extern volatile int ne_cli_stop;
 
-// Installs SIGINT/SIGTERM handlers that raise ne_cli_stop (a second Ctrl-C exits at once).
-void ne_cli_install_stop_handler(void);
+// Installs SIGINT/SIGTERM handlers that raise ne_cli_stop and print "neuroevo: WHAT (Ctrl-C again
+// to abort at once)"; a second signal kills the process at once. `what` is copied.
+void ne_cli_install_stop_handler(const char* what);
+
+// The exit status after a stop request: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
+int ne_cli_stop_status(void);
 
 // Parses a non-negative integer option value; prints "neuroevo CMD: OPTION expects ..." on error.
 int ne_cli_parse_int(const char* cmd, const char* option, const char* text, long long min, long long max,
@@ -18,8 +25,8 @@ int ne_cli_parse_int(const char* cmd, const char* option, const char* text, long
 
 // Parses a number option value in [min, max] (NaN never is); prints "neuroevo CMD: OPTION expects
 // UNIT in [MIN, MAX], got '...'" on error (UNIT e.g. "seconds"). 0, or 2 after the message.
-int ne_cli_parse_double(const char* cmd, const char* option, const char* text, double min, double max,
-                        const char* unit, double* out);
+int ne_cli_parse_double(const char* cmd, const char* option, const char* text, double min, double max, const char* unit,
+                        double* out);
 
 // Resolves CONFIG (a path, or a name looked up in ./configs, the source tree's configs and
 // $NEUROEVO_CONFIG_PATH) into path; fills name with the config's base name. Prints the available
@@ -28,5 +35,8 @@ int ne_cli_find_config(const char* config, char* path, size_t path_size, char* n
 
 // 1 if arg looks like a `section.key=value` override.
 int ne_cli_is_override(const char* arg);
+
+// Prints the config's notes (ne_config_notes: what the overrides made it ignore) on stderr.
+void ne_cli_print_notes(const ne_config* cfg);
 
 #endif

@@ -46,13 +46,13 @@ static const char USAGE[] =
 
 #ifdef NE_HAVE_HIREDIS  // the cluster needs Redis support; without it the command only explains
 typedef struct cluster {
-  char dir[4096];       // temporary directory
-  char url[64];         // redis://127.0.0.1:PORT
-  pid_t redis;          // redis-server
-  pid_t* workers;       // (n_workers)
+  char dir[4096];  // temporary directory
+  char url[64];    // redis://127.0.0.1:PORT
+  pid_t redis;     // redis-server
+  pid_t* workers;  // (n_workers)
   int n_workers;
-  int threads;          // per worker
-  const char* server;   // redis-server binary
+  int threads;         // per worker
+  const char* server;  // redis-server binary
 } cluster;
 
 // A port that was free a moment ago (redis-server may still lose the race; the caller retries).
@@ -103,7 +103,7 @@ static int pong(int port) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   char buf[16] = "";
   int ok = connect(fd, (struct sockaddr*)&a, sizeof a) == 0 && write(fd, "PING\r\n", 6) == 6 &&
-           read(fd, buf, sizeof buf - 1) >= 5 && strncmp(buf, "+PONG", 5) == 0;
+      read(fd, buf, sizeof buf - 1) >= 5 && strncmp(buf, "+PONG", 5) == 0;
   close(fd);
   return ok;
 }
@@ -139,8 +139,8 @@ static int start_redis(cluster* c) {
     if (port <= 0) continue;
     char port_s[16];
     snprintf(port_s, sizeof port_s, "%d", port);
-    char* argv[] = {(char*)c->server, "--port", port_s, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                    "--dir", c->dir, "--protected-mode", "yes", NULL};
+    char* argv[] = {(char*)c->server, "--port", port_s,  "--bind", "127.0.0.1",        "--save", "",
+                    "--appendonly",   "no",     "--dir", c->dir,   "--protected-mode", "yes",    NULL};
     c->redis = spawn(argv, log);
     for (int t = 0; t < 250 && c->redis > 0; t++) {
       if (pong(port)) {

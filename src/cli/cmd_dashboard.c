@@ -70,7 +70,8 @@ int ne_cmd_dashboard(int argc, char** argv) {
   int rc = parse_args(argc, argv, &opt, paths);
   char err[NE_ERRSTR_LEN];
   ne_dashboard* d = NULL;
-  ne_cli_install_stop_handler();  // before the server starts: an early Ctrl-C still stops it cleanly
+  // before the server starts: an early Ctrl-C still stops it cleanly
+  ne_cli_install_stop_handler("stopping the dashboard");
   if (!rc && ne_dashboard_start(&opt, &d, err) != 0) {
     fprintf(stderr, "neuroevo dashboard: %s\n", err);
     rc = 1;
@@ -79,10 +80,11 @@ int ne_cmd_dashboard(int argc, char** argv) {
     const char* bind = opt.bind ? opt.bind : "127.0.0.1";
     int v6 = strchr(bind, ':') != NULL;
     if (strcmp(bind, "127.0.0.1") != 0 && strcmp(bind, "::1") != 0)
-      fprintf(stderr, "neuroevo dashboard: warning: listening on %s: anyone who can reach it can read the runs "
-                      "(no authentication)\n", bind);
-    printf("dashboard: http://%s%s%s:%d/  (Ctrl-C stops)\n", v6 ? "[" : "", bind, v6 ? "]" : "",
-           ne_dashboard_port(d));
+      fprintf(stderr,
+              "neuroevo dashboard: warning: listening on %s: anyone who can reach it can read the runs "
+              "(no authentication)\n",
+              bind);
+    printf("dashboard: http://%s%s%s:%d/  (Ctrl-C stops)\n", v6 ? "[" : "", bind, v6 ? "]" : "", ne_dashboard_port(d));
     fflush(stdout);
     // serve until SIGINT/SIGTERM: the server runs on its own thread; the sleep only bounds how late
     // a signal that lands between the check and the sleep is noticed

@@ -13,7 +13,8 @@
 
 static void usage(FILE* out) {
   fprintf(out,
-          "usage: " CMD " [FILTER]\n\n"
+          "usage: " CMD
+          " [FILTER]\n\n"
           "Lists the registered environments whose id contains FILTER (all by default): observation\n"
           "space (shape; the bounds are in the summary line below), action space, max episode steps\n"
           "(Gymnasium's TimeLimit) and reward threshold ('-' when Gymnasium defines none).\n");

@@ -25,10 +25,10 @@ static const char USAGE[] =
 
 // Parsed command line.
 typedef struct plot_args {
-  const char** dirs; // (n_dirs) run directories, pointing into argv
-  int n_dirs;        // number of run directories
-  const char* out;   // --out, or NULL for the default
-  const char* x;     // --x column
+  const char** dirs;  // (n_dirs) run directories, pointing into argv
+  int n_dirs;         // number of run directories
+  const char* out;    // --out, or NULL for the default
+  const char* x;      // --x column
 } plot_args;
 
 // the value of --name VALUE or --name=VALUE at argv[*i], advancing *i; NULL if arg is not that option
@@ -90,9 +90,7 @@ static int check_dirs(const plot_args* a) {
 }
 
 // input problems (missing or empty metrics) are exit 2; gnuplot or I/O failures exit 1
-static int exit_code(int rc) {
-  return rc == NE_ENOTFOUND || rc == NE_EPARSE || rc == NE_EINVAL ? 2 : 1;
-}
+static int exit_code(int rc) { return rc == NE_ENOTFOUND || rc == NE_EPARSE || rc == NE_EINVAL ? 2 : 1; }
 
 int ne_cmd_plot(int argc, char** argv) {
   if (ne_cli_wants_help(argc, argv)) {

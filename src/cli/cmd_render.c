@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
-// `neuroevo render RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif] [--size WxH]
-// [--max-frames N] [--fps N]`: records the best agent of a run (or a genome / params file) as an
-// animated GIF or an MP4 video. The file names its env and policy, as for `neuroevo eval`; MuJoCo envs render
+// `neuroevo render RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out FILE] [--size WxH]
+// [--max-frames N] [--fps N] [--archive FILE|none]`: records the best agent of a run (or a genome /
+// params file) as an animated GIF or an MP4 video, by default RUN_DIR/agent.gif (what `neuroevo report` embeds). The
+// file names its env and policy, as for `neuroevo eval`; MuJoCo envs render
 // through EGL or OSMesa (MUJOCO_GL), the others through neuroevo's 2-D drawings.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>  // isatty: progress redrawn in place on a terminal
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
-#include "core/util.h"  // ne__set_error
+#include "core/util.h"       // ne__set_error
 #include "neuroevo/agent.h"  // loading the genome or params file: shared with eval and the report
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
@@ -18,11 +20,13 @@
 #define CMD "neuroevo render"
 
 static const char USAGE[] =
-    "usage: " CMD " RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif|.mp4] [--size WxH]\n"
+    "usage: " CMD
+    " RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif|.mp4] [--size WxH]\n"
     "                       [--max-frames N] [--fps N] [--archive FILE|none]\n"
     "\n"
     "Records N episodes (default 1) of a run's best agent (RUN_DIR/best.genome or best.params) or of\n"
-    "a genome/params FILE into an animated GIF (--out NAME.gif, the default agent.gif) or an MP4 video\n"
+    "a genome/params FILE into an animated GIF (--out NAME.gif; default RUN_DIR/agent.gif, which\n"
+    "`neuroevo report RUN_DIR` embeds, or ./agent.gif for --genome) or an MP4 video\n"
     "(--out NAME.mp4: H.264, else MPEG-4 part 2; even sizes only; needs a build with FFmpeg). Episode seeds\n"
     "derive from S (default 0) as in `neuroevo eval`. Frames are WxH pixels (default 400x300); long\n"
     "episodes keep every k-th step so that at most --max-frames (default 500) are written, played at\n"
@@ -34,9 +38,10 @@ static const char USAGE[] =
 typedef struct render_args {
   const char* run_dir;
   const char* genome;
-  const char* out;
+  const char* out;      // --out, or NULL: the default (default_out)
   const char* archive;  // --archive: a behaviours file, "none", or NULL (RUN_DIR/archive.csv if any)
   long long episodes, seed, width, height, max_frames, fps;
+  char default_out[4096];  // RUN_DIR/agent.gif (where the report looks), or agent.gif for --genome
 } render_args;
 
 // "WxH" into w, h
@@ -69,7 +74,6 @@ static int parse_option(const char* o, const char* v, render_args* a) {
 
 static int parse_args(int argc, char** argv, render_args* a) {
   memset(a, 0, sizeof *a);
-  a->out = "agent.gif";
   a->episodes = 1;
   for (int i = 1; i < argc; i++) {
     const char* o = argv[i];
@@ -83,6 +87,12 @@ static int parse_args(int argc, char** argv, render_args* a) {
     if (rc) return rc;
   }
   if (!a->run_dir == !a->genome) return fputs(USAGE, stderr), 2;
+  // the default file goes where `neuroevo report RUN_DIR` looks for it
+  if (!a->out) {
+    if (a->run_dir) snprintf(a->default_out, sizeof a->default_out, "%s/agent.gif", a->run_dir);
+    else snprintf(a->default_out, sizeof a->default_out, "agent.gif");
+    a->out = a->default_out;
+  }
   return 0;
 }
 
@@ -109,6 +119,30 @@ static int load_archive(const render_args* a, const ne_env_spec* env, ne_render_
   return 0;
 }
 
+// Progress on stderr: a line redrawn in place on a terminal (at most 5 times a second), else a
+// line at every tenth of the frames.
+typedef struct progress {
+  const char* env;  // env id shown
+  int tty;          // 1: stderr is a terminal
+  double shown_at;  // ne__now() of the last redraw
+  int last_tenth;   // last tenth printed (not a terminal)
+} progress;
+
+static void on_frame(void* user, int frames, int total) {
+  progress* p = user;
+  if (p->tty) {
+    double now = ne__now();
+    if (frames < total && now - p->shown_at < 0.2) return;
+    p->shown_at = now;
+    fprintf(stderr, "\rrendering %s: frame %d/%d%s", p->env, frames, total, frames == total ? "\n" : "");
+    return;
+  }
+  int tenth = total > 0 ? frames * 10 / total : 10;
+  if (tenth == p->last_tenth) return;
+  p->last_tenth = tenth;
+  fprintf(stderr, "rendering %s: frame %d/%d\n", p->env, frames, total);
+}
+
 int ne_cmd_render(int argc, char** argv) {
   if (ne_cli_wants_help(argc, argv)) return fputs(USAGE, stdout), 0;
   render_args a;
@@ -123,22 +157,36 @@ int ne_cmd_render(int argc, char** argv) {
     return rc == NE_ENOMEM ? 1 : 2;
   }
   const ne_env_spec* env = ne_agent_env(ag);
-  ne_render_options o = {(int)a.width, (int)a.height, (int)a.episodes, (uint64_t)a.seed, (int)a.max_frames, (int)a.fps,
-                         NULL, 0, 0};
+  progress pr = {env->id, isatty(STDERR_FILENO), 0, -1};
+  ne_render_stats stats = {0};
+  ne_render_options o = {.width = (int)a.width,
+                         .height = (int)a.height,
+                         .episodes = (int)a.episodes,
+                         .seed = (uint64_t)a.seed,
+                         .max_frames = (int)a.max_frames,
+                         .fps = (int)a.fps,
+                         .progress = on_frame,
+                         .progress_user = &pr,
+                         .stats = &stats};
   float* archive = NULL;
   if ((rc = load_archive(&a, env, &o, &archive)) != 0) {
     ne_agent_destroy(ag);
     return rc;
   }
   double* returns = ne_calloc((size_t)a.episodes, sizeof(double));
-  rc = returns ? ne_render_episodes(env, ne_agent_policy(ag), ne_agent_params(ag), ne_agent_norm(ag), &o, a.out, returns, err)
-               : ne__set_error(err, NE_ENOMEM, "out of memory");
+  rc = returns
+      ? ne_render_episodes(env, ne_agent_policy(ag), ne_agent_params(ag), ne_agent_norm(ag), &o, a.out, returns, err)
+      : ne__set_error(err, NE_ENOMEM, "out of memory");
   if (rc) fprintf(stderr, CMD ": %s\n", err);
   else {
     printf("%s: wrote %s (", env->id, a.out);
     for (long long e = 0; e < a.episodes; e++) printf("%sreturn %.2f", e ? ", " : "", returns[e]);
     if (o.n_behaviours > 0) printf(", %d archived behaviours drawn", o.n_behaviours);
     printf(")\n");
+    // where the time went: physics (two passes), drawing (the renderer), encoding
+    fprintf(stderr, "%d frames of %ld steps: physics %.2f s, drawing %.2f s (%.1f ms a frame), encoding %.2f s\n",
+            stats.frames, stats.steps, stats.step_s, stats.draw_s, stats.frames ? 1e3 * stats.draw_s / stats.frames : 0,
+            stats.encode_s);
   }
   ne_free(returns);
   ne_free(archive);

@@ -17,18 +17,19 @@
 
 // what the command line asked for
 typedef struct rollout_args {
-  const char* env_id;    // positional ENV_ID
-  const char* policy;    // random (default), noop, scripted
-  long long episodes;    // --episodes (default 100)
-  long long seed;        // --seed (default 0)
-  long long max_steps;   // --max-steps (0: the env's own limit)
-  double sticky;         // --sticky (0: the env's default; < 0 off)
-  int no_ramping;        // --no-ramping
+  const char* env_id;   // positional ENV_ID
+  const char* policy;   // random (default), noop, scripted
+  long long episodes;   // --episodes (default 100)
+  long long seed;       // --seed (default 0)
+  long long max_steps;  // --max-steps (0: the env's own limit)
+  double sticky;        // --sticky (0: the env's default; < 0 off)
+  int no_ramping;       // --no-ramping
 } rollout_args;
 
 static void usage(FILE* out) {
   fprintf(out,
-          "usage: " CMD " ENV_ID [--policy random|noop|scripted] [--episodes N] [--seed S]\n"
+          "usage: " CMD
+          " ENV_ID [--policy random|noop|scripted] [--episodes N] [--seed S]\n"
           "                         [--max-steps M] [--sticky P] [--no-ramping]\n\n"
           "Runs N episodes of a fixed policy on a discrete-action env and prints CSV:\n"
           "episode,return,length (one row per episode, after a header row).\n\n"

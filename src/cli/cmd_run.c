@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // `neuroevo run CONFIG [section.key=value ...] [--threads N] [--out DIR] [--generations G] [--quiet]`
 // and `neuroevo resume RUN_DIR [--generations G] [--threads N]`: train, printing a progress line
-// per generation; Ctrl-C checkpoints the last completed generation and exits with 130.
+// per generation; Ctrl-C (SIGTERM) checkpoints the last completed generation and exits with 130 (143).
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli_redis.h"  // --redis: distributed evaluation (cmd_cluster.c)
+#include "cli/cli_redis.h"  // --redis: distributed evaluation (cli_redis.c)
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "neuroevo/config.h"
 #include "neuroevo/error.h"
+#include "neuroevo/pool.h"  // ne_cpu_count: --threads 0
 #include "neuroevo/run.h"
 
 static const char RUN_USAGE[] =
@@ -21,11 +22,14 @@ static const char RUN_USAGE[] =
     "options:\n"
     "  --threads N       evaluation threads (default: run.threads, 0 = all cores)\n"
     "  --out DIR         run directory to create (default: <run.out>/<config>-<timestamp>)\n"
-    "  --generations G   stop after G generations in all (overrides run.generations)\n"
+    "  --generations G   stop after G generations in all, 0 = no limit (sets run.generations in the\n"
+    "                    run's config.ini, so resume, dashboard and report keep this budget)\n"
     "  --quiet           no progress lines (log.txt in the run directory still has them)\n"
     "  --redis URL       evaluate on Redis workers (`neuroevo worker --redis URL`) instead of local\n"
     "                    threads; the results are identical (docs/scaling.md)\n"
     "  --task-timeout S  with --redis: re-publish tasks a silent worker held this long (default 10)\n"
+    "  --join-timeout S  with --redis: stop when workers refused the run (the master prints why)\n"
+    "                    and none joined for S seconds (default 60)\n"
     "  --chunk N         with --redis: candidates per task (default: sized from the live workers)\n"
     "  -h, --help        this text\n"
     "\n"
@@ -36,9 +40,13 @@ static const char RESUME_USAGE[] =
     "usage: neuroevo resume RUN_DIR [--generations G] [--threads N] [--quiet] [--redis URL]\n"
     "\n"
     "Continues a run from its newest valid checkpoint (older ones are tried if it is corrupt).\n"
-    "The results are identical to an uninterrupted run. --generations G sets a new total budget.\n"
+    "The results are identical to an uninterrupted run. --generations G sets a new total budget\n"
+    "(0 = no limit), written to the run's config.ini; --threads N (0 = all cores).\n"
     "--redis URL continues on Redis workers; results of the interrupted generation already in\n"
-    "Redis are reused (--task-timeout S and --chunk N as for run).\n";
+    "Redis are reused (--task-timeout S, --join-timeout S and --chunk N as for run).\n";
+
+// What the first Ctrl-C or SIGTERM prints: the episodes in hand end at their next step.
+#define STOPPING "stopping: the generation in progress is dropped, the last completed one is kept"
 
 // Parses the options shared by run and resume; returns 0, or the exit code on a bad option.
 static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_options* opt) {
@@ -55,11 +63,12 @@ static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_o
   }
   const char* value = argv[++*i];
   if (strcmp(a, "--threads") == 0) {
-    if ((rc = ne_cli_parse_int(cmd, a, value, 1, 1024, &v))) return rc;
-    opt->threads = (int)v;
+    if ((rc = ne_cli_parse_int(cmd, a, value, 0, 1024, &v))) return rc;
+    opt->threads = v > 0 ? (int)v : ne_cpu_count();  // 0 = all cores, as run.threads = 0
   } else if (strcmp(a, "--generations") == 0) {
-    if ((rc = ne_cli_parse_int(cmd, a, value, 1, 1000000000, &v))) return rc;
-    opt->generations = v;
+    if ((rc = ne_cli_parse_int(cmd, a, value, 0, 1000000000, &v))) return rc;
+    opt->generations = v;  // 0 = no limit, as run.generations = 0
+    opt->generations_set = 1;
   } else if (strcmp(a, "--out") == 0 && strcmp(cmd, "run") == 0) {
     opt->out_dir = value;
   } else if (ne_cli_redis_option(cmd, a, value, &rc)) {  // --redis, --task-timeout, --chunk (cli_redis.h)
@@ -75,7 +84,7 @@ static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_o
 static int train(ne_run* run, int quiet) {
   char err[NE_ERRSTR_LEN];
   int rc = ne_run_loop(run, err);
-  if (rc == NE_EINTR) return 130;
+  if (rc == NE_EINTR) return ne_cli_stop_status();  // 130 after Ctrl-C, 143 after SIGTERM
   if (rc) {
     fprintf(stderr, "neuroevo: %s\n", err);
     return 1;
@@ -120,11 +129,13 @@ int ne_cmd_run(int argc, char** argv) {
       fprintf(stderr, "neuroevo: %s\n", err);
       rc = 2;
     }
+  // what the overrides made the config ignore (e.g. [es] after run.algorithm=ga)
+  if (!rc) ne_cli_print_notes(cfg);
   ne_run* run = NULL;
   // --redis: a Redis master evaluates instead of local threads (cli_redis.h; no-op without --redis)
   if (!rc) rc = ne_cli_redis_attach(cfg, name, NULL, &opt.executor);
   if (!rc) {
-    ne_cli_install_stop_handler();
+    ne_cli_install_stop_handler(STOPPING);
     opt.stop = &ne_cli_stop;
     opt.name = name;
     int crc = ne_run_create(cfg, &opt, &run, err);
@@ -165,7 +176,7 @@ int ne_cmd_resume(int argc, char** argv) {
     rc = 2;
   }
   if (rc) return rc;
-  ne_cli_install_stop_handler();
+  ne_cli_install_stop_handler(STOPPING);
   opt.stop = &ne_cli_stop;
   // --redis: a Redis master continues the run's experiment (cli_redis.h; no-op without --redis)
   if ((rc = ne_cli_redis_attach_dir(dir, &opt.executor)) != 0) return rc;

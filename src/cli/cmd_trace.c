@@ -35,7 +35,8 @@ typedef struct action_list {
 
 static void usage(FILE* out) {
   fprintf(out,
-          "usage: " CMD " ENV_ID (--state v1,v2,... | --seed S) (--actions a1,a2,... | --actions-file FILE)\n\n"
+          "usage: " CMD
+          " ENV_ID (--state v1,v2,... | --seed S) (--actions a1,a2,... | --actions-file FILE)\n\n"
           "Sets ENV_ID's internal state (Gymnasium's env.unwrapped.state layout, e.g. CartPole-v1:\n"
           "x,x_dot,theta,theta_dot) with the step counter at 0, or resets it from a seed, applies the\n"
           "actions in order and stops after the last one or at the first terminated/truncated step.\n\n"
@@ -156,16 +157,18 @@ static int parse_action(const ne_env_spec* spec, const char* label, const char* 
     if (parse_number(label, comp, !spec->discrete, &d)) return 2;
     // a discrete action is an integer; refuse 1.5 before the float cast could hide it
     if (spec->discrete && (d != floor(d) || fabs(d) > 1e9))
-      return fprintf(stderr, CMD ": %s: '%s' is not an integer (%s has Discrete(%d) actions)\n", label, comp,
-                     spec->id, spec->n_actions), 2;
+      return fprintf(stderr, CMD ": %s: '%s' is not an integer (%s has Discrete(%d) actions)\n", label, comp, spec->id,
+                     spec->n_actions),
+             2;
     a[k] = (float)d;
     if (!comma) break;
     s = comma + 1;
   }
   // the right number of components, and inside the space
   if (k + 1 != spec->act_dim)
-    return fprintf(stderr, CMD ": %s ('%s'): %s takes %d components, got %d\n", label, tok, spec->id,
-                   spec->act_dim, k + 1), 2;
+    return fprintf(stderr, CMD ": %s ('%s'): %s takes %d components, got %d\n", label, tok, spec->id, spec->act_dim,
+                   k + 1),
+           2;
   char err[NE_ERRSTR_LEN];
   if (ne_env_check_action(spec, a, err)) return fprintf(stderr, CMD ": %s: %s\n", label, err), 2;
   return 0;
@@ -263,7 +266,10 @@ static int start_episode(const ne_env_spec* spec, ne_env_state* state, const tra
   }
   // the seed eval and render give their episode 0, so a trace replays the start of what they show
   int rc = ne_env_reset(spec, state, ne_seed_derive(st->seed, 0, 0, NE_PURPOSE_EVAL));
-  return rc ? (fprintf(stderr, CMD ": reset with --seed %llu: %s\n", (unsigned long long)st->seed, env_error(spec, state, rc)), 1) : 0;
+  return rc ? (fprintf(stderr, CMD ": reset with --seed %llu: %s\n", (unsigned long long)st->seed,
+                       env_error(spec, state, rc)),
+               1)
+            : 0;
 }
 
 // starts the episode, prints row 0, steps through the actions; returns the exit code

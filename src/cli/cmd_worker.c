@@ -96,7 +96,7 @@ int ne_cmd_worker(int argc, char** argv) {
   }
   if (rc) return rc;
 #ifdef NE_HAVE_HIREDIS
-  ne_cli_install_stop_handler();
+  ne_cli_install_stop_handler("stopping after the tasks in hand");
   o.stop = &ne_cli_stop;
   char err[NE_ERRSTR_LEN];
   int wrc = ne_cluster_worker_run(&o, err);

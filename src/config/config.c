@@ -8,38 +8,40 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <ini.h>  // ini_parse_stream: the INI tokenizer (sections, key = value, comments)
 #include <inttypes.h>
-#include <ini.h> // ini_parse_stream: the INI tokenizer (sections, key = value, comments)
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h> // strcasecmp for bool spellings
+#include <strings.h>  // strcasecmp for bool spellings
 
+#include "config/config_int.h"
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
-#include "config/config_int.h"
 
 // Longest value accepted (after trimming); longer text is surely a mistake.
 #define MAX_VALUE 4096
 
 // One key's current value.
 typedef struct cfg_value {
-  char* text;                 // canonical text form, what ne_config_format writes (owned)
-  char* origin;               // "x.ini:3", "command line", ...; NULL for defaults or no origin (owned)
-  unsigned long seq;          // 0: the default; else the order in which values were set (1, 2, ...)
-  int64_t i;                  // INT value, BOOL as 0/1
-  double f;                   // FLOAT value
-  int n_list;                 // INTLIST item count
-  int list[NE__CFG_LIST_CAP]; // (n_list) INTLIST items
+  char* text;                  // canonical text form, what ne_config_format writes (owned)
+  char* origin;                // "x.ini:3", "command line", ...; NULL for defaults or no origin (owned)
+  unsigned long seq;           // 0: the default; else the order in which values were set (1, 2, ...)
+  int64_t i;                   // INT value, BOOL as 0/1
+  double f;                    // FLOAT value
+  int n_list;                  // INTLIST item count
+  int list[NE__CFG_LIST_CAP];  // (n_list) INTLIST items
+  int overridden;              // 1: set by ne_config_override (a command-line style override)
 } cfg_value;
 
 struct ne_config {
-  int n;                  // number of schema keys
-  cfg_value* vals;        // (n) one value per schema key, in schema order
-  unsigned long next_seq; // seq of the next value set
+  int n;                   // number of schema keys
+  cfg_value* vals;         // (n) one value per schema key, in schema order
+  unsigned long next_seq;  // seq of the next value set
+  char* notes;             // what was ignored and why, one line each ("\n"-terminated); NULL: none (owned)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -101,7 +103,8 @@ static void expected_form(const ne_config_key* k, char* buf, size_t cap) {
       snprintf(buf, cap, "comma-separated integers%s, at most %d (e.g. 64,64)", range, ne__config_list_max(k));
       break;
     case NE_CFG_STRING:
-    default: snprintf(buf, cap, "text without control characters or ' ;' (';' after a space starts a comment)");
+    default:
+      snprintf(buf, cap, "text without control characters, ' ;' or ' #' (';' or '#' after a space starts a comment)");
   }
 }
 
@@ -159,18 +162,25 @@ static int parse_intlist(const ne_config_key* k, const char* s, cfg_value* v) {
     if (!in_range(k, (double)item) || item < INT32_MIN || item > INT32_MAX) return NE_ERANGE;
     if (v->n_list >= max) return NE_ERANGE;
     v->list[v->n_list++] = (int)item;
-    for (p = end; *p == ' ' || *p == '\t'; p++) {}
+    for (p = end; *p == ' ' || *p == '\t'; p++) {
+    }
     if (*p == '\0') return 0;
     if (*p != ',') return NE_EPARSE;
     p++;
   }
 }
 
+// 1 if p (inside the text that starts at s) starts an inline comment: ';' or '#' at the start or
+// after a blank, as INI users write `sigma = 0.05  # comment`
+static int comment_at(const char* s, const char* p) {
+  return (*p == ';' || *p == '#') && (p == s || p[-1] == ' ' || p[-1] == '\t');
+}
+
 // text values must survive a format -> load round trip through inih
 static int string_ok(const char* s) {
   for (const char* p = s; *p; p++) {
     if ((unsigned char)*p < 0x20 || *p == 0x7f) return 0;
-    if (*p == ';' && (p == s || p[-1] == ' ' || p[-1] == '\t')) return 0;
+    if (comment_at(s, p)) return 0;
   }
   return 1;
 }
@@ -271,8 +281,8 @@ static int assign(ne_config* cfg, int idx, const char* s, const char* origin, un
   if (!nv.text || (origin && !nv.origin)) {
     ne_free(nv.text);
     ne_free(nv.origin);
-    return ne__set_error(errstr, NE_ENOMEM, "%s%sout of memory setting [%s] %s", orig(origin), sep(origin),
-                         k->section, k->key);
+    return ne__set_error(errstr, NE_ENOMEM, "%s%sout of memory setting [%s] %s", orig(origin), sep(origin), k->section,
+                         k->key);
   }
   nv.seq = seq;
   ne_free(cfg->vals[idx].text);
@@ -334,9 +344,9 @@ static int unknown_section(const char* section, const char* origin, char* errstr
                        section, list);
 }
 
-int ne_config_set(ne_config* cfg, const char* section, const char* key, const char* value, const char* origin,
-                  char* errstr) {
-  if (!cfg || !section || !key || !value) return ne__set_error(errstr, NE_EINVAL, "ne_config_set: NULL argument");
+// ne_config_set's body; `overridden` marks a value set by ne_config_override
+static int set_value(ne_config* cfg, const char* section, const char* key, const char* value, const char* origin,
+                     int overridden, char* errstr) {
   const ne__cfg_section* sec = find_section(section);
   if (!sec) return unknown_section(section, origin, errstr);
   int idx = find_index(section, key);
@@ -347,7 +357,62 @@ int ne_config_set(ne_config* cfg, const char* section, const char* key, const ch
   if (trim_copy(value, buf) != 0 || strlen(buf) > limit)
     return ne__set_error(errstr, NE_ERANGE, "%s%s[%s] %s: value longer than %zu characters (an INI line's limit)",
                          orig(origin), sep(origin), section, key, limit);
-  return assign(cfg, idx, buf, origin, ++cfg->next_seq, errstr);
+  int rc = assign(cfg, idx, buf, origin, ++cfg->next_seq, errstr);
+  if (!rc) cfg->vals[idx].overridden = overridden;
+  return rc;
+}
+
+int ne_config_set(ne_config* cfg, const char* section, const char* key, const char* value, const char* origin,
+                  char* errstr) {
+  if (!cfg || !section || !key || !value) return ne__set_error(errstr, NE_EINVAL, "ne_config_set: NULL argument");
+  return set_value(cfg, section, key, value, origin, 0, errstr);
+}
+
+// Appends one line to cfg->notes; a note that cannot be stored (no memory) is dropped.
+static void add_note(ne_config* cfg, const char* line) {
+  size_t old = cfg->notes ? strlen(cfg->notes) : 0, add = strlen(line);
+  char* grown = ne_realloc(cfg->notes, old + add + 2);
+  if (!grown) return;
+  memcpy(grown + old, line, add);
+  memcpy(grown + old + add, "\n", 2);
+  cfg->notes = grown;
+}
+
+// run.algorithm was just set by an override: the sections of other algorithms that files set are
+// what the override switches away from, so they go back to their defaults (the run and its resume
+// then read the same values) with a note naming where they were set. Values of such sections set
+// by overrides stay: asking for both is a conflict that ne_config_validate reports.
+static void drop_other_algorithms(ne_config* cfg, const char* origin) {
+  int n;
+  const ne__cfg_section* sections = ne__config_sections(&n);
+  const char* algo = ne_config_str(cfg, "run", "algorithm");
+  for (int s = 0; s < n; s++) {
+    // only other algorithms' sections: one this algorithm lists behind a switch that is off
+    // ([novelty] for ga) stays, since a later override may turn the switch on
+    if (ne__config_section_use(cfg, &sections[s], algo, NULL) != 0) continue;
+    const cfg_value* first = NULL;
+    int dropped = 0;
+    for (int k = 0; k < sections[s].n_keys; k++) {
+      int idx = find_index(sections[s].name, sections[s].keys[k].key);
+      cfg_value* v = &cfg->vals[idx];
+      if (v->seq == 0 || v->overridden) continue;
+      if (!first || v->seq < first->seq) first = v;
+      dropped++;
+    }
+    if (!dropped) continue;
+    char line[512];
+    snprintf(line, sizeof line, "%s%srun.algorithm = %s: ignoring [%s] (%d key%s, first at %s)", orig(origin),
+             sep(origin), algo, sections[s].name, dropped, dropped == 1 ? "" : "s",
+             first->origin ? first->origin : "an earlier input");
+    add_note(cfg, line);
+    for (int k = 0; k < sections[s].n_keys; k++) {
+      int idx = find_index(sections[s].name, sections[s].keys[k].key);
+      if (cfg->vals[idx].seq == 0 || cfg->vals[idx].overridden) continue;
+      // a default always parses (ne_config_create asserted it), so this cannot fail but for memory,
+      // in which case the old value stays and validation names the section
+      assign(cfg, idx, sections[s].keys[k].default_value, NULL, 0, NULL);
+    }
+  }
 }
 
 int ne_config_override(ne_config* cfg, const char* assignment, const char* origin, char* errstr) {
@@ -379,7 +444,9 @@ int ne_config_override(ne_config* cfg, const char* assignment, const char* origi
   if (trim_copy(dot + 1, key) != 0) key[0] = '\0';
   char sec_trim[256];
   if (trim_copy(section, sec_trim) != 0) sec_trim[0] = '\0';
-  return ne_config_set(cfg, sec_trim, key, eq + 1, origin, errstr);
+  int rc = set_value(cfg, sec_trim, key, eq + 1, origin, 1, errstr);
+  if (!rc && strcmp(sec_trim, "run") == 0 && strcmp(key, "algorithm") == 0) drop_other_algorithms(cfg, origin);
+  return rc;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,6 +481,7 @@ void ne_config_destroy(ne_config* cfg) {
     ne_free(cfg->vals[i].origin);
   }
   ne_free(cfg->vals);
+  ne_free(cfg->notes);
   ne_free(cfg);
 }
 
@@ -428,6 +496,11 @@ ne_config* ne_config_clone(const ne_config* cfg) {
   }
   copy->n = cfg->n;
   copy->next_seq = cfg->next_seq;
+  if (cfg->notes && !(copy->notes = ne_strdup(cfg->notes))) {
+    ne_free(copy->vals);
+    ne_free(copy);
+    return NULL;
+  }
   // struct copy for the typed fields, then own copies of the strings
   for (int i = 0; i < cfg->n; i++) {
     copy->vals[i] = cfg->vals[i];
@@ -447,13 +520,14 @@ ne_config* ne_config_clone(const ne_config* cfg) {
 
 // State shared by the line reader and the key handler during one parse.
 typedef struct load_ctx {
-  ne_config* cfg;             // the working copy values go into
-  const char* name;           // file name for messages
-  const char* rest;           // unread input
-  int line;                   // lines handed to inih so far = the line inih is parsing now
-  int err_line;               // line of the first error we found (0: none yet)
-  int err;                    // its code
-  char errstr[NE_ERRSTR_LEN]; // its message
+  ne_config* cfg;              // the working copy values go into
+  const char* name;            // file name for messages
+  const char* rest;            // unread input
+  unsigned long seq_base;      // cfg->next_seq before this load: a value with a larger seq was set by it
+  int line;                    // lines handed to inih so far = the line inih is parsing now
+  int err_line;                // line of the first error we found (0: none yet)
+  int err;                     // its code
+  char errstr[NE_ERRSTR_LEN];  // its message
 } load_ctx;
 
 // keeps the first error only; inih reads on after a failed line
@@ -487,12 +561,18 @@ static char* read_line(char* str, int num, void* stream) {
   const char* start = c->rest;
   c->rest += len + (eol ? 1 : 0);
   while (len > 0 && (*start == ' ' || *start == '\t')) start++, len--;
-  // comments may be any length (long help text in formatted configs); inih needs none of them
-  if (len > 0 && (*start == '#' || *start == ';')) len = 0;
+  // comments may be any length (long help text in formatted configs); inih needs none of them,
+  // nor the inline ones (`sigma = 0.05  # comment`, `; comment`), nor the blanks before those
+  for (size_t i = 0; i < len; i++)
+    if (comment_at(start, start + i)) {
+      len = i;
+      break;
+    }
+  while (len > 0 && (start[len - 1] == ' ' || start[len - 1] == '\t' || start[len - 1] == '\r')) len--;
   if (len + 1 > (size_t)num) {
     if (!c->err_line)
-      record_error(c, ne__set_error(c->errstr, NE_EPARSE, "%s:%d: line longer than %d characters", c->name, c->line,
-                                    num - 2));
+      record_error(
+          c, ne__set_error(c->errstr, NE_EPARSE, "%s:%d: line longer than %d characters", c->name, c->line, num - 2));
     len = 0;
   }
   if (len > 0 && start[0] == '[') check_section_line(c, start, len);
@@ -507,18 +587,41 @@ static int on_value(void* user, const char* section, const char* name, const cha
   if (c->err_line) return 1;
   char origin[300];
   snprintf(origin, sizeof origin, "%s:%d", c->name, c->line);
-  int rc;
+  int rc, idx = find_index(section, name);
   if (section[0] == '\0')
-    rc = ne__set_error(c->errstr, NE_EPARSE, "%s: key '%.60s' is outside any section (start with e.g. [run])",
-                       origin, name);
+    rc = ne__set_error(c->errstr, NE_EPARSE, "%s: key '%.60s' is outside any section (start with e.g. [run])", origin,
+                       name);
+  else if (idx >= 0 && c->cfg->vals[idx].seq > c->seq_base)  // set earlier in this same text
+    rc = ne__set_error(c->errstr, NE_EINVAL, "%s: [%s] %s is set twice (first at %s): remove one of the two lines",
+                       origin, section, name, orig(c->cfg->vals[idx].origin));
   else rc = ne_config_set(c->cfg, section, name, value, origin, c->errstr);
   if (rc != 0) record_error(c, rc);
   return rc == 0;
 }
 
+// A resolved config lacks only keys that postdate it: those with a legacy value get it (see
+// ne_config_load_string), in the sections the file holds (the shared ones and run.algorithm's;
+// another algorithm's section is never written, and setting it would make the config invalid).
+// `first_seq` is the first seq this load assigned.
+static int apply_legacy_values(ne_config* cfg, unsigned long first_seq, const char* name, char* errstr) {
+  const ne_config_key* schema = ne_config_schema();
+  const char* algo = ne_config_str(cfg, "run", "algorithm");
+  for (int i = 0; i < cfg->n; i++) {
+    const char* legacy = ne__config_legacy_value(&schema[i]);
+    if (!legacy || cfg->vals[i].seq >= first_seq) continue;
+    const ne__cfg_section* sec = find_section(schema[i].section);
+    if (ne__config_section_use(cfg, sec, algo, NULL) != 1) continue;
+    char origin[300];
+    snprintf(origin, sizeof origin, "%s (written before [%s] %s existed)", name, schema[i].section, schema[i].key);
+    int rc = assign(cfg, i, legacy, origin, ++cfg->next_seq, errstr);
+    if (rc != 0) return rc;
+  }
+  return 0;
+}
+
 // parses text into cfg (a working copy); returns 0 or the first error
 static int parse_into(ne_config* cfg, const char* text, const char* name, char* errstr) {
-  load_ctx c = {.cfg = cfg, .name = name, .rest = text};
+  load_ctx c = {.cfg = cfg, .name = name, .rest = text, .seq_base = cfg->next_seq};
   int ret = ini_parse_stream(read_line, &c, on_value, &c);
   // inih reports the first bad line, ours or a syntax error it found itself
   if (ret > 0 && (c.err_line == 0 || ret < c.err_line))
@@ -537,7 +640,10 @@ int ne_config_load_string(ne_config* cfg, const char* text, const char* name, ch
   // fill a copy and swap it in, so a failed load leaves cfg as it was
   ne_config* work = ne_config_clone(cfg);
   if (!work) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", name);
+  unsigned long first_seq = work->next_seq + 1;
   int rc = parse_into(work, text, name, errstr);
+  if (rc == 0 && strncmp(text, NE_CONFIG_RESOLVED_HEADER, strlen(NE_CONFIG_RESOLVED_HEADER)) == 0)
+    rc = apply_legacy_values(work, first_seq, name, errstr);
   if (rc == 0) {
     ne_config tmp = *cfg;
     *cfg = *work;
@@ -595,6 +701,8 @@ int ne_config_intlist(const ne_config* cfg, const char* section, const char* key
   return v->n_list;
 }
 
+const char* ne_config_notes(const ne_config* cfg) { return cfg && cfg->notes ? cfg->notes : ""; }
+
 int ne_config_is_set(const ne_config* cfg, const char* section, const char* key) {
   int idx = find_index(section, key);
   assert(idx >= 0 && "unknown config key");
@@ -635,6 +743,23 @@ int ne__config_section_use(const ne_config* cfg, const ne__cfg_section* sec, con
   return 0;
 }
 
+// A section's "a|b|c:key" as words: "'a' (or b, c with c.key = true)".
+static void algorithm_list(const char* spec, char* out, size_t size) {
+  size_t len = strcspn(spec, "|"), name = strcspn(spec, ":|"), used;
+  used = (size_t)snprintf(out, size, "'%.*s'", (int)name, spec);
+  for (const char *p = spec + len, *sep = " (or "; *p == '|' && used < size; sep = ", ") {
+    p++;
+    len = strcspn(p, "|");
+    name = strcspn(p, ":|");
+    if (name < len)
+      used += (size_t)snprintf(out + used, size - used, "%s%.*s with %.*s.%.*s = true", sep, (int)name, p, (int)name, p,
+                               (int)(len - name - 1), p + name + 1);
+    else used += (size_t)snprintf(out + used, size - used, "%s%.*s", sep, (int)name, p);
+    p += len;
+    if (*p != '|' && used < size) used += (size_t)snprintf(out + used, size - used, ")");
+  }
+}
+
 int ne__config_check_algorithm_sections(const ne_config* cfg, const ne__cfg_section* sections, int n, char* errstr) {
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (int s = 0; s < n; s++) {
@@ -653,12 +778,14 @@ int ne__config_check_algorithm_sections(const ne_config* cfg, const ne__cfg_sect
       return ne__set_error(errstr, NE_EINVAL,
                            "%s: section [%s] has no effect while %s = false (set %s = true or remove [%s])",
                            where(first), sections[s].name, switch_key, switch_key, sections[s].name);
-    // the first algorithm the section lists, for the suggestion
+    // the first algorithm the section lists is the suggestion; the others are named after it
+    char names[256];
     size_t first_len = strcspn(sections[s].algorithm, ":|");
+    algorithm_list(sections[s].algorithm, names, sizeof names);
     return ne__set_error(errstr, NE_EINVAL,
-                         "%s: section [%s] configures algorithm '%s', but run.algorithm = %s (remove [%s] or set "
+                         "%s: section [%s] configures algorithm %s, but run.algorithm = %s (remove [%s] or set "
                          "algorithm = %.*s)",
-                         where(first), sections[s].name, sections[s].algorithm, algo, sections[s].name, (int)first_len,
+                         where(first), sections[s].name, names, algo, sections[s].name, (int)first_len,
                          sections[s].algorithm);
   }
   return 0;
@@ -701,10 +828,10 @@ int ne_config_validate(const ne_config* cfg, char* errstr) {
 
 // A growing text buffer; `failed` sticks after the first allocation failure.
 typedef struct strbuf {
-  char* data; // (cap) NUL-terminated text
-  size_t len; // bytes used, without the NUL
-  size_t cap; // bytes allocated
-  int failed; // 1 after an allocation failure
+  char* data;  // (cap) NUL-terminated text
+  size_t len;  // bytes used, without the NUL
+  size_t cap;  // bytes allocated
+  int failed;  // 1 after an allocation failure
 } strbuf;
 
 static void appendf(strbuf* b, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -767,8 +894,10 @@ static void format_section(const ne_config* cfg, const ne__cfg_section* sec, str
 char* ne_config_format(const ne_config* cfg) {
   if (!cfg) return NULL;
   strbuf b = {0};
-  appendf(&b, "# neuroevo resolved config: every key, defaults included; comments give each key's meaning,\n"
-              "# type and default. Load it with `neuroevo run FILE`; override keys with section.key=value.\n");
+  appendf(&b,
+          NE_CONFIG_RESOLVED_HEADER
+          ": every key, defaults included; comments give each key's meaning,\n"
+          "# type and default. Load it with `neuroevo run FILE`; override keys with section.key=value.\n");
   // sections of other algorithms are left out: they would make the file invalid to load
   int n;
   const ne__cfg_section* sections = ne__config_sections(&n);

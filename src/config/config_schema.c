@@ -4,7 +4,7 @@
 // algorithm, which makes that section an error under any other run.algorithm (and add the algorithm
 // to run.algorithm's choices). Help strings end up as comments in every run's config.ini.
 #include <assert.h>
-#include <pthread.h> // pthread_once: the flat schema is built once, race-free
+#include <pthread.h>  // pthread_once: the flat schema is built once, race-free
 #include <string.h>
 
 #include "config/config_int.h"
@@ -13,12 +13,12 @@
 
 // [run]: what to train and when to stop; where results go.
 static const ne_config_key run_keys[] = {
-    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga|es|ars|pgpe|snes|cmaes|sepcmaes|ns-es|nsr-es|nsra-es",
+    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0,
+     "ga|es|ars|pgpe|snes|cmaes|sepcmaes|nevergrad|python|ns-es|nsr-es|nsra-es",
      "training algorithm; its own section ([ga], ...) holds its settings"},
     {"run", "seed", NE_CFG_INT, "0", 0, 9.2e18, NULL,
      "run seed: every random choice derives from it, so a seed reproduces a run bit for bit"},
-    {"run", "generations", NE_CFG_INT, "100", 0, 1e9, NULL,
-     "stop after this many generations (0 = no limit)"},
+    {"run", "generations", NE_CFG_INT, "100", 0, 1e9, NULL, "stop after this many generations (0 = no limit)"},
     {"run", "max_env_steps", NE_CFG_INT, "0", 0, 9e18, NULL,
      "stop once this many environment steps were taken in total (0 = no limit)"},
     {"run", "max_seconds", NE_CFG_FLOAT, "0", 0, 1e9, NULL,
@@ -31,20 +31,17 @@ static const ne_config_key run_keys[] = {
      "parent directory of run directories (each run gets <config>-<timestamp> inside)"},
     {"run", "checkpoint_every", NE_CFG_INT, "1", 1, 1e6, NULL, "write a checkpoint every N generations"},
     {"run", "keep_checkpoints", NE_CFG_INT, "3", 1, 1000, NULL, "number of most recent checkpoints kept"},
-    {"run", "plot_every", NE_CFG_INT, "10", 0, 1e6, NULL,
-     "redraw curve.png every N generations (0 = only at the end)"},
+    {"run", "plot_every", NE_CFG_INT, "10", 0, 1e6, NULL, "redraw curve.png every N generations (0 = only at the end)"},
     {"run", "plot_seconds", NE_CFG_FLOAT, "10", 0, 1e9, NULL,
      "and at most once every S seconds: a redraw stops training for ~40 ms of gnuplot (0 = no limit)"},
-    {"run", "eval_episodes", NE_CFG_INT, "100", 1, 1e6, NULL,
-     "episodes of the final evaluation of the best genome"},
+    {"run", "eval_episodes", NE_CFG_INT, "100", 1, 1e6, NULL, "episodes of the final evaluation of the best genome"},
 };
 
 // [env]: the environment and how fitness is measured on it.
 static const ne_config_key env_keys[] = {
     {"env", "id", NE_CFG_STRING, "CartPole-v1", 1, 0, NULL,
      "environment id (`neuroevo envs` lists them), e.g. CartPole-v1"},
-    {"env", "episodes", NE_CFG_INT, "1", 1, 1e5, NULL,
-     "episodes per fitness evaluation; fitness is their mean return"},
+    {"env", "episodes", NE_CFG_INT, "1", 1, 1e5, NULL, "episodes per fitness evaluation; fitness is their mean return"},
     {"env", "max_episode_steps", NE_CFG_INT, "0", 0, 1e9, NULL,
      "truncate episodes after this many steps (0 = the env's own TimeLimit)"},
     {"env", "dim", NE_CFG_INT, "10", 1, 1e7, NULL,
@@ -72,8 +69,7 @@ static const ne_config_key policy_keys[] = {
     {"policy", "activation", NE_CFG_ENUM, "tanh", 1, 0, "tanh|relu", "hidden-layer nonlinearity"},
     {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip",
      "output head: argmax (discrete actions), tanh or clip (continuous), auto = from the action space"},
-    {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he",
-     "weight initialization of the initial genomes"},
+    {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he", "weight initialization of the initial genomes"},
     // conv policies for image observations (src/policy/conv.c, src/policy/conv_config.c)
     {"policy", "type", NE_CFG_ENUM, "mlp", 1, 0, "mlp|conv",
      "mlp (dense layers) or conv (conv layers over an image observation, then the hidden dense layers)"},
@@ -95,8 +91,7 @@ static const ne_config_key ga_keys[] = {
      "top candidates re-evaluated each generation to pick the elite (0 = no re-evaluation)"},
     {"ga", "elite_episodes", NE_CFG_INT, "30", 0, 1e6, NULL,
      "episodes run for each re-evaluated candidate; more = a less noisy choice of the elite"},
-    {"ga", "elitism", NE_CFG_BOOL, "true", 1, 0, NULL,
-     "copy the elite unchanged into the next generation"},
+    {"ga", "elitism", NE_CFG_BOOL, "true", 1, 0, NULL, "copy the elite unchanged into the next generation"},
     {"ga", "cache_mb", NE_CFG_INT, "512", 1, 1e7, NULL,
      "memory budget (MiB) per worker for cached parameter vectors of parents"},
     // novelty search (src/algos/novelty.c): GA-NS of Such et al. 2017
@@ -123,30 +118,32 @@ static const ne_config_key es_keys[] = {
     {"es", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
     {"es", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the unperturbed centre each generation (its mean is the elite score)"},
-    {"es", "noise", NE_CFG_ENUM, "generator", 1, 0, "generator|table",
-     "where perturbations come from: generator (Philox, no memory) or table (a shared table of "
-     "normals built once per process from the run seed, OpenAI ES style: faster for large policies)"},
-    {"es", "noise_table_mb", NE_CFG_INT, "64", 1, 65536, NULL,
+    {"es", "noise", NE_CFG_ENUM, "table", 1, 0, "generator|table",
+     "where perturbations come from: table (a shared table of normals built once per process from the "
+     "run seed, OpenAI ES style: a perturbation is a slice, read instead of generated) or generator "
+     "(Philox per parameter, no memory)"},
+    {"es", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
      "noise = table: its size in MiB (4 bytes a float; must hold the policy's parameters, and should "
-     "hold many times more, since perturbations are overlapping slices of it)"},
+     "hold many times more, since perturbations are overlapping slices of it); 0 = auto: 1000 floats "
+     "per parameter, at least 0.25 and at most 64 MiB (or 4 times the parameters)"},
 };
 
 // [ars]: Augmented Random Search (Mania et al. 2018), V1/V2 and the top-b variants.
 static const ne_config_key ars_keys[] = {
     {"ars", "directions", NE_CFG_INT, "8", 1, 1e7, NULL, "random directions per generation (2 rollouts each)"},
-    {"ars", "top", NE_CFG_INT, "0", 0, 1e7, NULL,
-     "use the b best directions by max(r+, r-) (0 = all directions)"},
+    {"ars", "top", NE_CFG_INT, "0", 0, 1e7, NULL, "use the b best directions by max(r+, r-) (0 = all directions)"},
     {"ars", "step_size", NE_CFG_FLOAT, "0.02", 0, 10, NULL, "step size alpha"},
     {"ars", "noise", NE_CFG_FLOAT, "0.03", 1e-9, 10, NULL, "exploration noise nu (std of the perturbations)"},
     {"ars", "version", NE_CFG_ENUM, "v2", 1, 0, "v1|v2",
      "v1: raw observations; v2: observations normalized by the mean and std of all states seen"},
     {"ars", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the unperturbed policy each generation (its mean is the elite score)"},
-    {"ars", "noise_source", NE_CFG_ENUM, "generator", 1, 0, "generator|table",
-     "where the directions come from: generator (Philox) or table (a shared table of normals built "
-     "once per process from the run seed; es.noise's counterpart, ars.noise being nu)"},
-    {"ars", "noise_table_mb", NE_CFG_INT, "64", 1, 65536, NULL,
-     "noise_source = table: its size in MiB (must hold the policy's parameters, better many times more)"},
+    {"ars", "noise_source", NE_CFG_ENUM, "table", 1, 0, "generator|table",
+     "where the directions come from: table (a shared table of normals built once per process from "
+     "the run seed) or generator (Philox); es.noise's counterpart, ars.noise being nu"},
+    {"ars", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
+     "noise_source = table: its size in MiB (must hold the policy's parameters, better many times "
+     "more); 0 = auto, as es.noise_table_mb"},
 };
 
 // [pgpe]: PGPE (Sehnke et al. 2010) with symmetric sampling and the ClipUp optimizer (Toklu et al. 2020).
@@ -169,6 +166,11 @@ static const ne_config_key pgpe_keys[] = {
     {"pgpe", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
     {"pgpe", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the centre each generation (its mean is the elite score)"},
+    {"pgpe", "noise", NE_CFG_ENUM, "table", 1, 0, "generator|table",
+     "where the samples' eps come from: table (slices of a shared table of normals built once from the "
+     "run seed, multiplied by the per-parameter stdevs) or generator (Philox per parameter)"},
+    {"pgpe", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
+     "noise = table: its size in MiB (0 = auto, as es.noise_table_mb)"},
 };
 
 // [snes]: separable NES (Schaul et al. 2011): NES utilities, mu and log-sigma updates.
@@ -183,6 +185,11 @@ static const ne_config_key snes_keys[] = {
     {"snes", "obs_clip", NE_CFG_FLOAT, "5", 0, 1e6, NULL, "clip normalized observations to +-obs_clip (0 = no clip)"},
     {"snes", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the centre each generation (its mean is the elite score)"},
+    {"snes", "noise", NE_CFG_ENUM, "table", 1, 0, "generator|table",
+     "where the samples' s_k come from: table (slices of a shared table of normals built once from the "
+     "run seed) or generator (Philox per parameter)"},
+    {"snes", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
+     "noise = table: its size in MiB (0 = auto, as es.noise_table_mb)"},
 };
 
 // ---- novelty search (src/algos/novelty.c, nses.c; ga.c with ga.novelty) ---------------------
@@ -217,6 +224,7 @@ static const ne_config_key novelty_keys[] = {
 // ---- CMA-ES (src/algos/cmaes.c, sepcmaes.c; shared settings in cma_core.c) ------------------
 
 // The keys [cmaes] and [sepcmaes] share; `active` exists only for the full covariance matrix.
+// clang-format off
 #define NE_CMA_KEYS(sec)                                                                              \
     {sec, "sigma0", NE_CFG_FLOAT, "0.1", 1e-12, 1e6, NULL,                                            \
      "initial step size: standard deviation of the first samples around x0"},                         \
@@ -241,6 +249,7 @@ static const ne_config_key novelty_keys[] = {
      "evaluate the mean each generation as one more candidate (its return is the elite score)"},       \
     {sec, "mean_episodes", NE_CFG_INT, "0", 0, 1e6, NULL,                                             \
      "episodes of the mean's evaluation (0 = env.episodes)"}
+// clang-format on
 
 // [cmaes]: CMA-ES (Hansen's 2016 tutorial) with a full covariance matrix and IPOP restarts.
 static const ne_config_key cmaes_keys[] = {
@@ -255,6 +264,53 @@ static const ne_config_key sepcmaes_keys[] = {
 };
 #undef NE_CMA_KEYS
 
+// ---- Python optimizers in a server process (src/algos/pyopt.c, python/neuroevo/optserver.py) -------
+
+// The keys [nevergrad] and [python] share: the start point, the recommendation's evaluation, resume.
+// clang-format off
+#define NE_PYOPT_KEYS(sec)                                                                            \
+    {sec, "x0", NE_CFG_ENUM, "auto", 1, 0, "auto|policy|zeros|uniform",                               \
+     "start point: the policy's init, zeros, or uniform in [-x0_range, x0_range]; auto = policy for "  \
+     "networks, uniform for bbob/*"},                                                                  \
+    {sec, "x0_range", NE_CFG_FLOAT, "4", 0, 1e9, NULL, "half-width of the box of x0 = uniform"},      \
+    {sec, "eval_recommendation", NE_CFG_BOOL, "true", 1, 0, NULL,                                     \
+     "evaluate the optimizer's recommendation each generation as one more candidate (its return is "   \
+     "the elite score and best.params)"},                                                              \
+    {sec, "eval_episodes", NE_CFG_INT, "0", 0, 1e6, NULL,                                             \
+     "episodes of the recommendation's evaluation (0 = env.episodes)"},                                \
+    {sec, "snapshot_mb", NE_CFG_INT, "16", 0, 1e6, NULL,                                              \
+     "checkpoints hold the optimizer's pickle while it is at most this many MiB, else the losses told "\
+     "since the last one, replayed on resume (0 = always replay)"}
+// clang-format on
+
+// [nevergrad]: any optimizer of Nevergrad's registry.
+static const ne_config_key nevergrad_keys[] = {
+    {"nevergrad", "optimizer", NE_CFG_STRING, "NGOpt", 1, 0, NULL,
+     "a name in nevergrad.optimizers.registry: NGOpt, TBPSA, CMA, DE, TwoPointsDE, PSO, OnePlusOne, ..."},
+    {"nevergrad", "population", NE_CFG_INT, "16", 1, 1e6, NULL,
+     "candidates asked per generation (Nevergrad's num_workers)"},
+    {"nevergrad", "budget", NE_CFG_INT, "0", 0, 9e15, NULL,
+     "Nevergrad's budget in evaluations (0 = run.generations x population, or none without a "
+     "generation limit)"},
+    {"nevergrad", "sigma", NE_CFG_FLOAT, "0.1", 1e-12, 1e6, NULL,
+     "initial step size: the mutation sigma of the parametrization (Nevergrad's own default is 1)"},
+    NE_PYOPT_KEYS("nevergrad"),
+};
+
+// [python]: any ask/tell class.
+static const ne_config_key python_keys[] = {
+    {"python", "class", NE_CFG_STRING, "", 1, 0, NULL,
+     "the optimizer class as module:Class (e.g. cma:CMAEvolutionStrategy, my_opt:Optimizer)"},
+    {"python", "options", NE_CFG_STRING, "", 1, 0, NULL,
+     "its keyword arguments, Python expressions over x0, dim, seed, budget, np: x0=x0, sigma0=0.1"},
+    {"python", "population", NE_CFG_INT, "0", 0, 1e6, NULL,
+     "0: ask() returns the generation's batch; N: ask() returns one candidate and is called N times"},
+    {"python", "maximize", NE_CFG_BOOL, "false", 1, 0, NULL,
+     "tell the returns themselves (false: tell losses = -return, as pycma and Nevergrad minimize)"},
+    NE_PYOPT_KEYS("python"),
+};
+#undef NE_PYOPT_KEYS
+
 // Every section, in the order the resolved config is written. algorithm != NULL marks a section
 // that only that run.algorithm may use.
 static const ne__cfg_section sections[] = {
@@ -268,18 +324,42 @@ static const ne__cfg_section sections[] = {
     {"snes", snes_keys, COUNT(snes_keys), "snes", "separable natural evolution strategies"},
     {"cmaes", cmaes_keys, COUNT(cmaes_keys), "cmaes", "CMA-ES, full covariance, IPOP restarts"},
     {"sepcmaes", sepcmaes_keys, COUNT(sepcmaes_keys), "sepcmaes", "sep-CMA-ES, diagonal covariance, IPOP restarts"},
+    {"nevergrad", nevergrad_keys, COUNT(nevergrad_keys), "nevergrad", "a Nevergrad optimizer in a server process"},
+    {"python", python_keys, COUNT(python_keys), "python", "any Python ask/tell class in a server process"},
     {"novelty", novelty_keys, COUNT(novelty_keys), "ns-es|nsr-es|nsra-es|ga:novelty",
      "novelty search: behaviour archive, k-NN novelty, the ES meta-population"},
 };
 
 // Item limits of INTLIST keys that have one tighter than NE__CFG_LIST_CAP.
 static const struct {
-  const char* section; // section of the key
-  const char* key;     // the INTLIST key
-  int max_items;       // most items allowed
+  const char* section;  // section of the key
+  const char* key;      // the INTLIST key
+  int max_items;        // most items allowed
 } list_limits[] = {
-    {"policy", "hidden", 7}, // NE_POLICY_MAX_LAYERS weight layers = 7 hidden + the output layer
+    {"policy", "hidden", 7},  // NE_POLICY_MAX_LAYERS weight layers = 7 hidden + the output layer
 };
+
+// Keys whose meaning in a resolved config written before them differs from their default: what such
+// a config (which lacks them) meant. A run directory made by an older build then resumes, and is
+// evaluated, with the behaviour it started with, while new runs get the new defaults.
+static const struct {
+  const char* section;  // section of the key
+  const char* key;      // the key
+  const char* value;    // its value before the key existed or before its default changed
+} legacy_values[] = {
+    // the table became the ES family's default perturbation source (issue 21); run directories
+    // written before es.noise existed used the generator
+    {"es", "noise", "generator"},    {"es", "noise_table_mb", "64"},   {"ars", "noise_source", "generator"},
+    {"ars", "noise_table_mb", "64"}, {"pgpe", "noise", "generator"},   {"pgpe", "noise_table_mb", "64"},
+    {"snes", "noise", "generator"},  {"snes", "noise_table_mb", "64"},
+};
+
+const char* ne__config_legacy_value(const ne_config_key* key) {
+  for (int i = 0; i < COUNT(legacy_values); i++)
+    if (strcmp(legacy_values[i].section, key->section) == 0 && strcmp(legacy_values[i].key, key->key) == 0)
+      return legacy_values[i].value;
+  return NULL;
+}
 
 // The flat schema, assembled once from the per-section arrays.
 #define MAX_KEYS 512

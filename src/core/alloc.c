@@ -36,7 +36,9 @@ void* ne_calloc(size_t count, size_t size) {
   return injected_failure() ? NULL : current.calloc_fn(count ? count : 1, size ? size : 1);
 }
 
-void* ne_realloc(void* ptr, size_t size) { return injected_failure() ? NULL : current.realloc_fn(ptr, size ? size : 1); }
+void* ne_realloc(void* ptr, size_t size) {
+  return injected_failure() ? NULL : current.realloc_fn(ptr, size ? size : 1);
+}
 
 void ne_free(void* ptr) {
   if (ptr) current.free_fn(ptr);

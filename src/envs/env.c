@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/util.h"        // ne__set_error, ne__nearest
-#include "envs/envs_int.h"    // ne__env_lookup
+#include "core/util.h"      // ne__set_error, ne__nearest
+#include "envs/envs_int.h"  // ne__env_lookup
 #include "neuroevo/alloc.h"
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
@@ -30,10 +30,11 @@ static void append_valid_ids(char* buf, size_t size) {
   }
 }
 
-// the nearest registered id to a misspelt one, or NULL
-static const char* nearest_id(const char* id) {
+// the nearest registered id to a misspelt one, or NULL (*oom set when it could not be looked for)
+static const char* nearest_id(const char* id, int* oom) {
   int n = ne_env_registry_count();
   const char** ids = ne_malloc((size_t)n * sizeof *ids);
+  *oom = !ids;
   if (!ids) return NULL;  // the suggestion is a courtesy; the list of ids still follows
   for (int i = 0; i < n; i++) ids[i] = ne_env_registry_id(i);
   const char* best = ne__nearest(id, ids, n);
@@ -41,11 +42,21 @@ static const char* nearest_id(const char* id) {
   return best;
 }
 
+#define GYM_PROBE_S 20.0  // how long the Gymnasium look-up of an unknown id may take
+
 static int unknown_id_error(const char* id, char* errstr) {
   if (!errstr) return NE_ENOTFOUND;
-  char msg[NE_ERRSTR_LEN];
-  const char* best = nearest_id(id);
+  char msg[NE_ERRSTR_LEN], gym_id[256];
+  int oom;
+  const char* best = nearest_id(id, &oom);
+  // not a typo of ours: an id Gymnasium knows (Taxi-v3) runs through the gym: bridge
   if (best) snprintf(msg, sizeof msg, "unknown environment id '%s' (did you mean '%s'?); valid ids: ", id, best);
+  else if (!oom && strncmp(id, "gym:", 4) != 0 && ne__gym_lookup(id, GYM_PROBE_S, gym_id, sizeof gym_id))
+    return ne__set_error(errstr, NE_ENOTFOUND,
+                         "unknown environment id '%s': Gymnasium has %s%s, so env.id = gym:%s runs it through the "
+                         "Gymnasium bridge (`neuroevo envs` lists the native ids)",
+                         id, strcmp(gym_id, id) == 0 ? "it" : gym_id,
+                         strcmp(gym_id, id) == 0 ? "" : " (another version)", gym_id);
   else snprintf(msg, sizeof msg, "unknown environment id '%s'; valid ids: ", id);
   append_valid_ids(msg, sizeof msg);
   return ne__set_error(errstr, NE_ENOTFOUND, "%s", msg);

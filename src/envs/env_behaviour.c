@@ -52,7 +52,8 @@ int ne_env_set_behaviour(ne_env_spec* spec, const char* text, char* errstr) {
     if (spec->obs_dim > NE_ENV_MAX_BC)
       return ne__set_error(errstr, NE_EINVAL,
                            "env.behaviour = obs: %s observes %d floats, more than the %d a behaviour may hold "
-                           "(name components: obs:I,J,...)", spec->id, spec->obs_dim, NE_ENV_MAX_BC);
+                           "(name components: obs:I,J,...)",
+                           spec->id, spec->obs_dim, NE_ENV_MAX_BC);
     spec->bc_native = 0;
     spec->bc_n_select = 0;
     spec->bc_dim = spec->obs_dim;

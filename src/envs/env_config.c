@@ -11,19 +11,22 @@
 int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr) {
   ne_env_options opt = {0};
   opt.max_episode_steps = (int)ne_config_int(cfg, "env", "max_episode_steps");
-  opt.dim = (int)ne_config_int(cfg, "env", "dim");                        // bbob/* only
-  opt.shift_seed = (uint64_t)ne_config_int(cfg, "env", "shift_seed");     // bbob/* only
+  opt.dim = (int)ne_config_int(cfg, "env", "dim");                     // bbob/* only
+  opt.shift_seed = (uint64_t)ne_config_int(cfg, "env", "shift_seed");  // bbob/* only
   const char* id = ne_config_str(cfg, "env", "id");
   int rc = ne_env_make(id, &opt, out, errstr);
 #ifndef NE_HAVE_ALE
   // Atari ids exist only in builds with ALE (cmake/ale.cmake): say how to get it
   if (rc == NE_ENOTFOUND && strncmp(id, "ALE/", 4) == 0)
-    return ne__set_error(errstr, rc, "%s: this build has no Atari family: run `make ale` (or `make test`), "
-                         "which builds ALE once (~2.5 min) and turns it on in build/ (-DNE_ALE=ON)", id);
+    return ne__set_error(errstr, rc,
+                         "%s: this build has no Atari family: run `make ale` (or `make test`), "
+                         "which builds ALE once (~2.5 min) and turns it on in build/ (-DNE_ALE=ON)",
+                         id);
 #endif
   // pixel families (MinAtar/*, ALE/*): sticky actions and difficulty ramp; others ignore them
-  if (rc == 0 && (rc = ne_env_set_pixel_options(*out, ne_config_float(cfg, "env", "sticky_prob"),
-                                                ne_config_bool(cfg, "env", "difficulty_ramping"), errstr)) != 0) {
+  if (rc == 0 &&
+      (rc = ne_env_set_pixel_options(*out, ne_config_float(cfg, "env", "sticky_prob"),
+                                     ne_config_bool(cfg, "env", "difficulty_ramping"), errstr)) != 0) {
     ne_env_spec_destroy(*out);
     *out = NULL;
   }

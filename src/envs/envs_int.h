@@ -4,6 +4,8 @@
 #ifndef NEUROEVO_ENVS_INT_H
 #define NEUROEVO_ENVS_INT_H
 
+#include <stddef.h>
+
 #include "neuroevo/env.h"
 
 typedef struct ne_env_entry {
@@ -28,6 +30,12 @@ extern const ne_env_entry ne__ale_envs[];      // src/envs/ale (NE_HAVE_ALE)
 // gym: bridge: a family that serves every id starting with its entry's id (the prefix "gym:"),
 // looked up after the exact ids and not listed by ne_env_registry_* (src/envs/gym/gym.c)
 extern const ne_env_entry ne__gym_envs[];
+
+// Whether Gymnasium (in the interpreter the gym: bridge uses) has `id`: 1 with the id to use in out
+// (`id` itself, or its registered version when Gymnasium has only another one, e.g. Taxi-v3 ->
+// Taxi-v4), 0 if not or when no answer came within timeout_s. Costs a Python start (~0.5 s): for
+// error messages only (src/envs/gym/gym.c).
+int ne__gym_lookup(const char* id, double timeout_s, char* out, size_t size);
 
 // The registry entry for id over every family table, or NULL (src/envs/registry.c).
 const ne_env_entry* ne__env_lookup(const char* id);

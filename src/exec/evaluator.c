@@ -8,30 +8,32 @@
 #include <math.h>
 #include <string.h>
 
+#include "exec/lockstep.h"  // conv policies: a candidate's episodes in lockstep, batched forwards
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 #include "neuroevo/noise.h"
 #include "neuroevo/rng.h"
-#include "exec/lockstep.h"  // conv policies: a candidate's episodes in lockstep, batched forwards
 
 struct ne_evaluator {
-  const ne_env_spec* env;        // shared, read-only
-  const ne_policy_spec* policy;  // shared, read-only
-  ne_param_cache* cache;         // shared, thread-safe; may be NULL
-  ne_env_state* state;           // this thread's environment
-  float* params;                 // (n_params) candidate parameters
-  float* eps;                    // (n_params) generator noise of eps_seed, kept for the mirrored twin
-                                 // (made at the first PERTURB candidate: the GA never needs it)
-  uint64_t eps_seed;             // seed eps holds (valid when has_eps)
-  int has_eps;                   // 1 once eps holds a perturbation
-  float* scratch;                // (policy->scratch_floats) forward scratch
-  float* obs;                    // (obs_dim) normalized observation
-  float action[NE_ENV_MAX_ACT];  // policy output
-  float* bc;                     // (env->bc_dim) one episode's behaviour characterization
-  double* bc_sum;                // (env->bc_dim) its sum over a candidate's episodes
-  int env_failed;                // gym: bridge: NE_E* code of an env failure in the last run (0: none)
-  char env_errstr[NE_ERRSTR_LEN]; // its message, naming the env
-  ne_lockstep* lockstep;         // conv policies: episodes in lockstep (NULL: one at a time)
+  const ne_env_spec* env;          // shared, read-only
+  const ne_policy_spec* policy;    // shared, read-only
+  ne_param_cache* cache;           // shared, thread-safe; may be NULL
+  ne_env_state* state;             // this thread's environment
+  float* params;                   // (n_params) candidate parameters
+  float* eps;                      // (n_params) generator noise of eps_seed, kept for the mirrored twin
+                                   // (made at the first PERTURB candidate: the GA never needs it)
+  uint64_t eps_seed;               // seed eps holds (valid when has_eps)
+  int has_eps;                     // 1 once eps holds a perturbation
+  float* scratch;                  // (policy->scratch_floats) forward scratch
+  float* obs;                      // (obs_dim) normalized observation
+  float action[NE_ENV_MAX_ACT];    // policy output
+  float* bc;                       // (env->bc_dim) one episode's behaviour characterization
+  double* bc_sum;                  // (env->bc_dim) its sum over a candidate's episodes
+  int env_failed;                  // gym: bridge: NE_E* code of an env failure in the last run (0: none)
+  char env_errstr[NE_ERRSTR_LEN];  // its message, naming the env
+  ne_lockstep* lockstep;           // conv policies: episodes in lockstep (NULL: one at a time)
+  const volatile int* stop;        // raised by the caller: end the episode in hand now (NULL: never)
+  int interrupted;                 // 1 when the last run ended an episode early for *stop
 };
 
 ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* policy, ne_param_cache* cache) {
@@ -132,8 +134,8 @@ static void add_obs_stats(const float* obs, int d, ne_result* out) {
 }
 
 // One episode; obs statistics go to `stats` when non-NULL.
-static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch,
-                          uint64_t* steps, ne_result* stats) {
+static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch, uint64_t* steps,
+                          ne_result* stats) {
   const ne_env_spec* env = ev->env;
   // black-box functions (bbob/*): the parameters are the point x, the return is -f(x), one step
   if (env->evaluate) {
@@ -145,9 +147,14 @@ static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, 
   double ret = 0;
   ne_step_out so = {0};
   uint64_t n = 0;
-  // act until the MDP terminates or the TimeLimit truncates
+  // act until the MDP terminates or the TimeLimit truncates, or the caller stops (an episode
+  // without a time limit may never end: a stop request must not wait for it)
   do {
     if (rc) break;  // gym: bridge: the reset failed
+    if (ev->stop && *ev->stop) {
+      ev->interrupted = 1;
+      break;
+    }
     if (stats) add_obs_stats(st->obs, env->obs_dim, stats);
     ne_policy_forward(ev->policy, params, policy_input(ev, batch), ev->scratch, ev->action);
     if ((rc = ne_env_step(env, st, ev->action, &so)) != 0) break;
@@ -202,14 +209,14 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
   // conv policies: up to NE_LOCKSTEP_WIDTH episodes at a time with batched forwards, the same
   // returns in the same order (src/exec/lockstep.c); not with obs normalization or statistics
   int lockstep = ev->lockstep && c->episodes > 1 && !want_stats && !batch->obs_mean;
-  for (uint32_t e = 0; e < c->episodes && !ev->env_failed; e++) {  // gym: bridge: stop at a failed env
+  for (uint32_t e = 0; e < c->episodes && !ev->env_failed && !ev->interrupted; e++) {  // gym: a failed env
     if (lockstep && e % NE_LOCKSTEP_WIDTH == 0) {
       uint32_t n = c->episodes - e < NE_LOCKSTEP_WIDTH ? c->episodes - e : NE_LOCKSTEP_WIDTH;
       ne__lockstep_run(ev->lockstep, params, c->episode_seed, e, (int)n, &out->steps);
     }
-    double r = lockstep ? ne__lockstep_return(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH))
-                        : run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps,
-                                      want_stats ? out : NULL);
+    double r = lockstep
+        ? ne__lockstep_return(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH))
+        : run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, want_stats ? out : NULL);
     // where the episode ended: its env state (lockstep keeps one per episode) holds the final step
     if (want_bc)
       add_behaviour(ev, lockstep ? ne__lockstep_state(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH)) : ev->state);
@@ -217,6 +224,7 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
     mean += delta / (double)(e + 1);
     m2 += delta * (r - mean);
   }
+  if (ev->interrupted) return out->status = NE_EINTR;  // a partial result: the caller drops it
   out->episodes = c->episodes;
   out->fitness = mean;
   out->return_std = c->episodes > 1 ? sqrt(m2 / (double)c->episodes) : 0;
@@ -229,13 +237,16 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
 // server was killed; the next reset starts a fresh one); a second failure is its result.
 int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, ne_result* out) {
   ev->env_failed = 0;
+  ev->interrupted = 0;
   int rc = run_candidate(ev, batch, c, out);
-  if (ev->env_failed) {
+  if (ev->env_failed && !ev->interrupted) {
     ev->env_failed = 0;
     rc = run_candidate(ev, batch, c, out);
   }
   if (ev->env_failed) rc = out->status = ev->env_failed;
   return rc;
 }
+
+void ne_evaluator_set_stop(ne_evaluator* ev, const volatile int* stop) { ev->stop = stop; }
 
 const char* ne_evaluator_env_error(const ne_evaluator* ev) { return ev->env_failed ? ev->env_errstr : NULL; }

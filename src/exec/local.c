@@ -45,6 +45,10 @@ static void eval_items(void* data, int thread, int begin, int end) {
   for (int i = begin; i < end; i++) {
     if (le->caller_stop && *le->caller_stop) le->abort = 1;
     int rc = ne_evaluator_run(le->evaluators[thread], le->batch, &le->batch->cands[i], &le->results[i]);
+    if (rc == NE_EINTR) {  // ended early by the caller's stop: the batch is abandoned
+      le->abort = 1;
+      return;
+    }
     const char* why = rc < 0 ? ne_evaluator_env_error(le->evaluators[thread]) : NULL;
     if (why) record_env_failure(le, i, rc, why);
   }
@@ -58,6 +62,8 @@ static int local_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* res
   le->caller_stop = stop;
   le->abort = stop && *stop;
   le->failure_index = -1;
+  // a stop request ends the episodes in hand too: the generation is dropped anyway
+  for (int t = 0; t < le->n_threads; t++) ne_evaluator_set_stop(le->evaluators[t], stop);
   int rc = ne_pool_for(le->pool, batch->n, 1, eval_items, le, &le->abort);
   if (le->failure_index >= 0) return ne__set_error(errstr, le->failure_code, "%s", le->failure_msg);
   if (rc == NE_EINTR) return ne__set_error(errstr, rc, "evaluation interrupted");
@@ -84,8 +90,8 @@ static void local_destroy(ne_executor* ex) {
 
 static const ne_executor_vt local_vt = {"local", local_evaluate, local_describe, local_destroy};
 
-int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* policy, int n_threads,
-                             size_t cache_bytes, ne_executor** out, char* errstr) {
+int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* policy, int n_threads, size_t cache_bytes,
+                             ne_executor** out, char* errstr) {
   *out = NULL;
   ne_executor* ex = ne_calloc(1, sizeof *ex);
   local_exec* le = ne_calloc(1, sizeof *le);

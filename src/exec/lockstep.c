@@ -10,15 +10,15 @@
 #include "neuroevo/rng.h"
 
 struct ne_lockstep {
-  const ne_env_spec* env;                  // shared, read-only
-  const ne_policy_spec* policy;            // shared, read-only
-  ne_env_state* states[NE_LOCKSTEP_WIDTH]; // one env per episode
-  float* obs;                              // (NE_LOCKSTEP_WIDTH, obs_dim) observations of running episodes
-  float* scratch;                          // batched forward scratch
-  float actions[NE_LOCKSTEP_WIDTH * NE_POLICY_MAX_ACT]; // (running, act_dim) actions
-  double returns[NE_LOCKSTEP_WIDTH];       // episode returns of the last run
-  int row_of[NE_LOCKSTEP_WIDTH];           // episode -> row of obs this step
-  int live[NE_LOCKSTEP_WIDTH];             // 1 while the episode runs
+  const ne_env_spec* env;                   // shared, read-only
+  const ne_policy_spec* policy;             // shared, read-only
+  ne_env_state* states[NE_LOCKSTEP_WIDTH];  // one env per episode
+  float* obs;                               // (NE_LOCKSTEP_WIDTH, obs_dim) observations of running episodes
+  float* scratch;                           // batched forward scratch
+  float actions[NE_LOCKSTEP_WIDTH * NE_POLICY_MAX_ACT];  // (running, act_dim) actions
+  double returns[NE_LOCKSTEP_WIDTH];                     // episode returns of the last run
+  int row_of[NE_LOCKSTEP_WIDTH];                         // episode -> row of obs this step
+  int live[NE_LOCKSTEP_WIDTH];                           // 1 while the episode runs
 };
 
 ne_lockstep* ne__lockstep_create(const ne_env_spec* env, const ne_policy_spec* policy) {

@@ -12,20 +12,20 @@
 #include "neuroevo/error.h"
 
 struct ne_pool {
-  int n_threads;              // threads in all, the caller included
-  pthread_t* threads;         // (n_threads - 1) workers
-  pthread_mutex_t lock;       // guards job fields and the counters below
-  pthread_cond_t wake;        // a new job or shutdown
-  pthread_cond_t done;        // the job's last worker finished
-  unsigned long job_id;       // incremented per job
-  int shutdown;               // 1: workers exit
-  int busy;                   // workers still inside the current job
+  int n_threads;         // threads in all, the caller included
+  pthread_t* threads;    // (n_threads - 1) workers
+  pthread_mutex_t lock;  // guards job fields and the counters below
+  pthread_cond_t wake;   // a new job or shutdown
+  pthread_cond_t done;   // the job's last worker finished
+  unsigned long job_id;  // incremented per job
+  int shutdown;          // 1: workers exit
+  int busy;              // workers still inside the current job
   // the current job
   ne_pool_work_fn fn;
   void* data;
   int n, chunk;
   const volatile int* stop;
-  atomic_int next;            // next unclaimed item
+  atomic_int next;  // next unclaimed item
 };
 
 typedef struct worker_arg {

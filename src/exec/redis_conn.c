@@ -46,8 +46,8 @@ static int pct_decode(const char* text, size_t n, char* out, size_t size) {
 }
 
 static int bad_url(const char* url, char* errstr, const char* why) {
-  return ne__set_error(errstr, NE_EINVAL, "Redis URL '%s': %s (expected redis://[user:password@]host:port[/db])",
-                       url, why);
+  return ne__set_error(errstr, NE_EINVAL, "Redis URL '%s': %s (expected redis://[user:password@]host:port[/db])", url,
+                       why);
 }
 
 // Splits "user:password" (or ":password" or "user") into out.
@@ -186,10 +186,8 @@ static void drop(ne__rconn* rc, const char* doing) {
 // AUTH and SELECT on a fresh connection.
 static int login(ne__rconn* rc) {
   redisReply* r = NULL;
-  if (rc->url.has_password && rc->url.user[0])
-    r = redisCommand(rc->c, "AUTH %s %s", rc->url.user, rc->url.password);
-  else if (rc->url.has_password)
-    r = redisCommand(rc->c, "AUTH %s", rc->url.password);
+  if (rc->url.has_password && rc->url.user[0]) r = redisCommand(rc->c, "AUTH %s %s", rc->url.user, rc->url.password);
+  else if (rc->url.has_password) r = redisCommand(rc->c, "AUTH %s", rc->url.password);
   if (rc->url.has_password && !r) return drop(rc, "AUTH"), NE_ENET;
   if (r && r->type == REDIS_REPLY_ERROR) {
     ne__rconn_set_error(rc, NE_EINVAL, "Redis at %s refused the credentials: %s", rc->url.shown, r->str);
@@ -202,8 +200,10 @@ static int login(ne__rconn* rc) {
   if (!r) return drop(rc, "SELECT"), NE_ENET;
   int bad = r->type == REDIS_REPLY_ERROR;
   if (bad && strncmp(r->str, "NOAUTH", 6) == 0)
-    ne__rconn_set_error(rc, NE_EINVAL, "Redis at %s needs a password: give redis://[user]:PASSWORD@host:port or set "
-                        "NEUROEVO_REDIS_PASSWORD", rc->url.shown);
+    ne__rconn_set_error(rc, NE_EINVAL,
+                        "Redis at %s needs a password: give redis://[user]:PASSWORD@host:port or set "
+                        "NEUROEVO_REDIS_PASSWORD",
+                        rc->url.shown);
   else if (bad) ne__rconn_set_error(rc, NE_EINVAL, "Redis at %s: SELECT %d: %s", rc->url.shown, rc->url.db, r->str);
   freeReplyObject(r);
   if (bad) ne__rconn_close(rc);
@@ -220,8 +220,9 @@ static int check_version(ne__rconn* rc) {
   freeReplyObject(r);
   if (v && (major < 6 || (major == 6 && minor < 2))) {
     ne__rconn_close(rc);
-    return ne__rconn_set_error(rc, NE_EUNSUPPORTED, "Redis at %s is version %d.%d; neuroevo needs 6.2 or newer (XAUTOCLAIM)",
-                               rc->url.shown, major, minor);
+    return ne__rconn_set_error(rc, NE_EUNSUPPORTED,
+                               "Redis at %s is version %d.%d; neuroevo needs 6.2 or newer (XAUTOCLAIM)", rc->url.shown,
+                               major, minor);
   }
   return 0;
 }

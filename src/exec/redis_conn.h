@@ -15,13 +15,13 @@
 
 // A parsed Redis URL.
 typedef struct ne__redis_url {
-  char host[256];       // host name or address (IPv6 without brackets)
-  int port;             // TCP port (default 6379)
-  int db;               // database number (default 0)
-  char user[128];       // ACL user ("" = default user)
-  char password[256];   // password ("" = none)
-  int has_password;     // 1 if a password came from the URL or NEUROEVO_REDIS_PASSWORD
-  char shown[480];      // the URL for messages, password masked
+  char host[256];      // host name or address (IPv6 without brackets)
+  int port;            // TCP port (default 6379)
+  int db;              // database number (default 0)
+  char user[128];      // ACL user ("" = default user)
+  char password[256];  // password ("" = none)
+  int has_password;    // 1 if a password came from the URL or NEUROEVO_REDIS_PASSWORD
+  char shown[480];     // the URL for messages, password masked
 } ne__redis_url;
 
 // Parses url; a password missing from the URL is taken from NEUROEVO_REDIS_PASSWORD. NE_EINVAL with
@@ -92,12 +92,12 @@ int ne__stream_id_cmp(const char* a, const char* b);
 
 // ---- key names (every key of an experiment starts with ne:exp:<id>:) ------------------------
 
-#define NE_KEY_CURRENT "ne:current"        // string: the experiment workers should follow
-#define NE_KEY_WORKERS "ne:workers"        // zset: worker name -> last heartbeat (server ms)
-#define NE_KEY_WORKER_FMT "ne:worker:%s"   // hash: one worker's figures (expires without beats)
-#define NE_KEY_ANNOUNCE "ne:announce"      // stream: experiment ids as masters start (idle workers block on it)
-#define NE_GROUP "workers"                 // the consumer group of every task stream
-#define NE_KEY_LEN 160                     // room for any key name
+#define NE_KEY_CURRENT "ne:current"       // string: the experiment workers should follow
+#define NE_KEY_WORKERS "ne:workers"       // zset: worker name -> last heartbeat (server ms)
+#define NE_KEY_WORKER_FMT "ne:worker:%s"  // hash: one worker's figures (expires without beats)
+#define NE_KEY_ANNOUNCE "ne:announce"     // stream: experiment ids as masters start (idle workers block on it)
+#define NE_GROUP "workers"                // the consumer group of every task stream
+#define NE_KEY_LEN 160                    // room for any key name
 
 // Fills key with "ne:exp:<id>:<suffix>" (suffix "meta", "tasks", "results", "workers", "blob:<hash>").
 void ne__key_exp(char key[NE_KEY_LEN], const char* id_hex, const char* suffix);

@@ -24,25 +24,28 @@
 #include "neuroevo/env.h"     // ne_env_from_config
 #include "neuroevo/policy.h"  // ne_policy_from_config
 
-#define READ_COUNT 256        // result entries per XREAD
-#define BLOCK_MS 100          // XREAD block: how often the loop looks at the stop flag and timers
-#define TICK_S 0.25           // reclaim / stall checks
-#define WORKERS_EVERY_S 1.0   // live-worker refresh and experiment-exists check
-#define KEEP_S (7 * 86400)    // an abandoned experiment (master killed, never resumed) expires after this
-#define KEEP_EVERY_S 60.0     // how often the master pushes that expiry back
-#define MAX_CHUNK 1024        // candidates per task when sizing automatically
-#define TARGET_TASK_S 0.010   // automatic chunks hold at least this much evaluation (a task costs ~0.1-0.2 ms)
-#define N_ROUND_KINDS 4       // rounds of a generation whose costs are estimated apart (GA: population, elite)
-#define MAX_FAILURES 3        // env failures of one candidate (distinct attempts) that stop the run
-#define FAIL_RECORDS 64       // failure reports remembered per round (attempts, workers, messages)
-#define PIPELINE 64           // commands queued before replies are read
-#define BLOB_TTL_S 86400      // safety expiry of blobs (deleted explicitly each generation)
+#define READ_COUNT 256       // result entries per XREAD
+#define BLOCK_MS 100         // XREAD block: how often the loop looks at the stop flag and timers
+#define TICK_S 0.25          // reclaim / stall checks
+#define WORKERS_EVERY_S 1.0  // live-worker refresh and experiment-exists check
+#define KEEP_S (7 * 86400)   // an abandoned experiment (master killed, never resumed) expires after this
+#define KEEP_EVERY_S 60.0    // how often the master pushes that expiry back
+#define MAX_CHUNK 1024       // candidates per task when sizing automatically
+#define TARGET_TASK_S 0.010  // automatic chunks hold at least this much evaluation (a task costs ~0.1-0.2 ms)
+#define N_ROUND_KINDS 4      // rounds of a generation whose costs are estimated apart (GA: population, elite)
+#define MAX_FAILURES 3       // env failures of one candidate (distinct attempts) that stop the run
+#define FAIL_RECORDS 64      // failure reports remembered per round (attempts, workers, messages)
+#define PIPELINE 64          // commands queued before replies are read
+#define BLOB_TTL_S 86400     // safety expiry of blobs (deleted explicitly each generation)
 #define N_WARN_KINDS 6
-#define WARN_LINES 5          // messages printed per kind before the rest are only counted
+#define WARN_LINES 5         // messages printed per kind before the rest are only counted
+#define JOIN_TIMEOUT_S 60.0  // workers refused the experiment and none joined for this long: the run stops
+#define WAIT_NOTE_S 10.0     // no worker joined for this long: say what the master waits for (once)
+#define REFUSALS_SHOWN 8     // refusals printed (by worker name); more are counted
 
 enum { W_MALFORMED, W_FOREIGN, W_BUILD, W_GENERATION, W_BATCH, W_INFO };
-static const char* const warn_names[N_WARN_KINDS] = {"malformed", "out-of-experiment", "wrong-build",
-                                                     "wrong-generation", "wrong-batch", "info"};
+static const char* const warn_names[N_WARN_KINDS] = {"malformed",        "out-of-experiment", "wrong-build",
+                                                     "wrong-generation", "wrong-batch",       "info"};
 
 typedef struct master {
   ne_cluster_master_options opt;  // as given (url pointer not kept)
@@ -55,41 +58,49 @@ typedef struct master {
   uint64_t exp;                   // experiment id
   char id[17];                    // its hex form
   char k_meta[NE_KEY_LEN], k_tasks[NE_KEY_LEN], k_results[NE_KEY_LEN], k_workers[NE_KEY_LEN];
+  char k_refused[NE_KEY_LEN];  // hash: worker name -> why it does not join (workers write it)
+  // nobody joining: workers that refused the experiment are reported and, with none joined, the run
+  // stops after join_timeout_s instead of waiting forever
+  double alone_since;                                        // ne__now() since when no worker is live (0: one is)
+  int waiting_said;                                          // 1 once the "waiting for workers" note was printed
+  char refusals_said[REFUSALS_SHOWN][NE_WIRE_MAX_NAME + 1];  // workers whose refusal was printed
+  int n_refusals_said;
   double task_timeout_s;          // re-claim threshold
+  double join_timeout_s;          // see check_joins
   int lost;                       // 1: the connection or the experiment must be recovered
   int fatal;                      // NE_E* code once a candidate failed MAX_FAILURES times (0: none)
   char fatal_msg[NE_ERRSTR_LEN];  // its message
   int queued;                     // pipelined commands whose replies are not read yet
   // the round in flight
-  const ne_batch* batch;          // being evaluated (not owned)
-  ne_result* results;             // caller's results (n)
-  ne__wire_round rd;              // its identity
-  uint64_t norm_hash[2];          // content hashes of obs_mean / obs_std
-  uint8_t* have;                  // (have_cap) 1 once candidate i has its result
-  uint8_t* redo;                  // (have_cap) 1: re-publish candidate i now (its result was rejected)
-  uint8_t* fails;                 // (have_cap) env failures reported for candidate i this round
+  const ne_batch* batch;  // being evaluated (not owned)
+  ne_result* results;     // caller's results (n)
+  ne__wire_round rd;      // its identity
+  uint64_t norm_hash[2];  // content hashes of obs_mean / obs_std
+  uint8_t* have;          // (have_cap) 1 once candidate i has its result
+  uint8_t* redo;          // (have_cap) 1: re-publish candidate i now (its result was rejected)
+  uint8_t* fails;         // (have_cap) env failures reported for candidate i this round
   int have_cap, n_have, n_redo;
-  struct fail_record {            // one failure report: an attempt is a task entry
-    uint32_t index;               // candidate
+  struct fail_record {  // one failure report: an attempt is a task entry
+    uint32_t index;     // candidate
     char entry[NE_WIRE_MAX_ENTRY + 1];
     char worker[NE_WIRE_MAX_NAME + 1];
     char error[NE_WIRE_MAX_ERROR + 1];
-  } fail_recs[FAIL_RECORDS];      // this round's, oldest overwritten
-  int n_fail_recs;                // reports recorded this round (may exceed FAIL_RECORDS)
-  double est_s[N_ROUND_KINDS];    // evaluation seconds per episode of each round kind (0: unknown)
-  double round_eval_s;            // this round's accepted evaluation time and episodes, for est_s
+  } fail_recs[FAIL_RECORDS];    // this round's, oldest overwritten
+  int n_fail_recs;              // reports recorded this round (may exceed FAIL_RECORDS)
+  double est_s[N_ROUND_KINDS];  // evaluation seconds per episode of each round kind (0: unknown)
+  double round_eval_s;          // this round's accepted evaluation time and episodes, for est_s
   uint64_t round_episodes;
-  int* idx;                       // (have_cap) scratch list of missing indices
-  uint32_t task_no;               // tasks published so far
-  char last_read[48];             // result stream position
-  char consumed[48];              // results up to here belong to completed generations
-  char round_first_task[48];      // first task id of this round ("" before publishing)
-  char last_task[48];             // newest task id this master published
-  int reread;                     // 1: results of this generation may predate us (resume, recovery)
-  int replaying;                  // 1 while reading results a previous master left (their failures don't count)
-  int in_generation;              // 1 after the first round of this master
-  uint32_t gen;                   // generation of the last round
-  uint64_t* blobs;                // (cap_blobs) hashes stored for the current generation
+  int* idx;                   // (have_cap) scratch list of missing indices
+  uint32_t task_no;           // tasks published so far
+  char last_read[48];         // result stream position
+  char consumed[48];          // results up to here belong to completed generations
+  char round_first_task[48];  // first task id of this round ("" before publishing)
+  char last_task[48];         // newest task id this master published
+  int reread;                 // 1: results of this generation may predate us (resume, recovery)
+  int replaying;              // 1 while reading results a previous master left (their failures don't count)
+  int in_generation;          // 1 after the first round of this master
+  uint32_t gen;               // generation of the last round
+  uint64_t* blobs;            // (cap_blobs) hashes stored for the current generation
   int n_blobs, cap_blobs;
   // live workers, refreshed every WORKERS_EVERY_S
   double workers_at, tick_at, progress_at;
@@ -223,8 +234,9 @@ static int write_meta(master* m) {
   snprintf(timeout_ms, sizeof timeout_ms, "%.0f", m->task_timeout_s * 1000);
   snprintf(created, sizeof created, "%lld", (long long)time(NULL));
   snprintf(master_name, sizeof master_name, "%s:%d", host, (int)getpid());
-  return cmd(m, "HSET %s config %s wire %s fingerprint %s name %s created %s status running task_timeout_ms %s "
-                "synthetic %d master %s",
+  return cmd(m,
+             "HSET %s config %s wire %s fingerprint %s name %s created %s status running task_timeout_ms %s "
+             "synthetic %d master %s",
              m->k_meta, m->config_text, wire, fp, m->name, created, timeout_ms, m->opt.synthetic ? 1 : 0, master_name);
 }
 
@@ -290,6 +302,56 @@ static int refresh_workers(master* m) {
   return m->lost ? NE_ENET : 0;
 }
 
+// 1 if worker `name`'s refusal was printed already, or REFUSALS_SHOWN were (the rest are counted in
+// the final message); otherwise remembers it
+static int refusal_said(master* m, const char* name) {
+  for (int i = 0; i < m->n_refusals_said; i++)
+    if (strcmp(m->refusals_said[i], name) == 0) return 1;
+  if (m->n_refusals_said == REFUSALS_SHOWN) return 1;
+  snprintf(m->refusals_said[m->n_refusals_said++], sizeof m->refusals_said[0], "%s", name);
+  return 0;
+}
+
+// With no live worker: prints the refusals workers left in Redis (once each), notes once that the
+// master waits for workers, and stops the run (m->fatal) when workers refused the experiment and
+// none joined for join_timeout_s. A worker that joins resets the clock.
+static int check_joins(master* m, double now) {
+  if (m->stats.live_workers > 0) {
+    m->alone_since = 0;
+    return 0;
+  }
+  if (m->alone_since == 0) m->alone_since = now;
+  redisReply* r = query(m, "HGETALL %s", m->k_refused);
+  if (!r) return NE_ENET;
+  int n = r->type == REDIS_REPLY_ARRAY ? (int)r->elements / 2 : 0;
+  for (int i = 0; i < n; i++) {
+    const char* name = r->element[2 * i]->str ? r->element[2 * i]->str : "?";
+    if (!refusal_said(m, name))
+      warn(m, W_INFO, "worker '%s' refused experiment %s: %s", name, m->id,
+           r->element[2 * i + 1]->str ? r->element[2 * i + 1]->str : "?");
+  }
+  double waited = now - m->alone_since;
+  if (n > 0 && waited >= m->join_timeout_s) {
+    m->fatal = NE_EUNSUPPORTED;
+    // the worker's reason is cut to what fits (its log has it whole)
+    int len = snprintf(m->fatal_msg, sizeof m->fatal_msg,
+                       "no worker joined experiment %s for %.0f s; %d refused "
+                       "it; fix the workers or run without --redis. '%.40s': ",
+                       m->id, waited, n, r->element[0]->str ? r->element[0]->str : "?");
+    if (len > 0 && len < (int)sizeof m->fatal_msg)
+      snprintf(m->fatal_msg + len, sizeof m->fatal_msg - (size_t)len, "%s",
+               r->element[1]->str ? r->element[1]->str : "?");
+  } else if (n == 0 && waited >= WAIT_NOTE_S && !m->waiting_said) {
+    m->waiting_said = 1;
+    warn(m, W_INFO,
+         "waiting for workers: none has joined experiment %s for %.0f s (start `neuroevo worker "
+         "--redis URL`; `neuroevo status` shows them)",
+         m->id, waited);
+  }
+  freeReplyObject(r);
+  return 0;
+}
+
 // ---- blobs --------------------------------------------------------------------------------
 
 static int remember_blob(master* m, uint64_t hash) {
@@ -332,7 +394,8 @@ static int queue_blob(master* m, uint64_t hash, const float* data, size_t n, int
 static int publish_blobs(master* m, int force) {
   const ne_batch* b = m->batch;
   int rc = 0;
-  for (int k = 0; !rc && k < b->n_blobs; k++) rc = queue_blob(m, b->blobs[k].hash, b->blobs[k].data, b->blobs[k].n, force);
+  for (int k = 0; !rc && k < b->n_blobs; k++)
+    rc = queue_blob(m, b->blobs[k].hash, b->blobs[k].data, b->blobs[k].n, force);
   if (!rc && b->obs_mean && b->obs_std) {
     size_t d = (size_t)m->env->obs_dim;
     rc = queue_blob(m, m->norm_hash[0], b->obs_mean, d, force);
@@ -481,7 +544,8 @@ static void explain_drop(master* m, int kind, const char* entry, const ne__wire_
     case W_BUILD:
       ne__wire_id_format(h->fingerprint, theirs);
       ne__wire_id_format(m->fingerprint, ours);
-      warn(m, kind, "rejected %d results from worker '%s': its build/spec fingerprint %s differs from the master's %s "
+      warn(m, kind,
+           "rejected %d results from worker '%s': its build/spec fingerprint %s differs from the master's %s "
            "(another neuroevo version or a different env/policy); the candidates go to other workers",
            d->n, h->worker, theirs, ours);
       break;
@@ -494,7 +558,8 @@ static void explain_drop(master* m, int kind, const char* entry, const ne__wire_
            h->worker, h->round.generation);
       break;
     default:
-      warn(m, kind, "dropped malformed result entry %s from worker '%s': bad candidate index, observation sums "
+      warn(m, kind,
+           "dropped malformed result entry %s from worker '%s': bad candidate index, observation sums "
            "or behaviour characterizations",
            entry, h->worker);
   }
@@ -546,8 +611,8 @@ static void fail_run(master* m, uint32_t index, const char* error) {
   m->fatal = NE_EIO;
   // a long env message is cut at the end of the buffer (the worker logs it in full)
   int cut = snprintf(m->fatal_msg, sizeof m->fatal_msg,
-           "env %s failed %d times on candidate %u of generation %u round %u (worker%s %s): %s", m->env->id,
-           MAX_FAILURES, index, m->rd.generation, m->rd.round, n == 1 ? "" : "s", workers, error);
+                     "env %s failed %d times on candidate %u of generation %u round %u (worker%s %s): %s", m->env->id,
+                     MAX_FAILURES, index, m->rd.generation, m->rd.round, n == 1 ? "" : "s", workers, error);
   if (cut >= (int)sizeof m->fatal_msg) memcpy(m->fatal_msg + sizeof m->fatal_msg - 4, "...", 4);
 }
 
@@ -571,8 +636,10 @@ static void note_failure(master* m, const ne__wire_result_hdr* h) {
     fail_run(m, i, h->error);
     return;
   }
-  warn(m, W_INFO, "worker '%s' reported an env failure on candidate %u of generation %u (attempt %d of %d): %s; "
-       "retrying", h->worker, i, m->rd.generation, m->fails[i], MAX_FAILURES, h->error);
+  warn(m, W_INFO,
+       "worker '%s' reported an env failure on candidate %u of generation %u (attempt %d of %d): %s; "
+       "retrying",
+       h->worker, i, m->rd.generation, m->fails[i], MAX_FAILURES, h->error);
   mark_redo(m, i);
 }
 
@@ -619,8 +686,9 @@ static int read_results(master* m, int block_ms, int* got) {
   char count[16], block[16];
   snprintf(count, sizeof count, "%d", READ_COUNT);
   snprintf(block, sizeof block, "%d", block_ms);
-  redisReply* r = block_ms >= 0 ? query(m, "XREAD COUNT %s BLOCK %s STREAMS %s %s", count, block, m->k_results, m->last_read)
-                                : query(m, "XREAD COUNT %s STREAMS %s %s", count, m->k_results, m->last_read);
+  redisReply* r = block_ms >= 0
+      ? query(m, "XREAD COUNT %s BLOCK %s STREAMS %s %s", count, block, m->k_results, m->last_read)
+      : query(m, "XREAD COUNT %s STREAMS %s %s", count, m->k_results, m->last_read);
   *got = 0;
   if (!r) return NE_ENET;
   if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->elements == 2) {
@@ -686,13 +754,13 @@ static int reclaim(master* m) {
     if (ok) snprintf(cursor, sizeof cursor, "%s", r->element[0]->str ? r->element[0]->str : "0-0");
     int moved = ok ? requeue(m, r) : 0;
     freeReplyObject(r);
-    int rc = moved < 0 ? NE_ENET : flush(m);  // XADD replies advance last_task
+    int rc = moved < 0 ? NE_ENET : flush(m);        // XADD replies advance last_task
     if (rc == NE_EIO) return m->lost = 1, NE_ENET;  // NOGROUP & co: let recover() check the experiment
     if (rc) return rc;
     if (moved) {
       m->stats.reclaimed += (uint64_t)moved;
-      warn(m, W_INFO, "re-published %d task%s idle for more than %.1fs (a worker stopped?)", moved, moved == 1 ? "" : "s",
-           m->task_timeout_s);
+      warn(m, W_INFO, "re-published %d task%s idle for more than %.1fs (a worker stopped?)", moved,
+           moved == 1 ? "" : "s", m->task_timeout_s);
     }
     if (!ok || strcmp(cursor, "0-0") == 0) return 0;
   }
@@ -718,7 +786,7 @@ static int check_stall(master* m) {
       snprintf(delivered, sizeof delivered, "%s", last->str);
   }
   freeReplyObject(r);
-  if (!delivered[0]) return m->lost = 1, NE_ENET;  // the stream lost its group: recover() re-creates it
+  if (!delivered[0]) return m->lost = 1, NE_ENET;                // the stream lost its group: recover() re-creates it
   if (ne__stream_id_cmp(delivered, m->last_task) < 0) return 0;  // tasks still queued
   r = query(m, "XPENDING %s %s %s + 1", m->k_tasks, NE_GROUP, m->round_first_task);
   if (!r) return NE_ENET;
@@ -772,8 +840,10 @@ static int recover(master* m, const volatile int* stop, char* errstr) {
     }
     if (exists && rc == NE_ENET) continue;
     if (exists) return rc ? ne__set_error(errstr, rc, "%s", m->conn.errstr) : 0;
-    warn(m, W_INFO, "experiment %s vanished from Redis (restarted without persistence?) or lost its task group: "
-         "re-creating it and re-publishing generation %u round %u", m->id, m->rd.generation, m->rd.round);
+    warn(m, W_INFO,
+         "experiment %s vanished from Redis (restarted without persistence?) or lost its task group: "
+         "re-creating it and re-publishing generation %u round %u",
+         m->id, m->rd.generation, m->rd.round);
     m->stats.recoveries++;
     int adopted, n = 0;
     rc = setup_experiment(m, &adopted);
@@ -813,6 +883,7 @@ static int tick(master* m, double now) {
     freeReplyObject(r);
     if (!exists) return m->lost = 1, NE_ENET;
     rc = refresh_workers(m);
+    if (!rc) rc = check_joins(m, now);
   }
   if (!rc) rc = reclaim(m);
   if (!rc && now - m->progress_at >= TICK_S) rc = check_stall(m);
@@ -882,8 +953,9 @@ static int start_round(master* m) {
     m->replaying = 0;
     uint64_t reused = m->stats.accepted - before;
     m->stats.reused += reused;
-    if (reused) warn(m, W_INFO, "reused %llu results of generation %u round %u already in Redis",
-                     (unsigned long long)reused, m->rd.generation, m->rd.round);
+    if (reused)
+      warn(m, W_INFO, "reused %llu results of generation %u round %u already in Redis", (unsigned long long)reused,
+           m->rd.generation, m->rd.round);
   }
   if (!rc && m->stats.live_threads == 0) rc = refresh_workers(m);
   if (!rc) rc = publish_missing(m, &n);
@@ -912,13 +984,15 @@ static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* re
     if (!rc && now >= m->tick_at) {
       m->tick_at = now + TICK_S;
       rc = tick(m, now);
+      if (!rc && m->fatal) return ne__set_error(errstr, m->fatal, "%s", m->fatal_msg);  // nobody can join
     }
   }
   if (rc) return ne__set_error(errstr, rc, "%s", m->conn.errstr);
   snprintf(m->consumed, sizeof m->consumed, "%s", m->last_read);
   // what an episode of this kind of round costs sizes the next round's chunks
-  if (m->round_episodes) m->est_s[m->rd.round < N_ROUND_KINDS ? m->rd.round : N_ROUND_KINDS - 1] =
-      m->round_eval_s / (double)m->round_episodes;
+  if (m->round_episodes)
+    m->est_s[m->rd.round < N_ROUND_KINDS ? m->rd.round : N_ROUND_KINDS - 1] =
+        m->round_eval_s / (double)m->round_episodes;
   return 0;
 }
 
@@ -989,6 +1063,7 @@ static int prepare(master* m, const ne_config* cfg, char* errstr) {
   ne__key_exp(m->k_tasks, m->id, "tasks");
   ne__key_exp(m->k_results, m->id, "results");
   ne__key_exp(m->k_workers, m->id, "workers");
+  ne__key_exp(m->k_refused, m->id, "refused");
   snprintf(m->last_task, sizeof m->last_task, "0-0");
   return 0;
 }
@@ -1011,6 +1086,7 @@ int ne_cluster_master_create(const ne_config* cfg, const ne_cluster_master_optio
   m->opt.experiment_id = NULL;
   snprintf(m->name, sizeof m->name, "%s", opt->name ? opt->name : "run");
   m->task_timeout_s = opt->task_timeout_s > 0 ? opt->task_timeout_s : 10;
+  m->join_timeout_s = opt->join_timeout_s > 0 ? opt->join_timeout_s : JOIN_TIMEOUT_S;
   m->opt.experiment_id = opt->experiment_id;
   int rc = prepare(m, cfg, errstr);
   m->opt.experiment_id = NULL;
@@ -1035,7 +1111,7 @@ void ne_cluster_master_get_stats(const ne_executor* ex, ne_cluster_master_stats*
 int ne_cluster_master_finish(ne_executor* ex, char* errstr) {
   master* m = ex->impl;
   int rc = cmd(m, "HSET %s status done", m->k_meta);
-  if (!rc) rc = cmd(m, "DEL %s %s %s", m->k_tasks, m->k_results, m->k_workers);
+  if (!rc) rc = cmd(m, "DEL %s %s %s %s", m->k_tasks, m->k_results, m->k_workers, m->k_refused);
   for (int i = 0; !rc && i < m->n_blobs; i++) {
     char key[NE_KEY_LEN];
     blob_key(m, m->blobs[i], key);

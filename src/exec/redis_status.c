@@ -73,7 +73,13 @@ static void print_experiment(ne__rconn* c, FILE* out, const char* id) {
           str_of(meta, "status", "?"), when, str_of(meta, "master", "?"), str_of(meta, "wire", "?"));
   fprintf(out, "generation:  %s, round %s: %s candidates\n", str_of(meta, "generation", "-"),
           str_of(meta, "round", "-"), str_of(meta, "candidates", "-"));
+  int done = strcmp(str_of(meta, "status", ""), "done") == 0;
   freeReplyObject(meta);
+  // a finished run deleted its task and result streams: nothing is queued
+  if (done) {
+    fprintf(out, "tasks:       none (the run finished)\n");
+    return;
+  }
   // tasks: queued (not yet delivered) and claimed (delivered, not acknowledged)
   ne__key_exp(key, id, "tasks");
   redisReply* groups = ne__rconn_command(c, "XINFO GROUPS %s", key);
@@ -95,13 +101,26 @@ static void print_experiment(ne__rconn* c, FILE* out, const char* id) {
   if (len) freeReplyObject(len);
 }
 
-static void print_worker(FILE* out, const char* name, const redisReply* h, long long now, const char* current) {
-  long long beat = int_of(h, "beat", 0), interval = int_of(h, "interval_ms", 1000);
+// One worker's line. beat: its last heartbeat (the zset's score, which outlives its hash). A worker
+// whose hash expired (no heartbeat for 3 periods: killed, or cut off) is "gone"; one that refused
+// the current experiment says so, with its reason on the next line.
+static void print_worker(FILE* out, const char* name, const redisReply* h, long long beat, long long now,
+                         const char* current) {
+  int gone = !h || h->type != REDIS_REPLY_ARRAY || h->elements == 0;
+  double age = (double)(now - beat) / 1000;
+  if (gone) {
+    fprintf(out, "  %-24.24s %7s %10s %9s %8.1fs  %-7s %s\n", name, "-", "-", "-", age, "gone", "-");
+    return;
+  }
+  long long interval = int_of(h, "interval_ms", 1000);
   const char* exp = str_of(h, "experiment", "-");
-  int live = now - beat <= 3 * interval + 1000;
-  fprintf(out, "  %-24.24s %7lld %10lld %9s %8.1fs  %-5s %s%s\n", name, int_of(h, "threads", 0),
-          int_of(h, "results", 0), str_of(h, "rate", "0"), (double)(now - beat) / 1000, live ? "live" : "silent",
-          exp, current && strcmp(exp, current) != 0 && strcmp(exp, "-") != 0 ? " (other)" : "");
+  const char* refused = str_of(h, "refused", "-");
+  int is_refused = strcmp(exp, "-") == 0 && strcmp(refused, "-") != 0 && (!current || strcmp(refused, current) == 0);
+  const char* state = is_refused ? "refused" : now - beat <= 3 * interval + 1000 ? "live" : "silent";
+  fprintf(out, "  %-24.24s %7lld %10lld %9s %8.1fs  %-7s %s%s\n", name, int_of(h, "threads", 0),
+          int_of(h, "results", 0), str_of(h, "rate", "0"), age, state, is_refused ? refused : exp,
+          current && strcmp(exp, current) != 0 && strcmp(exp, "-") != 0 ? " (other)" : "");
+  if (is_refused) fprintf(out, "    refused: %s\n", str_of(h, "refused_why", "?"));
 }
 
 // Workers that beat within the last minute, newest first, with their figures.
@@ -112,36 +131,51 @@ static int print_workers(ne__rconn* c, FILE* out, int max_workers, const char* c
   char min[32], limit[16];
   snprintf(min, sizeof min, "%lld", now - LIST_WINDOW_MS);
   snprintf(limit, sizeof limit, "%d", max_workers > 0 ? max_workers : 1000000);
-  redisReply* names = ne__rconn_command(c, "ZREVRANGEBYSCORE %s +inf %s LIMIT 0 %s", NE_KEY_WORKERS, min, limit);
+  redisReply* names =
+      ne__rconn_command(c, "ZREVRANGEBYSCORE %s +inf %s WITHSCORES LIMIT 0 %s", NE_KEY_WORKERS, min, limit);
   if (!names) return NE_ENET;
   redisReply* total = ne__rconn_command(c, "ZCOUNT %s %s +inf", NE_KEY_WORKERS, min);
   long long n_total = total && total->type == REDIS_REPLY_INTEGER ? total->integer : 0;
   if (total) freeReplyObject(total);
-  // pipeline one HGETALL per listed worker
-  for (size_t i = 0; names->type == REDIS_REPLY_ARRAY && i < names->elements; i++) {
+  // name, score pairs; pipeline one HGETALL per listed worker
+  size_t n = names->type == REDIS_REPLY_ARRAY ? names->elements / 2 : 0;
+  for (size_t i = 0; i < n; i++) {
     char key[NE_KEY_LEN];
-    snprintf(key, sizeof key, NE_KEY_WORKER_FMT, names->element[i]->str);
+    snprintf(key, sizeof key, NE_KEY_WORKER_FMT, names->element[2 * i]->str);
     const char* argv[] = {"HGETALL", key};
     if (ne__rconn_append(c, 2, argv, NULL)) break;
   }
-  size_t n = names->type == REDIS_REPLY_ARRAY ? names->elements : 0;
   redisReply** hashes = ne_calloc(n ? n : 1, sizeof *hashes);
-  long long threads = 0, live = 0;
+  long long threads = 0, live = 0, gone = 0, refused = 0;
   double rate = 0;
   for (size_t i = 0; i < n && hashes; i++) {
     hashes[i] = ne__rconn_get_reply(c);
     if (!hashes[i]) break;
-    long long beat = int_of(hashes[i], "beat", 0), interval = int_of(hashes[i], "interval_ms", 1000);
+    long long beat = strtoll(names->element[2 * i + 1]->str, NULL, 10);
+    long long interval = int_of(hashes[i], "interval_ms", 1000);
+    if (hashes[i]->type != REDIS_REPLY_ARRAY || hashes[i]->elements == 0) {  // its hash expired: not live
+      gone++;
+      continue;
+    }
+    if (current && strcmp(str_of(hashes[i], "refused", "-"), current) == 0 &&
+        strcmp(str_of(hashes[i], "experiment", "-"), "-") == 0)
+      refused++;
     if (now - beat > 3 * interval + 1000) continue;
     live++;
     threads += int_of(hashes[i], "threads", 0);
     rate += atof(str_of(hashes[i], "rate", "0"));
   }
-  fprintf(out, "workers:     %lld live, %lld threads, %.1f results/s (%lld beat within %ds)\n", live, threads, rate,
+  fprintf(out, "workers:     %lld live, %lld threads, %.1f results/s (%lld beat within %ds", live, threads, rate,
           n_total, LIST_WINDOW_MS / 1000);
-  if (n) fprintf(out, "  %-24s %7s %10s %9s %9s  %-5s %s\n", "NAME", "THREADS", "RESULTS", "RES/S", "LAST BEAT", "STATE",
-                 "EXPERIMENT");
-  for (size_t i = 0; i < n && hashes && hashes[i]; i++) print_worker(out, names->element[i]->str, hashes[i], now, current);
+  if (gone) fprintf(out, ", %lld gone", gone);
+  if (refused) fprintf(out, ", %lld refused the experiment", refused);
+  fprintf(out, ")\n");
+  if (n)
+    fprintf(out, "  %-24s %7s %10s %9s %9s  %-7s %s\n", "NAME", "THREADS", "RESULTS", "RES/S", "LAST BEAT", "STATE",
+            "EXPERIMENT");
+  for (size_t i = 0; i < n && hashes && hashes[i]; i++)
+    print_worker(out, names->element[2 * i]->str, hashes[i], strtoll(names->element[2 * i + 1]->str, NULL, 10), now,
+                 current);
   if ((long long)n < n_total) fprintf(out, "  ... %lld more (use --workers 0 to list all)\n", n_total - (long long)n);
   for (size_t i = 0; i < n && hashes; i++)
     if (hashes[i]) freeReplyObject(hashes[i]);

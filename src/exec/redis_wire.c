@@ -149,8 +149,8 @@ static int open_message(ne_reader* r, const void* data, size_t len, uint32_t wan
                          "(run the same neuroevo version on the master and every worker)",
                          kind_name(kind), who, version, NE_WIRE_VERSION);
   const uint8_t* p = data;
-  uint32_t stored = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 | (uint32_t)p[len - 2] << 16 |
-                    (uint32_t)p[len - 1] << 24;
+  uint32_t stored =
+      (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 | (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
   if (stored != ne__crc32c(0, data, len - 4))
     return ne__set_error(errstr, NE_ECORRUPT, "%s message from '%s': checksum mismatch (%zu bytes)", kind_name(kind),
                          who, len);
@@ -317,8 +317,9 @@ int ne__wire_encode_task(ne_buf* out, const ne__wire_round* round, uint32_t task
   put_varint(out, task_no);
   int has_norm = batch->obs_mean && batch->obs_std;
   const ne_noise_table* noise = batch->noise_table;
-  put_varint(out, (uint64_t)((batch->want_obs_stats ? 1 : 0) | (has_norm ? 2 : 0) | (noise ? 4 : 0) |
-                             (batch->want_bc ? 8 : 0)));
+  put_varint(
+      out,
+      (uint64_t)((batch->want_obs_stats ? 1 : 0) | (has_norm ? 2 : 0) | (noise ? 4 : 0) | (batch->want_bc ? 8 : 0)));
   if (has_norm) {
     put_f32(out, batch->obs_clip);
     for (int k = 0; k < 2; k++) {
@@ -461,8 +462,8 @@ int ne__wire_decode_task(ne__wire_task* t, const void* data, size_t len, char* e
   if (rc == NE_ENOMEM) return ne__set_error(errstr, rc, "out of memory decoding a %zu-byte task", len);
   if (rc) {
     t->n = 0;
-    return ne__set_error(errstr, NE_ECORRUPT, "task message from '%s': malformed candidate list (%zu bytes)",
-                         t->sender, len);
+    return ne__set_error(errstr, NE_ECORRUPT, "task message from '%s': malformed candidate list (%zu bytes)", t->sender,
+                         len);
   }
   rc = close_message(&r, "task", t->sender, errstr);
   if (rc) t->n = 0;
@@ -601,8 +602,7 @@ static int get_results_body(ne_reader* r, ne__wire_results* m) {
   uint64_t d = get_varint(r), bd = get_varint(r);
   m->hdr.eval_us = get_varint(r);
   uint64_t n = get_varint(r);
-  if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || bd > MAX_BC_DIM || n > NE_WIRE_MAX_CANDS)
-    return NE_ECORRUPT;
+  if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || bd > MAX_BC_DIM || n > NE_WIRE_MAX_CANDS) return NE_ECORRUPT;
   // each result takes at least 20 bytes (+ 8 * (1 + 2d) with sums, + 4 bd with behaviours): check
   // before allocating
   if (n > ne__reader_left(r) / (20 + 8 * (1 + 2 * d) * (d > 0) + 4 * bd)) return NE_ECORRUPT;

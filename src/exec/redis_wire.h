@@ -22,12 +22,12 @@
 // 3: tasks may ask for behaviour characterizations (novelty search), results then carry them
 #define NE_WIRE_VERSION 3
 
-#define NE_WIRE_MAX_NAME 64         // longest worker name carried in a message
-#define NE_WIRE_MAX_CANDS (1 << 20) // most candidates (or results) in one message
-#define NE_WIRE_MAX_SEEDS (1 << 24) // longest seed chain
-#define NE_WIRE_MAX_BLOB (1u << 28) // most floats in one blob (1 GiB)
-#define NE_WIRE_MAX_ERROR 255       // longest env failure message carried in a result
-#define NE_WIRE_MAX_ENTRY 47        // longest stream entry id carried in a result
+#define NE_WIRE_MAX_NAME 64          // longest worker name carried in a message
+#define NE_WIRE_MAX_CANDS (1 << 20)  // most candidates (or results) in one message
+#define NE_WIRE_MAX_SEEDS (1 << 24)  // longest seed chain
+#define NE_WIRE_MAX_BLOB (1u << 28)  // most floats in one blob (1 GiB)
+#define NE_WIRE_MAX_ERROR 255        // longest env failure message carried in a result
+#define NE_WIRE_MAX_ENTRY 47         // longest stream entry id carried in a result
 
 // What a message is, from its first four bytes.
 typedef enum ne__wire_kind {

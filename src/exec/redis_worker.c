@@ -21,7 +21,7 @@
 #include "neuroevo/algo.h"  // ne_algo_noise_table
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
-#include "neuroevo/env.h"     // ne_env_from_config
+#include "neuroevo/env.h"  // ne_env_from_config
 #include "neuroevo/evaluator.h"
 #include "neuroevo/policy.h"  // ne_policy_from_config
 #include "neuroevo/pool.h"
@@ -113,8 +113,8 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
                            "this worker's build/spec fingerprint %s differs from the master's %s (another neuroevo "
                            "version or build options): its results would be rejected",
                            mine, fp);
-    ne__worker_say(w,
-                   "fingerprint %s differs from the master's %s; joining anyway (NEUROEVO_TEST_FINGERPRINT_SALT test hook)",
+    ne__worker_say(
+        w, "fingerprint %s differs from the master's %s; joining anyway (NEUROEVO_TEST_FINGERPRINT_SALT test hook)",
         mine, fp);
   }
   const char* timeout = meta_field(meta, "task_timeout_ms");
@@ -124,6 +124,7 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
   if (!ex->cache) return ne__set_error(why, NE_ENOMEM, "out of memory for the parameter cache");
   // the master's algorithm built the same table from the same config (built once, before the threads)
   uint64_t seed = (uint64_t)ne_config_int(ex->cfg, "run", "seed");
+  if (!ne_algo_noise_table_evaluated(ex->cfg)) return 0;  // PGPE/SNES: the master's explicit vectors
   return ne_algo_noise_table(ex->cfg, seed, ex->policy.n_params, &ex->noise, why);
 }
 
@@ -204,10 +205,15 @@ static void heartbeat(worker* w) {
   snprintf(v[5], 32, "%d", (int)getpid());
   snprintf(v[6], 32, "%lld", w->started);
   snprintf(v[7], 32, "%.0f", w->interval_s * 1000);
+  char refused[17] = "-";  // the experiment this worker would not join, for `status`
+  if (w->has_refused) ne__wire_id_format(w->refused, refused);
+  // clang-format off
   const char* argv[] = {"EVAL", HEARTBEAT_LUA, "3", NE_KEY_WORKERS, wkey, xkey, w->name, ttl, exp_val,
                         "threads", v[0], "results", v[1], "tasks", v[2], "rate", v[3], "bad_tasks", v[4],
                         "pid", v[5], "started", v[6], "interval_ms", v[7], "host", w->host,
-                        "experiment", w->ex ? w->ex->id : "-", "version", NE_VERSION_STRING};
+                        "experiment", w->ex ? w->ex->id : "-", "version", NE_VERSION_STRING,
+                        "refused", refused, "refused_why", w->has_refused ? w->refused_why : ""};
+  // clang-format on
   redisReply* r = ne__rconn_argv(&w->conn, (int)(sizeof argv / sizeof argv[0]), argv, NULL);
   if (r) freeReplyObject(r);
 }
@@ -227,6 +233,21 @@ static void current_experiment(worker* w, char* id, size_t size) {
   if (r) freeReplyObject(r);
 }
 
+// Why this worker does not join experiment id goes where the master and `status` see it: the
+// experiment's refusal hash (worker name -> reason; the master reports it, and stops when no worker
+// can join) and, through the heartbeat, this worker's own hash.
+static void report_refusal(worker* w, const char* id, uint64_t exp, const char* why) {
+  w->refused = exp, w->has_refused = 1;
+  snprintf(w->refused_why, sizeof w->refused_why, "%s", why);
+  char key[NE_KEY_LEN];
+  ne__key_exp(key, id, "refused");
+  redisReply* r = ne__rconn_command(&w->conn, "HSET %s %s %s", key, w->name, w->refused_why);
+  if (r) freeReplyObject(r);
+  r = ne__rconn_command(&w->conn, "EXPIRE %s %d", key, 7 * 86400);  // as long as an abandoned experiment
+  if (r) freeReplyObject(r);
+  heartbeat(w);
+}
+
 // One pass of the main loop: follow the right experiment. Returns NE_EVERSION when fatal.
 static int follow(worker* w, char* errstr) {
   char id[64], why[NE_ERRSTR_LEN];
@@ -244,7 +265,7 @@ static int follow(worker* w, char* errstr) {
   int rc = join_experiment(w, id, why);
   if (rc == NE_ENET) return 0;
   if (rc) {
-    w->refused = exp, w->has_refused = 1;
+    report_refusal(w, id, exp, why);
     if (rc == NE_EVERSION) return ne__set_error(errstr, rc, "%s", why);
     ne__worker_say(w, "not joining experiment %s: %s", id, why);
     return 0;
@@ -265,7 +286,8 @@ static int wait_announce(worker* w, int ms) {
     if (r) freeReplyObject(r);
     if (!w->conn.c) return (w->announce[0] = '\0'), 0;
   }
-  redisReply* r = ne__rconn_command(&w->conn, "XREAD COUNT 16 BLOCK %d STREAMS %s %s", ms, NE_KEY_ANNOUNCE, w->announce);
+  redisReply* r =
+      ne__rconn_command(&w->conn, "XREAD COUNT 16 BLOCK %d STREAMS %s %s", ms, NE_KEY_ANNOUNCE, w->announce);
   int got = r && r->type == REDIS_REPLY_ARRAY && r->elements == 1;
   if (got) {
     const redisReply* entries = r->element[0]->element[1];
@@ -332,8 +354,8 @@ static int setup_worker(worker* w, const ne_cluster_worker_options* opt, char* e
   // the default name's random part keeps names apart where host and PID repeat: containers on the
   // host's network (every entrypoint is PID 1) or with a fixed host name
   if (opt->name && opt->name[0]) snprintf(w->name, sizeof w->name, "%s", opt->name);
-  else snprintf(w->name, sizeof w->name, "%.40s-%d-%04x", w->host, (int)getpid(),
-                (unsigned)(ne__random_u64() & 0xffff));
+  else
+    snprintf(w->name, sizeof w->name, "%.40s-%d-%04x", w->host, (int)getpid(), (unsigned)(ne__random_u64() & 0xffff));
   for (char* p = w->name; *p; p++)
     if (*p <= ' ' || *p > '~') *p = '_';
   pthread_mutex_init(&w->mu, NULL);
@@ -355,7 +377,7 @@ int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr) {
   int rc = setup_worker(w, opt, errstr);
   if (!rc) {
     ne__worker_say(w, "%d thread%s, Redis at %s%s", w->threads, w->threads == 1 ? "" : "s", w->url.shown,
-        opt->synthetic ? " (synthetic fitness)" : "");
+                   opt->synthetic ? " (synthetic fitness)" : "");
     rc = main_loop(w, errstr);
     if (w->ex) leave_experiment(w);
     if (w->conn.c) forget_worker(w);

@@ -51,7 +51,7 @@ typedef struct ne__experiment {
   ne__rconn blob_conn;         // the connection blobs are fetched through
   ne__blob_entry** blobs;      // (cap_blobs)
   int n_blobs, cap_blobs;
-  volatile int leave;          // raised by the main thread: finish the tasks in hand and return
+  volatile int leave;  // raised by the main thread: finish the tasks in hand and return
 } ne__experiment;
 
 // Where a task held by this process is in its life.
@@ -65,69 +65,70 @@ typedef enum ne__slot_state {
 
 // A task the process holds (one per evaluation thread).
 typedef struct ne__slot {
-  ne__slot_state state;        // guarded by worker.mu
-  uint64_t seq;                // claim order: threads take the oldest queued task
-  char id[NE_WORKER_ID_LEN];   // stream entry id
-  ne_buf payload;              // the task message as read (QUEUED, RUNNING)
-  ne_buf out;                  // the encoded result message (DONE)
-  int n_results;               // results in out (counted once sent)
+  ne__slot_state state;       // guarded by worker.mu
+  uint64_t seq;               // claim order: threads take the oldest queued task
+  char id[NE_WORKER_ID_LEN];  // stream entry id
+  ne_buf payload;             // the task message as read (QUEUED, RUNNING)
+  ne_buf out;                 // the encoded result message (DONE)
+  int n_results;              // results in out (counted once sent)
 } ne__slot;
 
 typedef struct ne__worker ne__worker;
 
 // One evaluation thread and its scratch buffers.
 typedef struct ne__wthread {
-  ne__worker* w;                // the process
-  ne__experiment* ex;           // the experiment being followed
-  pthread_t th;                 // the thread
-  int started;                  // 1 once pthread_create succeeded
-  ne_evaluator* ev;             // this thread's evaluator
-  ne__wire_task task;           // decoding scratch
-  ne_result* res;               // (cap) results of the task in hand
-  uint32_t* idx;                // (cap) their candidate indices
-  double* obs;                  // (cap * 2 * obs_dim) observation sums
-  float* bc;                    // (cap * bc_dim) behaviour characterizations
-  int cap;                      // allocated results
-  ne_blob* blobs;               // (cap_blobs) the task's blobs as a batch sees them
-  ne__blob_entry** held;        // (cap_blobs + 2) cache entries in use
+  ne__worker* w;          // the process
+  ne__experiment* ex;     // the experiment being followed
+  pthread_t th;           // the thread
+  int started;            // 1 once pthread_create succeeded
+  ne_evaluator* ev;       // this thread's evaluator
+  ne__wire_task task;     // decoding scratch
+  ne_result* res;         // (cap) results of the task in hand
+  uint32_t* idx;          // (cap) their candidate indices
+  double* obs;            // (cap * 2 * obs_dim) observation sums
+  float* bc;              // (cap * bc_dim) behaviour characterizations
+  int cap;                // allocated results
+  ne_blob* blobs;         // (cap_blobs) the task's blobs as a batch sees them
+  ne__blob_entry** held;  // (cap_blobs + 2) cache entries in use
   int cap_blobs;
 } ne__wthread;
 
 struct ne__worker {
-  ne_cluster_worker_options opt;     // as given
-  ne__redis_url url;                 // parsed
-  char name[NE_WIRE_MAX_NAME + 1];   // unique name, also the process's consumer name in the group
-  int threads;                       // evaluation threads
-  double interval_s;                 // heartbeat period
-  FILE* log;                         // messages
-  ne__rconn conn;                    // main thread's connection (heartbeats, following, touching)
-  ne__experiment* ex;                // followed now, or NULL
-  uint64_t refused;                  // experiment id not joined (bad config, other build); 0: none
+  ne_cluster_worker_options opt;    // as given
+  ne__redis_url url;                // parsed
+  char name[NE_WIRE_MAX_NAME + 1];  // unique name, also the process's consumer name in the group
+  int threads;                      // evaluation threads
+  double interval_s;                // heartbeat period
+  FILE* log;                        // messages
+  ne__rconn conn;                   // main thread's connection (heartbeats, following, touching)
+  ne__experiment* ex;               // followed now, or NULL
+  uint64_t refused;                 // experiment id not joined (bad config, other build); 0: none
   int has_refused;
+  char refused_why[NE_WIRE_MAX_ERROR + 1];  // why, as published (heartbeat and the experiment's refusals)
   // the task pipeline (redis_worker_tasks.c), while following an experiment
-  pthread_mutex_t mu;                // guards everything below and the counters
-  pthread_cond_t task_cv;            // a task was queued or the reader stopped (evaluation threads wait)
-  pthread_cond_t slot_cv;            // a thread took a task or a slot was freed (the reader waits)
-  pthread_cond_t send_cv;            // a slot is ready to send or a thread stopped (the writer waits)
-  ne__wthread* th;                   // (threads)
-  ne__slot* slots;                   // (n_slots)
-  int n_slots;                       // SLOTS_PER_THREAD * threads
-  uint64_t seq;                      // claims so far
-  pthread_t reader, writer;          // the reader and writer threads
+  pthread_mutex_t mu;        // guards everything below and the counters
+  pthread_cond_t task_cv;    // a task was queued or the reader stopped (evaluation threads wait)
+  pthread_cond_t slot_cv;    // a thread took a task or a slot was freed (the reader waits)
+  pthread_cond_t send_cv;    // a slot is ready to send or a thread stopped (the writer waits)
+  ne__wthread* th;           // (threads)
+  ne__slot* slots;           // (n_slots)
+  int n_slots;               // SLOTS_PER_THREAD * threads
+  uint64_t seq;              // claims so far
+  pthread_t reader, writer;  // the reader and writer threads
   int reader_started, writer_started;
   int reader_exited, writer_exited;  // 1 when they returned
   int evals_running;                 // evaluation threads not yet returned
   ne__rconn rconn, wconn;            // the reader's and the writer's connections
   // counters
   uint64_t results_done, tasks_done, bad_tasks, env_failures;  // since start
-  volatile int done;                 // max_tasks reached
-  double rate;                       // results/s (smoothed)
-  uint64_t rate_done;                // results_done at the last rate update
-  double rate_at;                    // time of that update
-  char announce[NE_WORKER_ID_LEN];   // last entry seen on the announcement stream
-  double delay_s;                    // test hook NEUROEVO_TEST_EVAL_DELAY_MS: sleep per candidate
-  char host[128];                    // hostname
-  long long started;                 // unix time
+  volatile int done;                                           // max_tasks reached
+  double rate;                                                 // results/s (smoothed)
+  uint64_t rate_done;                                          // results_done at the last rate update
+  double rate_at;                                              // time of that update
+  char announce[NE_WORKER_ID_LEN];                             // last entry seen on the announcement stream
+  double delay_s;     // test hook NEUROEVO_TEST_EVAL_DELAY_MS: sleep per candidate
+  char host[128];     // hostname
+  long long started;  // unix time
 };
 
 // Writes one line to the worker's log.

@@ -169,7 +169,8 @@ static int check_task(const ne__wthread* th, char* why) {
   uint64_t seed = ex->noise ? ex->noise->seed : 0, size = ex->noise ? ex->noise->size : 0;
   if (t->table_size != size || t->table_seed != seed)
     return ne__set_error(why, NE_EINVAL,
-                         "task perturbs with noise table %016" PRIx64 " of %" PRIu64 " floats, this worker built "
+                         "task perturbs with noise table %016" PRIx64 " of %" PRIu64
+                         " floats, this worker built "
                          "%016" PRIx64 " of %" PRIu64 " floats from the experiment's config (0 floats: the generator)",
                          t->table_seed, t->table_size, seed, size);
   for (int k = 0; k < t->n_blobs; k++)
@@ -219,8 +220,8 @@ static int evaluate_task(ne__wthread* th, char* why) {
   const ne__wire_task* t = &th->task;
   int d = th->ex->env->obs_dim, bd = th->ex->env->bc_dim;
   int want_bc = t->want_bc && bd > 0;
-  ne_batch b = {t->round.generation, t->round.round, t->n, t->cands, t->n_blobs, th->blobs, t->want_obs_stats,
-                NULL, NULL, t->obs_clip, th->ex->noise, want_bc};
+  ne_batch b = {t->round.generation, t->round.round, t->n, t->cands,    t->n_blobs,    th->blobs,
+                t->want_obs_stats,   NULL,           NULL, t->obs_clip, th->ex->noise, want_bc};
   if (t->has_norm) {
     b.obs_mean = th->held[t->n_blobs]->data;
     b.obs_std = th->held[t->n_blobs + 1]->data;
@@ -411,8 +412,8 @@ static int claim_command(const ne__worker* w, int want, int block, const char* a
                          char block_ms[16]) {
   snprintf(count, 16, "%d", want);
   snprintf(block_ms, 16, "%d", READ_BLOCK_MS);
-  const char* words[] = {"XREADGROUP", "GROUP", NE_GROUP, w->name, "COUNT", count, "BLOCK", block_ms, "STREAMS",
-                         w->ex->k_tasks, ">"};
+  const char* words[] = {"XREADGROUP", "GROUP",  NE_GROUP,  w->name,        "COUNT", count,
+                         "BLOCK",      block_ms, "STREAMS", w->ex->k_tasks, ">"};
   int n = 0;
   for (int i = 0; i < 11; i++)
     if (block || (i != 6 && i != 7)) argv[n++] = words[i];

@@ -58,14 +58,10 @@ static entry* find(ne_param_cache* c, uint64_t key) {
 }
 
 static void lru_unlink(ne_param_cache* c, entry* e) {
-  if (e->newer)
-    e->newer->older = e->older;
-  else
-    c->newest = e->older;
-  if (e->older)
-    e->older->newer = e->newer;
-  else
-    c->oldest = e->newer;
+  if (e->newer) e->newer->older = e->older;
+  else c->newest = e->older;
+  if (e->older) e->older->newer = e->newer;
+  else c->oldest = e->newer;
   e->newer = e->older = NULL;
 }
 

@@ -210,8 +210,8 @@ static int parse_header_field(parse_state* ps, const char* kb, const char* ke, c
                          NE_GENOME_MAX_HEADER);
   ps->header_lines[ps->header.n] = ps->line;
   return ne_genome_header_set(&ps->header, key, value) == 0
-             ? 0
-             : ne__set_error(ps->errstr, NE_EPARSE, "%s:%d: cannot store key '%s'", ps->name, ps->line, key);
+      ? 0
+      : ne__set_error(ps->errstr, NE_EPARSE, "%s:%d: cannot store key '%s'", ps->name, ps->line, key);
 }
 
 // One line [b, e) without its newline.

@@ -21,7 +21,9 @@ int ne_genome_header_from_config(const ne_config* cfg, ne_genome_header* header)
     switch (k->type) {
       case NE_CFG_INT: snprintf(value, sizeof value, "%lld", (long long)ne_config_int(cfg, k->section, k->key)); break;
       case NE_CFG_FLOAT: snprintf(value, sizeof value, "%.17g", ne_config_float(cfg, k->section, k->key)); break;
-      case NE_CFG_BOOL: snprintf(value, sizeof value, "%s", ne_config_bool(cfg, k->section, k->key) ? "true" : "false"); break;
+      case NE_CFG_BOOL:
+        snprintf(value, sizeof value, "%s", ne_config_bool(cfg, k->section, k->key) ? "true" : "false");
+        break;
       case NE_CFG_INTLIST: {
         int items[64];
         int m = ne_config_intlist(cfg, k->section, k->key, items, 64);

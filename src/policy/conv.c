@@ -18,18 +18,22 @@
 #include <stdlib.h>  // strtol
 #include <string.h>  // memcpy, memset
 
+#include "core/cpu.h"   // NEUROEVO_SIMD's cap on the default kernel
 #include "core/util.h"  // ne__set_error
 #include "neuroevo/conv.h"
 #include "neuroevo/error.h"
 #include "policy/policy_int.h"
 
-#define MAX_DIM (1 << 16)     // largest image side / channel count / filter count accepted
-#define MAX_WIDTH (1 << 24)   // largest dense width (as mlp.c)
+#define MAX_DIM (1 << 16)    // largest image side / channel count / filter count accepted
+#define MAX_WIDTH (1 << 24)  // largest dense width (as mlp.c)
 
 // ---- presets -------------------------------------------------------------------------------------
 
 static const ne_conv_preset PRESETS[] = {
-    {"nature", "32x8x8/4,64x4x4/2,64x3x3/1", {512, 0}, 1,
+    {"nature",
+     "32x8x8/4,64x4x4/2,64x3x3/1",
+     {512, 0},
+     1,
      "DQN Nature net (Mnih et al. 2015), used by the Deep GA (Such et al. 2017): 3 conv + 512 dense, ReLU"},
     {"minatar", "16x3x3/1", {128, 0}, 1, "MinAtar's net (Young & Tian 2019): 16x3x3 conv + 128 dense, ReLU"},
 };
@@ -83,9 +87,9 @@ int ne_conv_parse(const char* text, ne_conv_layer* out, int max, char* errstr) {
     while (*s == ' ') s++;
     size_t len = strcspn(s, ", ");
     if (len == 0)
-      return ne__set_error(errstr, NE_EINVAL, "policy.conv = '%s': empty layer (expected e.g. 32x8x8/4,64x4x4/2)", text);
-    if (n >= max)
-      return ne__set_error(errstr, NE_EINVAL, "policy.conv = '%s': more than %d conv layers", text, max);
+      return ne__set_error(errstr, NE_EINVAL, "policy.conv = '%s': empty layer (expected e.g. 32x8x8/4,64x4x4/2)",
+                           text);
+    if (n >= max) return ne__set_error(errstr, NE_EINVAL, "policy.conv = '%s': more than %d conv layers", text, max);
     if (parse_item(s, len, &out[n]) != 0)
       return ne__set_error(errstr, NE_EINVAL,
                            "policy.conv = '%s': bad layer '%.*s' (expected FILTERSxKxK/STRIDE, e.g. 32x8x8/4, "
@@ -131,7 +135,8 @@ static void set_derived(ne_policy_spec* spec) {
   size_t n = 0, widest = 0;
   for (int l = 0; l < spec->n_conv; l++) {
     const ne_conv_layer* L = &spec->conv[l];
-    size_t k = (size_t)L->kernel * (size_t)L->kernel * (size_t)L->in_c, out = (size_t)L->out_h * (size_t)L->out_w * (size_t)L->filters;
+    size_t k = (size_t)L->kernel * (size_t)L->kernel * (size_t)L->in_c,
+           out = (size_t)L->out_h * (size_t)L->out_w * (size_t)L->filters;
     n += k * (size_t)L->filters + (size_t)L->filters;
     if (out > widest) widest = out;
   }
@@ -165,7 +170,8 @@ int ne_policy_spec_init_conv(ne_policy_spec* spec, const int obs_shape[3], const
   const ne_conv_layer* last = &tmp.conv[n_conv - 1];
   long long flat = (long long)last->out_h * last->out_w * last->filters;
   if (flat > MAX_WIDTH)
-    return ne__set_error(errstr, NE_EINVAL, "policy: the last conv output has %lld values (at most %d)", flat, MAX_WIDTH);
+    return ne__set_error(errstr, NE_EINVAL, "policy: the last conv output has %lld values (at most %d)", flat,
+                         MAX_WIDTH);
   // the dense part and the head as for an MLP over the flattened conv output
   rc = ne_policy_spec_init(spec, (int)flat, hidden, n_hidden, out_dim, activation, head, init, low, high, errstr);
   if (rc) return rc;
@@ -226,18 +232,18 @@ void ne__conv_init_params(const ne_policy_spec* spec, uint64_t seed, float* out)
 // One layer as Y (rows, F) = b + X W. Row r of X is `nseg` runs of `seg` floats, run i at
 // row_base(r) + i * seg_stride (a conv patch: one run per kernel row; a dense row: one run of K).
 typedef struct gemm_job {
-  const float* in;      // input of the whole batch
-  size_t img_floats;    // floats per observation of the input
-  int out_w, out_hw;    // output pixels per row / per observation (1 and 1 for dense layers)
-  size_t step_x;        // floats between horizontally adjacent windows (stride * C)
-  size_t step_y;        // floats between vertically adjacent windows (stride * W * C)
-  int nseg, seg;        // runs per row and floats per run (K = nseg * seg)
-  size_t seg_stride;    // floats between runs (W * C)
-  const float* w;       // (K, F) weights, row-major
-  const float* b;       // (F) biases
-  int F;                // output columns
-  int rows;             // output rows (batch * out_hw)
-  float* y;             // (rows, F) output
+  const float* in;    // input of the whole batch
+  size_t img_floats;  // floats per observation of the input
+  int out_w, out_hw;  // output pixels per row / per observation (1 and 1 for dense layers)
+  size_t step_x;      // floats between horizontally adjacent windows (stride * C)
+  size_t step_y;      // floats between vertically adjacent windows (stride * W * C)
+  int nseg, seg;      // runs per row and floats per run (K = nseg * seg)
+  size_t seg_stride;  // floats between runs (W * C)
+  const float* w;     // (K, F) weights, row-major
+  const float* b;     // (F) biases
+  int F;              // output columns
+  int rows;           // output rows (batch * out_hw)
+  float* y;           // (rows, F) output
 } gemm_job;
 
 // Where row r of X starts: observation r / out_hw, window (r % out_hw) in row-major order.
@@ -255,51 +261,51 @@ static inline const float* row_base(const gemm_job* g, int r) {
 // tail: the last F % VL columns, one output at a time in the same k order.
 // body: column panels of NV*VL (then VL) outer, so a panel of W stays in cache while every row
 // block streams past it; R rows per block, leftover rows one at a time.
-#define KERNEL(name, attr, vec, VL, R, NV)                                                                     \
-  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                 \
-  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                     \
-    name##_v v;                                                                                                \
-    memcpy(&v, p, sizeof v); /* unaligned load */                                                              \
-    return v;                                                                                                  \
-  }                                                                                                            \
-  attr static inline __attribute__((always_inline)) void name##_micro(const gemm_job* g, int r0, int Rn,       \
-                                                                      int NVn, int f0) {                       \
-    name##_v acc[R][NV];                                                                                       \
-    const float* x[R];                                                                                         \
-    for (int r = 0; r < Rn; r++) {                                                                             \
-      x[r] = row_base(g, r0 + r);                                                                              \
-      for (int v = 0; v < NVn; v++) acc[r][v] = name##_load(g->b + f0 + v * VL);                               \
-    }                                                                                                          \
-    const float* wk = g->w + f0;                                                                               \
-    size_t F = (size_t)g->F;                                                                                   \
-    for (int i = 0; i < g->nseg; i++) {                                                                        \
-      size_t off = (size_t)i * g->seg_stride;                                                                  \
-      for (int k = 0; k < g->seg; k++, wk += F) {                                                              \
-        name##_v wv[NV];                                                                                       \
-        for (int v = 0; v < NVn; v++) wv[v] = name##_load(wk + v * VL);                                        \
-        for (int r = 0; r < Rn; r++) {                                                                         \
-          name##_v xv = x[r][off + (size_t)k] + (name##_v){0}; /* broadcast */                                 \
-          for (int v = 0; v < NVn; v++) acc[r][v] += xv * wv[v];                                               \
-        }                                                                                                      \
-      }                                                                                                        \
-    }                                                                                                          \
-    for (int r = 0; r < Rn; r++)                                                                               \
-      for (int v = 0; v < NVn; v++) memcpy(g->y + (size_t)(r0 + r) * F + (size_t)(f0 + v * VL), &acc[r][v],    \
-                                           sizeof acc[r][v]);                                                  \
-  }                                                                                                            \
-  attr static void name(const gemm_job* g) {                                                                   \
-    int f0 = 0;                                                                                                \
-    for (; f0 + NV * VL <= g->F; f0 += NV * VL) {                                                              \
-      int r = 0;                                                                                               \
-      for (; r + R <= g->rows; r += R) name##_micro(g, r, R, NV, f0);                                          \
-      for (; r < g->rows; r++) name##_micro(g, r, 1, NV, f0);                                                  \
-    }                                                                                                          \
-    for (; f0 + VL <= g->F; f0 += VL) {                                                                        \
-      int r = 0;                                                                                               \
-      for (; r + R <= g->rows; r += R) name##_micro(g, r, R, 1, f0);                                           \
-      for (; r < g->rows; r++) name##_micro(g, r, 1, 1, f0);                                                   \
-    }                                                                                                          \
-    if (f0 < g->F) tail_columns(g, f0);                                                                        \
+#define KERNEL(name, attr, vec, VL, R, NV)                                                                   \
+  typedef float name##_v __attribute__((vector_size(VL * 4)));                                               \
+  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                   \
+    name##_v v;                                                                                              \
+    memcpy(&v, p, sizeof v); /* unaligned load */                                                            \
+    return v;                                                                                                \
+  }                                                                                                          \
+  attr static inline                                                                                         \
+      __attribute__((always_inline)) void name##_micro(const gemm_job* g, int r0, int Rn, int NVn, int f0) { \
+    name##_v acc[R][NV];                                                                                     \
+    const float* x[R];                                                                                       \
+    for (int r = 0; r < Rn; r++) {                                                                           \
+      x[r] = row_base(g, r0 + r);                                                                            \
+      for (int v = 0; v < NVn; v++) acc[r][v] = name##_load(g->b + f0 + v * VL);                             \
+    }                                                                                                        \
+    const float* wk = g->w + f0;                                                                             \
+    size_t F = (size_t)g->F;                                                                                 \
+    for (int i = 0; i < g->nseg; i++) {                                                                      \
+      size_t off = (size_t)i * g->seg_stride;                                                                \
+      for (int k = 0; k < g->seg; k++, wk += F) {                                                            \
+        name##_v wv[NV];                                                                                     \
+        for (int v = 0; v < NVn; v++) wv[v] = name##_load(wk + v * VL);                                      \
+        for (int r = 0; r < Rn; r++) {                                                                       \
+          name##_v xv = x[r][off + (size_t)k] + (name##_v){0}; /* broadcast */                               \
+          for (int v = 0; v < NVn; v++) acc[r][v] += xv * wv[v];                                             \
+        }                                                                                                    \
+      }                                                                                                      \
+    }                                                                                                        \
+    for (int r = 0; r < Rn; r++)                                                                             \
+      for (int v = 0; v < NVn; v++)                                                                          \
+        memcpy(g->y + (size_t)(r0 + r) * F + (size_t)(f0 + v * VL), &acc[r][v], sizeof acc[r][v]);           \
+  }                                                                                                          \
+  attr static void name(const gemm_job* g) {                                                                 \
+    int f0 = 0;                                                                                              \
+    for (; f0 + NV * VL <= g->F; f0 += NV * VL) {                                                            \
+      int r = 0;                                                                                             \
+      for (; r + R <= g->rows; r += R) name##_micro(g, r, R, NV, f0);                                        \
+      for (; r < g->rows; r++) name##_micro(g, r, 1, NV, f0);                                                \
+    }                                                                                                        \
+    for (; f0 + VL <= g->F; f0 += VL) {                                                                      \
+      int r = 0;                                                                                             \
+      for (; r + R <= g->rows; r += R) name##_micro(g, r, R, 1, f0);                                         \
+      for (; r < g->rows; r++) name##_micro(g, r, 1, 1, f0);                                                 \
+    }                                                                                                        \
+    if (f0 < g->F) tail_columns(g, f0);                                                                      \
   }
 
 // The last columns, one output at a time: b, then x0*w0, x1*w1, ... in k order like the vectors.
@@ -339,7 +345,9 @@ static int supported_kernel(int want) {
 #ifdef HAVE_X86_VARIANTS
   __builtin_cpu_init();
   int has512 = __builtin_cpu_supports("avx512f"), has2 = __builtin_cpu_supports("avx2");
-  if (want == 0) return has512 ? 3 : has2 ? 2 : 1;
+  // the default obeys NEUROEVO_SIMD's cap (core/cpu.h) like the other kernels; tests ask explicitly
+  int cap = ne__simd_level();
+  if (want == 0) return has512 && cap >= NE_SIMD_AVX512 ? 3 : has2 && cap >= NE_SIMD_AVX2 ? 2 : 1;
   if (want == 3 && has512) return 3;
   if (want == 2 && has2) return 2;
 #else
@@ -379,6 +387,7 @@ static void gemm(const gemm_job* g) {
 // Conv layer L over n observations at x into y (n, out_h, out_w, filters).
 static void conv_layer(const ne_conv_layer* L, const float* p, const float* x, int n, float* y) {
   size_t k = (size_t)L->kernel * (size_t)L->kernel * (size_t)L->in_c;
+  // clang-format off
   gemm_job g = {
       .in = x,
       .img_floats = (size_t)L->in_h * (size_t)L->in_w * (size_t)L->in_c,
@@ -395,20 +404,30 @@ static void conv_layer(const ne_conv_layer* L, const float* p, const float* x, i
       .rows = n * L->out_h * L->out_w,
       .y = y,
   };
+  // clang-format on
   gemm(&g);
 }
 
 // Dense layer (in, out) over n rows of x into y (n, out).
 static void dense_layer(int in, int out, const float* p, const float* x, int n, float* y) {
   gemm_job g = {
-      .in = x, .img_floats = (size_t)in, .out_w = 1, .out_hw = 1, .nseg = 1, .seg = in,
-      .w = p, .b = p + (size_t)in * (size_t)out, .F = out, .rows = n, .y = y,
+      .in = x,
+      .img_floats = (size_t)in,
+      .out_w = 1,
+      .out_hw = 1,
+      .nseg = 1,
+      .seg = in,
+      .w = p,
+      .b = p + (size_t)in * (size_t)out,
+      .F = out,
+      .rows = n,
+      .y = y,
   };
   gemm(&g);
 }
 
-void ne__conv_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n,
-                            float* scratch, float* actions) {
+void ne__conv_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
+                            float* actions) {
   // two halves of scratch, each n times the largest layer output, ping-pong between layers
   size_t half = (size_t)n * (spec->scratch_floats / 2);
   const float* x = obs;

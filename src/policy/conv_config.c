@@ -11,11 +11,11 @@
 
 int ne__config_wants_conv(const ne_config* cfg) {
   return strcmp(ne_config_str(cfg, "policy", "type"), "conv") == 0 ||
-         strcmp(ne_config_str(cfg, "policy", "preset"), "none") != 0;
+      strcmp(ne_config_str(cfg, "policy", "preset"), "none") != 0;
 }
 
-int ne__conv_policy_from_config(const ne_config* cfg, const ne_env_spec* env, int out_dim, ne_head head,
-                                ne_init init, ne_policy_spec* out, char* errstr) {
+int ne__conv_policy_from_config(const ne_config* cfg, const ne_env_spec* env, int out_dim, ne_head head, ne_init init,
+                                ne_policy_spec* out, char* errstr) {
   if (env->obs_rank != 3)
     return ne__set_error(errstr, NE_EINVAL,
                          "policy.type = conv needs an image observation (H, W, C), but %s observes a flat vector of "

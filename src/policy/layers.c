@@ -38,11 +38,8 @@ static void scale(float* w, size_t n, double s) {
 void ne__policy_init_layer(ne_init init, uint64_t seed, int index, int in, int o, int is_output, float* p) {
   size_t nw = (size_t)in * (size_t)o;
   ne_noise_fill(ne_hash2(seed, (uint64_t)index), 0, nw, p);
-  if (init == NE_INIT_NORMC)
-    normalize_columns(p, in, o, is_output ? 0.01 : 1.0);
-  else if (init == NE_INIT_XAVIER)
-    scale(p, nw, sqrt(2.0 / (double)(in + o)));
-  else
-    scale(p, nw, sqrt(2.0 / (double)in));
+  if (init == NE_INIT_NORMC) normalize_columns(p, in, o, is_output ? 0.01 : 1.0);
+  else if (init == NE_INIT_XAVIER) scale(p, nw, sqrt(2.0 / (double)(in + o)));
+  else scale(p, nw, sqrt(2.0 / (double)in));
   memset(p + nw, 0, (size_t)o * sizeof *p);
 }

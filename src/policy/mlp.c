@@ -5,10 +5,13 @@
 // Workload: forward runs once per environment step of every rollout, so it is the hottest code in
 // a run; it needs only caller scratch and gives the same bits on every SIMD path (no FMA, no
 // reassociation: each output sums b, x0*w0, x1*w1, ... in that order whatever the block size).
+// The dense layers and the tanh are compiled for the baseline, AVX2 and AVX-512 (target
+// attributes) and the widest the CPU has runs (core/cpu.h); they differ only in vector width.
 #include <math.h>    // sqrt (IEEE exact), isnan/isinf; no other libm call
 #include <stdio.h>   // snprintf
 #include <string.h>  // memset, strcmp
 
+#include "core/cpu.h"  // which forward variant runs
 #include "core/detmath.h"
 #include "core/util.h"
 #include "neuroevo/error.h"
@@ -132,10 +135,8 @@ int ne_policy_spec_init(ne_policy_spec* spec, int obs_dim, const int* hidden, in
   spec->head = head;
   spec->init = init;
   // the head decides what forward writes
-  if (head == NE_HEAD_ARGMAX)
-    spec->act_dim = 1;
-  else if ((rc = set_bounds(spec, out_dim, low, high, errstr)) != 0)
-    return rc;
+  if (head == NE_HEAD_ARGMAX) spec->act_dim = 1;
+  else if ((rc = set_bounds(spec, out_dim, low, high, errstr)) != 0) return rc;
   set_derived(spec);
   return 0;
 }
@@ -234,6 +235,87 @@ static void dense(const float* restrict x, int in, const float* restrict w, cons
   if (o < out) dense_tail(x, in, w, b, out, o, y);
 }
 
+// ---- wider variants ------------------------------------------------------------------------------
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_X86_VARIANTS 1
+// The dense layer and the activation at vector width VL (8: AVX2, 16: AVX-512): blocks of 8, then 4
+// vectors of outputs with their accumulators held across the input loop, then blocks of VL, then the
+// baseline's blocks of 4 and its tail; the same sums in the same order as dense(). The tanh runs
+// the same inline kernel as ne__tanhf_inplace in blocks of VL, which gcc vectorizes at that width.
+#define MLP_VARIANT(name, attr, VL)                                                                                \
+  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                     \
+  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                         \
+    name##_v v;                                                                                                    \
+    memcpy(&v, p, sizeof v);                                                                                       \
+    return v;                                                                                                      \
+  }                                                                                                                \
+  /* NA accumulators (a constant after inlining) held across the whole input loop: independent  */                 \
+  /* addition chains, so their latencies overlap                                                */                 \
+  attr static inline __attribute__((always_inline)) void name##_block(                                             \
+      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,           \
+      float* restrict y, int NA) {                                                                                 \
+    name##_v acc[8];                                                                                               \
+    for (int v = 0; v < NA; v++) acc[v] = name##_load(b + o + v * VL);                                             \
+    for (int i = 0; i < in; i++) {                                                                                 \
+      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                   \
+      name##_v xi = x[i] + (name##_v){0};                                                                          \
+      for (int v = 0; v < NA; v++) acc[v] += xi * name##_load(wr + v * VL);                                        \
+    }                                                                                                              \
+    for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                   \
+  }                                                                                                                \
+  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, \
+                                int out, float* restrict y) {                                                      \
+    int o = 0;                                                                                                     \
+    for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                \
+    for (; o + 4 * VL <= out; o += 4 * VL) name##_block(x, in, w, b, out, o, y, 4);                                \
+    for (; o + VL <= out; o += VL) {                                                                               \
+      name##_v a0 = name##_load(b + o);                                                                            \
+      for (int i = 0; i < in; i++)                                                                                 \
+        a0 += (x[i] + (name##_v){0}) * name##_load(w + (size_t)i * (size_t)out + (size_t)o);                       \
+      memcpy(y + o, &a0, sizeof a0);                                                                               \
+    }                                                                                                              \
+    for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);                                             \
+    if (o < out) dense_tail(x, in, w, b, out, o, y);                                                               \
+  }                                                                                                                \
+  attr static void name##_activate(ne_activation a, float* y, int n) {                                             \
+    int i = 0;                                                                                                     \
+    if (a == NE_ACT_TANH) {                                                                                        \
+      for (; i + VL <= n; i += VL)                                                                                 \
+        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                        \
+      for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                            \
+      return;                                                                                                      \
+    }                                                                                                              \
+    for (; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];                                                           \
+  }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // the vectors never cross a real call
+MLP_VARIANT(mlp_avx2, __attribute__((target("avx2"))), 8)
+MLP_VARIANT(mlp_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), 16)
+#pragma GCC diagnostic pop
+#endif
+
+typedef void (*dense_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                         float* restrict y);
+typedef void (*activate_fn)(ne_activation a, float* y, int n);
+
+// The dense and activation variants of the SIMD level in use (core/cpu.h).
+static void pick_variant(dense_fn* d, activate_fn* a) {
+#ifdef HAVE_X86_VARIANTS
+  int level = ne__simd_level();
+  if (level >= NE_SIMD_AVX512) {
+    *d = mlp_avx512_dense, *a = mlp_avx512_activate;
+    return;
+  }
+  if (level == NE_SIMD_AVX2) {
+    *d = mlp_avx2_dense, *a = mlp_avx2_activate;
+    return;
+  }
+#endif
+  *d = dense, *a = ne__policy_activate;  // the baseline (policy_int.h)
+}
+
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
                        float* action) {
   if (spec->kind == NE_POLICY_CONV) {  // src/policy/conv.c: a batch of one
@@ -243,12 +325,15 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
   const float* x = obs;
   const float* p = params;
   size_t half = spec->scratch_floats / 2;
+  dense_fn dense_v;
+  activate_fn activate_v;
+  pick_variant(&dense_v, &activate_v);
   // layer l writes into one half of scratch and reads the other (or the observation)
   for (int l = 0; l < spec->n_layers; l++) {
     int in = spec->sizes[l], out = spec->sizes[l + 1];
     float* y = scratch + (l & 1) * half;
-    dense(x, in, p, p + (size_t)in * (size_t)out, out, y);
-    if (l < spec->n_layers - 1) ne__policy_activate(spec->activation, y, out);
+    dense_v(x, in, p, p + (size_t)in * (size_t)out, out, y);
+    if (l < spec->n_layers - 1) activate_v(spec->activation, y, out);
     p += (size_t)in * (size_t)out + (size_t)out;
     x = y;
   }
@@ -256,8 +341,8 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
 }
 
 // conv policies batch whole layers (conv.c); an MLP's rows are independent forwards
-void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n,
-                             float* scratch, float* actions) {
+void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
+                             float* actions) {
   if (spec->kind == NE_POLICY_CONV) {
     ne__conv_forward_batch(spec, params, obs, n, scratch, actions);
     return;

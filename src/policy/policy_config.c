@@ -4,7 +4,7 @@
 // one-layer spec of black-box problems, whose parameters are the point x itself.
 #include <string.h>
 
-#include "core/util.h"        // ne__set_error
+#include "core/util.h"  // ne__set_error
 #include "neuroevo/policy.h"
 #include "policy/policy_int.h"  // ne__config_wants_conv, ne__conv_policy_from_config
 

@@ -62,8 +62,8 @@ static inline void ne__policy_head(const ne_policy_spec* spec, const float* y, f
 // ---- conv.c ----
 
 // Forward of n observations of a conv spec (see ne_policy_forward_batch).
-void ne__conv_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n,
-                            float* scratch, float* actions);
+void ne__conv_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
+                            float* actions);
 
 // Initial parameters of a conv spec (see ne_policy_init_params).
 void ne__conv_init_params(const ne_policy_spec* spec, uint64_t seed, float* out);
@@ -85,7 +85,7 @@ int ne__config_wants_conv(const ne_config* cfg);
 // image), with the head, init and output size ne_policy_from_config already resolved. A preset
 // fixes conv, hidden and the activation (relu); otherwise policy.conv, policy.hidden and
 // policy.activation are used. NE_EINVAL with a message naming the key on bad input.
-int ne__conv_policy_from_config(const ne_config* cfg, const ne_env_spec* env, int out_dim, ne_head head,
-                                ne_init init, ne_policy_spec* out, char* errstr);
+int ne__conv_policy_from_config(const ne_config* cfg, const ne_env_spec* env, int out_dim, ne_head head, ne_init init,
+                                ne_policy_spec* out, char* errstr);
 
 #endif

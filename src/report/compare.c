@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
-// `neuroevo compare` in library form (compare.h): trains each (config, seed) pair through one local
-// executor per config (one thread pool alive at a time; runs go one after another, so each run gets
-// every thread and results do not depend on the thread count), then reads the runs' metrics.csv
-// back and writes summary.csv, summary.md and compare.png. Reading the metrics files (not in-memory
+// `neuroevo compare` in library form (compare.h): trains each (config, seed) pair, several at a time
+// on the local threads (run slots, each with a thread pool of its own; results do not depend on the
+// thread count, so a run is the same as the run alone) or one after another on the caller's
+// executors (a Redis master per run), then reads the runs' metrics.csv back and writes
+// summary.csv, summary.md and compare.png. Reading the metrics files (not in-memory
 // state) keeps the summary exactly what the run directories show, also after a resumed compare.
 #include "neuroevo/compare.h"
 
 #include <errno.h>
 #include <fcntl.h>  // O_RDONLY etc. for the spawned gnuplot's descriptors
 #include <math.h>
-#include <spawn.h>  // posix_spawnp: gnuplot as a child, safe in a threaded process
+#include <pthread.h>  // run slots: several runs at a time on the local threads
+#include <spawn.h>    // posix_spawnp: gnuplot as a child, safe in a threaded process
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/executor.h"
+#include "neuroevo/pool.h"  // ne_cpu_count
 #include "neuroevo/rng.h"
 #include "neuroevo/run.h"
 
@@ -32,6 +35,7 @@ extern char** environ;  // handed to gnuplot unchanged
 #define BAND_POINTS 200       // curve points per config
 #define BOOTSTRAP_SEED 12345  // fixed: the same runs always give the same intervals
 #define PATH_CAP 4096
+#define MAX_SLOTS 256  // runs trained at the same time at most
 
 // One run's curve as read from its metrics.csv.
 typedef struct curve {
@@ -51,23 +55,23 @@ typedef struct run_stats {
 
 // Per config: what it is and how its runs went.
 typedef struct cfg_info {
-  const char* name;      // entry name
-  char env_id[64];       // [env] id
-  char algo[32];         // run.algorithm
-  int minimize;          // 1 for black-box functions: scores are f values, lower is better
-  int has_threshold;     // 1 if a threshold applies
-  double threshold;      // in score units (f for black-box tasks)
-  curve* curves;         // (seeds)
-  run_stats* stats;      // (seeds)
+  const char* name;   // entry name
+  char env_id[64];    // [env] id
+  char algo[32];      // run.algorithm
+  int minimize;       // 1 for black-box functions: scores are f values, lower is better
+  int has_threshold;  // 1 if a threshold applies
+  double threshold;   // in score units (f for black-box tasks)
+  curve* curves;      // (seeds)
+  run_stats* stats;   // (seeds)
 } cfg_info;
 
 // ---- small text builder -------------------------------------------------------------------------
 
 typedef struct text {
-  char* s;      // NUL-terminated, owned
-  size_t len;   // bytes used
-  size_t cap;   // bytes allocated
-  int oom;      // 1 after an allocation failure
+  char* s;     // NUL-terminated, owned
+  size_t len;  // bytes used
+  size_t cap;  // bytes allocated
+  int oom;     // 1 after an allocation failure
 } text;
 
 static void tprintf(text* t, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -235,7 +239,8 @@ static int read_curve(const char* run_dir, int minimize, curve* c, char* errstr)
   size_t hl = nl ? (size_t)(nl - text) : len;
   int col[4] = {column(text, hl, "env_steps"), column(text, hl, "best"), column(text, hl, "elite_mean"),
                 column(text, hl, "wall_s")};
-  if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0) rc = ne__set_error(errstr, NE_EPARSE, "%s: unexpected header", path);
+  if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0)
+    rc = ne__set_error(errstr, NE_EPARSE, "%s: unexpected header", path);
   c->n = 0;
   c->wall_s = NAN;
   if (!rc && nl) rc = parse_rows(nl + 1, len - hl - 1, col, minimize, c);
@@ -280,32 +285,51 @@ static void resolve_threshold(cfg_info* info, const ne_config* cfg, const ne_env
   }
 }
 
-// trains one (config, seed), creating or resuming its run directory
+// The config of a run: its run directory's config.ini when it exists (resume), else the entry's
+// with run.seed set. *resume tells which. Caller frees with ne_config_destroy.
+static int run_config_of(const ne_compare_entry* e, int seed, const char* dir, ne_config** out, int* resume,
+                         char* errstr) {
+  char probe[PATH_CAP + 16];
+  snprintf(probe, sizeof probe, "%s/config.ini", dir);
+  *resume = access(probe, F_OK) == 0;
+  *out = ne_config_create();
+  if (!*out) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  if (*resume) return ne_config_load_file(*out, probe, errstr);
+  ne_config_destroy(*out);
+  *out = ne_config_clone(e->cfg);
+  char seed_text[32];
+  snprintf(seed_text, sizeof seed_text, "%d", seed);
+  return *out ? ne_config_set(*out, "run", "seed", seed_text, "compare", errstr) : NE_ENOMEM;
+}
+
+// trains one (config, seed), creating or resuming its run directory, on ex (NULL: the caller's
+// opt->begin_run makes one, e.g. a Redis master)
 static int train_one(const ne_compare_entry* e, int seed, ne_executor* ex, const ne_compare_options* opt,
                      char* errstr) {
-  char dir[PATH_CAP], probe[PATH_CAP + 16];
+  char dir[PATH_CAP];
   run_dir_of(dir, sizeof dir, opt->out_dir, e->name, seed);
-  snprintf(probe, sizeof probe, "%s/config.ini", dir);
   ne_run_options ro = {0};
   ro.name = e->name;
   ro.quiet = 1;
   ro.stop = opt->stop;
   ro.executor = ex;
-  ne_run* run = NULL;
-  int rc;
-  if (access(probe, F_OK) == 0) {
-    rc = ne_run_resume(dir, &ro, &run, errstr);
-  } else {
-    ne_config* cfg = ne_config_clone(e->cfg);
-    char seed_text[32];
-    snprintf(seed_text, sizeof seed_text, "%d", seed);
-    rc = cfg ? ne_config_set(cfg, "run", "seed", seed_text, "compare", errstr) : NE_ENOMEM;
-    ro.out_dir = dir;
-    if (!rc) rc = ne_run_create(cfg, &ro, &run, errstr);
-    ne_config_destroy(cfg);
+  ro.generations = opt->generations;
+  ro.generations_set = opt->generations_set;
+  ne_config* cfg = NULL;
+  int resume, rc = run_config_of(e, seed, dir, &cfg, &resume, errstr);
+  int begun = 0;
+  if (!rc && opt->begin_run) {
+    rc = opt->begin_run(opt->run_user, cfg, e->name, dir, &ro.executor, errstr);
+    begun = rc == 0;
   }
+  ne_run* run = NULL;
+  if (!rc && resume) rc = ne_run_resume(dir, &ro, &run, errstr);
+  ro.out_dir = dir;
+  if (!rc && !resume) rc = ne_run_create(cfg, &ro, &run, errstr);
   if (!rc) rc = ne_run_loop(run, errstr);
   ne_run_destroy(run);
+  if (begun && opt->end_run) opt->end_run(opt->run_user, ro.executor, rc);
+  ne_config_destroy(cfg);
   return rc;
 }
 
@@ -320,9 +344,9 @@ static void say_run(const ne_compare_options* opt, const cfg_info* info, int see
   fflush(stdout);
 }
 
-// the env facts a config's summary needs, and a local executor for its (env, policy) pair
-static int prepare_config(const ne_compare_entry* e, const ne_compare_options* opt, cfg_info* info,
-                          ne_env_spec** env, ne_policy_spec* policy, ne_executor** ex, char* errstr) {
+// the env facts a config's summary needs, and its env and policy (shared by the run slots)
+static int prepare_config(const ne_compare_entry* e, const ne_compare_options* opt, cfg_info* info, ne_env_spec** env,
+                          ne_policy_spec* policy, char* errstr) {
   int rc = ne_config_validate(e->cfg, errstr);
   if (!rc) rc = ne_env_from_config(e->cfg, env, errstr);
   if (!rc) rc = ne_policy_from_config(e->cfg, *env, policy, errstr);
@@ -332,31 +356,111 @@ static int prepare_config(const ne_compare_entry* e, const ne_compare_options* o
   snprintf(info->algo, sizeof info->algo, "%s", ne_config_str(e->cfg, "run", "algorithm"));
   info->minimize = (*env)->evaluate != NULL;
   resolve_threshold(info, e->cfg, *env, opt);
-  int threads = opt->threads > 0 ? opt->threads : (int)ne_config_int(e->cfg, "run", "threads");
-  size_t cache = (size_t)ne_config_int(e->cfg, "ga", "cache_mb") << 20;
-  return ne_local_executor_create(*env, policy, threads, cache, ex, errstr);
+  return 0;
 }
 
-// trains every seed of config i and reads their curves back
-static int run_config(const ne_compare_entry* e, const ne_compare_options* opt, int seeds, cfg_info* info,
-                      int* done, int total, char* errstr) {
-  ne_env_spec* env = NULL;
-  ne_policy_spec policy;
+// ---- run slots: the runs spread over the threads ---------------------------------------------------
+// With local evaluation, `slots` threads take the runs (config-major order) one at a time, each
+// evaluating on a thread pool of its own (threads / slots threads), so small runs use every core
+// and a run's results (thread-count independent) are those of the run alone. With begin_run (a
+// Redis master per run) the runs go one after another: the workers are the parallelism.
+
+// What the slots share.
+typedef struct slots_ctx {
+  const ne_compare_entry* entries;
+  const ne_compare_options* opt;
+  cfg_info* infos;             // (n) summaries filled as runs finish
+  ne_env_spec** envs;          // (n) shared read-only
+  ne_policy_spec* policies;    // (n)
+  int n, seeds, total;         // configs, seeds per config, runs
+  int threads;                 // evaluation threads of each slot
+  int slots;                   // slots sharing the machine (divides the parameter-cache budget)
+  pthread_mutex_t mu;          // guards the fields below and stdout
+  int next;                    // next run to take (config * seeds + seed)
+  int done;                    // runs finished
+  int rc;                      // first failure (0: none); no new run starts after it
+  char errstr[NE_ERRSTR_LEN];  // its message
+} slots_ctx;
+
+// a local executor for config i with the slot's threads and its share of the cache budget
+static int slot_executor(slots_ctx* c, int i, ne_executor** ex, char* errstr) {
+  if (c->opt->begin_run) return *ex = NULL, 0;
+  size_t cache = ((size_t)ne_config_int(c->entries[i].cfg, "ga", "cache_mb") << 20) / (size_t)c->slots;
+  return ne_local_executor_create(c->envs[i], &c->policies[i], c->threads, cache, ex, errstr);
+}
+
+// records the outcome of run j under the lock: the curve and progress line, or the first failure
+static void slot_finish(slots_ctx* c, int j, int rc, const char* why) {
+  int i = j / c->seeds, k = j % c->seeds;
+  char dir[PATH_CAP];
+  run_dir_of(dir, sizeof dir, c->opt->out_dir, c->entries[i].name, k);
+  char err[NE_ERRSTR_LEN];
+  pthread_mutex_lock(&c->mu);
+  if (!rc) rc = read_curve(dir, c->infos[i].minimize, &c->infos[i].curves[k], err), why = err;
+  if (!rc) {
+    c->infos[i].stats[k] = curve_stats(&c->infos[i].curves[k], &c->infos[i]);
+    say_run(c->opt, &c->infos[i], k, ++c->done, c->total);
+  } else if (!c->rc || (c->rc == NE_EINTR && rc != NE_EINTR)) {
+    c->rc = rc;
+    if (rc == NE_EINTR) snprintf(c->errstr, sizeof c->errstr, "interrupted");
+    else snprintf(c->errstr, sizeof c->errstr, "%.60s seed %d: %.150s", c->entries[i].name, k, why);
+  }
+  pthread_mutex_unlock(&c->mu);
+}
+
+// one slot: takes runs until none is left or one failed
+static void* slot_main(void* arg) {
+  slots_ctx* c = arg;
   ne_executor* ex = NULL;
-  int rc = prepare_config(e, opt, info, &env, &policy, &ex, errstr);
-  for (int k = 0; k < seeds && !rc; k++) {
-    rc = train_one(e, k, ex, opt, errstr);
-    char dir[PATH_CAP];
-    run_dir_of(dir, sizeof dir, opt->out_dir, e->name, k);
-    if (!rc) rc = read_curve(dir, info->minimize, &info->curves[k], errstr);
-    if (!rc) {
-      info->stats[k] = curve_stats(&info->curves[k], info);
-      say_run(opt, info, k, ++*done, total);
+  int ex_cfg = -1;  // config ex was made for
+  for (;;) {
+    pthread_mutex_lock(&c->mu);
+    int j = c->rc || c->next == c->total ? -1 : c->next++;
+    pthread_mutex_unlock(&c->mu);
+    if (j < 0) break;
+    int i = j / c->seeds, rc = 0;
+    char why[NE_ERRSTR_LEN] = "";
+    if (i != ex_cfg) {  // runs are config-major: a slot changes configs at most n times
+      ne_executor_destroy(ex);
+      ex = NULL;
+      ex_cfg = i;
+      rc = slot_executor(c, i, &ex, why);
     }
+    if (!rc) rc = train_one(&c->entries[i], j % c->seeds, ex, c->opt, why);
+    slot_finish(c, j, rc, why);
   }
   ne_executor_destroy(ex);
-  ne_env_spec_destroy(env);
-  return rc;
+  return NULL;
+}
+
+// the evaluation threads in all: --threads, else the largest run.threads of the configs (0 = all cores)
+static int total_threads(const ne_compare_entry* entries, int n, const ne_compare_options* opt) {
+  if (opt->threads > 0) return opt->threads;
+  int t = 0;
+  for (int i = 0; i < n; i++) {
+    int ti = (int)ne_config_int(entries[i].cfg, "run", "threads");
+    if (ti <= 0) ti = ne_cpu_count();
+    if (ti > t) t = ti;
+  }
+  return t > 0 ? t : 1;
+}
+
+// trains every run over the slots; 0, NE_EINTR or the first failure (message in errstr)
+static int run_slots(slots_ctx* c, char* errstr) {
+  int threads = total_threads(c->entries, c->n, c->opt);
+  c->slots = c->opt->begin_run ? 1 : (threads < c->total ? threads : c->total);
+  if (c->slots > MAX_SLOTS) c->slots = MAX_SLOTS;
+  c->threads = c->opt->begin_run ? 0 : threads / c->slots;
+  pthread_mutex_init(&c->mu, NULL);
+  pthread_t th[MAX_SLOTS];
+  int started = 0;
+  for (int s = 1; s < c->slots; s++)  // this thread is slot 0
+    if (pthread_create(&th[started], NULL, slot_main, c) == 0) started++;
+  slot_main(c);
+  for (int s = 0; s < started; s++) pthread_join(th[s], NULL);
+  pthread_mutex_destroy(&c->mu);
+  if (c->rc) ne__set_error(errstr, c->rc, "%s", c->errstr);
+  return c->rc;
 }
 
 // ---- summary files ------------------------------------------------------------------------------
@@ -405,15 +509,18 @@ static final_stats config_stats(const cfg_info* info, int seeds, double* a, doub
 static void md_header(text* t, int n, int seeds) {
   tprintf(t, "# neuroevo compare\n\n%d config%s x %d seed%s (run.seed = 0..%d).\n\n", n, n == 1 ? "" : "s", seeds,
           seeds == 1 ? "" : "s", seeds - 1);
-  tprintf(t, "- **final**: the score of the last generation: the evaluation of the mean / elite where the "
-             "algorithm makes one, else the population's best; for black-box functions (bbob/*) the lowest "
-             "f of that generation (lower is better).\n");
+  tprintf(t,
+          "- **final**: the score of the last generation: the evaluation of the mean / elite where the "
+          "algorithm makes one, else the population's best; for black-box functions (bbob/*) the lowest "
+          "f of that generation (lower is better).\n");
   tprintf(t, "- **best**: the best such score over all generations.\n");
-  tprintf(t, "- **95%% CI**: percentile bootstrap of the mean final score over seeds (%d resamples, fixed "
-             "seed %d, so the same runs always give the same interval).\n",
+  tprintf(t,
+          "- **95%% CI**: percentile bootstrap of the mean final score over seeds (%d resamples, fixed "
+          "seed %d, so the same runs always give the same interval).\n",
           CI_RESAMPLES, BOOTSTRAP_SEED);
-  tprintf(t, "- **to threshold**: env steps (evaluations for black-box functions) until the score first "
-             "reached the threshold; inf = never.\n\n");
+  tprintf(t,
+          "- **to threshold**: env steps (evaluations for black-box functions) until the score first "
+          "reached the threshold; inf = never.\n\n");
 }
 
 static void md_config(text* t, const cfg_info* info, int seeds, const final_stats* f, const char* out) {
@@ -431,8 +538,8 @@ static void md_config(text* t, const cfg_info* info, int seeds, const final_stat
     const run_stats* s = &info->stats[k];
     char x[32];
     fmt_x(x, sizeof x, s->to_threshold);
-    tprintf(t, "| %d | %.6g | %.6g | %s | %.1f | %s/%s/seed%d |\n", k, s->final_score, s->best_score, x, s->wall_s,
-            out, info->name, k);
+    tprintf(t, "| %d | %.6g | %.6g | %s | %.1f | %s/%s/seed%d |\n", k, s->final_score, s->best_score, x, s->wall_s, out,
+            info->name, k);
   }
   tprintf(t, "\n");
 }
@@ -443,8 +550,9 @@ static int write_md(const cfg_info* infos, int n, int seeds, const char* out, ch
   text t = {0};
   md_header(&t, n, seeds);
   // overview: one row per config
-  tprintf(&t, "| config | algorithm | env | mean final | median final | 95%% CI | reached |\n"
-              "|---|---|---|---|---|---|---|\n");
+  tprintf(&t,
+          "| config | algorithm | env | mean final | median final | 95%% CI | reached |\n"
+          "|---|---|---|---|---|---|---|\n");
   for (int i = 0; i < n; i++) {
     final_stats f = config_stats(&infos[i], seeds, a, a + seeds);
     tprintf(&t, "| %s | %s | %s | %.6g | %.6g | [%.6g, %.6g] | %d / %d |\n", infos[i].name, infos[i].algo,
@@ -507,7 +615,8 @@ static void put_plot_header(text* t, const cfg_info* infos, int n, int seeds, in
   }
   tprintf(t, "set title \"%s: mean of %d seed%s with 95%% bootstrap band\"\n", envs, seeds, seeds == 1 ? "" : "s");
   tprintf(t, "set xlabel \"%s\"\n", all_min ? "function evaluations" : "environment steps");
-  tprintf(t, "set ylabel \"%s\"\n", all_min ? "f (lowest of the generation, log scale)" : "score (elite / mean evaluation)");
+  tprintf(t, "set ylabel \"%s\"\n",
+          all_min ? "f (lowest of the generation, log scale)" : "score (elite / mean evaluation)");
   tprintf(t, "set grid\nset key outside right top\nset style fill transparent solid 0.2 noborder\n");
   tprintf(t, "set format x \"%%.1s%%c\"\n");  // 250.0k, 1.5M
   if (all_min) tprintf(t, "set logscale y\nset format y \"%%.0e\"\n");
@@ -522,8 +631,8 @@ static void put_plot_command(text* t, const cfg_info* infos, int n, int seeds) {
     if (infos[i].curves[0].n == 0) continue;
     const char* col = palette[i % 10];
     tprintf(t, "%s$c%d using 1:3:4 with filledcurves lc rgb \"%s\" notitle", first ? "plot " : ", \\\n  ", i, col);
-    tprintf(t, ", \\\n  $c%d using 1:2 with lines lw 2.5 lc rgb \"%s\" title \"%s (%d seeds)\"", i, col,
-            infos[i].name, seeds);
+    tprintf(t, ", \\\n  $c%d using 1:2 with lines lw 2.5 lc rgb \"%s\" title \"%s (%d seeds)\"", i, col, infos[i].name,
+            seeds);
     first = 0;
   }
   tprintf(t, "\nunset output\n");
@@ -616,21 +725,43 @@ int ne_compare_run(const ne_compare_entry* entries, int n, const ne_compare_opti
   if (rc) return rc;
   int seeds = opt->seeds > 0 ? opt->seeds : DEFAULT_SEEDS;
   cfg_info* infos = NULL;
-  rc = ne__mkdir_p(opt->out_dir, errstr);
+  ne_env_spec** envs = ne_calloc((size_t)n, sizeof *envs);
+  ne_policy_spec* policies = ne_calloc((size_t)n, sizeof *policies);
+  rc = envs && policies ? ne__mkdir_p(opt->out_dir, errstr) : ne__set_error(errstr, NE_ENOMEM, "out of memory");
   if (!rc && alloc_infos(&infos, n, seeds)) rc = ne__set_error(errstr, NE_ENOMEM, "out of memory");
-  int done = 0;
   for (int i = 0; i < n && !rc; i++) {
     char why[NE_ERRSTR_LEN];
-    rc = run_config(&entries[i], opt, seeds, &infos[i], &done, n * seeds, why);
-    if (rc == NE_EINTR) ne__set_error(errstr, rc, "interrupted (run the same command again to continue)");
-    else if (rc) ne__set_error(errstr, rc, "%s: %s", entries[i].name, why);
+    if ((rc = prepare_config(&entries[i], opt, &infos[i], &envs[i], &policies[i], why)) != 0)
+      ne__set_error(errstr, rc, "%s: %s", entries[i].name, why);
+  }
+  if (!rc) {
+    slots_ctx c = {.entries = entries,
+                   .opt = opt,
+                   .infos = infos,
+                   .envs = envs,
+                   .policies = policies,
+                   .n = n,
+                   .seeds = seeds,
+                   .total = n * seeds};
+    char why[NE_ERRSTR_LEN];
+    rc = run_slots(&c, why);
+    if (rc == NE_EINTR)
+      ne__set_error(errstr, rc,
+                    "interrupted: the same command continues in %s (finished runs are kept, "
+                    "interrupted ones resumed)",
+                    opt->out_dir);
+    else if (rc) ne__set_error(errstr, rc, "%s", why);
   }
   if (!rc) rc = write_csv(infos, n, seeds, opt->out_dir, errstr);
   if (!rc) rc = write_md(infos, n, seeds, opt->out_dir, errstr);
   if (!rc) {
     char why[NE_ERRSTR_LEN];
-    if (write_plot(infos, n, seeds, opt->out_dir, why) != 0) fprintf(stderr, "neuroevo: warning: no compare.png: %s\n", why);
+    if (write_plot(infos, n, seeds, opt->out_dir, why) != 0)
+      fprintf(stderr, "neuroevo: warning: no compare.png: %s\n", why);
   }
+  for (int i = 0; envs && i < n; i++) ne_env_spec_destroy(envs[i]);
+  ne_free(envs);
+  ne_free(policies);
   free_infos(infos, n, seeds);
   return rc;
 }

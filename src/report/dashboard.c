@@ -161,8 +161,9 @@ struct ne_dashboard {
 int ne_dashboard_start(const ne_dashboard_options* opt, ne_dashboard** out, char* errstr) {
   (void)opt;
   *out = NULL;
-  return ne__set_error(errstr, NE_EUNSUPPORTED, "built without libmicrohttpd: no dashboard (install "
-                                                "libmicrohttpd-dev, i.e. scripts/install-deps, and rebuild)");
+  return ne__set_error(errstr, NE_EUNSUPPORTED,
+                       "built without libmicrohttpd: no dashboard (install "
+                       "libmicrohttpd-dev, i.e. scripts/install-deps, and rebuild)");
 }
 
 int ne_dashboard_port(const ne_dashboard* d) { return d->port; }

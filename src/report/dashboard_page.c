@@ -29,8 +29,11 @@ static const char STYLE[] =
     "body{font-family:system-ui,sans-serif;margin:1.2em auto;max-width:1000px;color:#222;padding:0 1em}"
     "h1{font-size:1.35em;margin:0}h2{font-size:1.05em;margin:1.4em 0 .4em}"
     ".bar{display:flex;gap:1.5em;align-items:baseline;flex-wrap:wrap}.sub{color:#666;font-size:.9em}"
-    "table{border-collapse:collapse;font-size:.9em}td,th{padding:.2em .5em;text-align:right;white-space:nowrap}"
-    "th{background:#f3f3f3}td:nth-child(-n+4),th:nth-child(-n+4){text-align:left}"
+    "table{border-collapse:collapse;font-size:.9em;width:100%}td,th{padding:.2em .4em;text-align:right;"
+    "white-space:nowrap}th{background:#f3f3f3}td:nth-child(-n+4),th:nth-child(-n+4){text-align:left}"
+    // long run names and env ids wrap instead of pushing the last columns out of view; a table still
+    // wider than the page scrolls inside its box
+    "td:nth-child(-n+2){white-space:normal;overflow-wrap:anywhere;min-width:8em}.scroll{overflow-x:auto}"
     ".running{color:#1a7f37;font-weight:600}.interrupted,.stopped{color:#b35900}"
     "pre{background:#f7f7f7;padding:.7em;overflow-x:auto;font-size:.85em}svg{max-width:100%;height:auto}";
 
@@ -43,7 +46,7 @@ typedef struct candidate {
 typedef struct run_list {
   candidate* cands;  // (n_cands) directories found
   int n_cands;
-  ne__rundata* runs; // (n_runs) loaded, sorted by name
+  ne__rundata* runs;  // (n_runs) loaded, sorted by name
   int n_runs;
 } run_list;
 
@@ -128,10 +131,9 @@ static void number_cell(ne_buf* b, double v) {
 }
 
 static void run_row(ne_buf* b, const ne__rundata* r) {
-  char eta[32], elapsed[32], rate_e[32], rate_s[32], budget[32] = "";
+  char eta[32], elapsed[32], rate_s[32], budget[32] = "";
   double e, s;
   ne__rundata_rate(r, &e, &s);
-  ne__rundata_human(e, rate_e, sizeof rate_e);
   ne__rundata_human(s, rate_s, sizeof rate_s);
   ne__rundata_duration(strcmp(r->state, "running") == 0 ? ne__rundata_eta(r) : NAN, eta, sizeof eta);
   ne__rundata_duration(r->n_rows ? ne__rundata_at(r, r->n_rows - 1, NE__RD_WALL) : 0, elapsed, sizeof elapsed);
@@ -144,7 +146,7 @@ static void run_row(ne_buf* b, const ne__rundata* r) {
   ne__html_text(b, r->algorithm);
   ne__html_printf(b, "</td><td class=\"%s\">%s</td><td class=\"gen\">%d%s</td><td>%s</td><td>%s</td>", r->state,
                   r->state, generations_done(r), budget, eta, elapsed);
-  ne__html_printf(b, "<td>%s</td><td>%s</td>", rate_e, rate_s);
+  ne__html_printf(b, "<td>%s</td>", rate_s);
   number_cell(b, last_value(r, NE__RD_BEST));
   number_cell(b, last_value(r, NE__RD_MEAN));
   number_cell(b, last_value(r, NE__RD_ELITE));
@@ -156,11 +158,13 @@ static void runs_table(ne_buf* b, const run_list* l) {
     ne__html_puts(b, "<p>No run directories found yet (they appear once `neuroevo run` creates them).</p>\n");
     return;
   }
-  ne__html_puts(b, "<table><tr><th>run</th><th>env</th><th>algorithm</th><th>state</th><th>generation</th>"
-                   "<th>ETA</th><th>elapsed</th><th>evals/s</th><th>steps/s</th><th>best</th><th>mean</th>"
-                   "<th>elite</th></tr>\n");
+  // steps/s counts all work (re-evaluation episodes too); evaluations/s is in the JSON state
+  ne__html_puts(b,
+                "<div class=\"scroll\"><table><tr><th>run</th><th>env</th><th>algorithm</th><th>state</th>"
+                "<th>generation</th><th>ETA</th><th>elapsed</th><th>steps/s</th><th>best</th><th>mean</th>"
+                "<th>elite</th></tr>\n");
   for (int i = 0; i < l->n_runs; i++) run_row(b, &l->runs[i]);
-  ne__html_puts(b, "</table>\n");
+  ne__html_puts(b, "</table></div>\n");
 }
 
 // ---- the Redis panel -----------------------------------------------------------------------
@@ -196,8 +200,10 @@ static void redis_panel(ne_buf* b, ne__dash* d) {
 static const char* valid_x(const char* x) { return x && ne__svg_valid_x(x) ? x : "env_steps"; }
 
 static void axis_links(ne_buf* b, const char* x) {
-  static const char* const AXES[][2] = {
-      {"env_steps", "env steps"}, {"wall_s", "wall time"}, {"evaluations", "evaluations"}, {"generation", "generation"}};
+  static const char* const AXES[][2] = {{"env_steps", "env steps"},
+                                        {"wall_s", "wall time"},
+                                        {"evaluations", "evaluations"},
+                                        {"generation", "generation"}};
   ne__html_puts(b, "<span class=\"sub\">x axis:");
   for (int i = 0; i < 4; i++)
     if (strcmp(x, AXES[i][0]) == 0) ne__html_printf(b, " <b>%s</b>", AXES[i][1]);
@@ -224,9 +230,10 @@ void ne__dash_page(ne_buf* b, ne__dash* d, const char* x) {
   x = valid_x(x);
   run_list l;
   load_runs(d, &l);
-  ne__html_printf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                     "<title>neuroevo dashboard</title>\n<style>%s</style>\n"
-                     "<noscript><meta http-equiv=\"refresh\" content=\"%d\"></noscript>\n</head>\n<body>\n",
+  ne__html_printf(b,
+                  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<title>neuroevo dashboard</title>\n<style>%s</style>\n"
+                  "<noscript><meta http-equiv=\"refresh\" content=\"%d\"></noscript>\n</head>\n<body>\n",
                   STYLE, d->refresh_s + 3);
   // title bar, runs table, chart, cluster panel: each in an element the script refreshes by id
   ne__html_puts(b, "<div class=\"bar\"><h1>neuroevo dashboard</h1>");

@@ -10,7 +10,7 @@
 // The dashboard's settings and its one piece of mutable state (the Redis status cache). Used by one
 // thread at a time: the server handles requests one after another.
 typedef struct ne__dash {
-  char** paths;            // (n_paths) owned copies
+  char** paths;  // (n_paths) owned copies
   int n_paths;
   char* redis_url;         // owned copy, or NULL
   int refresh_s;           // seconds between the page's polls

@@ -14,7 +14,7 @@
 #include <unistd.h>   // close
 #endif
 
-#include "core/util.h"     // ne__set_error
+#include "core/util.h"  // ne__set_error
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 #include "neuroevo/render.h"
@@ -30,11 +30,11 @@
 
 #ifdef NE_HAVE_GIFLIB
 struct ne_gif {
-  GifFileType* file;     // giflib's writer
-  int width, height;     // frame size
-  int delay_cs;          // frame duration, 1/100 s
-  unsigned char* planes; // (3, height, width) R, G, B planes for the quantizer
-  GifByteType* indexed;  // (height, width) palette indices
+  GifFileType* file;      // giflib's writer
+  int width, height;      // frame size
+  int delay_cs;           // frame duration, 1/100 s
+  unsigned char* planes;  // (3, height, width) R, G, B planes for the quantizer
+  GifByteType* indexed;   // (height, width) palette indices
 };
 
 int ne_gif_open(const char* path, int width, int height, int delay_cs, ne_gif** out, char* errstr) {
@@ -92,7 +92,7 @@ int ne_gif_add_frame(ne_gif* g, const unsigned char* rgb, char* errstr) {
   GifByteType ext[4];
   EGifGCBToExtension(&gcb, ext);
   int ok = EGifPutExtension(g->file, GRAPHICS_EXT_FUNC_CODE, 4, ext) != GIF_ERROR &&
-           EGifPutImageDesc(g->file, 0, 0, g->width, g->height, false, map) != GIF_ERROR;
+      EGifPutImageDesc(g->file, 0, 0, g->width, g->height, false, map) != GIF_ERROR;
   for (int y = 0; ok && y < g->height; y++)
     ok = EGifPutLine(g->file, g->indexed + (size_t)y * (size_t)g->width, g->width) != GIF_ERROR;
   GifFreeMapObject(map);
@@ -138,7 +138,7 @@ int ne_gif_close(ne_gif* g, char* errstr) {
 
 // A video file being written: the GIF or the MP4 writer behind two calls.
 typedef struct frame_sink {
-  void* writer;                                                   // ne_gif or ne_mp4, owned
+  void* writer;                                                      // ne_gif or ne_mp4, owned
   int (*add)(void* writer, const unsigned char* rgb, char* errstr);  // appends one RGB frame
   int (*close)(void* writer, char* errstr);                          // finishes and frees writer
 } frame_sink;
@@ -186,16 +186,18 @@ typedef struct recorder {
   const ne_policy_spec* policy;
   const float* params;
   const ne_batch* norm;
-  const ne_render_options* o; // behaviours to draw over each frame (o->behaviours may be NULL)
-  ne_env_state* state;   // owned
-  float* scratch;        // (policy->scratch_floats) owned
-  float* obs;            // (obs_dim) normalized observation, owned
-  unsigned char* rgb;    // (height, width, 3) frame, owned
-  void* ctx;             // the env's renderer (ne_env_render_free)
-  frame_sink* sink;      // the output, or NULL in the counting pass
+  ne_env_state* state;  // owned
+  float* scratch;       // (policy->scratch_floats) owned
+  float* obs;           // (obs_dim) normalized observation, owned
+  unsigned char* rgb;   // (height, width, 3) frame, owned
+  void* ctx;            // the env's renderer (ne_env_render_free)
+  frame_sink* sink;     // the output, or NULL in the counting pass
   int width, height;
-  long frame;            // steps seen so far over all episodes (frame candidates)
-  long stride;           // draw every stride-th candidate
+  long frame;                    // steps seen so far over all episodes (frame candidates)
+  long stride;                   // draw every stride-th candidate
+  int total;                     // frames the writing pass writes
+  const ne_render_options* opt;  // progress callback, behaviours drawn over each frame
+  ne_render_stats stats;         // time spent so far
 } recorder;
 
 // the policy's input: raw, or normalized and clipped as the evaluator does it
@@ -216,11 +218,17 @@ static int maybe_draw(recorder* r, char* errstr) {
   int keep = r->sink && r->frame % r->stride == 0;
   r->frame++;
   if (!keep) return 0;
+  double t0 = ne__now();
   int rc = ne_env_render(r->env, r->state, &r->ctx, r->rgb, r->width, r->height, errstr);
-  if (!rc && r->o->behaviours && r->o->n_behaviours > 0)
-    rc = ne_env_draw_behaviours(r->env, r->o->behaviours, r->o->n_behaviours, r->o->behaviour_dim, r->rgb, r->width,
-                                r->height, errstr);
-  return rc ? rc : r->sink->add(r->sink->writer, r->rgb, errstr);
+  if (!rc && r->opt->behaviours && r->opt->n_behaviours > 0)
+    rc = ne_env_draw_behaviours(r->env, r->opt->behaviours, r->opt->n_behaviours, r->opt->behaviour_dim, r->rgb,
+                                r->width, r->height, errstr);
+  double t1 = ne__now();
+  if (!rc) rc = r->sink->add(r->sink->writer, r->rgb, errstr);
+  r->stats.draw_s += t1 - t0;
+  r->stats.encode_s += ne__now() - t1;
+  if (!rc && ++r->stats.frames && r->opt->progress) r->opt->progress(r->opt->progress_user, r->stats.frames, r->total);
+  return rc;
 }
 
 // one episode from seed; its return in *ret
@@ -232,8 +240,12 @@ static int run_episode(recorder* r, uint64_t seed, double* ret, char* errstr) {
   float act[NE_ENV_MAX_ACT];
   if ((rc = maybe_draw(r, errstr))) return rc;
   while (!out.terminated && !out.truncated) {
+    double t0 = ne__now();
     ne_policy_forward(r->policy, r->params, policy_input(r), r->scratch, act);
-    if ((rc = ne_env_step(r->env, r->state, act, &out))) return ne__set_error(errstr, rc, "%s: step failed", r->env->id);
+    rc = ne_env_step(r->env, r->state, act, &out);
+    r->stats.step_s += ne__now() - t0;
+    if (!r->sink) r->stats.steps++;
+    if (rc) return ne__set_error(errstr, rc, "%s: step failed", r->env->id);
     *ret += out.reward;
     if ((rc = maybe_draw(r, errstr))) return rc;
   }
@@ -254,7 +266,9 @@ static int run_all(recorder* r, const ne_render_options* o, double* returns, cha
 
 // the options with defaults filled in
 static ne_render_options resolve(const ne_render_options* in) {
-  ne_render_options o = in ? *in : (ne_render_options){0, 0, 0, 0, 0, 0, NULL, 0, 0};
+  ne_render_options o;
+  if (in) o = *in;
+  else memset(&o, 0, sizeof o);
   if (o.width <= 0) o.width = DEFAULT_WIDTH;
   if (o.height <= 0) o.height = DEFAULT_HEIGHT;
   if (o.episodes <= 0) o.episodes = 1;
@@ -276,7 +290,8 @@ int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, con
   if (!env || !policy || !params || !path) return ne__set_error(errstr, NE_EINVAL, "render: bad arguments");
   if (!is_video_path(path))
     return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: unknown video format: name the file *.gif or *.mp4", path);
-  if (!ne_env_can_render(env)) return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing for this environment", env->id);
+  if (!ne_env_can_render(env))
+    return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing for this environment", env->id);
   ne_render_options o = resolve(options);
   if (o.behaviours && o.n_behaviours > 0 && !ne_env_can_draw_behaviours(env))
     return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing of behaviours for this environment", env->id);
@@ -284,7 +299,7 @@ int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, con
     return ne__set_error(errstr, NE_EINVAL, "frame size %dx%d: at most %d per side", o.width, o.height, MAX_SIDE);
   int rc = sink_check(path, o.width, o.height, errstr);
   if (rc) return rc;
-  recorder r = {env, policy, params, norm, &o, NULL, NULL, NULL, NULL, NULL, NULL, o.width, o.height, 0, 1};
+  recorder r = {env, policy, params, norm, NULL, NULL, NULL, NULL, NULL, NULL, o.width, o.height, 0, 1, 0, &o, {0}};
   r.state = ne_env_state_create(env);
   r.scratch = ne_malloc((policy->scratch_floats + 1) * sizeof(float));
   r.obs = ne_malloc((size_t)env->obs_dim * sizeof(float));
@@ -296,12 +311,16 @@ int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, con
   if (!rc) {
     r.stride = (r.frame + o.max_frames - 1) / o.max_frames;
     if (r.stride < 1) r.stride = 1;
+    r.total = (int)((r.frame + r.stride - 1) / r.stride);
     rc = sink_open(&sink, path, o.width, o.height, o.fps, errstr);
   }
   int opened = !rc;
   if (opened) r.sink = &sink;
   if (!rc) rc = run_all(&r, &o, returns, errstr);
+  double t0 = ne__now();
   int crc = opened ? sink.close(sink.writer, rc ? NULL : errstr) : 0;
+  r.stats.encode_s += ne__now() - t0;
+  if (o.stats) *o.stats = r.stats;
   recorder_free(&r);
   // no half-written animation is left behind
   if (opened && (rc || crc)) remove(path);

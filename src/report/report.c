@@ -35,12 +35,12 @@ static const char STYLE[] =
 
 // What the sections need, gathered once.
 typedef struct report_ctx {
-  const char* run_dir;          // the run directory
-  ne__rundata run;              // metrics, config keys, state
-  char agent_path[4096];        // best.genome / best.params ("" if none)
-  int evaluated;                // 1 if eval holds a final evaluation
-  ne_agent_eval eval;           // the final evaluation
-  uint64_t seed;                // its seed
+  const char* run_dir;    // the run directory
+  ne__rundata run;        // metrics, config keys, state
+  char agent_path[4096];  // best.genome / best.params ("" if none)
+  int evaluated;          // 1 if eval holds a final evaluation
+  ne_agent_eval eval;     // the final evaluation
+  uint64_t seed;          // its seed
 } report_ctx;
 
 // ---- sections ------------------------------------------------------------------------------
@@ -106,7 +106,8 @@ static void section_eval(ne_buf* b, const report_ctx* c) {
   ne_agent_eval_line(&c->eval, line, sizeof line);
   ne__html_puts(b, "<p class=\"eval\" id=\"evaluation\">");
   ne__html_text(b, line);
-  ne__html_printf(b, "</p>\n<p class=\"sub\">episode seeds from %llu (as <code>neuroevo eval ", (unsigned long long)c->seed);
+  ne__html_printf(b, "</p>\n<p class=\"sub\">episode seeds from %llu (as <code>neuroevo eval ",
+                  (unsigned long long)c->seed);
   ne__html_text(b, c->run_dir);
   char rate[32];
   ne__rundata_human(c->eval.seconds > 0 ? (double)c->eval.steps / c->eval.seconds : 0, rate, sizeof rate);
@@ -125,8 +126,9 @@ static void section_generations(ne_buf* b, const report_ctx* c) {
   const ne__rundata* d = &c->run;
   if (d->n_rows == 0) return;
   ne__html_printf(b, "<details><summary>last %d generations</summary><table>\n", LAST_ROWS);
-  ne__html_puts(b, "<tr><th>generation</th><th>evaluations</th><th>env steps</th><th>wall s</th><th>best</th>"
-                   "<th>mean</th><th>median</th><th>elite</th></tr>\n");
+  ne__html_puts(b,
+                "<tr><th>generation</th><th>evaluations</th><th>env steps</th><th>wall s</th><th>best</th>"
+                "<th>mean</th><th>median</th><th>elite</th></tr>\n");
   for (int r = d->n_rows > LAST_ROWS ? d->n_rows - LAST_ROWS : 0; r < d->n_rows; r++) {
     ne__html_puts(b, "<tr>");
     for (int col = 0; col < NE__RD_COLS; col++) ne__html_printf(b, "<td>%.6g</td>", ne__rundata_at(d, r, col));
@@ -141,8 +143,9 @@ static void section_gif(ne_buf* b, const report_ctx* c) {
   snprintf(path, sizeof path, "%s/agent.gif", c->run_dir);
   ne__html_puts(b, "<h2>The agent</h2>\n");
   if (ne__read_file(path, &data, &len, NULL) != 0) {
-    ne__html_puts(b, "<p>No agent.gif in the run directory (<code>neuroevo render RUN_DIR</code> records one "
-                     "for envs that can be drawn).</p>\n");
+    ne__html_puts(b,
+                  "<p>No agent.gif in the run directory (<code>neuroevo render RUN_DIR</code> records one "
+                  "for envs that can be drawn).</p>\n");
     return;
   }
   if (len <= MAX_GIF_BYTES) {

@@ -23,22 +23,22 @@ enum {
 };
 
 typedef struct ne__rundata {
-  char dir[1024];          // the run directory as given
-  char name[256];          // its basename
-  char env[128];           // [env] id ("" if unknown)
-  char algorithm[64];      // [run] algorithm ("" if unknown)
-  char state[32];          // "running", "finished", "interrupted", "stopped" or "starting"
-  char last_line[256];     // last line of log.txt (no newline)
-  int minimized;           // 1: metrics hold f = -fitness (bbob/*), lower is better
-  double* rows;            // (n_rows, NE__RD_COLS); NaN = missing
-  int n_rows;              // rows read
-  int cap_rows;            // rows allocated
-  int64_t max_generations; // [run] generations (0: none)
-  double max_env_steps;    // [run] max_env_steps (0: none)
-  double max_seconds;      // [run] max_seconds (0: none)
-  int threads;             // [run] threads (0: all cores)
-  int eval_episodes;       // [run] eval_episodes (0 if absent)
-  double metrics_age_s;    // seconds since metrics.csv last changed
+  char dir[1024];           // the run directory as given
+  char name[256];           // its basename
+  char env[128];            // [env] id ("" if unknown)
+  char algorithm[64];       // [run] algorithm ("" if unknown)
+  char state[32];           // "running", "finished", "interrupted", "stopped" or "starting"
+  char last_line[256];      // last line of log.txt (no newline)
+  int minimized;            // 1: metrics hold f = -fitness (bbob/*), lower is better
+  double* rows;             // (n_rows, NE__RD_COLS); NaN = missing
+  int n_rows;               // rows read
+  int cap_rows;             // rows allocated
+  int64_t max_generations;  // [run] generations (0: none)
+  double max_env_steps;     // [run] max_env_steps (0: none)
+  double max_seconds;       // [run] max_seconds (0: none)
+  int threads;              // [run] threads (0: all cores)
+  int eval_episodes;        // [run] eval_episodes (0 if absent)
+  double metrics_age_s;     // seconds since metrics.csv last changed
 } ne__rundata;
 
 // 1 if dir looks like a run directory (has metrics.csv or config.ini plus checkpoints/).

@@ -23,9 +23,8 @@ typedef struct series {
   const char* width;
   const char* dash;
 } series;
-static const series SERIES[] = {{NE__RD_ELITE, "elite", "2.2", ""},
-                                {NE__RD_BEST, "best", "1.4", "6 4"},
-                                {NE__RD_MEAN, "mean", "1.4", "1.5 3"}};
+static const series SERIES[] = {
+    {NE__RD_ELITE, "elite", "2.2", ""}, {NE__RD_BEST, "best", "1.4", "6 4"}, {NE__RD_MEAN, "mean", "1.4", "1.5 3"}};
 enum { N_SERIES = 3 };
 
 // The plot's data window and pixel box.
@@ -37,7 +36,7 @@ typedef struct frame {
 
 int ne__svg_valid_x(const char* x) {
   return strcmp(x, "env_steps") == 0 || strcmp(x, "wall_s") == 0 || strcmp(x, "evaluations") == 0 ||
-         strcmp(x, "generation") == 0;
+      strcmp(x, "generation") == 0;
 }
 
 static int x_column(const char* x) {
@@ -89,7 +88,10 @@ static double py(const frame* f, double y) { return f->py0 + (y - f->y0) / (f->y
 
 // a tick label: short, with k/M/G for large numbers ("250k", "1.5M"); ticks are multiples of step
 static void tick_label(double v, double step, char* buf, size_t size) {
-  static const struct { double scale; const char* suffix; } UNITS[] = {{1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  static const struct {
+    double scale;
+    const char* suffix;
+  } UNITS[] = {{1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
   if (fabs(v) < step * 1e-6) v = 0;
   for (int i = 0; i < 3; i++)
     if (fabs(v) >= 10 * UNITS[i].scale || (fabs(v) >= UNITS[i].scale && step >= UNITS[i].scale)) {
@@ -135,10 +137,11 @@ static void draw_series(ne_buf* b, const frame* f, const ne__rundata* d, int xc,
   int stride = d->n_rows > MAX_VERTICES ? (d->n_rows + MAX_VERTICES - 1) / MAX_VERTICES : 1, n = 0;
   for (int r = 0; r < d->n_rows; r++)
     n += (r % stride == 0 || r == d->n_rows - 1) && !isnan(ne__rundata_at(d, r, xc)) &&
-         !isnan(ne__rundata_at(d, r, s->col));
+        !isnan(ne__rundata_at(d, r, s->col));
   if (n == 0) return;
-  ne__html_printf(b, "<polyline class=\"%s\" data-n=\"%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s%s%s points=\"",
-                  s->label, n, colour, s->width, *s->dash ? " stroke-dasharray=\"" : "", s->dash, *s->dash ? "\"" : "");
+  ne__html_printf(
+      b, "<polyline class=\"%s\" data-n=\"%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s%s%s points=\"",
+      s->label, n, colour, s->width, *s->dash ? " stroke-dasharray=\"" : "", s->dash, *s->dash ? "\"" : "");
   for (int r = 0; r < d->n_rows; r++) {
     double x = ne__rundata_at(d, r, xc), y = ne__rundata_at(d, r, s->col);
     if ((r % stride == 0 || r == d->n_rows - 1) && !isnan(x) && !isnan(y))
@@ -162,8 +165,8 @@ static void draw_legend(ne_buf* b, const ne__rundata* runs, int n, int width) {
   for (int s = 0; s < N_SERIES; s++) {
     double sx = MARGIN_L + 70.0 * s;
     ne__html_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"%s\"%s%s%s/>",
-                    sx, sx + 22, key_y, key_y, n == 1 ? colour(1, 0, s) : "#333", SERIES[s].width, *SERIES[s].dash ? " stroke-dasharray=\"" : "", SERIES[s].dash,
-                    *SERIES[s].dash ? "\"" : "");
+                    sx, sx + 22, key_y, key_y, n == 1 ? colour(1, 0, s) : "#333", SERIES[s].width,
+                    *SERIES[s].dash ? " stroke-dasharray=\"" : "", SERIES[s].dash, *SERIES[s].dash ? "\"" : "");
     ne__html_printf(b, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", sx + 26, key_y + 4, SERIES[s].label);
   }
   ne__html_puts(b, "</g>\n");
@@ -179,8 +182,10 @@ void ne__svg_curves(ne_buf* b, const ne__rundata* runs, int n, const char* x, in
   ne__html_puts(b, "<title>training curves</title>\n");
   frame f = {0};
   if (!data_range(runs, n, xc, &f)) {
-    ne__html_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#666\">waiting for the first "
-                       "generation</text>\n</svg>\n", width / 2, height / 2);
+    ne__html_printf(b,
+                    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#666\">waiting for the first "
+                    "generation</text>\n</svg>\n",
+                    width / 2, height / 2);
     return;
   }
   pad_range(&f);

@@ -22,15 +22,15 @@
 #include <pthread.h>               // pthread_once: quiet libav logging once
 
 struct ne_mp4 {
-  AVFormatContext* fmt;   // the output file (muxer + its AVIOContext)
-  AVStream* stream;       // the one video stream
-  AVCodecContext* enc;    // the encoder
-  struct SwsContext* sws; // RGB24 -> yuv420p
-  AVFrame* frame;         // the yuv420p frame handed to the encoder
-  AVPacket* pkt;          // reused for every packet out of the encoder
-  int64_t pts;            // frames sent so far (time base 1/fps)
-  int header_written;     // 1 once avformat_write_header succeeded (the trailer is then due)
-  char path[512];         // for messages
+  AVFormatContext* fmt;    // the output file (muxer + its AVIOContext)
+  AVStream* stream;        // the one video stream
+  AVCodecContext* enc;     // the encoder
+  struct SwsContext* sws;  // RGB24 -> yuv420p
+  AVFrame* frame;          // the yuv420p frame handed to the encoder
+  AVPacket* pkt;           // reused for every packet out of the encoder
+  int64_t pts;             // frames sent so far (time base 1/fps)
+  int header_written;      // 1 once avformat_write_header succeeded (the trailer is then due)
+  char path[512];          // for messages
 };
 
 // libav prints at AV_LOG_INFO by default, and x264 its statistics at close: the CLI prints its own
@@ -82,8 +82,8 @@ static int open_encoder(ne_mp4* v, const AVCodec* codec, int width, int height, 
 
 // the converter and the frame and packet reused for every frame
 static int open_buffers(ne_mp4* v, int width, int height, char* errstr) {
-  v->sws = sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUV420P, SWS_BILINEAR, NULL,
-                          NULL, NULL);
+  v->sws = sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUV420P, SWS_BILINEAR, NULL, NULL,
+                          NULL);
   v->frame = av_frame_alloc();
   v->pkt = av_packet_alloc();
   if (!v->sws || !v->frame || !v->pkt) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", v->path);
@@ -99,7 +99,8 @@ static int mp4_start(ne_mp4* v, int width, int height, int fps, char* errstr) {
   int rc = avformat_alloc_output_context2(&v->fmt, NULL, "mp4", v->path);
   if (rc < 0 || !v->fmt) return av_fail(v, errstr, rc < 0 ? rc : AVERROR(ENOMEM), "MP4 muxer");
   const AVCodec* codec = pick_encoder();
-  if (!codec) return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: libavcodec has neither H.264 nor MPEG-4 encoders", v->path);
+  if (!codec)
+    return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: libavcodec has neither H.264 nor MPEG-4 encoders", v->path);
   v->stream = avformat_new_stream(v->fmt, NULL);
   if (!v->stream) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory for a stream", v->path);
   if ((rc = open_encoder(v, codec, width, height, fps, errstr)) || (rc = open_buffers(v, width, height, errstr)))

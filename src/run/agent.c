@@ -22,14 +22,14 @@
 
 // An agent file loaded: everything its episodes need (agent.h's opaque ne_agent).
 struct ne_agent {
-  ne_genome genome;      // seed chain (genome files)
-  ne_params_file pf;     // explicit parameters (params files)
-  int is_params;         // 1 for a params file
-  ne_config* cfg;        // config rebuilt from the file's header
-  ne_env_spec* env;      // owned
-  ne_policy_spec policy; // policy spec
-  ne_batch norm;         // observation normalization (params files), else zero
-  float* params;         // (policy.n_params) materialized parameters
+  ne_genome genome;       // seed chain (genome files)
+  ne_params_file pf;      // explicit parameters (params files)
+  int is_params;          // 1 for a params file
+  ne_config* cfg;         // config rebuilt from the file's header
+  ne_env_spec* env;       // owned
+  ne_policy_spec policy;  // policy spec
+  ne_batch norm;          // observation normalization (params files), else zero
+  float* params;          // (policy.n_params) materialized parameters
 };
 typedef struct ne_agent agent;
 
@@ -69,8 +69,8 @@ static int check_params(const char* path, agent* a, char* err) {
     return ne__set_error(err, NE_EPARSE, "%s: %zu parameters, but its policy has %zu", path, pf->n_params,
                          a->policy.n_params);
   if (pf->obs_dim && pf->obs_dim != a->env->obs_dim)
-    return ne__set_error(err, NE_EPARSE, "%s: obs_mean has %d values, but %s observations have %d", path,
-                         pf->obs_dim, a->env->id, a->env->obs_dim);
+    return ne__set_error(err, NE_EPARSE, "%s: obs_mean has %d values, but %s observations have %d", path, pf->obs_dim,
+                         a->env->id, a->env->obs_dim);
   a->norm.obs_mean = pf->obs_dim ? pf->obs_mean : NULL;
   a->norm.obs_std = pf->obs_dim ? pf->obs_std : NULL;
   a->norm.obs_clip = pf->obs_clip;
@@ -146,8 +146,8 @@ static void summarize(const double* returns, const uint64_t* steps, int n, ne_ag
 }
 
 // Runs the episodes of a loaded agent on a new pool; returns and steps get one entry per episode.
-static int evaluate_loaded(const agent* a, int episodes, uint64_t seed, int threads, double* returns,
-                           uint64_t* steps, char* err) {
+static int evaluate_loaded(const agent* a, int episodes, uint64_t seed, int threads, double* returns, uint64_t* steps,
+                           char* err) {
   ne_pool* pool = NULL;
   int rc = ne_pool_create(threads, &pool);
   if (rc) return ne__set_error(err, rc, "cannot start %d threads: %s", threads, ne_strerror(rc));
@@ -168,8 +168,8 @@ static int evaluate_loaded(const agent* a, int episodes, uint64_t seed, int thre
   return rc;
 }
 
-int ne_agent_evaluate(const char* path, int episodes, uint64_t seed, int threads, ne_agent_eval* out,
-                      double* returns, char* errstr) {
+int ne_agent_evaluate(const char* path, int episodes, uint64_t seed, int threads, ne_agent_eval* out, double* returns,
+                      char* errstr) {
   memset(out, 0, sizeof *out);
   if (episodes < 1) return ne__set_error(errstr, NE_EINVAL, "episodes = %d: expected at least 1", episodes);
   agent* a = NULL;

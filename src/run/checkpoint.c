@@ -155,6 +155,11 @@ int ne_checkpoint_read_latest(const char* dir, ne_checkpoint* out, char* errstr,
   return ne__set_error(errstr, NE_ENOTFOUND, "%s: no readable checkpoint (%d file%s tried)", dir, n, n == 1 ? "" : "s");
 }
 
+int ne_checkpoint_count(const char* dir) {
+  unsigned gens[MAX_KEPT];
+  return list_generations(dir, gens, MAX_KEPT);
+}
+
 void ne_checkpoint_free(ne_checkpoint* ckpt) {
   if (!ckpt) return;
   ne_free(ckpt->algo);

@@ -131,12 +131,14 @@ static int parse_field(parse_ctx* c, ne_params_file* f, const char* key, const c
   } else if (strcmp(key, "obs_std") == 0) {
     rc = parse_floats(c, key, value, &f->obs_std, &n);
   } else {
-    return ne__set_error(c->errstr, NE_EPARSE, "%s:%d: unknown field '%s' (expected env.*, policy.*, score, "
-                         "generation, obs_clip, obs_mean, obs_std or params)", c->path, c->line, key);
+    return ne__set_error(c->errstr, NE_EPARSE,
+                         "%s:%d: unknown field '%s' (expected env.*, policy.*, score, "
+                         "generation, obs_clip, obs_mean, obs_std or params)",
+                         c->path, c->line, key);
   }
   if (!rc && f->obs_dim && (size_t)f->obs_dim != n)
-    return ne__set_error(c->errstr, NE_EPARSE, "%s:%d: %s has %zu values, the other obs line %d", c->path, c->line,
-                         key, n, f->obs_dim);
+    return ne__set_error(c->errstr, NE_EPARSE, "%s:%d: %s has %zu values, the other obs line %d", c->path, c->line, key,
+                         n, f->obs_dim);
   if (!rc) f->obs_dim = (int)n;
   return rc;
 }

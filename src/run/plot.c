@@ -8,9 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h> // PATH_MAX for realpath
+#include <limits.h>  // PATH_MAX for realpath
 #include <math.h>
-#include <spawn.h> // posix_spawn: safe to call from a multi-threaded trainer
+#include <spawn.h>  // posix_spawn: safe to call from a multi-threaded trainer
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,19 +22,19 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 
-extern char** environ; // handed to gnuplot unchanged (HOME, fonts, locale)
+extern char** environ;  // handed to gnuplot unchanged (HOME, fonts, locale)
 
 // The series drawn per run, as columns of run_data.rows.
 enum { COL_X = 0, COL_BEST = 1, COL_MEAN = 2, COL_ELITE = 3, N_COLS = 4 };
 
 // One run directory's curves.
 typedef struct run_data {
-  char label[256]; // legend text: the directory's basename
-  char env[128];   // [env] id from config.ini ("" if unknown)
-  double* rows;    // (n_rows, N_COLS) x, best, mean, elite; NaN = missing
-  int n_rows;      // rows read
-  int cap_rows;    // rows allocated
-  int minimized;   // metrics.csv has the `minimized` column: y is a black-box f, lower is better
+  char label[256];  // legend text: the directory's basename
+  char env[128];    // [env] id from config.ini ("" if unknown)
+  double* rows;     // (n_rows, N_COLS) x, best, mean, elite; NaN = missing
+  int n_rows;       // rows read
+  int cap_rows;     // rows allocated
+  int minimized;    // metrics.csv has the `minimized` column: y is a black-box f, lower is better
 } run_data;
 
 // Colours of successive runs (matplotlib's tab10: distinguishable, colour-blind friendlier).
@@ -170,8 +170,10 @@ static int read_metrics(const char* dir, const char* x_column, run_data* r, char
   r->minimized = column_index(text, hlen, "minimized") >= 0;
   for (int c = 0; c < N_COLS && rc == 0; c++)
     if (idx[c] < 0 && len > 0)
-      rc = ne__set_error(errstr, NE_EPARSE, "%s: header has no '%s' column (expected generation,evaluations,"
-                         "env_steps,wall_s,best,mean,median,elite_mean)", path, want[c]);
+      rc = ne__set_error(errstr, NE_EPARSE,
+                         "%s: header has no '%s' column (expected generation,evaluations,"
+                         "env_steps,wall_s,best,mean,median,elite_mean)",
+                         path, want[c]);
   // rows: complete lines only; a torn last line (training is appending) is skipped
   int line_no = 1;
   for (char* line = nl ? nl + 1 : text + len; rc == 0 && line < text + len; line_no++) {
@@ -272,8 +274,8 @@ static void put_series(FILE* f, const run_data* runs, int run, int col, const ch
                        double width, const char* title, int* first) {
   // a lone point (first generation of a run) has no line to draw: show it as a dot
   const char* with = count_points(&runs[run], col) > 1 ? "lines" : "linespoints pt 7 ps 1";
-  fprintf(f, "%s$r%dc%d using 1:2 with %s lw %.1f lc rgb \"%s\" dt %s ", *first ? "plot " : ", \\\n  ", run, col,
-          with, width, colour, dash);
+  fprintf(f, "%s$r%dc%d using 1:2 with %s lw %.1f lc rgb \"%s\" dt %s ", *first ? "plot " : ", \\\n  ", run, col, with,
+          width, colour, dash);
   if (title) {
     fprintf(f, "title ");
     put_quoted(f, title);
@@ -370,16 +372,14 @@ static int run_gnuplot(const char* gnuplot, const char* script, const char* err_
   pid_t pid;
   int rc = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0)
-    return ne__set_error(errstr, NE_EIO, "%s: cannot run: %s (install gnuplot-nox)", gnuplot, strerror(rc));
+  if (rc != 0) return ne__set_error(errstr, NE_EIO, "%s: cannot run: %s (install gnuplot-nox)", gnuplot, strerror(rc));
   int status;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return ne__set_error(errstr, NE_EIO, "gnuplot: waitpid failed: %s", strerror(errno));
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
   char why[160];
   last_error_line(err_path, why, sizeof why);
-  if (WIFEXITED(status))
-    return ne__set_error(errstr, NE_EIO, "gnuplot failed (exit %d): %s", WEXITSTATUS(status), why);
+  if (WIFEXITED(status)) return ne__set_error(errstr, NE_EIO, "gnuplot failed (exit %d): %s", WEXITSTATUS(status), why);
   return ne__set_error(errstr, NE_EIO, "gnuplot killed by signal %d", WTERMSIG(status));
 }
 
@@ -387,7 +387,8 @@ static int run_gnuplot(const char* gnuplot, const char* script, const char* err_
 static int render(const run_data* runs, int n, const char* x_column, const char* out_tmp, char* errstr) {
   char gnuplot[PATH_MAX + 16];
   if (find_gnuplot(gnuplot, sizeof gnuplot) != 0)
-    return ne__set_error(errstr, NE_EIO, "gnuplot not found in PATH: install gnuplot-nox (apt-get install gnuplot-nox)");
+    return ne__set_error(errstr, NE_EIO,
+                         "gnuplot not found in PATH: install gnuplot-nox (apt-get install gnuplot-nox)");
   const char* tmp = getenv("TMPDIR");
   char dir[PATH_MAX];
   snprintf(dir, sizeof dir, "%s/neuroevo-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");

@@ -16,17 +16,17 @@
 #include "run/runner_int.h"
 
 struct ne__run_tb {
-  ne_tfevents* w;     // the event file
-  uint64_t evals;     // evaluations at the previous event (throughput)
-  uint64_t steps;     // env steps at the previous event
-  double wall_s;      // training seconds at the previous event
+  ne_tfevents* w;  // the event file
+  uint64_t evals;  // evaluations at the previous event (throughput)
+  uint64_t steps;  // env steps at the previous event
+  double wall_s;   // training seconds at the previous event
 };
 
 // TensorBoard tags of ne_gen_report.extra[0..3] per algorithm (NULL: not logged). An algorithm
 // missing here logs no extras.
 typedef struct extra_tags {
-  const char* algo;     // ne_algo_vt.name
-  const char* tag[4];   // tags of extra[0..3]
+  const char* algo;    // ne_algo_vt.name
+  const char* tag[4];  // tags of extra[0..3]
 } extra_tags;
 
 static const extra_tags EXTRA_TAGS[] = {

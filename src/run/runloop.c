@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/buf.h"   // archive.csv
+#include "core/buf.h"  // archive.csv
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/plot.h"
-#include "run/params_file.h"  // best.params for vector solutions
+#include "run/params_file.h"   // best.params for vector solutions
 #include "run/run_tfevents.h"  // TensorBoard events, one per generation
 #include "run/runner_int.h"
 
@@ -46,6 +46,12 @@ static int reserve_results(ne_run* run, const ne_batch* b) {
   return 0;
 }
 
+// The algorithm's own message for a failure (its last_error hook), else the code's text.
+static const char* algo_error(const ne_run* run, int rc) {
+  const char* msg = run->vt->last_error ? run->vt->last_error(run->algo) : NULL;
+  return msg ? msg : ne_strerror(rc);
+}
+
 // Runs the rounds of one generation. *evals and *steps get this generation's counts.
 static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* errstr) {
   *evals = *steps = 0;
@@ -53,14 +59,14 @@ static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* e
   while (!done) {
     const ne_batch* batch;
     int rc = run->vt->ask(run->algo, &batch);
-    if (rc) return ne__set_error(errstr, rc, "%s: ask failed: %s", run->vt->name, ne_strerror(rc));
+    if (rc) return ne__set_error(errstr, rc, "%s: ask failed: %s", run->vt->name, algo_error(run, rc));
     if (reserve_results(run, batch)) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
     rc = ne_executor_evaluate(run->exec, batch, run->results, run->opt.stop, errstr);
     if (rc) return rc;
     for (int i = 0; i < batch->n; i++) *steps += run->results[i].steps;
     *evals += (uint64_t)batch->n;
     rc = run->vt->tell(run->algo, batch, run->results, &done);
-    if (rc) return ne__set_error(errstr, rc, "%s: tell failed: %s", run->vt->name, ne_strerror(rc));
+    if (rc) return ne__set_error(errstr, rc, "%s: tell failed: %s", run->vt->name, algo_error(run, rc));
   }
   return 0;
 }
@@ -78,12 +84,16 @@ static void duration(char* buf, size_t size, double s) {
   else snprintf(buf, size, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
 }
 
-static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uint64_t gen_evals, double session_s,
-                          uint32_t session_gens) {
+// The throughput shown counts all the generation's work: env steps of every round, the elite's
+// re-evaluation episodes included (evaluations/s counted a 30-episode re-evaluation as one, and
+// showed Hopper at 4/s while 3/4 of the time went to it). Black-box functions take one step per
+// evaluation: their line shows evaluations/s.
+static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uint64_t gen_evals, uint64_t gen_steps,
+                          double session_s, uint32_t session_gens) {
   char evals[16], steps[16], rate[16], elapsed[16], eta[32] = "", where[64] = "";
   human(evals, sizeof evals, (double)run->evaluations);
   human(steps, sizeof steps, (double)run->env_steps);
-  human(rate, sizeof rate, gen_s > 0 ? (double)gen_evals / gen_s : 0);
+  human(rate, sizeof rate, gen_s > 0 ? (double)(run->minimize ? gen_evals : gen_steps) / gen_s : 0);
   duration(elapsed, sizeof elapsed, run->wall_s);
   // ETA from the generation budget at this session's average pace
   if (run->max_generations > 0 && session_gens > 0 && (int64_t)run->generation < run->max_generations) {
@@ -101,7 +111,7 @@ static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uin
     return;
   }
   if (!isnan(r->elite_mean)) snprintf(elite, sizeof elite, "%9.2f", r->elite_mean);
-  ne__run_say(run, "gen %5u  evals %7s  steps %8s  %7s evals/s  best %9.2f  mean %9.2f  elite %s  [%s]  %s%s\n",
+  ne__run_say(run, "gen %5u  evals %7s  steps %8s  %7s steps/s  best %9.2f  mean %9.2f  elite %s  [%s]  %s%s\n",
               r->generation, evals, steps, rate, r->best, r->mean, elite, where, elapsed, eta);
 }
 
@@ -166,7 +176,7 @@ static int boundary_state(ne_run* run, int force, char* errstr) {
   uint8_t* state = NULL;
   size_t len = 0;
   int rc = run->vt->save(run->algo, &state, &len);
-  if (rc) return ne__set_error(errstr, rc, "%s: cannot serialize state: %s", run->vt->name, ne_strerror(rc));
+  if (rc) return ne__set_error(errstr, rc, "%s: cannot serialize state: %s", run->vt->name, algo_error(run, rc));
   ne_free(run->pending_state);
   run->pending_state = NULL;
   if (force || run->generation % (uint32_t)run->checkpoint_every == 0) {
@@ -242,8 +252,8 @@ static void finish(ne_run* run, const char* reason) {
     ne__run_say(run, "%s after %u generations, %llu evaluations, %.1fs; best f %.6g\n", reason, run->generation,
                 (unsigned long long)run->evaluations, run->wall_s, -run->best_score);
   else
-    ne__run_say(run, "%s after %u generations, %llu env steps, %.1fs; best elite score %.2f\n", reason,
-                run->generation, (unsigned long long)run->env_steps, run->wall_s, run->best_score);
+    ne__run_say(run, "%s after %u generations, %llu env steps, %.1fs; best elite score %.2f\n", reason, run->generation,
+                (unsigned long long)run->env_steps, run->wall_s, run->best_score);
   ne__run_say(run, "run directory: %s\n", run->dir);
   if (plotted) ne__run_say(run, "curve:         %s/curve.png\n", run->dir);
   else ne__run_say(run, "curve:         none (see the warning above; `neuroevo plot %s` draws it later)\n", run->dir);
@@ -254,6 +264,14 @@ static int on_interrupt(ne_run* run, char* errstr) {
   if (run->pending_state && run->checkpointed_generation != run->generation) {
     int rc = write_checkpoint(run, run->pending_state, run->pending_len, errstr);
     if (rc) return rc;
+  }
+  // stopped before the first generation completed: there is nothing to save (and nothing to plot)
+  if (run->generation == 0) {
+    ne__run_say(run,
+                "interrupted during generation 0: nothing saved yet (`neuroevo resume %s` starts the run "
+                "from the beginning)\n",
+                run->dir);
+    return ne__set_error(errstr, NE_EINTR, "interrupted");
   }
   plot(run);
   ne__run_say(run, "interrupted: checkpoint at generation %u in %s (continue with `neuroevo resume %s`)\n",
@@ -279,6 +297,7 @@ int ne_run_loop(ne_run* run, char* errstr) {
     int rc = run_generation(run, &evals, &steps, errstr);
     if (rc == NE_EINTR) return on_interrupt(run, errstr);
     if (rc) return rc;
+    double gen_s = ne__now() - t0;  // the evaluation rounds, not the checkpoint's fsync
     // commit the generation
     run->generation++;
     run->evaluations += evals;
@@ -292,7 +311,7 @@ int ne_run_loop(ne_run* run, char* errstr) {
     const char* why = stop_reason(run, &r);
     if (!rc) rc = boundary_state(run, why != NULL, errstr);
     if (rc) return rc;
-    progress_line(run, &r, ne__now() - t0, evals, ne__now() - session_start, session_gens);
+    progress_line(run, &r, gen_s, evals, steps, ne__now() - session_start, session_gens);
     if (why) {
       finish(run, why);
       return 0;

@@ -157,15 +157,26 @@ static int build(ne_run* run, char* errstr) {
   if (!rc) run->minimize = run->env->evaluate != NULL;
   if (!rc) rc = parse_target(run, errstr);
   if (rc) return rc;
+  // no TimeLimit (Gymnasium registered none, MinAtar has none): an episode a good policy never
+  // ends would hold its generation forever
+  if (run->env->max_episode_steps <= 0 && !run->env->evaluate)
+    fprintf(stderr,
+            "neuroevo: warning: %s has no time limit and env.max_episode_steps = 0: an episode that never ends "
+            "stalls the run (Ctrl-C still stops it); set env.max_episode_steps (e.g. 1000)\n",
+            run->env->id);
   const char* algo = ne_config_str(run->cfg, "run", "algorithm");
   run->vt = ne_algo_find(algo);
   if (!run->vt) return ne__set_error(errstr, NE_ENOTFOUND, "run.algorithm = %s is not available in this build", algo);
-  ne_problem prob = {&run->policy, run->policy.n_params, (uint64_t)ne_config_int(run->cfg, "run", "seed"),
-                     (int)ne_config_int(run->cfg, "env", "episodes"), run->env->obs_dim, run->env->bc_dim};
+  ne_problem prob = {&run->policy,
+                     run->policy.n_params,
+                     (uint64_t)ne_config_int(run->cfg, "run", "seed"),
+                     (int)ne_config_int(run->cfg, "env", "episodes"),
+                     run->env->obs_dim,
+                     run->env->bc_dim};
   rc = run->vt->create(&prob, run->cfg, &run->algo, errstr);
   if (rc) return rc;
-  // budgets
-  run->max_generations = run->opt.generations > 0 ? run->opt.generations : ne_config_int(run->cfg, "run", "generations");
+  // budgets (the --generations override is in run->cfg already, see apply_generations)
+  run->max_generations = ne_config_int(run->cfg, "run", "generations");
   run->max_steps = (uint64_t)ne_config_int(run->cfg, "run", "max_env_steps");
   run->max_seconds = ne_config_float(run->cfg, "run", "max_seconds");
   run->checkpoint_every = (int)ne_config_int(run->cfg, "run", "checkpoint_every");
@@ -185,6 +196,31 @@ static int build(ne_run* run, char* errstr) {
   return rc;
 }
 
+// The caller's generation budget, if any, becomes run.generations of the run's config, so that
+// config.ini (what resume, the dashboard and the report read) holds the budget the run uses.
+// *changed is set when the value differs from the config's.
+static int apply_generations(ne_run* run, int* changed, char* errstr) {
+  *changed = 0;
+  if (!(run->opt.generations > 0 || (run->opt.generations_set && run->opt.generations == 0))) return 0;
+  if (run->opt.generations == ne_config_int(run->cfg, "run", "generations")) return 0;
+  char value[32];
+  snprintf(value, sizeof value, "%lld", (long long)run->opt.generations);
+  *changed = 1;
+  return ne_config_set(run->cfg, "run", "generations", value, "--generations", errstr);
+}
+
+// Nevergrad's budget = 0 means run.generations x population: fixed here, when the run starts, in
+// the run's config, so that a later resume --generations (a new run budget) does not rebuild the
+// optimizer with a different budget than the one its saved state was made with.
+static int resolve_nevergrad_budget(ne_run* run, char* errstr) {
+  if (strcmp(ne_config_str(run->cfg, "run", "algorithm"), "nevergrad") != 0) return 0;
+  int64_t gens = ne_config_int(run->cfg, "run", "generations");
+  if (ne_config_int(run->cfg, "nevergrad", "budget") != 0 || gens <= 0) return 0;
+  char value[32];
+  snprintf(value, sizeof value, "%lld", (long long)(gens * ne_config_int(run->cfg, "nevergrad", "population")));
+  return ne_config_set(run->cfg, "nevergrad", "budget", value, "run.generations x nevergrad.population", errstr);
+}
+
 static int open_log(ne_run* run, char* errstr) {
   char path[4096];
   path_in(run, path, sizeof path, "log.txt");
@@ -201,7 +237,10 @@ int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out,
   if (!run) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   if (opt) run->opt = *opt;
   run->cfg = ne_config_clone(cfg);
-  rc = run->cfg ? build(run, errstr) : ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  int changed;
+  rc = run->cfg ? apply_generations(run, &changed, errstr) : ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  if (!rc) rc = resolve_nevergrad_budget(run, errstr);
+  if (!rc) rc = build(run, errstr);
   if (!rc) rc = make_run_dir(run, errstr);
   char path[4096];
   if (!rc) {
@@ -221,6 +260,23 @@ int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out,
 
 static void warn_checkpoint(const char* msg) { fprintf(stderr, "neuroevo: warning: skipping checkpoint: %s\n", msg); }
 
+// 1 when the run never completed a generation: no checkpoint file and no metrics row (a run stopped
+// during its first generation). Resuming it is starting it: build() made the algorithm's state
+// at generation 0 from the config.
+static int never_started(ne_run* run) {
+  char path[4096];
+  path_in(run, path, sizeof path, "checkpoints");
+  if (ne_checkpoint_count(path) > 0) return 0;
+  path_in(run, path, sizeof path, "metrics.csv");
+  char* text = NULL;
+  size_t len = 0;
+  if (ne__read_file(path, &text, &len, NULL) != 0) return 1;
+  const char* nl = memchr(text, '\n', len);
+  int rows = nl && (size_t)(nl + 1 - text) < len;  // anything after the header line
+  ne_free(text);
+  return !rows;
+}
+
 int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, char* errstr) {
   *out = NULL;
   ne_run* run = ne_calloc(1, sizeof *run);
@@ -231,13 +287,17 @@ int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, 
   char path[4096];
   path_in(run, path, sizeof path, "config.ini");
   run->cfg = ne_config_create();
-  int rc = run->cfg ? ne_config_load_file(run->cfg, path, errstr) : NE_ENOMEM;
+  int rc = run->cfg ? ne_config_load_file(run->cfg, path, errstr) : NE_ENOMEM, changed = 0;
   if (!rc) rc = ne_config_validate(run->cfg, errstr);
+  if (!rc) rc = apply_generations(run, &changed, errstr);
+  // a new budget is the run's budget from now on: config.ini says so (atomic rewrite)
+  if (!rc && changed) rc = ne_config_write_file(run->cfg, path, errstr);
   if (!rc) rc = build(run, errstr);
   ne_checkpoint ck = {0};
   path_in(run, path, sizeof path, "checkpoints");
-  if (!rc) rc = ne_checkpoint_read_latest(path, &ck, errstr, warn_checkpoint);
-  if (!rc) rc = run->vt->load(run->algo, ck.algo, ck.algo_len, errstr);
+  int fresh = !rc && never_started(run);
+  if (!rc && !fresh) rc = ne_checkpoint_read_latest(path, &ck, errstr, warn_checkpoint);
+  if (!rc && !fresh) rc = run->vt->load(run->algo, ck.algo, ck.algo_len, errstr);
   if (!rc) {
     run->generation = ck.generation;
     run->evaluations = ck.evaluations;

@@ -10,45 +10,45 @@
 #include "neuroevo/run.h"
 
 struct ne_run {
-  ne_run_options opt;            // as given (stop flag, overrides)
-  ne_config* cfg;                // resolved config, owned
-  char dir[3840];                // run directory (shorter than path buffers, which append names)
-  ne_env_spec* env;              // owned
-  ne_policy_spec policy;         // policy spec
-  const ne_algo_vt* vt;          // algorithm implementation
-  void* algo;                    // algorithm state, owned
-  ne_executor* exec;             // executor (owned if own_exec)
-  int own_exec;                  // 1 if exec was created here
-  FILE* log;                     // log.txt
+  ne_run_options opt;     // as given (stop flag, overrides)
+  ne_config* cfg;         // resolved config, owned
+  char dir[3840];         // run directory (shorter than path buffers, which append names)
+  ne_env_spec* env;       // owned
+  ne_policy_spec policy;  // policy spec
+  const ne_algo_vt* vt;   // algorithm implementation
+  void* algo;             // algorithm state, owned
+  ne_executor* exec;      // executor (owned if own_exec)
+  int own_exec;           // 1 if exec was created here
+  FILE* log;              // log.txt
   // counters at the last completed generation (what a checkpoint holds)
-  uint32_t generation;           // generations completed
-  uint64_t evaluations;          // candidate evaluations so far
-  uint64_t env_steps;            // env steps so far
-  double wall_s;                 // training seconds so far (earlier sessions included)
-  uint32_t checkpointed_generation; // generation of the newest checkpoint on disk
-  uint8_t* pending_state;        // algorithm state of the last boundary not yet checkpointed
-  size_t pending_len;            // bytes of pending_state
+  uint32_t generation;               // generations completed
+  uint64_t evaluations;              // candidate evaluations so far
+  uint64_t env_steps;                // env steps so far
+  double wall_s;                     // training seconds so far (earlier sessions included)
+  uint32_t checkpointed_generation;  // generation of the newest checkpoint on disk
+  uint8_t* pending_state;            // algorithm state of the last boundary not yet checkpointed
+  size_t pending_len;                // bytes of pending_state
   // budgets and settings
-  int64_t max_generations;       // 0: none
-  uint64_t max_steps;            // 0: none
-  double max_seconds;            // 0: none
-  int has_target;                // stop when the elite score reaches target
+  int64_t max_generations;  // 0: none
+  uint64_t max_steps;       // 0: none
+  double max_seconds;       // 0: none
+  int has_target;           // stop when the elite score reaches target
   double target;
   int checkpoint_every, keep_checkpoints, plot_every;
-  double best_score;             // best elite score so far (NaN before any)
-  uint32_t best_written_generation; // generation of the genome in best.genome (+1; 0 none)
+  double best_score;                 // best elite score so far (NaN before any)
+  uint32_t best_written_generation;  // generation of the genome in best.genome (+1; 0 none)
   // evaluation buffers, grown as batches need
-  ne_result* results;            // (results_cap)
+  ne_result* results;  // (results_cap)
   int results_cap;
-  double* obs_stats;             // (2 * results_cap * obs_dim) when a batch wants observation sums
+  double* obs_stats;  // (2 * results_cap * obs_dim) when a batch wants observation sums
   int obs_stats_cap;
-  float* bcs;                    // (bcs_cap * bc_dim) when a batch wants behaviour characterizations
+  float* bcs;  // (bcs_cap * bc_dim) when a batch wants behaviour characterizations
   int bcs_cap;
-  int plot_warned;               // 1 after the first plotting failure was reported
-  double plot_seconds;           // least wall time between two redraws of curve.png
-  double plotted_at;             // ne__now() of the last redraw (0: none yet)
-  struct ne__run_tb* tb;         // TensorBoard event writer (run_tfevents.c); NULL when off
-  int minimize;                  // 1 for black-box functions: metrics report f = -fitness (see runner.c)
+  int plot_warned;        // 1 after the first plotting failure was reported
+  double plot_seconds;    // least wall time between two redraws of curve.png
+  double plotted_at;      // ne__now() of the last redraw (0: none yet)
+  struct ne__run_tb* tb;  // TensorBoard event writer (run_tfevents.c); NULL when off
+  int minimize;           // 1 for black-box functions: metrics report f = -fitness (see runner.c)
 };
 
 // Prints a line to stdout (unless quiet) and log.txt.

@@ -37,10 +37,10 @@ enum {
 };
 
 struct ne_tfevents {
-  int fd;             // the event file, opened O_APPEND
-  char path[4096];    // its path
-  ne_buf event;       // scratch: the encoded Event (reused every generation)
-  ne_buf record;      // scratch: the framed record
+  int fd;           // the event file, opened O_APPEND
+  char path[4096];  // its path
+  ne_buf event;     // scratch: the encoded Event (reused every generation)
+  ne_buf record;    // scratch: the framed record
 };
 
 // ---- framing -------------------------------------------------------------------------------

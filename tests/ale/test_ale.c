@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The Atari family (src/envs/ale; ctest -L ale): the INTER_AREA resize against its definition, the
 // AVX-512 kernels against the portable ones, spaces and limits, reproducible resets, the frame
-// stack's shift, an episode ending, and the sticky-action option. tests/ale/py_ale_compare.py checks frames and rewards against
+// stack's shift, an episode ending, the sticky-action option, and the listed action sets against the
+// ROMs'. tests/ale/py_ale_compare.py checks frames and rewards against
 // Gymnasium's AtariPreprocessing on the same ROM.
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>  // setenv: a folder of stand-in ROMs
+#include <unistd.h>
+
 #include "envs/ale/ale_int.h"
+#include "envs/ale/ale_shim.h"  // the emulator: each ROM's own minimal action set
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
 #include "neuroevo/rng.h"
@@ -138,6 +143,56 @@ static void test_behaviour_is_ram(void) {
   ne_env_spec_destroy(spec);
 }
 
+// every game's listed minimal action set is the one ALE gives for its ROM (making a spec loads no
+// ROM: the set comes from the table in ale.c)
+static void test_action_tables_match_roms(void) {
+  int games = 0;
+  for (int i = 0; i < ne_env_registry_count(); i++) {
+    const char* id = ne_env_registry_id(i);
+    if (strncmp(id, "ALE/", 4) != 0) continue;
+    ne_env_spec* spec;
+    char err[NE_ERRSTR_LEN];
+    if (ne_env_make(id, NULL, &spec, err)) TEST_FAIL("%s", err);
+    const int* listed = NULL;
+    int n = ne__ale_spec_actions(spec, &listed);
+    ASSERT_EQ(n, spec->n_actions);
+    ne_ale* ale = ne__ale_create(ne__ale_rom_path(spec), err, sizeof err);
+    if (!ale) TEST_FAIL("%s", err);
+    int rom[18];
+    ASSERT_EQ(ne__ale_minimal_actions(ale, rom, 18), n);
+    for (int k = 0; k < n; k++)
+      if (rom[k] != listed[k])
+        TEST_FAIL("%s: action %d is %d in the ROM's minimal set, %d in ale.c", id, k, rom[k], listed[k]);
+    ne__ale_destroy(ale);
+    ne_env_spec_destroy(spec);
+    games++;
+  }
+  ASSERT_GE(games, 20);
+}
+
+// making a spec only checks that the ROM file is there: empty files stand in for the ROMs (loading
+// one would fail), and a missing one is an error naming the folder
+static void test_make_loads_no_rom(void) {
+  char dir[] = "/tmp/test_ale_roms_XXXXXX";
+  ASSERT(mkdtemp(dir) != NULL);
+  char path[256];
+  snprintf(path, sizeof path, "%s/pong.bin", dir);
+  FILE* f = fopen(path, "w");
+  ASSERT(f != NULL);
+  fclose(f);
+  setenv("NEUROEVO_ALE_ROMS", dir, 1);
+  ne_env_spec* spec;
+  char err[NE_ERRSTR_LEN];
+  if (ne_env_make("ALE/Pong-v5", NULL, &spec, err)) TEST_FAIL("%s", err);
+  ASSERT_EQ(spec->n_actions, 6);
+  ne_env_spec_destroy(spec);
+  ASSERT_EQ(ne_env_make("ALE/Breakout-v5", NULL, &spec, err), NE_EIO);
+  ASSERT_CONTAINS(err, "NEUROEVO_ALE_ROMS");
+  unsetenv("NEUROEVO_ALE_ROMS");
+  unlink(path);
+  rmdir(dir);
+}
+
 static void test_resets_reproducible_and_stack_shifts(void) {
   ne_env_spec* spec;
   char err[NE_ERRSTR_LEN];
@@ -153,14 +208,14 @@ static void test_resets_reproducible_and_stack_shifts(void) {
   ASSERT_EQ(ne__ale_noops(a->impl), ne__ale_noops(b->impl));
   // the reset frame fills the stack; a step shifts it by one
   for (int i = 0; i < 84 * 84; i++)
-    for (int k = 1; k < 4; k++) ASSERT(a->obs[i * 4 + k] == a->obs[i * 4]);
+    for (int k = 1; k < 4; k++) ASSERT_EQ(a->obs[i * 4 + k], a->obs[i * 4]);
   static float before[84 * 84 * 4];
   memcpy(before, a->obs, sizeof before);
   ne_step_out so;
   float act = 1;
   ASSERT_EQ(ne_env_step(spec, a, &act, &so), 0);
   for (int i = 0; i < 84 * 84; i++)
-    for (int k = 0; k < 3; k++) ASSERT(a->obs[i * 4 + k] == before[i * 4 + k + 1]);
+    for (int k = 0; k < 3; k++) ASSERT_EQ(a->obs[i * 4 + k], before[i * 4 + k + 1]);
   ne_env_state_destroy(a);
   ne_env_state_destroy(b);
   ne_env_spec_destroy(spec);
@@ -170,9 +225,9 @@ static void test_episode_ends_and_sticky_option(void) {
   ne_env_spec* spec;
   char err[NE_ERRSTR_LEN];
   if (ne_env_make("ALE/Breakout-v5", NULL, &spec, err)) TEST_FAIL("%s", err);
-  ASSERT(spec->params[0] == 0.0);  // no sticky actions by default (the Deep GA paper's setting)
+  ASSERT_EQ(spec->params[0], 0.0);  // no sticky actions by default (the Deep GA paper's setting)
   ASSERT_EQ(ne_env_set_pixel_options(spec, 0.25, 1, err), 0);
-  ASSERT(spec->params[0] == 0.25);
+  ASSERT_EQ(spec->params[0], 0.25);
   ne_env_state* st = ne_env_state_create(spec);
   ASSERT_EQ(ne_env_reset(spec, st, 3), 0);
   ne_rng rng;
@@ -189,12 +244,13 @@ static void test_episode_ends_and_sticky_option(void) {
   // random Breakout loses its 5 lives well before the 4500-step cap
   ASSERT(so.terminated);
   ASSERT_LT(n, 4500);
-  ASSERT(ret >= 0 && ret < 50);
+  ASSERT_GE(ret, 0);
+  ASSERT_LT(ret, 50);
   ne_env_state_destroy(st);
   ne_env_spec_destroy(spec);
 }
 
 TEST_MAIN(TEST_ENTRY(test_area_resize_matches_its_definition), TEST_ENTRY(test_simd_kernels_match_portable),
-          TEST_ENTRY(test_spaces_and_limits),
-          TEST_ENTRY(test_resets_reproducible_and_stack_shifts), TEST_ENTRY(test_behaviour_is_ram),
-          TEST_ENTRY(test_episode_ends_and_sticky_option))
+          TEST_ENTRY(test_spaces_and_limits), TEST_ENTRY(test_action_tables_match_roms),
+          TEST_ENTRY(test_make_loads_no_rom), TEST_ENTRY(test_resets_reproducible_and_stack_shifts),
+          TEST_ENTRY(test_behaviour_is_ram), TEST_ENTRY(test_episode_ends_and_sticky_option))

@@ -19,10 +19,13 @@
 // Truncation: 4500 steps = 18,000 frames (the paper's cap; the no-op frames are not counted).
 // Randomness: every draw (no-ops, sticky actions) comes from the env's own seeded stream, and the
 //   emulator is deterministic, so an episode is a pure function of its reset seed.
-#include <math.h>    // lrintf: IEEE round-to-nearest-even, as OpenCV's cvRound
+#include <assert.h>
+#include <errno.h>
+#include <math.h>  // lrintf: IEEE round-to-nearest-even, as OpenCV's cvRound
 #include <stdio.h>
 #include <stdlib.h>  // getenv
 #include <string.h>
+#include <unistd.h>  // access: the ROM is there
 
 #include "core/util.h"  // ne__set_error
 #include "envs/ale/ale_int.h"
@@ -43,26 +46,26 @@ enum { P_STICKY = 0 };
 
 // Per-spec immutable data (spec->data, freed by ale_destroy).
 typedef struct ale_data {
-  char rom[1024];              // ROM file path
-  int actions[MAX_ACTIONS];    // minimal action set (full-set action codes)
+  char rom[1024];            // ROM file path
+  int actions[MAX_ACTIONS];  // minimal action set (full-set action codes)
   int n_actions;
-  ne_area_resize resize;       // 210x160 -> 84x84 tables
-  int simd;                    // 1: the AVX-512 kernels of frame_avx512.c (the CPU has them)
+  ne_area_resize resize;  // 210x160 -> 84x84 tables
+  int simd;               // 1: the AVX-512 kernels of frame_avx512.c (the CPU has them)
 } ale_data;
 
 // Per-instance state (one per worker thread).
 typedef struct ale_state {
-  ne_ale* ale;                  // the emulator (hooks: state_init / state_free)
-  ne_rng rng;                   // no-op starts and sticky actions
-  int last_action;              // the previous frame's full-set action (sticky actions)
-  int head;                     // index in stack of the newest frame
-  int noops;                    // no-op frames at the start of this episode
-  uint8_t screens[2][SCREEN];   // AtariPreprocessing's obs_buffer: [0] last frame (then the pooled
-                                // one, in place, as the wrapper does), [1] the one before
-  uint8_t lut[256];             // ALE's grayscale palette (palette index -> luminance)
-  float tmp[(NE_ALE_H + NE_AREA_TAPS - 1) * NE_ALE_OUT]; // horizontal pass of the resize, padded
-  float row[NE_ALE_W + NE_AREA_TAPS - 1];                // one input row as floats, padded
-  uint8_t stack[STACK][OUT_PIXELS]; // ring of preprocessed frames
+  ne_ale* ale;                 // the emulator (hooks: state_init / state_free)
+  ne_rng rng;                  // no-op starts and sticky actions
+  int last_action;             // the previous frame's full-set action (sticky actions)
+  int head;                    // index in stack of the newest frame
+  int noops;                   // no-op frames at the start of this episode
+  uint8_t screens[2][SCREEN];  // AtariPreprocessing's obs_buffer: [0] last frame (then the pooled
+                               // one, in place, as the wrapper does), [1] the one before
+  uint8_t lut[256];            // ALE's grayscale palette (palette index -> luminance)
+  float tmp[(NE_ALE_H + NE_AREA_TAPS - 1) * NE_ALE_OUT];  // horizontal pass of the resize, padded
+  float row[NE_ALE_W + NE_AREA_TAPS - 1];                 // one input row as floats, padded
+  uint8_t stack[STACK][OUT_PIXELS];                       // ring of preprocessed frames
 } ale_state;
 
 // ---- area resize (OpenCV INTER_AREA for non-integer scales) ---------------------------------------
@@ -291,6 +294,13 @@ static int ale_state_init(const ne_env_spec* spec, void* impl) {
   ale_state* s = impl;
   s->ale = ne__ale_create(d->rom, NULL, 0);
   if (!s->ale) return NE_EIO;
+#ifndef NDEBUG
+  // the listed action set is the ROM's (tests/ale checks every game)
+  int rom[MAX_ACTIONS];
+  int n = ne__ale_minimal_actions(s->ale, rom, MAX_ACTIONS);
+  assert(n == d->n_actions && memcmp(rom, d->actions, (size_t)n * sizeof *rom) == 0);
+  (void)n;
+#endif
   ne__ale_gray_lut(s->ale, s->lut);
   return 0;
 }
@@ -316,9 +326,17 @@ static void ale_behaviour(const ne_env_spec* spec, const void* impl, float* out)
   for (int i = 0; i < NE_ALE_RAM; i++) out[i] = ram[i];
 }
 
-static const ne_env_hooks ale_hooks = {.state_init = ale_state_init, .state_free = ale_state_free,
+static const ne_env_hooks ale_hooks = {.state_init = ale_state_init,
+                                       .state_free = ale_state_free,
                                        .set_pixel_options = ale_set_pixel_options,
                                        .behaviour = ale_behaviour};
+
+int ne__ale_spec_actions(const ne_env_spec* spec, const int** actions) {
+  if (spec->family != &ale_family) return 0;
+  const ale_data* d = spec->data;
+  *actions = d->actions;
+  return d->n_actions;
+}
 
 const char* ne__ale_rom_path(const ne_env_spec* spec) {
   return spec->family == &ale_family ? ((const ale_data*)spec->data)->rom : NULL;
@@ -353,6 +371,40 @@ static const char* rom_dir(void) {
 #endif
 }
 
+// The minimal action sets (v5's action space, full-set action codes) as ALE 0.12 gives them for each
+// ROM: listed here so that making a spec (`neuroevo envs`, a master, eval) loads no ROM, which costs
+// ~0.25 s of emulation each (20 games made `neuroevo envs` take 5 s). tests/ale/test_ale.c checks
+// every entry against the ROM's own set.
+#define ALL_ACTIONS \
+  { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17 }
+static const struct game_actions {
+  const char* id;
+  int n;                     // actions in the minimal set
+  int actions[MAX_ACTIONS];  // (n) their full-set codes
+} GAME_ACTIONS[] = {
+    {"ALE/Amidar-v5", 10, {0, 1, 2, 3, 4, 5, 10, 11, 12, 13}},
+    {"ALE/Assault-v5", 7, {0, 1, 2, 3, 4, 11, 12}},
+    {"ALE/Asterix-v5", 9, {0, 2, 3, 4, 5, 6, 7, 8, 9}},
+    {"ALE/Asteroids-v5", 14, {0, 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15}},
+    {"ALE/Atlantis-v5", 4, {0, 1, 11, 12}},
+    {"ALE/BeamRider-v5", 9, {0, 1, 2, 3, 4, 6, 7, 11, 12}},
+    {"ALE/Breakout-v5", 4, {0, 1, 3, 4}},
+    {"ALE/Enduro-v5", 9, {0, 1, 3, 4, 5, 8, 9, 11, 12}},
+    {"ALE/Frostbite-v5", 18, ALL_ACTIONS},
+    {"ALE/Gravitar-v5", 18, ALL_ACTIONS},
+    {"ALE/IceHockey-v5", 18, ALL_ACTIONS},
+    {"ALE/Kangaroo-v5", 18, ALL_ACTIONS},
+    {"ALE/MontezumaRevenge-v5", 18, ALL_ACTIONS},
+    {"ALE/Pong-v5", 6, {0, 1, 3, 4, 11, 12}},
+    {"ALE/Qbert-v5", 6, {0, 1, 2, 3, 4, 5}},
+    {"ALE/Seaquest-v5", 18, ALL_ACTIONS},
+    {"ALE/Skiing-v5", 3, {0, 3, 4}},
+    {"ALE/SpaceInvaders-v5", 6, {0, 1, 3, 4, 11, 12}},
+    {"ALE/Venture-v5", 18, ALL_ACTIONS},
+    {"ALE/Zaxxon-v5", 18, ALL_ACTIONS},
+};
+#undef ALL_ACTIONS
+
 static int ale_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;  // the TimeLimit override is env.c's
   ale_data* d = ne_calloc(1, sizeof *d);
@@ -362,12 +414,16 @@ static int ale_make(const char* id, const ne_env_options* options, ne_env_spec* 
   char file[128];
   if (rom_name(id, file, sizeof file)) return ne__set_error(errstr, NE_ENOTFOUND, "%s: not an ALE/<Game>-v5 id", id);
   snprintf(d->rom, sizeof d->rom, "%s/%s", rom_dir(), file);
-  // the minimal action set comes from the ROM itself: load it once here
-  char msg[NE_ERRSTR_LEN];
-  ne_ale* ale = ne__ale_create(d->rom, msg, sizeof msg);
-  if (!ale) return ne__set_error(errstr, NE_EIO, "%s: %s (set NEUROEVO_ALE_ROMS to ale-py's roms folder)", id, msg);
-  d->n_actions = ne__ale_minimal_actions(ale, d->actions, MAX_ACTIONS);
-  ne__ale_destroy(ale);
+  // the ROM is loaded by each state (ale_state_init); here only its presence is checked
+  if (access(d->rom, R_OK) != 0)
+    return ne__set_error(errstr, NE_EIO, "%s: ROM %s: %s (set NEUROEVO_ALE_ROMS to ale-py's roms folder)", id, d->rom,
+                         strerror(errno));
+  const struct game_actions* g = NULL;
+  for (size_t i = 0; i < sizeof GAME_ACTIONS / sizeof GAME_ACTIONS[0] && !g; i++)
+    if (strcmp(GAME_ACTIONS[i].id, id) == 0) g = &GAME_ACTIONS[i];
+  if (!g) return ne__set_error(errstr, NE_ENOTFOUND, "%s: no minimal action set listed for this game", id);
+  d->n_actions = g->n;
+  memcpy(d->actions, g->actions, sizeof d->actions);
   if (ne__area_resize_init(&d->resize, NE_ALE_H, NE_ALE_W, NE_ALE_OUT, NE_ALE_OUT))
     return ne__set_error(errstr, NE_EINVAL, "%s: resize tables", id);
   d->simd = ne__ale_simd() && d->resize.grouped && OUT_PIXELS % 16 == 0;

@@ -15,6 +15,10 @@
 // The number of no-op frames that started the episode of an ALE state's impl (tests/ale).
 int ne__ale_noops(const void* impl);
 
+// The minimal action set of an ALE spec (full-set codes; the spec owns them) and its length; 0 for
+// other specs (tests/ale checks them against the ROM's).
+int ne__ale_spec_actions(const ne_env_spec* spec, const int** actions);
+
 // The ROM file an ALE spec loads (bench/bench_pixels.c times raw ALE on it), or NULL.
 const char* ne__ale_rom_path(const ne_env_spec* spec);
 
@@ -31,13 +35,13 @@ const char* ne__ale_rom_path(const ne_env_spec* spec);
 #define NE_AREA_GROUPS ((NE_ALE_OUT + NE_AREA_GROUP - 1) / NE_AREA_GROUP)
 typedef struct ne_area_resize {
   int in_h, in_w, out_h, out_w;
-  int x0[NE_ALE_OUT];                       // first input column of each output column
-  float wx[NE_ALE_OUT][NE_AREA_TAPS];       // (out_w, taps) column weights
-  int y0[NE_ALE_OUT];                       // first input row of each output row
-  float wy[NE_ALE_OUT][NE_AREA_TAPS];       // (out_h, taps) row weights
+  int x0[NE_ALE_OUT];                  // first input column of each output column
+  float wx[NE_ALE_OUT][NE_AREA_TAPS];  // (out_w, taps) column weights
+  int y0[NE_ALE_OUT];                  // first input row of each output row
+  float wy[NE_ALE_OUT][NE_AREA_TAPS];  // (out_h, taps) row weights
   // the same column taps by group (AVX-512 kernel): zero weights where wx has them and past out_w
-  int grouped;                              // 1 if every group's taps fit its 64-byte window
-  int gx_base[NE_AREA_GROUPS];              // first input column of each group's window
+  int grouped;                                                  // 1 if every group's taps fit its 64-byte window
+  int gx_base[NE_AREA_GROUPS];                                  // first input column of each group's window
   uint8_t gx_idx[NE_AREA_GROUPS][NE_AREA_TAPS][NE_AREA_GROUP];  // tap's offset in the window
   float gx_w[NE_AREA_GROUPS][NE_AREA_TAPS][NE_AREA_GROUP];      // tap's weight
 } ne_area_resize;

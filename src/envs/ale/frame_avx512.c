@@ -11,22 +11,22 @@
 #include <immintrin.h>  // AVX-512 intrinsics (compiled per function through target attributes)
 #include <string.h>
 
+#include "core/cpu.h"  // the SIMD level in use (NEUROEVO_SIMD caps it)
 #include "envs/ale/ale_int.h"
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
 int ne__ale_simd(void) {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vbmi");
+  return ne__simd_level() >= NE_SIMD_AVX512 && __builtin_cpu_supports("avx512f") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
 }
 
 // ---- palette lookup -----------------------------------------------------------------------------
 
 // the 256-byte table as four registers; vpermi2b looks up the low 7 bits in two of them, the top
 // bit picks which pair
-AVX512 void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst,
-                                int n) {
+AVX512 void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n) {
   __m512i t0 = _mm512_loadu_si512(lut), t1 = _mm512_loadu_si512(lut + 64);
   __m512i t2 = _mm512_loadu_si512(lut + 128), t3 = _mm512_loadu_si512(lut + 192);
   for (int i = 0; i < n; i += 64) {
@@ -43,7 +43,8 @@ AVX512 void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], cons
 
 // 16 taps' bytes gathered from a window by a byte permute, as floats
 AVX512 static inline __m512 taps(__m512i window, const uint8_t idx[NE_AREA_GROUP]) {
-  __m128i b = _mm512_castsi512_si128(_mm512_permutexvar_epi8(_mm512_castsi128_si512(_mm_loadu_si128((const __m128i*)idx)), window));
+  __m128i b = _mm512_castsi512_si128(
+      _mm512_permutexvar_epi8(_mm512_castsi128_si512(_mm_loadu_si128((const __m128i*)idx)), window));
   return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(b));
 }
 
@@ -98,9 +99,13 @@ AVX512 void ne__ale_stack_avx512(const uint8_t* const f[NE_ALE_STACK], int n, fl
     v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i*)(f[3] + i)), 3);
     v = _mm512_permutexvar_epi8(perm, v);
     float* o = obs + (size_t)i * NE_ALE_STACK;
-    _mm512_storeu_ps(o, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 0))), scale));
-    _mm512_storeu_ps(o + 16, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 1))), scale));
-    _mm512_storeu_ps(o + 32, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 2))), scale));
-    _mm512_storeu_ps(o + 48, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 3))), scale));
+    _mm512_storeu_ps(o,
+                     _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 0))), scale));
+    _mm512_storeu_ps(o + 16,
+                     _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 1))), scale));
+    _mm512_storeu_ps(o + 32,
+                     _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 2))), scale));
+    _mm512_storeu_ps(o + 48,
+                     _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 3))), scale));
   }
 }

@@ -27,22 +27,30 @@
 #include "neuroevo/rng.h"
 
 #define BBOB_DEFAULT_DIM 10
-#define BBOB_MAX_DIM 10000000     // sep-CMA-ES scale
+#define BBOB_MAX_DIM 10000000      // sep-CMA-ES scale
 #define BBOB_MAX_ROTATED_DIM 2000  // a rotation costs 8 n^2 bytes and O(n^2) per evaluation
 #define BBOB_SHIFT_RANGE 4.0       // optimum shift o in [-4, 4]^n, as in BBOB
 #define BBOB_TARGET 1e-8           // f below this counts as solved (reward threshold -1e-8)
 
 typedef enum bbob_fn {
-  FN_SPHERE, FN_ELLIPSOID, FN_ROSENBROCK, FN_RASTRIGIN, FN_ACKLEY, FN_GRIEWANK, FN_SCHWEFEL12, FN_CIGAR, FN_DISCUS
+  FN_SPHERE,
+  FN_ELLIPSOID,
+  FN_ROSENBROCK,
+  FN_RASTRIGIN,
+  FN_ACKLEY,
+  FN_GRIEWANK,
+  FN_SCHWEFEL12,
+  FN_CIGAR,
+  FN_DISCUS
 } bbob_fn;
 
 // Immutable per-spec data (spec->data).
 typedef struct bbob_data {
-  bbob_fn fn;      // which function
-  int n;           // dimension
-  double* shift;   // (n) o, or NULL
-  double* rot;     // (n, n) R row-major, or NULL
-  double* coef;    // (n) ellipsoid coefficients 10^(6 i / (n - 1)), or NULL
+  bbob_fn fn;     // which function
+  int n;          // dimension
+  double* shift;  // (n) o, or NULL
+  double* rot;    // (n, n) R row-major, or NULL
+  double* coef;   // (n) ellipsoid coefficients 10^(6 i / (n - 1)), or NULL
 } bbob_data;
 
 // ---- the transform z = R (x - o) ----------------------------------------------------------------
@@ -64,8 +72,10 @@ static double f_weighted(const bbob_data* b, const float* x) {
   double s = 0;
   for (int i = 0; i < b->n; i++) {
     double z = z_at(b, x, i);
-    double w = b->fn == FN_SPHERE ? 1.0 : b->fn == FN_ELLIPSOID ? b->coef[i]
-             : b->fn == FN_CIGAR ? (i ? 1e6 : 1.0) : (i ? 1.0 : 1e6);  // discus
+    double w = b->fn == FN_SPHERE ? 1.0
+        : b->fn == FN_ELLIPSOID   ? b->coef[i]
+        : b->fn == FN_CIGAR       ? (i ? 1e6 : 1.0)
+                                  : (i ? 1.0 : 1e6);  // discus
     s += w * z * z;
   }
   return s;
@@ -141,9 +151,7 @@ static double bbob_evaluate(const ne_env_spec* spec, const float* x, size_t n) {
 // Black-box specs are evaluated through spec->evaluate; reset/step exist so that generic tools
 // (`neuroevo envs`, state creation) work: an episode is a single step with reward 0.
 
-static void bb_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
-  (void)spec, (void)impl, (void)rng;
-}
+static void bb_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) { (void)spec, (void)impl, (void)rng; }
 
 static void bb_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
   (void)spec, (void)impl, (void)act;
@@ -204,8 +212,7 @@ static int ellipsoid_coefs(bbob_data* b, char* errstr) {
   b->coef = ne_malloc((size_t)b->n * sizeof(double));
   if (!b->coef) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   // 10^(6 i / (n - 1)) through the deterministic exp; conditioning 1e6 between the first and last axis
-  for (int i = 0; i < b->n; i++)
-    b->coef[i] = b->n > 1 ? ne__exp(6.0 * i / (b->n - 1.0) * ne__log(10.0)) : 1.0;
+  for (int i = 0; i < b->n; i++) b->coef[i] = b->n > 1 ? ne__exp(6.0 * i / (b->n - 1.0) * ne__log(10.0)) : 1.0;
   return 0;
 }
 
@@ -246,9 +253,9 @@ static int bbob_make(bbob_fn fn, const char* id, const ne_env_options* options, 
   return seed ? make_transform(b, seed, id, errstr) : 0;
 }
 
-#define BBOB_MAKER(name, fn)                                                                     \
+#define BBOB_MAKER(name, fn)                                                                      \
   static int make_##name(const char* id, const ne_env_options* o, ne_env_spec* s, char* errstr) { \
-    return bbob_make(fn, id, o, s, errstr);                                                      \
+    return bbob_make(fn, id, o, s, errstr);                                                       \
   }
 BBOB_MAKER(sphere, FN_SPHERE)
 BBOB_MAKER(ellipsoid, FN_ELLIPSOID)
@@ -284,8 +291,7 @@ int ne__bbob_optimum(const ne_env_spec* spec, double* x_opt) {
     double acc = 0;
     if (b->rot)
       for (int i = 0; i < b->n; i++) acc += b->rot[(size_t)i * (size_t)b->n + j] * zstar;
-    else
-      acc = zstar;
+    else acc = zstar;
     x_opt[j] = (b->shift ? b->shift[j] : 0.0) + acc;
   }
   return 0;

@@ -29,10 +29,10 @@ typedef struct ne_b2_fixture {
 
 // A shape of a body in world coordinates, for drawing.
 typedef struct ne_b2_shape {
-  int kind;       // 0 polygon, 1 edge, 2 circle
-  int n;          // vertices (polygon: up to 8, edge: 2, circle: 1 = the centre)
+  int kind;  // 0 polygon, 1 edge, 2 circle
+  int n;     // vertices (polygon: up to 8, edge: 2, circle: 1 = the centre)
   float x[8], y[8];
-  float radius;   // circle only
+  float radius;  // circle only
 } ne_b2_shape;
 
 // A world with gravity (gx, gy); contact events go to fn(user, ...). NULL if out of memory.

@@ -52,17 +52,17 @@ enum { GRASS, STUMP, STAIRS, PIT, N_STATES };        // terrain generator states
 static const float HULL_POLY[5][2] = {{-30, 9}, {6, 9}, {34, 1}, {34, -8}, {-30, -8}};
 
 typedef struct walker {
-  ne_b2_world* world;                            // owned (state_init / state_free)
-  ne_b2_body* terrain[MAX_TERRAIN_BODIES];       // static bodies of this episode
-  int n_terrain;                                 // used entries of terrain
-  ne_b2_body* hull;                              // the body
-  ne_b2_body* legs[4];                           // upper left, lower left, upper right, lower right
-  ne_b2_joint* joints[4];                        // hip, knee, hip, knee
-  int game_over;                                 // the hull touched something
-  int ground_contact[4];                         // per leg (only the lower legs are observed)
-  int has_prev;                                  // prev_shaping is set
-  double prev_shaping;                           // shaping of the previous step
-  float lidar[10];                               // fractions of the last step
+  ne_b2_world* world;                                           // owned (state_init / state_free)
+  ne_b2_body* terrain[MAX_TERRAIN_BODIES];                      // static bodies of this episode
+  int n_terrain;                                                // used entries of terrain
+  ne_b2_body* hull;                                             // the body
+  ne_b2_body* legs[4];                                          // upper left, lower left, upper right, lower right
+  ne_b2_joint* joints[4];                                       // hip, knee, hip, knee
+  int game_over;                                                // the hull touched something
+  int ground_contact[4];                                        // per leg (only the lower legs are observed)
+  int has_prev;                                                 // prev_shaping is set
+  double prev_shaping;                                          // shaping of the previous step
+  float lidar[10];                                              // fractions of the last step
   double terrain_x[TERRAIN_LENGTH], terrain_y[TERRAIN_LENGTH];  // the ground line, for drawing
 } walker;
 
@@ -188,7 +188,8 @@ static void make_walker(walker* s, ne_rng* rng) {
   const double init_x = TERRAIN_STEP * TERRAIN_STARTPAD / 2, init_y = TERRAIN_HEIGHT + 2 * LEG_H;
   s->hull = ne_b2_body_new(s->world, 1, (float)init_x, (float)init_y, 0.0f, TAG_HULL);
   float poly[10];
-  for (int i = 0; i < 5; i++) poly[2 * i] = (float)(HULL_POLY[i][0] / SCALE), poly[2 * i + 1] = (float)(HULL_POLY[i][1] / SCALE);
+  for (int i = 0; i < 5; i++)
+    poly[2 * i] = (float)(HULL_POLY[i][0] / SCALE), poly[2 * i + 1] = (float)(HULL_POLY[i][1] / SCALE);
   const ne_b2_fixture hull_fd = {5.0f, 0.1f, 0.0f, 0x0020, 0x0001};
   ne_b2_add_polygon(s->hull, poly, 5, &hull_fd);
   ne_b2_body_force_to_center(s->hull, (float)ne_rng_range(rng, -INITIAL_RANDOM, INITIAL_RANDOM), 0.0f);
@@ -204,8 +205,8 @@ static void make_walker(walker* s, ne_rng* rng) {
     ne_b2_body* lower = ne_b2_body_new(s->world, 1, (float)init_x, (float)(init_y - LEG_H * 3 / 2 - LEG_DOWN),
                                        (float)(i * 0.05), TAG_LEG + 2 * k + 1);
     ne_b2_add_box(lower, (float)(0.8 * LEG_W / 2), (float)(LEG_H / 2), &leg_fd);
-    s->joints[2 * k + 1] = ne_b2_revolute_new(s->world, leg, lower, 0.0f, (float)(-LEG_H / 2), 0.0f,
-                                              (float)(LEG_H / 2), MOTORS_TORQUE, 1.0f, -1.6f, -0.1f);
+    s->joints[2 * k + 1] = ne_b2_revolute_new(s->world, leg, lower, 0.0f, (float)(-LEG_H / 2), 0.0f, (float)(LEG_H / 2),
+                                              MOTORS_TORQUE, 1.0f, -1.6f, -0.1f);
     s->legs[2 * k] = leg;
     s->legs[2 * k + 1] = lower;
   }
@@ -219,7 +220,8 @@ static void bw_step(const ne_env_spec* spec, void* impl, const float* act, doubl
     float a = act[j];
     int speed = j % 2 == 0 ? SPEED_HIP : SPEED_KNEE;
     float sign = (float)((a > 0) - (a < 0));
-    ne_b2_joint_set_motor(s->joints[j], (float)speed * sign, (float)(MOTORS_TORQUE * ne__b2_clipf(fabsf(a), 0.0f, 1.0f)));
+    ne_b2_joint_set_motor(s->joints[j], (float)speed * sign,
+                          (float)(MOTORS_TORQUE * ne__b2_clipf(fabsf(a), 0.0f, 1.0f)));
   }
   ne_b2_world_step(s->world, 1.0f / FPS, 6 * 30, 2 * 30);
 
@@ -331,7 +333,8 @@ static const ne_env_family walker_family = {
     "box2d", sizeof(walker), bw_reset, bw_step, bw_observe, ne__box2d_no_set_state, ne__box2d_no_get_state, NULL,
 };
 
-static const ne_env_hooks walker_hooks = {.state_init = bw_state_init, .state_free = bw_state_free, .render = bw_render};
+static const ne_env_hooks walker_hooks = {
+    .state_init = bw_state_init, .state_free = bw_state_free, .render = bw_render};
 
 int ne__bipedal_walker_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;

@@ -11,7 +11,8 @@
 
 // The registry reads this table (src/envs/registry.c).
 const ne_env_entry ne__box2d_envs[] = {
-    {"LunarLander-v3", "land on the pad with 4 discrete engine choices; obs 8 (position, velocity, angle, leg contacts)",
+    {"LunarLander-v3",
+     "land on the pad with 4 discrete engine choices; obs 8 (position, velocity, angle, leg contacts)",
      ne__lunar_lander_make},
     {"LunarLanderContinuous-v3", "LunarLander with Box(-1, 1, (2,)) throttles (main, lateral)", ne__lunar_lander_make},
     {"BipedalWalker-v3", "walk a 4-joint biped over rough terrain; obs 24 (hull, joints, contacts, 10 lidar)",

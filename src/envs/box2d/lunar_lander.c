@@ -56,17 +56,17 @@ static const float LANDER_POLY[6][2] = {{-14, 17}, {-17, 0}, {-17, -10}, {17, -1
 
 // one lander episode: the world and what Gymnasium keeps on `self`
 typedef struct lander {
-  ne_b2_world* world;      // owned (state_init / state_free); bodies re-made at every reset
-  ne_b2_body* moon;        // static terrain
-  ne_b2_body* lander;      // the craft
-  ne_b2_body* legs[2];     // left, right
-  int game_over;           // the craft's body touched something
-  int leg_contact[2];      // legs on the ground
-  int has_prev;            // prev_shaping is set
-  double prev_shaping;     // shaping of the previous step
+  ne_b2_world* world;                        // owned (state_init / state_free); bodies re-made at every reset
+  ne_b2_body* moon;                          // static terrain
+  ne_b2_body* lander;                        // the craft
+  ne_b2_body* legs[2];                       // left, right
+  int game_over;                             // the craft's body touched something
+  int leg_contact[2];                        // legs on the ground
+  int has_prev;                              // prev_shaping is set
+  double prev_shaping;                       // shaping of the previous step
   double helipad_x1, helipad_x2, helipad_y;  // the pad
   double chunk_x[CHUNKS], smooth_y[CHUNKS];  // terrain outline, for drawing
-  ne_rng rng;              // engine dispersion stream (continues the reset's)
+  ne_rng rng;                                // engine dispersion stream (continues the reset's)
 } lander;
 
 static void on_contact(void* user, int a, int b, int begin) {
@@ -126,7 +126,8 @@ static void make_lander(lander* s, ne_rng* rng) {
   const double x = VIEWPORT_W / SCALE / 2, y = VIEWPORT_H / SCALE;
   s->lander = ne_b2_body_new(s->world, 1, (float)x, (float)y, 0.0f, TAG_LANDER);
   float poly[12];
-  for (int i = 0; i < 6; i++) poly[2 * i] = (float)(LANDER_POLY[i][0] / SCALE), poly[2 * i + 1] = (float)(LANDER_POLY[i][1] / SCALE);
+  for (int i = 0; i < 6; i++)
+    poly[2 * i] = (float)(LANDER_POLY[i][0] / SCALE), poly[2 * i + 1] = (float)(LANDER_POLY[i][1] / SCALE);
   const ne_b2_fixture body = {5.0f, 0.1f, 0.0f, 0x0010, 0x0001};
   ne_b2_add_polygon(s->lander, poly, 6, &body);
   double fx = ne_rng_range(rng, -INITIAL_RANDOM, INITIAL_RANDOM);
@@ -136,8 +137,8 @@ static void make_lander(lander* s, ne_rng* rng) {
   const ne_b2_fixture leg = {1.0f, 0.2f, 0.0f, 0x0020, 0x0001};
   for (int k = 0; k < 2; k++) {
     int i = k == 0 ? -1 : 1;
-    s->legs[k] = ne_b2_body_new(s->world, 1, (float)(x - i * LEG_AWAY / SCALE), (float)y, (float)(i * 0.05),
-                                TAG_LEG0 + k);
+    s->legs[k] =
+        ne_b2_body_new(s->world, 1, (float)(x - i * LEG_AWAY / SCALE), (float)y, (float)(i * 0.05), TAG_LEG0 + k);
     ne_b2_add_box(s->legs[k], (float)(LEG_W / SCALE), (float)(LEG_H / SCALE), &leg);
     // the left leg swings in [0.4, 0.9], the right one in [-0.9, -0.4]
     float lower = i == -1 ? 0.9f - 0.5f : -0.9f, upper = i == -1 ? 0.9f : -0.9f + 0.5f;
@@ -169,8 +170,8 @@ static void fire_engines(const ne_env_spec* spec, lander* s, const float* act, d
     *m_power = continuous ? (fmin(fmax(a0, 0.0), 1.0) + 1.0) * 0.5 : 1.0;
     double ox = tip[0] * (MAIN_ENGINE_Y_LOCATION / SCALE + 2 * dispersion[0]) + side[0] * dispersion[1];
     double oy = -tip[1] * (MAIN_ENGINE_Y_LOCATION / SCALE + 2 * dispersion[0]) - side[1] * dispersion[1];
-    ne_b2_body_impulse(s->lander, (float)(-ox * MAIN_ENGINE_POWER * *m_power), (float)(-oy * MAIN_ENGINE_POWER * *m_power),
-                       (float)(px + ox), (float)(py + oy));
+    ne_b2_body_impulse(s->lander, (float)(-ox * MAIN_ENGINE_POWER * *m_power),
+                       (float)(-oy * MAIN_ENGINE_POWER * *m_power), (float)(px + ox), (float)(py + oy));
   }
   *s_power = 0.0;
   if ((continuous && fabs(a1) > 0.5) || (!continuous && (discrete == 1 || discrete == 3))) {
@@ -208,7 +209,7 @@ static void ll_step(const ne_env_spec* spec, void* impl, const float* act, doubl
 
   // the shaping difference, then the fuel
   double shaping = -100 * sqrt(st[0] * st[0] + st[1] * st[1]) - 100 * sqrt(st[2] * st[2] + st[3] * st[3]) -
-                   100 * fabs(st[4]) + 10 * st[6] + 10 * st[7];
+      100 * fabs(st[4]) + 10 * st[6] + 10 * st[7];
   double r = s->has_prev ? shaping - s->prev_shaping : 0.0;
   s->prev_shaping = shaping;
   s->has_prev = 1;
@@ -295,7 +296,8 @@ static const ne_env_family lander_family = {
     "box2d", sizeof(lander), ll_reset, ll_step, ll_observe, ne__box2d_no_set_state, ne__box2d_no_get_state, NULL,
 };
 
-static const ne_env_hooks lander_hooks = {.state_init = ll_state_init, .state_free = ll_state_free, .render = ll_render};
+static const ne_env_hooks lander_hooks = {
+    .state_init = ll_state_init, .state_free = ll_state_free, .render = ll_render};
 
 int ne__lunar_lander_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;

@@ -15,15 +15,15 @@
 #include "envs/classic/classic_int.h"
 
 // constants of AcrobotEnv, in one place
-#define DT 0.2          // integration step [s]
-#define L1 1.0          // LINK_LENGTH_1 [m]
-#define M1 1.0          // LINK_MASS_1 [kg]
-#define M2 1.0          // LINK_MASS_2 [kg]
-#define LC1 0.5         // LINK_COM_POS_1 [m]
-#define LC2 0.5         // LINK_COM_POS_2 [m]
-#define I1 1.0          // LINK_MOI
-#define I2 1.0          // LINK_MOI
-#define G 9.8           // gravity in _dsdt
+#define DT 0.2   // integration step [s]
+#define L1 1.0   // LINK_LENGTH_1 [m]
+#define M1 1.0   // LINK_MASS_1 [kg]
+#define M2 1.0   // LINK_MASS_2 [kg]
+#define LC1 0.5  // LINK_COM_POS_1 [m]
+#define LC2 0.5  // LINK_COM_POS_2 [m]
+#define I1 1.0   // LINK_MOI
+#define I2 1.0   // LINK_MOI
+#define G 9.8    // gravity in _dsdt
 #define MAX_VEL_1 (4 * M_PI)
 #define MAX_VEL_2 (9 * M_PI)
 #define RESET_LOW (-0.1)
@@ -49,10 +49,9 @@ static void dsdt(const double y[5], double dy[5]) {
   double d2 = M2 * (ne__py_sq(LC2) + L1 * LC2 * cos(theta2)) + I2;
   double phi2 = M2 * LC2 * G * cos(theta1 + theta2 - M_PI / 2.0);
   double phi1 = -M2 * L1 * LC2 * ne__py_sq(dtheta2) * sin(theta2) -
-                2 * M2 * L1 * LC2 * dtheta2 * dtheta1 * sin(theta2) +
-                (M1 * LC1 + M2 * L1) * G * cos(theta1 - M_PI / 2) + phi2;
+      2 * M2 * L1 * LC2 * dtheta2 * dtheta1 * sin(theta2) + (M1 * LC1 + M2 * L1) * G * cos(theta1 - M_PI / 2) + phi2;
   double ddtheta2 = (a + d2 / d1 * phi1 - M2 * L1 * LC2 * ne__py_sq(dtheta1) * sin(theta2) - phi2) /
-                    (M2 * ne__py_sq(LC2) + I2 - ne__py_sq(d2) / d1);
+      (M2 * ne__py_sq(LC2) + I2 - ne__py_sq(d2) / d1);
   double ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
   dy[0] = dtheta1;
   dy[1] = dtheta2;

@@ -20,7 +20,7 @@
 #define LENGTH 0.5  // half the pole's length
 #define POLEMASS_LENGTH (MASSPOLE * LENGTH)
 #define FORCE_MAG 10.0
-#define TAU 0.02  // seconds between state updates
+#define TAU 0.02                               // seconds between state updates
 #define THETA_THRESHOLD (12 * 2 * M_PI / 360)  // 12 degrees
 #define X_THRESHOLD 2.4
 #define RESET_LOW (-0.05)
@@ -55,8 +55,8 @@ static void cp_step(const ne_env_spec* spec, void* impl, const float* act, doubl
 
   // the equations of motion, term for term as cartpole.py writes them (np.square is x*x)
   double temp = (force + POLEMASS_LENGTH * (s->theta_dot * s->theta_dot) * sintheta) / TOTAL_MASS;
-  double thetaacc = (GRAVITY * sintheta - costheta * temp) /
-                    (LENGTH * (4.0 / 3.0 - MASSPOLE * (costheta * costheta) / TOTAL_MASS));
+  double thetaacc =
+      (GRAVITY * sintheta - costheta * temp) / (LENGTH * (4.0 / 3.0 - MASSPOLE * (costheta * costheta) / TOTAL_MASS));
   double xacc = temp - POLEMASS_LENGTH * thetaacc * costheta / TOTAL_MASS;
 
   // explicit euler: positions advance with the old velocities
@@ -65,8 +65,7 @@ static void cp_step(const ne_env_spec* spec, void* impl, const float* act, doubl
   s->theta = s->theta + TAU * s->theta_dot;
   s->theta_dot = s->theta_dot + TAU * thetaacc;
 
-  *terminated = s->x < -X_THRESHOLD || s->x > X_THRESHOLD || s->theta < -THETA_THRESHOLD ||
-                s->theta > THETA_THRESHOLD;
+  *terminated = s->x < -X_THRESHOLD || s->x > X_THRESHOLD || s->theta < -THETA_THRESHOLD || s->theta > THETA_THRESHOLD;
   *reward = 1.0;
 }
 

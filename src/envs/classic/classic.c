@@ -13,7 +13,8 @@
 const ne_env_entry ne__classic_envs[] = {
     {"CartPole-v1", "balance a pole on a cart; obs x in [-4.8, 4.8], theta in [-0.419, 0.419], velocities unbounded",
      ne__cartpole_make},
-    {"Acrobot-v1", "swing a two-link chain up; obs cos/sin of both joints in [-1, 1], velocities in [-4pi, 4pi], [-9pi, 9pi]",
+    {"Acrobot-v1",
+     "swing a two-link chain up; obs cos/sin of both joints in [-1, 1], velocities in [-4pi, 4pi], [-9pi, 9pi]",
      ne__acrobot_make},
     {"MountainCar-v0", "drive an underpowered car up a hill; obs position in [-1.2, 0.6], velocity in [-0.07, 0.07]",
      ne__mountain_car_make},
@@ -25,8 +26,8 @@ const ne_env_entry ne__classic_envs[] = {
     {NULL, NULL, NULL},
 };
 
-void ne__classic_spec_init(ne_env_spec* spec, const char* id, const ne_env_family* family, int obs_dim,
-                           int state_dim, int max_episode_steps) {
+void ne__classic_spec_init(ne_env_spec* spec, const char* id, const ne_env_family* family, int obs_dim, int state_dim,
+                           int max_episode_steps) {
   snprintf(spec->id, sizeof spec->id, "%s", id);
   spec->obs_dim = obs_dim;
   spec->obs_rank = 1;
@@ -52,6 +53,6 @@ void ne__classic_box1(ne_env_spec* spec, float low, float high) {
 
 int ne__classic_check_len(const ne_env_spec* spec, int n, const char* layout, char* errstr) {
   if (n == spec->state_dim) return 0;
-  return ne__set_error(errstr, NE_EINVAL, "%s: state needs %d values (%s), got %d", spec->id, spec->state_dim,
-                       layout, n);
+  return ne__set_error(errstr, NE_EINVAL, "%s: state needs %d values (%s), got %d", spec->id, spec->state_dim, layout,
+                       n);
 }

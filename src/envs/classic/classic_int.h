@@ -13,15 +13,14 @@
 int ne__cartpole_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr);
 int ne__acrobot_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr);
 int ne__mountain_car_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr);
-int ne__mountain_car_continuous_make(const char* id, const ne_env_options* options, ne_env_spec* spec,
-                                     char* errstr);
+int ne__mountain_car_continuous_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr);
 int ne__pendulum_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr);
 
 // Fills what every classic spec shares: id, a flat float vector observation of obs_dim, the
 // set_state length, the registered TimeLimit, the family and its hooks. Action space and threshold
 // are the caller's.
-void ne__classic_spec_init(ne_env_spec* spec, const char* id, const ne_env_family* family, int obs_dim,
-                           int state_dim, int max_episode_steps);
+void ne__classic_spec_init(ne_env_spec* spec, const char* id, const ne_env_family* family, int obs_dim, int state_dim,
+                           int max_episode_steps);
 
 // The family's hooks: render draws every classic id after Gymnasium's pictures (render.c).
 extern const ne_env_hooks ne__classic_hooks;

@@ -21,9 +21,9 @@
 #define MAX_POSITION 0.6
 #define MAX_SPEED 0.07
 #define GOAL_VELOCITY 0
-#define FORCE 0.001           // v0 force per action step
-#define GRAVITY 0.0025        // v0 gravity term (the continuous env writes the literal 0.0025)
-#define GOAL_POSITION 0.5     // v0
+#define FORCE 0.001        // v0 force per action step
+#define GRAVITY 0.0025     // v0 gravity term (the continuous env writes the literal 0.0025)
+#define GOAL_POSITION 0.5  // v0
 #define CONT_GOAL_POSITION 0.45
 #define CONT_POWER 0.0015
 #define CONT_MIN_ACTION (-1.0)
@@ -163,8 +163,7 @@ int ne__mountain_car_make(const char* id, const ne_env_options* options, ne_env_
   return 0;
 }
 
-int ne__mountain_car_continuous_make(const char* id, const ne_env_options* options, ne_env_spec* spec,
-                                     char* errstr) {
+int ne__mountain_car_continuous_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;
   (void)errstr;
   ne__classic_spec_init(spec, id, &mountain_car_continuous_family, 2, 2, CONT_MAX_EPISODE_STEPS);

@@ -16,10 +16,10 @@
 #define MAX_SPEED 8
 #define MAX_TORQUE 2.0
 #define DT 0.05
-#define GRAV 10.0  // g
-#define MASS 1.0  // m
-#define LEN 1.0   // l
-#define RESET_THETA M_PI  // DEFAULT_X
+#define GRAV 10.0            // g
+#define MASS 1.0             // m
+#define LEN 1.0              // l
+#define RESET_THETA M_PI     // DEFAULT_X
 #define RESET_THETA_DOT 1.0  // DEFAULT_Y
 #define MAX_EPISODE_STEPS 200
 

@@ -37,41 +37,41 @@
 
 // the hard maze (the reference's hard_maze.txt): walls as segments (x1, y1, x2, y2)
 static const double WALLS[][4] = {
-    {41, 5, 3, 8},        {3, 8, 4, 49},     {4, 49, 57, 53},   {4, 49, 7, 202},  {7, 202, 195, 198},
-    {195, 198, 186, 8},   {186, 8, 39, 5},   {56, 54, 56, 157}, {57, 106, 158, 162}, {77, 201, 108, 164},
-    {6, 80, 33, 121},     {192, 146, 87, 91}, {56, 55, 133, 30},
+    {41, 5, 3, 8},      {3, 8, 4, 49},      {4, 49, 57, 53},   {4, 49, 7, 202},     {7, 202, 195, 198},
+    {195, 198, 186, 8}, {186, 8, 39, 5},    {56, 54, 56, 157}, {57, 106, 158, 162}, {77, 201, 108, 164},
+    {6, 80, 33, 121},   {192, 146, 87, 91}, {56, 55, 133, 30},
 };
 #define N_WALLS ((int)(sizeof WALLS / sizeof WALLS[0]))
 #define START_X 36.0
 #define START_Y 184.0
-#define START_HEADING 0.0      // degrees, 0 = +x (east)
+#define START_HEADING 0.0  // degrees, 0 = +x (east)
 #define GOAL_X 31.0
 #define GOAL_Y 20.0
-#define GOAL_RADIUS 10.0       // ending this close to the goal reaches it (the reference's test)
+#define GOAL_RADIUS 10.0  // ending this close to the goal reaches it (the reference's test)
 #define ROBOT_RADIUS 8.0
-#define RANGE 100.0            // rangefinder reach
-#define MAX_SPEED 3.0          // units per step
-#define MAX_TURN 3.0           // degrees per step
-#define MAX_CHANGE 0.2         // largest change of speed and turn rate per step
-#define GAIN 6.0               // (o - 0.5) * GAIN is the speed or turn rate the robot moves towards
+#define RANGE 100.0     // rangefinder reach
+#define MAX_SPEED 3.0   // units per step
+#define MAX_TURN 3.0    // degrees per step
+#define MAX_CHANGE 0.2  // largest change of speed and turn rate per step
+#define GAIN 6.0        // (o - 0.5) * GAIN is the speed or turn rate the robot moves towards
 #define MAX_EPISODE_STEPS 400
-#define MAZE_W 200.0           // drawing extent
+#define MAZE_W 200.0  // drawing extent
 #define MAZE_H 210.0
 #define N_RANGE 6
 #define N_RADAR 4
 #define OBS_DIM (1 + N_RANGE + N_RADAR)
-#define STATE_DIM 5            // x, y, heading, speed, turn rate
+#define STATE_DIM 5  // x, y, heading, speed, turn rate
 
 static const double RANGE_ANGLES[N_RANGE] = {-90, -45, 0, 45, 90, -180};  // degrees from the heading
 
 // The robot (Gymnasium-style `state`: x, y, heading in degrees [0, 360], speed, turn rate).
 typedef struct maze {
-  double x, y;        // centre
-  double heading;     // degrees
-  double speed;       // units per step
-  double turn;        // degrees per step
-  double goal_dist;   // distance to the goal after the last step (the next reward's reference)
-  float obs[OBS_DIM]; // sensors after the last step
+  double x, y;         // centre
+  double heading;      // degrees
+  double speed;        // units per step
+  double turn;         // degrees per step
+  double goal_dist;    // distance to the goal after the last step (the next reward's reference)
+  float obs[OBS_DIM];  // sensors after the last step
 } maze;
 
 // ---- geometry ---------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ static void maze_step(const ne_env_spec* spec, void* impl, const float* act, dou
 
 static void maze_observe(const ne_env_spec* spec, const void* impl, float* obs) {
   (void)spec;
-  memcpy(obs, ((const maze*)impl)->obs, sizeof ((const maze*)impl)->obs);
+  memcpy(obs, ((const maze*)impl)->obs, sizeof((const maze*)impl)->obs);
 }
 
 static int maze_set_state(const ne_env_spec* spec, void* impl, const double* v, int n, char* errstr) {
@@ -224,8 +224,8 @@ static ne_canvas canvas(unsigned char* rgb, int width, int height) {
 // maze y (downwards) as the rasterizer's y (upwards)
 static double up(const ne_canvas* cv, double y) { return cv->height / cv->scale + 2 * cv->y0 - y; }
 
-static int maze_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width,
-                       int height, char* errstr) {
+static int maze_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
+                       char* errstr) {
   (void)spec, (void)ctx, (void)errstr;
   const maze* m = impl;
   ne_canvas cv = canvas(rgb, width, height);
@@ -267,8 +267,8 @@ static const ne_env_family maze_family = {
     "maze", sizeof(maze), maze_reset, maze_step, maze_observe, maze_set_state, maze_get_state, NULL,
 };
 
-static const ne_env_hooks maze_hooks = {.render = maze_render, .behaviour = maze_behaviour,
-                                        .draw_behaviours = maze_draw_behaviours};
+static const ne_env_hooks maze_hooks = {
+    .render = maze_render, .behaviour = maze_behaviour, .draw_behaviours = maze_draw_behaviours};
 
 static int maze_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options, (void)errstr;

@@ -17,8 +17,8 @@
 #include "envs/minatar/minatar_int.h"
 
 // direction after a bounce, indexed by the current direction (breakout.py's lists)
-static const int FLIP_X[4] = {1, 0, 3, 2};   // a side wall
-static const int FLIP_Y[4] = {3, 2, 1, 0};   // ceiling, brick, paddle centre
+static const int FLIP_X[4] = {1, 0, 3, 2};       // a side wall
+static const int FLIP_Y[4] = {3, 2, 1, 0};       // ceiling, brick, paddle centre
 static const int PADDLE_EDGE[4] = {2, 3, 0, 1};  // the paddle's edge: back the way it came
 
 void ne__mt_breakout_reset(mt_breakout* g, ne_rng* rng) {

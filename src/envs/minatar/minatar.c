@@ -25,8 +25,8 @@ enum { P_STICKY = 0, P_RAMPING = 1, P_GAME = 2, P_MINIMAL = 3 };
 
 // One row per game: its name in ids, channels and minimal action set (full-set actions).
 typedef struct mt_game {
-  const char* name;   // as in MinAtar/<name>-v1
-  int channels;       // C of the 10x10xC observation
+  const char* name;  // as in MinAtar/<name>-v1
+  int channels;      // C of the 10x10xC observation
   int minimal[MT_N_ACTIONS];
   int n_minimal;
 } mt_game;

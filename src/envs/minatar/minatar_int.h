@@ -23,10 +23,10 @@ static inline void mt_set(float* obs, int n_ch, int y, int x, int c) { obs[(y * 
 // ---- Asterix (4 channels: player, enemy, trail, gold) ----
 #define MT_ASTERIX_SLOTS 8  // one entity per row 1..8
 typedef struct mt_entity {
-  int x, y;     // position
-  int right;    // 1: moves right (spawned on the left)
-  int gold;     // 1: treasure (+1 when touched), 0: enemy (terminal when touched)
-  int alive;    // 0: the slot is empty (Python's None)
+  int x, y;   // position
+  int right;  // 1: moves right (spawned on the left)
+  int gold;   // 1: treasure (+1 when touched), 0: enemy (terminal when touched)
+  int alive;  // 0: the slot is empty (Python's None)
 } mt_entity;
 typedef struct mt_asterix {
   int player_x, player_y;
@@ -38,18 +38,18 @@ typedef struct mt_asterix {
 
 // ---- Breakout (4 channels: paddle, ball, trail, brick) ----
 typedef struct mt_breakout {
-  int ball_x, ball_y, ball_dir;   // dir 0: up-left, 1: up-right, 2: down-right, 3: down-left
-  int pos;                        // paddle column (row 9)
-  uint8_t brick[MT_SIZE][MT_SIZE]; // (y, x) brick map
-  int strike;                     // a brick was hit last step (no second hit in a row)
-  int last_x, last_y;             // previous ball position (the trail)
+  int ball_x, ball_y, ball_dir;     // dir 0: up-left, 1: up-right, 2: down-right, 3: down-left
+  int pos;                          // paddle column (row 9)
+  uint8_t brick[MT_SIZE][MT_SIZE];  // (y, x) brick map
+  int strike;                       // a brick was hit last step (no second hit in a row)
+  int last_x, last_y;               // previous ball position (the trail)
 } mt_breakout;
 
 // ---- Freeway (7 channels: chicken, car, speed1..speed5 trails) ----
 typedef struct mt_car {
-  int x, y;    // position (row y = car index + 1)
-  int timer;   // steps until the next move
-  int speed;   // signed: direction, and |speed| = steps between moves (0 only on a sign(0) draw)
+  int x, y;   // position (row y = car index + 1)
+  int timer;  // steps until the next move
+  int speed;  // signed: direction, and |speed| = steps between moves (0 only on a sign(0) draw)
 } mt_car;
 typedef struct mt_freeway {
   mt_car cars[8];
@@ -61,10 +61,10 @@ typedef struct mt_freeway {
 // ---- Seaquest (10 channels) ----
 #define MT_SQ_CAP 64  // capacity of each entity list (far above what the spawn rates allow)
 typedef struct mt_sq_obj {
-  int x, y;      // position
-  int right;     // direction (1: moving right)
-  int timer;     // steps until the next move (fish, subs, divers)
-  int shot;      // steps until the next shot (enemy subs)
+  int x, y;   // position
+  int right;  // direction (1: moving right)
+  int timer;  // steps until the next move (fish, subs, divers)
+  int shot;   // steps until the next shot (enemy subs)
 } mt_sq_obj;
 typedef struct mt_sq_list {
   mt_sq_obj v[MT_SQ_CAP];
@@ -72,31 +72,31 @@ typedef struct mt_sq_list {
 } mt_sq_list;
 typedef struct mt_seaquest {
   int oxygen, diver_count;
-  int sub_x, sub_y, sub_or;   // player position; sub_or 1 = facing right
+  int sub_x, sub_y, sub_or;  // player position; sub_or 1 = facing right
   mt_sq_list f_bullets, e_bullets, e_fish, e_subs, divers;
   int e_spawn_speed, e_spawn_timer, d_spawn_timer;
   int move_speed, ramp_index, shot_timer;
-  int surface;                 // 1 while at the surface after surfacing (no second surfacing)
-  uint64_t n_dropped;          // spawns dropped because a list was full (never in practice)
+  int surface;         // 1 while at the surface after surfacing (no second surfacing)
+  uint64_t n_dropped;  // spawns dropped because a list was full (never in practice)
 } mt_seaquest;
 
 // ---- SpaceInvaders (6 channels) ----
 typedef struct mt_invaders {
-  int pos;                                 // cannon column (row 9)
-  uint8_t f_bullet[MT_SIZE][MT_SIZE];      // (y, x) friendly bullets
-  uint8_t e_bullet[MT_SIZE][MT_SIZE];      // (y, x) enemy bullets
-  uint8_t alien[MT_SIZE][MT_SIZE];         // (y, x) aliens
-  int alien_dir;                           // -1 left, +1 right
+  int pos;                             // cannon column (row 9)
+  uint8_t f_bullet[MT_SIZE][MT_SIZE];  // (y, x) friendly bullets
+  uint8_t e_bullet[MT_SIZE][MT_SIZE];  // (y, x) enemy bullets
+  uint8_t alien[MT_SIZE][MT_SIZE];     // (y, x) aliens
+  int alien_dir;                       // -1 left, +1 right
   int enemy_move_interval, alien_move_timer, alien_shot_timer;
   int ramp_index, shot_timer;
 } mt_invaders;
 
 // The family wrapper's state: the Environment class of minatar/environment.py around one game.
 typedef struct mt_state {
-  ne_rng rng;          // the game's own stream, seeded from the reset stream
-  int last_action;     // sticky actions: the previous full-set action (0 after reset)
-  int terminal;        // the game ended (MinAtar's env.terminal)
-  int game;            // index into the game table (minatar.c)
+  ne_rng rng;       // the game's own stream, seeded from the reset stream
+  int last_action;  // sticky actions: the previous full-set action (0 after reset)
+  int terminal;     // the game ended (MinAtar's env.terminal)
+  int game;         // index into the game table (minatar.c)
   union {
     mt_asterix asterix;
     mt_breakout breakout;

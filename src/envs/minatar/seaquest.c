@@ -282,7 +282,10 @@ void ne__mt_seaquest_observe(const mt_seaquest* g, float* obs) {
     if (x >= 0 && x <= 9) mt_set(obs, 10, 9, x, 8);
   for (int i = 0; i < g->f_bullets.n; i++) mt_set(obs, 10, g->f_bullets.v[i].y, g->f_bullets.v[i].x, 2);
   for (int i = 0; i < g->e_bullets.n; i++) mt_set(obs, 10, g->e_bullets.v[i].y, g->e_bullets.v[i].x, 4);
-  for (int i = 0; i < g->e_fish.n; i++) mt_set(obs, 10, g->e_fish.v[i].y, g->e_fish.v[i].x, 5), trail(obs, &g->e_fish.v[i]);
-  for (int i = 0; i < g->e_subs.n; i++) mt_set(obs, 10, g->e_subs.v[i].y, g->e_subs.v[i].x, 6), trail(obs, &g->e_subs.v[i]);
-  for (int i = 0; i < g->divers.n; i++) mt_set(obs, 10, g->divers.v[i].y, g->divers.v[i].x, 9), trail(obs, &g->divers.v[i]);
+  for (int i = 0; i < g->e_fish.n; i++)
+    mt_set(obs, 10, g->e_fish.v[i].y, g->e_fish.v[i].x, 5), trail(obs, &g->e_fish.v[i]);
+  for (int i = 0; i < g->e_subs.n; i++)
+    mt_set(obs, 10, g->e_subs.v[i].y, g->e_subs.v[i].x, 6), trail(obs, &g->e_subs.v[i]);
+  for (int i = 0; i < g->divers.n; i++)
+    mt_set(obs, 10, g->divers.v[i].y, g->divers.v[i].x, 9), trail(obs, &g->divers.v[i]);
 }

@@ -57,8 +57,7 @@ static int healthy(const mjModel* m, const mjData* d) {
   return HEALTHY_Z_MIN <= d->qpos[2] && d->qpos[2] <= HEALTHY_Z_MAX;
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   double x_velocity = (d->xpos[3 * MAIN_BODY] - before[0]) / s->dt;
   int is_healthy = healthy(s->m, d);
   double rewards = x_velocity * FORWARD_REWARD_WEIGHT + is_healthy * HEALTHY_REWARD;

@@ -29,8 +29,7 @@ static void position(const ne_mj_spec* s, const mjData* d, double xy[2]) {
   xy[0] = d->qpos[0];
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   double x_velocity = (d->qpos[0] - before[0]) / s->dt;
   float ctrl_cost = CTRL_COST_WEIGHT * ne__mj_sumsq_f32(act, s->m->nu);
   *terminated = 0;
@@ -38,6 +37,6 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 }
 
 const ne_mj_task ne__mj_half_cheetah = {
-    "HalfCheetah-v5", "half_cheetah.xml", FRAME_SKIP, 1000, 1, 4800.0, obs_dim, NULL, reset, observe, position, reward,
-    1, NULL,
+    "HalfCheetah-v5", "half_cheetah.xml", FRAME_SKIP, 1000, 1,    4800.0, obs_dim, NULL, reset,
+    observe,          position,           reward,     1,    NULL,
 };

@@ -48,8 +48,7 @@ static int healthy(const mjModel* m, const mjData* d) {
   return HEALTHY_Z_MIN < z && z < INFINITY && HEALTHY_ANGLE_MIN < angle && angle < HEALTHY_ANGLE_MAX;
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   double x_velocity = (d->qpos[0] - before[0]) / s->dt;
   int is_healthy = healthy(s->m, d);
   double rewards = FORWARD_REWARD_WEIGHT * x_velocity + is_healthy * HEALTHY_REWARD;

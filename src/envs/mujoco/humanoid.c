@@ -72,8 +72,7 @@ static void position(const ne_mj_spec* s, const mjData* d, double xy[2]) {
   xy[1] = num[1] / s->total_mass;
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   (void)act;
   double after[2];
   position(s, d, after);
@@ -121,11 +120,11 @@ static int add_trap(mjSpec* spec, char* errstr) {
 }
 
 const ne_mj_task ne__mj_humanoid_trap = {
-    "HumanoidTrap-v5", "humanoid.xml", FRAME_SKIP, 1000, 0, 0.0, obs_dim, prepare, reset, observe, position, reward, 2,
-    add_trap,
+    "HumanoidTrap-v5", "humanoid.xml", FRAME_SKIP, 1000,     0,      0.0, obs_dim,
+    prepare,           reset,          observe,    position, reward, 2,   add_trap,
 };
 
 const ne_mj_task ne__mj_humanoid = {
-    "Humanoid-v5", "humanoid.xml", FRAME_SKIP, 1000, 0, 0.0, obs_dim, prepare, reset, observe, position, reward, 2,
-    NULL,
+    "Humanoid-v5", "humanoid.xml", FRAME_SKIP, 1000,     0,      0.0, obs_dim,
+    prepare,       reset,          observe,    position, reward, 2,   NULL,
 };

@@ -42,8 +42,7 @@ static void observe(const ne_mj_spec* s, const mjData* d, float* obs) {
   obs[k] = (float)ne__mj_clip(d->qfrc_constraint[0], -CLIP, CLIP);
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   (void)s;
   (void)before;
   (void)act;
@@ -56,7 +55,9 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
   return alive_bonus - dist_penalty - vel_penalty;
 }
 
+// clang-format off
 const ne_mj_task ne__mj_inverted_double_pendulum = {
     "InvertedDoublePendulum-v5", "inverted_double_pendulum.xml", FRAME_SKIP, 1000, 1, 9100.0, obs_dim, NULL, reset,
     observe, NULL, reward, 0, NULL,
 };
+// clang-format on

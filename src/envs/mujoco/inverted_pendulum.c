@@ -23,8 +23,7 @@ static void reset(const ne_mj_spec* s, mjData* d, ne_rng* rng) {
 
 static void observe(const ne_mj_spec* s, const mjData* d, float* obs) { ne__mj_obs_qpos_qvel(s->m, d, 0, 0.0, obs); }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   (void)before;
   (void)act;
   // the float64 observation: finite, and the pole angle (obs[1] = qpos[1]) within 0.2
@@ -35,7 +34,9 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
   return *terminated ? 0.0 : 1.0;
 }
 
+// clang-format off
 const ne_mj_task ne__mj_inverted_pendulum = {
     "InvertedPendulum-v5", "inverted_pendulum.xml", FRAME_SKIP, 1000, 1, 950.0, obs_dim, NULL, reset, observe, NULL,
     reward, 0, NULL,
 };
+// clang-format on

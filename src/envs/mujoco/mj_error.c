@@ -22,17 +22,17 @@
 
 // this thread's active guard: where the error handler jumps and where it copies the message
 typedef struct guard {
-  jmp_buf jb;    // setjmp'd by ne__mj_guard
-  char* msg;     // (size) caller's buffer for MuJoCo's text
-  size_t size;   // its size
+  jmp_buf jb;   // setjmp'd by ne__mj_guard
+  char* msg;    // (size) caller's buffer for MuJoCo's text
+  size_t size;  // its size
 } guard;
 
-static _Thread_local guard* active;           // NULL outside ne__mj_guard
-static void (*outer_error)(const char*);      // the handler the embedding program had set, if any
+static _Thread_local guard* active;       // NULL outside ne__mj_guard
+static void (*outer_error)(const char*);  // the handler the embedding program had set, if any
 static pthread_once_t install_once = PTHREAD_ONCE_INIT;
 // atomics: MuJoCo calls the warning handler from any thread, and from inside mj_loadXML
-static atomic_int loading;                    // > 0 while models load
-static atomic_int warnings_printed;           // MuJoCo warnings printed so far
+static atomic_int loading;           // > 0 while models load
+static atomic_int warnings_printed;  // MuJoCo warnings printed so far
 
 // mju_user_error: back to this thread's guard; outside one, the embedding program's handler, else
 // MuJoCo's own behaviour (print and end the process), as nothing can continue on broken physics
@@ -55,7 +55,8 @@ static void on_error(const char* msg) {
 // attribute), not the user's run
 static void on_warning(const char* msg) {
   if (atomic_load(&loading) > 0) return;
-  if (atomic_fetch_add(&warnings_printed, 1) < MAX_WARNINGS_PRINTED) fprintf(stderr, "neuroevo: MuJoCo warning: %s\n", msg);
+  if (atomic_fetch_add(&warnings_printed, 1) < MAX_WARNINGS_PRINTED)
+    fprintf(stderr, "neuroevo: MuJoCo warning: %s\n", msg);
 }
 
 // once per process; a warning handler the embedding program set is kept

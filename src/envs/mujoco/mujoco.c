@@ -33,9 +33,9 @@ static int mj_make(const char* id, const ne_env_options* options, ne_env_spec* s
 
 // every task, in registry order
 static const ne_mj_task* const tasks[] = {
-    &ne__mj_hopper,  &ne__mj_half_cheetah, &ne__mj_walker2d,          &ne__mj_ant,     &ne__mj_humanoid,
-    &ne__mj_swimmer, &ne__mj_inverted_pendulum, &ne__mj_inverted_double_pendulum, &ne__mj_reacher,
-    &ne__mj_humanoid_trap,
+    &ne__mj_hopper,   &ne__mj_half_cheetah,  &ne__mj_walker2d,          &ne__mj_ant,
+    &ne__mj_humanoid, &ne__mj_swimmer,       &ne__mj_inverted_pendulum, &ne__mj_inverted_double_pendulum,
+    &ne__mj_reacher,  &ne__mj_humanoid_trap,
 };
 #define N_TASKS ((int)(sizeof tasks / sizeof tasks[0]))
 
@@ -45,7 +45,8 @@ const ne_env_entry ne__mujoco_envs[] = {
     {"HalfCheetah-v5", "MuJoCo planar cheetah; obs 17 (qpos[1:], qvel), act Box(-1, 1, (6,))", mj_make},
     {"Walker2d-v5", "MuJoCo planar biped; obs 17 (qpos[1:], clipped qvel), act Box(-1, 1, (6,))", mj_make},
     {"Ant-v5", "MuJoCo quadruped; obs 105 (qpos[2:], qvel, clipped cfrc_ext[1:]), act Box(-1, 1, (8,))", mj_make},
-    {"Humanoid-v5", "MuJoCo humanoid; obs 348 (qpos[2:], qvel, cinert, cvel, qfrc_actuator, cfrc_ext), act Box(-0.4, 0.4, (17,))",
+    {"Humanoid-v5",
+     "MuJoCo humanoid; obs 348 (qpos[2:], qvel, cinert, cvel, qfrc_actuator, cfrc_ext), act Box(-0.4, 0.4, (17,))",
      mj_make},
     {"Swimmer-v5", "MuJoCo three-link swimmer; obs 8 (qpos[2:], qvel), act Box(-1, 1, (2,))", mj_make},
     {"InvertedPendulum-v5", "MuJoCo cart-pole; obs 4 (qpos, qvel), act Box(-3, 3, (1,))", mj_make},
@@ -105,8 +106,9 @@ static int cache_load(const char* file, const char* key, const ne_mj_task* task,
                           : mj_loadXML(file, NULL, err, (int)sizeof err);
   ne__mj_loading(0);
   if (rc) return rc;
-  if (!m) return ne__set_error(errstr, NE_EIO, "cannot load MuJoCo model %s%s: %s", file,
-                               task->edit ? " (for its variant)" : "", err);
+  if (!m)
+    return ne__set_error(errstr, NE_EIO, "cannot load MuJoCo model %s%s: %s", file,
+                         task->edit ? " (for its variant)" : "", err);
   snprintf(cache[slot].path, sizeof cache[slot].path, "%s", key);
   cache[slot].m = m;
   cache[slot].refs = 0;
@@ -289,8 +291,10 @@ static void mj_behaviour(const ne_env_spec* spec, const void* impl, float* out) 
   for (int i = 0; i < s->task->position_dims; i++) out[i] = (float)xy[i];
 }
 
-static const ne_env_hooks mujoco_hooks = {.state_init = mj_state_init, .state_free = mj_state_free,
-                                          .render = ne__mj_render, .render_free = ne__mj_render_free,
+static const ne_env_hooks mujoco_hooks = {.state_init = mj_state_init,
+                                          .state_free = mj_state_free,
+                                          .render = ne__mj_render,
+                                          .render_free = ne__mj_render_free,
                                           .behaviour = mj_behaviour};
 
 // fills spec from the task and the loaded model
@@ -298,7 +302,8 @@ static int spec_fill(const ne_mj_task* task, ne_mj_spec* s, ne_env_spec* spec, c
   const mjModel* m = s->m;
   int obs_dim = task->obs_dim(m);
   if (m->nu > NE_ENV_MAX_ACT || m->nq + m->nv > NE_ENV_MAX_STATE)
-    return ne__set_error(errstr, NE_ERANGE, "%s: model too large (nu %d, nq+nv %d)", task->id, (int)m->nu, (int)(m->nq + m->nv));
+    return ne__set_error(errstr, NE_ERANGE, "%s: model too large (nu %d, nq+nv %d)", task->id, (int)m->nu,
+                         (int)(m->nq + m->nv));
   spec->obs_dim = obs_dim;
   spec->obs_rank = 1;
   spec->obs_shape[0] = obs_dim;
@@ -345,26 +350,26 @@ static int mj_make(const char* id, const ne_env_options* options, ne_env_spec* s
 
 // numpy's pairwise_sum: blocks of <= 128 elements use 8 interleaved accumulators
 #define PW_BLOCK 128
-#define PAIRWISE_SUM(T, NAME)                                                  \
-  static T NAME(const T* a, int n) {                                           \
-    if (n < 8) {                                                               \
-      T res = 0;                                                               \
-      for (int i = 0; i < n; i++) res += a[i];                                 \
-      return res;                                                              \
-    }                                                                          \
-    if (n <= PW_BLOCK) {                                                       \
-      T r[8];                                                                  \
-      for (int j = 0; j < 8; j++) r[j] = a[j];                                 \
-      int i = 8;                                                               \
-      for (; i < n - (n % 8); i += 8)                                          \
-        for (int j = 0; j < 8; j++) r[j] += a[i + j];                          \
+#define PAIRWISE_SUM(T, NAME)                                                    \
+  static T NAME(const T* a, int n) {                                             \
+    if (n < 8) {                                                                 \
+      T res = 0;                                                                 \
+      for (int i = 0; i < n; i++) res += a[i];                                   \
+      return res;                                                                \
+    }                                                                            \
+    if (n <= PW_BLOCK) {                                                         \
+      T r[8];                                                                    \
+      for (int j = 0; j < 8; j++) r[j] = a[j];                                   \
+      int i = 8;                                                                 \
+      for (; i < n - (n % 8); i += 8)                                            \
+        for (int j = 0; j < 8; j++) r[j] += a[i + j];                            \
       T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])); \
-      for (; i < n; i++) res += a[i];                                          \
-      return res;                                                              \
-    }                                                                          \
-    int n2 = n / 2;                                                            \
-    n2 -= n2 % 8;                                                              \
-    return NAME(a, n2) + NAME(a + n2, n - n2);                                 \
+      for (; i < n; i++) res += a[i];                                            \
+      return res;                                                                \
+    }                                                                            \
+    int n2 = n / 2;                                                              \
+    n2 -= n2 % 8;                                                                \
+    return NAME(a, n2) + NAME(a + n2, n - n2);                                   \
   }
 PAIRWISE_SUM(float, pairwise_f)
 PAIRWISE_SUM(double, pairwise_d)

@@ -28,21 +28,21 @@ typedef struct ne_mj_spec {
 
 // The per-state impl (family->state_bytes); `d` is made by the state_init hook.
 typedef struct ne_mj_state {
-  mjData* d;                  // this env's simulation data, owned (mj_deleteData in state_free)
-  int err;                    // 0, or NE_EPHYSICS when MuJoCo stopped the last reset/step
-  char errmsg[NE_ERRSTR_LEN]; // "<env id>: MuJoCo: <its message>" when err is set
+  mjData* d;                   // this env's simulation data, owned (mj_deleteData in state_free)
+  int err;                     // 0, or NE_EPHYSICS when MuJoCo stopped the last reset/step
+  char errmsg[NE_ERRSTR_LEN];  // "<env id>: MuJoCo: <its message>" when err is set
 } ne_mj_state;
 
 // One Gymnasium v5 MuJoCo env: what differs from env to env. The shared step (mujoco.c) records
 // `position` before the frames, writes ctrl = action, runs frame_skip mj_step calls and
 // mj_rnePostConstraint (as MujocoEnv._step_mujoco_simulation), then asks `reward`.
 struct ne_mj_task {
-  const char* id;            // registry id, e.g. "Hopper-v5"
-  const char* xml;           // model file inside Gymnasium's assets folder
-  int frame_skip;            // mj_step calls per env step
-  int max_episode_steps;     // registered TimeLimit
-  int has_threshold;         // 1 if Gymnasium registers a reward_threshold
-  double reward_threshold;   // that threshold
+  const char* id;           // registry id, e.g. "Hopper-v5"
+  const char* xml;          // model file inside Gymnasium's assets folder
+  int frame_skip;           // mj_step calls per env step
+  int max_episode_steps;    // registered TimeLimit
+  int has_threshold;        // 1 if Gymnasium registers a reward_threshold
+  double reward_threshold;  // that threshold
   // observation length for the loaded model
   int (*obs_dim)(const mjModel* m);
   // finds body ids and constants in the model; NE_E* with errstr if the model lacks one. Nullable
@@ -54,8 +54,7 @@ struct ne_mj_task {
   // the position whose finite difference is the forward velocity (x or xy). Nullable
   void (*position)(const ne_mj_spec* s, const mjData* d, double xy[2]);
   // the reward of the step just simulated and whether it terminated
-  double (*reward)(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                   int* terminated);
+  double (*reward)(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated);
   // coordinates of `position` that are meaningful: 1 (planar robots: x), 2 (x and y); they are
   // also the env's behaviour characterization, its final position (Conti et al. 2018)
   int position_dims;

@@ -56,8 +56,7 @@ static void observe(const ne_mj_spec* s, const mjData* d, float* obs) {
   obs[9] = (float)(tip[1] - target[1]);
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   (void)before;
   const double* tip = d->xpos + 3 * s->body[FINGERTIP];
   const double* target = d->xpos + 3 * s->body[TARGET];
@@ -71,7 +70,8 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 // the fingertip and target bodies; the layout above also assumes nq = nv = 4
 static int prepare(ne_mj_spec* s, char* errstr) {
   if (s->m->nq != 4 || s->m->nv != 4)
-    return ne__set_error(errstr, NE_EINVAL, "Reacher-v5: expected nq = nv = 4, got %d, %d", (int)s->m->nq, (int)s->m->nv);
+    return ne__set_error(errstr, NE_EINVAL, "Reacher-v5: expected nq = nv = 4, got %d, %d", (int)s->m->nq,
+                         (int)s->m->nv);
   int rc = ne__mj_body(s, "fingertip", &s->body[FINGERTIP], errstr);
   return rc ? rc : ne__mj_body(s, "target", &s->body[TARGET], errstr);
 }

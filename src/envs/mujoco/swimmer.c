@@ -30,8 +30,7 @@ static void position(const ne_mj_spec* s, const mjData* d, double xy[2]) {
   xy[1] = d->qpos[1];
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   double x_velocity = (d->qpos[0] - before[0]) / s->dt;
   float ctrl_cost = CTRL_COST_WEIGHT * ne__mj_sumsq_f32(act, s->m->nu);
   *terminated = 0;

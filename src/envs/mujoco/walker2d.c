@@ -36,8 +36,7 @@ static void position(const ne_mj_spec* s, const mjData* d, double xy[2]) {
   xy[0] = d->qpos[0];
 }
 
-static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
-                     int* terminated) {
+static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
   double x_velocity = (d->qpos[0] - before[0]) / s->dt;
   double z = d->qpos[1], angle = d->qpos[2];
   int is_healthy = HEALTHY_Z_MIN < z && z < HEALTHY_Z_MAX && HEALTHY_ANGLE_MIN < angle && angle < HEALTHY_ANGLE_MAX;
@@ -48,6 +47,6 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 }
 
 const ne_mj_task ne__mj_walker2d = {
-    "Walker2d-v5", "walker2d_v5.xml", FRAME_SKIP, 1000, 0, 0.0, obs_dim, NULL, reset, observe, position, reward, 1,
-    NULL,
+    "Walker2d-v5", "walker2d_v5.xml", FRAME_SKIP, 1000,   0, 0.0,  obs_dim, NULL,
+    reset,         observe,           position,   reward, 1, NULL,
 };

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// The SIMD level of cpu.h: the CPU is probed once (__builtin_cpu_supports), NEUROEVO_SIMD read
+// once, and the result kept in an atomic so that pool threads read it without locks.
+#include "core/cpu.h"
+
+#include <pthread.h>  // pthread_once: probe once, race-free
+#include <stdatomic.h>
+#include <stdlib.h>  // getenv
+#include <string.h>
+
+static atomic_int cpu_level;   // the CPU's widest level (0 until probed)
+static atomic_int env_cap;     // NEUROEVO_SIMD's cap (NE_SIMD_AVX512 when unset)
+static atomic_int forced_cap;  // ne__simd_force's cap (0: none)
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+static int parse_level(const char* s) {
+  if (!s || !*s) return NE_SIMD_AVX512;
+  if (strcmp(s, "base") == 0 || strcmp(s, "portable") == 0 || strcmp(s, "sse2") == 0) return NE_SIMD_BASE;
+  if (strcmp(s, "avx2") == 0) return NE_SIMD_AVX2;
+  return NE_SIMD_AVX512;  // "avx512" or anything else: no cap
+}
+
+static void probe(void) {
+  int level = NE_SIMD_BASE;
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) level = NE_SIMD_AVX2;
+  if (level == NE_SIMD_AVX2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    level = NE_SIMD_AVX512;
+#endif
+  atomic_store(&env_cap, parse_level(getenv("NEUROEVO_SIMD")));
+  atomic_store(&cpu_level, level);
+}
+
+int ne__simd_cpu_level(void) {
+  int level = atomic_load_explicit(&cpu_level, memory_order_acquire);
+  if (level) return level;
+  pthread_once(&probe_once, probe);
+  return atomic_load(&cpu_level);
+}
+
+int ne__simd_level(void) {
+  int level = ne__simd_cpu_level();
+  int cap = atomic_load_explicit(&env_cap, memory_order_relaxed);
+  int forced = atomic_load_explicit(&forced_cap, memory_order_relaxed);
+  if (level > cap) level = cap;
+  if (forced && level > forced) level = forced;
+  return level;
+}
+
+int ne__simd_force(int level) {
+  atomic_store(&forced_cap, level < 0 ? 0 : level);
+  return ne__simd_level();
+}
+
+const char* ne__simd_name(int level) {
+  return level >= NE_SIMD_AVX512 ? "avx512" : level == NE_SIMD_AVX2 ? "avx2" : "base";
+}
