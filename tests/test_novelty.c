@@ -4,7 +4,7 @@
 // independence of the scan order, the population's self left out; the archive's reservoir bound,
 // its uniform sample and its serialization; GA-NS picking parents by novelty while the elite stays
 // the best by reward; NS-ES's rounds (the M initial centres in generation 0, the updated centre in
-// round 1), novelty-only steps that ignore rewards while NSR-ES's do not, the centre drawn in
+// round 1), perturbations from the noise [es] names, novelty-only steps that ignore rewards while NSR-ES's do not, the centre drawn in
 // proportion to its novelty, NSRA-ES's weight rule, and save/load continuing bit for bit.
 #include <math.h>
 
@@ -342,6 +342,27 @@ static void nses_rounds(void) {
   ne_config_destroy(cfg);
 }
 
+// The NS-ES family perturbs as [es] says: es.noise = table hands the evaluators the run's table
+// (Redis workers build its twin from the same key), generator none (the key was ignored once)
+static void nses_noise_follows_es(void) {
+  const char* algos[] = {"ns-es", "nsr-es", "nsra-es"};
+  for (int i = 0; i < 3; i++)
+    for (int table = 0; table < 2; table++) {
+      char text[256];
+      snprintf(text, sizeof text, "[run]\nalgorithm = %s\n[es]\npopulation = 20\nnoise = %s\n", algos[i],
+               table ? "table" : "generator");
+      ne_config* cfg = config_text(text);
+      ASSERT_EQ(ne_algo_noise_table_evaluated(cfg), table);
+      void* e = make_algo(algos[i], cfg, 1);
+      const ne_batch* b;
+      ASSERT_EQ(ne_algo_find(algos[i])->ask(e, &b), 0);
+      ASSERT_EQ(b->noise_table != NULL, table);
+      ASSERT_EQ(b->cands[0].kind, NE_CAND_PERTURB);
+      ne_algo_find(algos[i])->destroy(e);
+      ne_config_destroy(cfg);
+    }
+}
+
 // The updated centre after one population round whose rewards are reversed (behaviours kept):
 // NS-ES does not look at rewards, NSR-ES does.
 static void updated_centre(const char* algo, int reverse, float* out) {
@@ -504,5 +525,6 @@ static void needs_behaviours(void) {
 
 TEST_MAIN(TEST_ENTRY(knn_exact_values), TEST_ENTRY(knn_independent_of_order), TEST_ENTRY(archive_reservoir),
           TEST_ENTRY(ga_ns_selects_by_novelty), TEST_ENTRY(ga_ns_save_load), TEST_ENTRY(nses_rounds),
-          TEST_ENTRY(ns_ignores_reward_nsr_does_not), TEST_ENTRY(centre_drawn_by_novelty), TEST_ENTRY(nsra_weight_rule),
-          TEST_ENTRY(nses_save_load), TEST_ENTRY(needs_behaviours))
+          TEST_ENTRY(nses_noise_follows_es), TEST_ENTRY(ns_ignores_reward_nsr_does_not),
+          TEST_ENTRY(centre_drawn_by_novelty), TEST_ENTRY(nsra_weight_rule), TEST_ENTRY(nses_save_load),
+          TEST_ENTRY(needs_behaviours))
