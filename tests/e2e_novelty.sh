@@ -9,11 +9,9 @@
 set -euo pipefail
 BIN=$1
 TMP=$2
-rm -rf "$TMP" && mkdir -p "$TMP"
-cd "$TMP"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-strip_wall() { cut -d, -f1-3,5- "$1"; }
-rows() { if [ -f "$1/metrics.csv" ]; then echo $(($(wc -l < "$1/metrics.csv") - 1)); else echo 0; fi; }
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
 same() {  # same REF DIR WHAT: metrics (minus wall_s), the best agent and archive.csv identical
   diff <(strip_wall "$1/metrics.csv") <(strip_wall "$2/metrics.csv") >/dev/null || fail "$3: metrics differ"
   local agent
@@ -25,7 +23,8 @@ same() {  # same REF DIR WHAT: metrics (minus wall_s), the best agent and archiv
   echo "ok: $3 identical ($(rows "$2") generations, $(($(wc -l < "$2/archive.csv") - 1)) archived behaviours)"
 }
 
-# NSRA-ES with a short patience, so the weight moves within the run; observation normalization on
+# NSRA-ES with a short patience, so the weight moves within the run; observation normalization and
+# the shared noise table (es.noise's default) on
 cat > nsra.ini <<'INI'
 [run]
 algorithm = nsra-es
@@ -98,9 +97,7 @@ done
 grep -q '^\[novelty\]' nsra1/config.ini || fail "nsra: config.ini lacks [novelty]"
 
 # --- Redis: 1 and 3 workers ---------------------------------------------------------------------
-if { "$BIN" status --redis redis://127.0.0.1:1 2>&1 || true; } | grep -q "no Redis support"; then
-  fail "$BIN was built without hiredis: install libhiredis-dev (scripts/install-deps) and rebuild"
-fi
+need_hiredis
 for name in nsra gans; do
   for k in 1 3; do
     "$BIN" cluster --workers $k --threads-per-worker 1 $name.ini --out C$k-$name --quiet 2>cluster-$name-$k.log ||
