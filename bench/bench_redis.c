@@ -110,7 +110,8 @@ int main(int argc, char** argv) {
   char err[NE_ERRSTR_LEN];
   ne_config* cfg = ne_config_create();
   ne_config_load_string(cfg, "[run]\nalgorithm = ga\n[env]\nid = CartPole-v1\n[policy]\nhidden = 16\n", "bench", err);
-  ne_cluster_master_options mo = {o.url, NULL, "bench", o.chunk, 30, 1, 0};
+  ne_cluster_master_options mo = {
+      .url = o.url, .name = "bench", .chunk = o.chunk, .task_timeout_s = 30, .synthetic = 1};
   ne_executor* ex;
   if (ne_cluster_master_create(cfg, &mo, &ex, err) != 0) {
     fprintf(stderr, "bench_redis: %s\n", err);
