@@ -375,6 +375,26 @@ static void test_shared_and_switched_sections(void) {
   ASSERT_CONTAINS(text, "archive_prob = 0.1\n");
   ne_free(text);
   ne_config_destroy(cfg);
+  // an override switching algorithms keeps the sections the new one shares: NS-ES -> ES keeps [es]
+  // and drops [novelty] with a note
+  const char* ns = "[run]\nalgorithm = ns-es\n[es]\nsigma = 0.05\n[novelty]\nk = 7\n";
+  cfg = fresh();
+  load_expect(cfg, ns, "n.ini", 0);
+  ASSERT_EQ(ne_config_override(cfg, "run.algorithm=es", "command line", err), 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), 0);
+  ASSERT(ne_config_float(cfg, "es", "sigma") == 0.05);
+  ASSERT_CONTAINS(ne_config_notes(cfg), "ignoring [novelty]");
+  ASSERT(strstr(ne_config_notes(cfg), "ignoring [es]") == NULL);
+  ne_config_destroy(cfg);
+  // NS-ES -> GA drops [es]; [novelty] waits for ga.novelty, which a later override may turn on
+  cfg = fresh();
+  load_expect(cfg, ns, "n.ini", 0);
+  ASSERT_EQ(ne_config_override(cfg, "run.algorithm=ga", "command line", err), 0);
+  ASSERT_CONTAINS(ne_config_notes(cfg), "ignoring [es]");
+  ASSERT_EQ(ne_config_override(cfg, "ga.novelty=true", "command line", err), 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), 0);
+  ASSERT_EQ(ne_config_int(cfg, "novelty", "k"), 7);
+  ne_config_destroy(cfg);
 }
 
 static void test_intlist_parsing(void) {
