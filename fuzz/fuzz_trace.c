@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Fuzz target: `neuroevo trace` argument parsing. The command's parsers are static, so this file
 // includes src/cli/cmd_trace.c whole (no hook in the CLI). Input: NUL-separated argv words; an
-// --actions-file value is parsed as the file's text. Cheap envs only, so inputs stay fast.
+// --actions-file or --draws-file value is parsed as the file's text. Cheap envs only, so inputs
+// stay fast.
 #include "../src/cli/cmd_trace.c"
 
 #include "fuzz.h"
@@ -38,17 +39,28 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   argv[argc] = NULL;
   trace_args a;
   double sv[NE_ENV_MAX_STATE];
-  // the whole command minus file I/O: arguments, state or seed, actions, then the steps themselves
+  // the whole command minus file I/O: arguments, state, seed or draws, actions, then the steps
+  // themselves (a replay of draws silently first, as the command does)
   if (parse_args(argc, argv, &a) == 0) {
     ne_env_spec* spec = make_env(a.env_id);
-    trace_start start = {NULL, 0, 0};
+    trace_start start = {NULL, 0, 0, {NULL, 0, 0}, NULL};
     action_list acts = {NULL, 0};
-    int rc = !spec ? 1 : a.state ? parse_start_state(spec, a.state, sv, &start) : parse_seed(a.seed, &start);
+    int rc = !spec ? 1
+        : a.state  ? parse_start_state(spec, a.state, sv, &start)
+        : a.seed   ? parse_seed(a.seed, &start)
+        : a.draws  ? parse_draws("--draws", a.draws, 0, &start)
+                   : parse_draws("fuzz.draws", a.draws_file, 1, &start);
     if (rc == 0 && a.actions) rc = load_actions(spec, &a, &acts);
     else if (rc == 0) rc = parse_action_text(spec, "fuzz.actions", a.actions_file, '\n', &acts);
     ne_env_state* state = spec && rc == 0 ? ne_env_state_create(spec) : NULL;
-    if (state) run_trace(spec, state, &start, &acts);
+    if (state && start.draws.v) {  // the command's silent check, in a state of its own
+      rc = run_trace(spec, state, &start, &acts, 0);
+      ne_env_state_destroy(state);
+      state = rc == 0 ? ne_env_state_create(spec) : NULL;
+    }
+    if (state && rc == 0) run_trace(spec, state, &start, &acts, 1);
     ne_env_state_destroy(state);
+    ne_free(start.draws_buf);
     ne_free(acts.v);
     ne_env_spec_destroy(spec);
   }

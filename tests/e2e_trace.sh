@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # End-to-end checks of `neuroevo trace` and `neuroevo envs`: exit codes, the error messages a user
 # sees (unknown id with the valid ids, wrong state length, unparsable numbers, actions outside the
-# space), the CSV shape, stopping at terminated/truncated, and Box2D traces from a reset seed. Usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR
+# space), the CSV shape, stopping at terminated/truncated, Box2D traces from a reset seed, and
+# Box2D traces from replayed draws (--draws: counts, ranges, left-overs; tests/py_box2d_compare.py
+# compares such traces with Gymnasium). Usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR
 set -u
 BIN=${1:?usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR}
 TMP=${2:?usage: e2e_trace.sh NEUROEVO_BIN SCRATCH_DIR}
@@ -56,7 +58,7 @@ expect_fail 2 "'1.5' is not an integer" "$BIN" trace Acrobot-v1 --state 0,0,0,0 
 expect_fail 2 "nan" "$BIN" trace MountainCarContinuous-v0 --state -0.5,0 --actions nan
 # usage errors
 expect_fail 2 "exactly one of --actions and --actions-file" "$BIN" trace CartPole-v1 --state 0,0,0,0
-expect_fail 2 "missing --state or --seed" "$BIN" trace CartPole-v1 --actions 1
+expect_fail 2 "missing --state, --seed or --draws" "$BIN" trace CartPole-v1 --actions 1
 expect_fail 2 "unknown option '--bogus'" "$BIN" trace CartPole-v1 --state 0,0,0,0 --actions 1 --bogus
 expect_fail 2 "cannot open" "$BIN" trace CartPole-v1 --state 0,0,0,0 --actions-file "$TMP/missing.txt"
 
@@ -104,8 +106,40 @@ run "$BIN" trace BipedalWalker-v3 --seed 1 --actions "0,0,0,0;1,-1,0.5,0"
 [ "$RC" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 4 ] || fail "BipedalWalker trace: $RC $(cat "$TMP/err")"
 expect_fail 2 "cannot be set from a flat state vector" "$BIN" trace LunarLander-v3 --state 0,0 --actions 0
 grep -qF -- "--seed S" "$TMP/err" || fail "the Box2D --state message does not point to --seed"
-expect_fail 2 "one of --state and --seed" "$BIN" trace CartPole-v1 --state 0,0,0,0 --seed 1 --actions 1
+expect_fail 2 "one of --state, --seed, --draws and --draws-file" \
+  "$BIN" trace CartPole-v1 --state 0,0,0,0 --seed 1 --actions 1
+expect_fail 2 "not several" "$BIN" trace LunarLander-v3 --seed 1 --draws 1 --actions 0
 expect_fail 2 "--seed: 'x1'" "$BIN" trace CartPole-v1 --seed x1 --actions 1
+
+# Box2D from replayed draws (Gymnasium's np_random values): LunarLander takes 12 terrain heights,
+# the force's x and y and 2 dispersions for the reset's no-op step, then 2 per step
+heights="1,2,3,4,5,6,6.5,5,4,3,2,1"
+run "$BIN" trace LunarLander-v3 --draws "$heights,0,0,0,0,0.5,-0.5" --actions 2
+[ "$RC" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 3 ] || fail "LunarLander --draws trace: $RC $(cat "$TMP/err")"
+# the values come in order: a different force gives a different first observation
+sed -n 2p "$TMP/out" >"$TMP/row0"
+run "$BIN" trace LunarLander-v3 --draws "$heights,500,0,0,0,0.5,-0.5" --actions 2
+[ "$(sed -n 2p "$TMP/out")" != "$(cat "$TMP/row0")" ] || fail "the force draws did not reach the lander"
+# too few for the steps (checked before any row is printed), one outside its range, left-overs
+expect_fail 2 "ran out: value 17 (an engine dispersion) was needed and 16 were given" \
+  "$BIN" trace LunarLander-v3 --draws "$heights,0,0,0,0" --actions 0
+expect_fail 2 "value 3 = 7 is not what a terrain height draws" \
+  "$BIN" trace LunarLander-v3 --draws "1,2,7,4,5,6,6.5,5,4,3,2,1,0,0,0,0" --actions 0
+expect_fail 2 "2 of the 20 values are left after the last action" \
+  "$BIN" trace LunarLander-v3 --draws "$heights,0,0,0,0,0,0,0,0" --actions 0
+# a file with comments and mixed separators; an episode that ends (the all-noop lander crashes)
+# before its actions run out may leave the draws of the steps it never took
+{ echo "# terrain"; echo "$heights" | tr , ' '; echo "0, 0 # force"
+  for i in $(seq 0 1000); do echo "0.1 -0.1"; done; } >"$TMP/noop.draws"
+run "$BIN" trace LunarLander-v3 --draws-file "$TMP/noop.draws" --actions-file "$TMP/noop.actions"
+[ "$RC" -eq 0 ] && [ "$(tail -1 "$TMP/out" | cut -d, -f10-)" = "-100,1,0" ] ||
+  fail "noop lander from --draws-file: $RC $(tail -1 "$TMP/out") $(cat "$TMP/err")"
+echo "0.1 zero 0.2" >"$TMP/bad.draws"
+expect_fail 2 "bad.draws:1: cannot parse 'zero'" "$BIN" trace LunarLander-v3 --draws-file "$TMP/bad.draws" --actions 0
+# the walker's first draw is a run length, integers(5, 10); other families have no replay
+expect_fail 2 "value 1 = 5.5 is not what a run's length draws (an integer in [5, 10))" \
+  "$BIN" trace BipedalWalker-v3 --draws 5.5 --actions "0,0,0,0"
+expect_fail 2 "only the Box2D envs replay" "$BIN" trace CartPole-v1 --draws 0.5 --actions 1
 
 # envs shows each id with its spaces (filtered to the classic ids: other families load models)
 run "$BIN" envs CartPole-v1

@@ -4,9 +4,15 @@
 // controller (lunar_lander.py `heuristic`, re-implemented here) landing both lander variants.
 //
 // `test_box2d returns ENV_ID POLICY EPISODES SEED [MAX_STEPS]` prints one episode return per line
-// instead (POLICY: heuristic or random); tests/py_box2d_compare.py compares those with Gymnasium.
+// instead (POLICY: heuristic or random; bench/box2d_stats.py compares those with Gymnasium), and
+// `test_box2d replay ENV_ID` runs the lines of stdin in one env state ("reset V..." resets from
+// those replayed draws, "step A..." steps), printing "obs...,reward,terminated,truncated" per line:
+// tests/py_box2d_compare.py compares consecutive episodes of one env with Gymnasium's.
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "core/util.h"  // ne__set_error
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
 #include "neuroevo/rng.h"
@@ -146,7 +152,8 @@ static void test_walker_observation_ranges(void) {
   ne_env_spec_destroy(spec);
 }
 
-// Gymnasium's heuristic lands: few episodes here (ASan), 100 in tests/py_box2d_compare.py
+// Gymnasium's heuristic lands (few episodes: ASan runs this too; tests/py_box2d_compare.py checks its
+// landings against Gymnasium's step for step)
 static void test_heuristic_lands(void) {
   const char* ids[2] = {"LunarLander-v3", "LunarLanderContinuous-v3"};
   for (int k = 0; k < 2; k++) {
@@ -202,6 +209,108 @@ static void test_no_set_state(void) {
   ne_env_spec_destroy(spec);
 }
 
+// ne_env_reset_draws: a LunarLander reset takes 16 values (12 heights, the force, the no-op step's
+// 2 dispersions) and each step 2; running out, a value out of range and a family without replays
+// are errors naming the draw; the same draws give the same episode; a plain reset afterwards is the
+// env's own stream again
+static void test_replay_draws(void) {
+  ne_env_spec* spec = make_env("LunarLander-v3", 0);
+  ne_env_state* st = ne_env_state_create(spec);
+  ne_env_state* st2 = ne_env_state_create(spec);
+  char err[NE_ERRSTR_LEN] = "";
+  double v[24];
+  for (int i = 0; i < 12; i++) v[i] = 0.5 * i;
+  v[12] = 800, v[13] = -300;
+  for (int i = 14; i < 24; i++) v[i] = i % 2 ? 0.75 : -0.25;
+  ne_env_draws d = {v, 16, 0};
+  ASSERT_EQ(ne_env_reset_draws(spec, st, &d, err), 0);
+  ASSERT_EQ(d.used, 16);
+  float obs0[8];
+  memcpy(obs0, st->obs, sizeof obs0);
+  float main_engine = 2;
+  ne_step_out out;
+  ASSERT_EQ(ne_env_step(spec, st, &main_engine, &out), NE_EINVAL);
+  ASSERT(spec->status && spec->status(spec, st->impl, err) == NE_EINVAL);
+  ASSERT_CONTAINS(err, "ran out: value 17 (an engine dispersion) was needed and 16 were given");
+  ASSERT_EQ(ne_env_step(spec, st, &main_engine, &out), NE_ESTATE);
+  // enough for 4 steps: twice the same episode; other draws (the force) another one
+  ne_env_draws d1 = {v, 24, 0}, d2 = {v, 24, 0};
+  ASSERT_EQ(ne_env_reset_draws(spec, st, &d1, err), 0);
+  ASSERT_EQ(ne_env_reset_draws(spec, st2, &d2, err), 0);
+  for (int i = 0; i < 8; i++) ASSERT(st->obs[i] == obs0[i] && st2->obs[i] == obs0[i]);
+  for (int t = 0; t < 4; t++) {
+    ne_step_out o2;
+    ASSERT_EQ(ne_env_step(spec, st, &main_engine, &out), 0);
+    ASSERT_EQ(ne_env_step(spec, st2, &main_engine, &o2), 0);
+    ASSERT(out.reward == o2.reward);
+    for (int i = 0; i < 8; i++) ASSERT(st->obs[i] == st2->obs[i]);
+  }
+  ASSERT_EQ(d1.used, 24);
+  v[12] = -800;
+  ne_env_draws d3 = {v, 24, 0};
+  ASSERT_EQ(ne_env_reset_draws(spec, st2, &d3, err), 0);
+  ASSERT(st2->obs[2] != obs0[2]);  // pushed the other way: another x velocity
+  // a height above H/2 (20/3): refused at the reset, naming the value and the draw
+  v[3] = 7;
+  ne_env_draws d4 = {v, 24, 0};
+  ASSERT_EQ(ne_env_reset_draws(spec, st, &d4, err), NE_EINVAL);
+  ASSERT_CONTAINS(err, "value 4 = 7 is not what a terrain height draws");
+  ASSERT_EQ(ne_env_step(spec, st, &main_engine, &out), NE_ESTATE);
+  // a seeded reset after a replay: the env's own stream, as in a state that never replayed
+  ASSERT_EQ(ne_env_reset(spec, st, 11), 0);
+  ASSERT_EQ(ne_env_reset(spec, st2, 11), 0);
+  for (int i = 0; i < 8; i++) ASSERT(st->obs[i] == st2->obs[i]);
+  ASSERT_EQ(ne_env_step(spec, st, &main_engine, &out), 0);
+  ne_env_state_destroy(st2);
+  ne_env_state_destroy(st);
+  ne_env_spec_destroy(spec);
+  // classic control has no replay
+  ne_env_spec* cp = make_env("CartPole-v1", 0);
+  ne_env_state* cs = ne_env_state_create(cp);
+  ne_env_draws dc = {v, 1, 0};
+  ASSERT_EQ(ne_env_reset_draws(cp, cs, &dc, err), NE_EUNSUPPORTED);
+  ASSERT_CONTAINS(err, "CartPole-v1");
+  ne_env_state_destroy(cs);
+  ne_env_spec_destroy(cp);
+}
+
+// an episode is a function of its seed alone: after other episodes in the same env state it is the
+// episode a fresh state runs (every reset starts a new b2World; Gymnasium's walker keeps its world,
+// where later contacts depend on the proxy ids earlier episodes left). Whatever ran before on a
+// worker thread's env state, a rollout gives the same result
+static void test_episodes_independent_of_history(void) {
+  const char* ids[2] = {"BipedalWalkerHardcore-v3", "LunarLander-v3"};
+  for (int k = 0; k < 2; k++) {
+    ne_env_spec* spec = make_env(ids[k], 250);
+    ne_env_state* used = ne_env_state_create(spec);
+    // (a state that keeps its world, as Gymnasium's walker does, first differs at e = 8 here)
+    for (int e = 0; e < 10; e++) {
+      ne_env_state* fresh = ne_env_state_create(spec);
+      ne_rng ra, rb;
+      ne_rng_seed(&ra, 50 + (uint64_t)e);
+      ne_rng_seed(&rb, 50 + (uint64_t)e);
+      ASSERT_EQ(ne_env_reset(spec, used, 900 + (uint64_t)e), 0);
+      ASSERT_EQ(ne_env_reset(spec, fresh, 900 + (uint64_t)e), 0);
+      ne_step_out ou = {0, 0, 0}, of = {0, 0, 0};
+      float a[NE_ENV_MAX_ACT];
+      for (int t = 0; !ou.terminated && !ou.truncated; t++) {
+        random_action(spec, &ra, a);
+        random_action(spec, &rb, a);
+        ASSERT_EQ(ne_env_step(spec, used, a, &ou), 0);
+        ASSERT_EQ(ne_env_step(spec, fresh, a, &of), 0);
+        for (int i = 0; i < spec->obs_dim; i++)
+          if (used->obs[i] != fresh->obs[i])
+            TEST_FAIL("%s episode %d step %d: obs[%d] %.9g after earlier episodes, %.9g in a fresh state", ids[k], e,
+                      t + 1, i, used->obs[i], fresh->obs[i]);
+        ASSERT(ou.reward == of.reward && ou.terminated == of.terminated);
+      }
+      ne_env_state_destroy(fresh);
+    }
+    ne_env_state_destroy(used);
+    ne_env_spec_destroy(spec);
+  }
+}
+
 // the render hook draws something other than one colour, and the lander moves between frames
 static void test_render_hook(void) {
   const char* ids[2] = {"LunarLander-v3", "BipedalWalker-v3"};
@@ -249,8 +358,64 @@ static int print_returns(int argc, char** argv) {
   return 0;
 }
 
+// the numbers after the first word of line into v (at most cap); returns how many
+static int line_numbers(char* line, double* v, int cap) {
+  int n = 0;
+  char* p = line + strcspn(line, " ");
+  while (n < cap) {
+    char* end;
+    double x = strtod(p, &end);
+    if (end == p) break;
+    v[n++] = x;
+    p = end;
+  }
+  return n;
+}
+
+// `replay` mode: "reset V..." (the episode's draws, its steps' included) / "step A..." lines from
+// stdin in one env state; one CSV row per line. Exit 1 at the first failure, or when an episode
+// leaves some of its draws unused
+static int replay_lines(int argc, char** argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: test_box2d replay ENV_ID < lines of 'reset V...' and 'step A...'\n");
+    return 2;
+  }
+  ne_env_spec* spec = make_env(argv[2], 0);
+  ne_env_state* st = ne_env_state_create(spec);
+  enum { CAP = 8192 };
+  static double draws[CAP];
+  static char line[1 << 18];
+  ne_env_draws d = {draws, 0, 0};
+  char err[NE_ERRSTR_LEN] = "";
+  int rc = 0;
+  while (rc == 0 && fgets(line, sizeof line, stdin)) {
+    ne_step_out out = {0, 0, 0};
+    if (strncmp(line, "reset", 5) == 0) {
+      if (d.used != d.n) rc = ne__set_error(err, NE_EINVAL, "the episode left %d of %d draws", d.n - d.used, d.n);
+      d.n = line_numbers(line, draws, CAP);
+      if (!rc) rc = ne_env_reset_draws(spec, st, &d, err);
+    } else {
+      double v[NE_ENV_MAX_ACT];
+      float a[NE_ENV_MAX_ACT];
+      int n = line_numbers(line, v, spec->act_dim);
+      for (int i = 0; i < n; i++) a[i] = (float)v[i];
+      rc = ne_env_step(spec, st, a, &out);
+      if (rc && spec->status) spec->status(spec, st->impl, err);
+    }
+    if (rc) break;
+    for (int i = 0; i < spec->obs_dim; i++) printf("%.9g,", (double)st->obs[i]);
+    printf("%.17g,%d,%d\n", out.reward, out.terminated, out.truncated);
+  }
+  if (!rc && d.used != d.n) rc = ne__set_error(err, NE_EINVAL, "the episode left %d of %d draws", d.n - d.used, d.n);
+  if (rc) fprintf(stderr, "test_box2d replay: %s (%d)\n", err, rc);
+  ne_env_state_destroy(st);
+  ne_env_spec_destroy(spec);
+  return rc ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "returns") == 0) return print_returns(argc, argv);
+  if (argc > 1 && strcmp(argv[1], "replay") == 0) return replay_lines(argc, argv);
   static const test_entry tests[] = {
       TEST_ENTRY(test_ids_and_spaces),
       TEST_ENTRY(test_reset_is_seeded),
@@ -259,6 +424,8 @@ int main(int argc, char** argv) {
       TEST_ENTRY(test_random_lander_crashes),
       TEST_ENTRY(test_no_set_state),
       TEST_ENTRY(test_render_hook),
+      TEST_ENTRY(test_replay_draws),
+      TEST_ENTRY(test_episodes_independent_of_history),
   };
   return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

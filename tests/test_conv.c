@@ -284,7 +284,55 @@ static void test_evaluator_lockstep_equals_sequential_episodes(void) {
   ne_env_spec_destroy(env);
 }
 
+// A candidate's episodes evaluated in parts (ne_evaluator_run_episodes, as Redis workers do when
+// the master splits a candidate over tasks) and folded with ne_evaluator_summarize give the whole
+// candidate's fitness, spread and steps bit for bit, whatever the cut: in lockstep (conv) and not.
+static void test_evaluator_parts_equal_whole(void) {
+  ne_env_spec* env;
+  char err[NE_ERRSTR_LEN];
+  if (ne_env_make("MinAtar/Breakout-v1", NULL, &env, err)) TEST_FAIL("%s", err);
+  ne_policy_spec s;
+  preset_spec("minatar", env->obs_shape, env->n_actions, &s);
+  float* p = ne_malloc(s.n_params * sizeof *p);
+  ne_policy_init_params(&s, 5, p);
+  ne_noise_axpy(6, 0, s.n_params, 0.5f, p);
+  ne_evaluator* ev = ne_evaluator_create(env, &s, NULL);
+  ASSERT(ev != NULL);
+  ne_blob blob = {.hash = 1, .n = s.n_params, .data = p};
+  ne_candidate c = {.kind = NE_CAND_VECTOR, .episodes = 13, .episode_seed = 91, .blob = 0};
+  ne_batch batch = {.n = 1, .cands = &c, .n_blobs = 1, .blobs = &blob};
+  ne_result whole = {0};
+  ASSERT_EQ(ne_evaluator_run(ev, &batch, &c, &whole), 0);
+  // cuts: one part, a cut inside a lockstep chunk, single episodes
+  const uint32_t cuts[3][14] = {{0, 13}, {0, 5, 9, 13}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}};
+  const int n_cuts[3] = {2, 4, 14};
+  for (int k = 0; k < 3; k++) {
+    double returns[13];
+    uint64_t steps = 0;
+    for (int j = 0; j + 1 < n_cuts[k]; j++) {
+      ne_result part = {0};
+      uint32_t first = cuts[k][j], n = cuts[k][j + 1] - first;
+      ASSERT_EQ(ne_evaluator_run_episodes(ev, &batch, &c, first, n, returns + first, &part), 0);
+      ASSERT_EQ(part.episodes, n);
+      steps += part.steps;
+    }
+    int varied = 0;  // the fold's order must matter for the test to mean something
+    for (int e = 1; e < 13; e++) varied |= returns[e] != returns[0];
+    ASSERT(varied);
+    ne_result joined = {0};
+    ne_evaluator_summarize(returns, 13, &joined);
+    ASSERT_EQ(memcmp(&joined.fitness, &whole.fitness, sizeof whole.fitness), 0);
+    ASSERT_EQ(memcmp(&joined.return_std, &whole.return_std, sizeof whole.return_std), 0);
+    ASSERT_EQ(joined.episodes, 13);
+    ASSERT_U64_EQ(steps, whole.steps);
+  }
+  ne_evaluator_destroy(ev);
+  ne_free(p);
+  ne_env_spec_destroy(env);
+}
+
 TEST_MAIN(TEST_ENTRY(test_parse_layers), TEST_ENTRY(test_nature_net_shapes),
           TEST_ENTRY(test_spec_errors_name_the_layer), TEST_ENTRY(test_forward_matches_reference_on_every_kernel),
           TEST_ENTRY(test_batch_equals_single_forwards), TEST_ENTRY(test_init_is_deterministic_and_normalized),
-          TEST_ENTRY(test_config_keys), TEST_ENTRY(test_evaluator_lockstep_equals_sequential_episodes))
+          TEST_ENTRY(test_config_keys), TEST_ENTRY(test_evaluator_lockstep_equals_sequential_episodes),
+          TEST_ENTRY(test_evaluator_parts_equal_whole))

@@ -119,6 +119,10 @@ static void test_names_and_format(void) {
   ASSERT_EQ(ne_head_parse("softmax", &hd), NE_EINVAL);
   ASSERT_EQ(ne_head_parse(NULL, &hd), NE_EINVAL);
   ASSERT_STR_EQ(ne_init_name(NE_INIT_XAVIER), "xavier");
+  ne_init zi;
+  ASSERT_EQ(ne_init_parse("zeros", &zi), 0);
+  ASSERT_EQ(zi, NE_INIT_ZEROS);
+  ASSERT_STR_EQ(ne_init_name(NE_INIT_ZEROS), "zeros");
   ASSERT_STR_EQ(ne_head_name((ne_head)9), "invalid");
 }
 
@@ -382,6 +386,17 @@ static void test_xavier_and_he_scales(void) {
   }
 }
 
+// zeros: every weight and bias 0 whatever the seed (ARS's M = 0 start; black-box ask/tell at x0).
+static void test_zeros_init(void) {
+  const int h[1] = {8};
+  ne_policy_spec s = make_spec(5, h, 1, 3, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_ZEROS, NULL, NULL);
+  float* p = alloc_floats(s.n_params);
+  for (size_t i = 0; i < s.n_params; i++) p[i] = 1.0f;
+  ne_policy_init_params(&s, 123, p);
+  for (size_t i = 0; i < s.n_params; i++) ASSERT_EQ(p[i], 0.0f);
+  free(p);
+}
+
 // Same seed, same bits; another seed or another layer, other noise.
 static void test_init_is_deterministic_per_seed_and_layer(void) {
   const int h[1] = {16};
@@ -403,5 +418,5 @@ TEST_MAIN(TEST_ENTRY(test_n_params_formula), TEST_ENTRY(test_forward_simd_paths_
           TEST_ENTRY(test_forward_hand_computed), TEST_ENTRY(test_forward_matches_naive_loop),
           TEST_ENTRY(test_init_and_forward_known_answer), TEST_ENTRY(test_argmax_ties_and_nan),
           TEST_ENTRY(test_tanh_and_clip_heads_stay_in_bounds), TEST_ENTRY(test_forward_stays_in_buffers),
-          TEST_ENTRY(test_normc_column_norms), TEST_ENTRY(test_xavier_and_he_scales),
+          TEST_ENTRY(test_normc_column_norms), TEST_ENTRY(test_xavier_and_he_scales), TEST_ENTRY(test_zeros_init),
           TEST_ENTRY(test_init_is_deterministic_per_seed_and_layer))

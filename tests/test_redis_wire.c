@@ -3,7 +3,8 @@
 // bit, shared chain prefixes shrink GA tasks, a 1000-generation GA candidate costs ~8 kB, and
 // corrupt, truncated, other-version, lying-count and random messages are rejected with a clear
 // error (never a crash or a huge allocation; this test also runs under ASan). Also: batch digests,
-// build fingerprints, Redis URL parsing and the no-credentials-no-remote rule.
+// build fingerprints, Redis URL parsing and the no-credentials-no-remote rule, and the durations of
+// simulated evaluations.
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "core/crc32c.h"
 #include "exec/redis_conn.h"
 #include "exec/redis_wire.h"
+#include "exec/simulate.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
@@ -206,6 +208,32 @@ static void test_task_long_chain_size(void) {
   ne_free(seeds);
 }
 
+// ---- simulated evaluation (worker --simulate) ----------------------------------------------
+
+// A simulated evaluation lasts mean x U(1 - jitter, 1 + jitter) per episode, drawn from the
+// episode's seed: a pure function of the candidate (the same wherever it runs), parts add up to the
+// whole, and the draws average to the mean.
+static void test_simulated_durations(void) {
+  uint64_t seeds[2] = {11, 12};
+  double sum = 0, lo = 1e9, hi = 0;
+  for (int i = 0; i < 2000; i++) {
+    ne_candidate c = {NE_CAND_CHAIN, (uint32_t)i, 1, ne_hash2(5, (uint64_t)i), seeds, 2, 0.01f, 0, 0, 0};
+    double d = ne__simulated_eval_s(&c, 3.0, 0.5);
+    ASSERT(d == ne__simulated_eval_s(&c, 3.0, 0.5));
+    sum += d, lo = d < lo ? d : lo, hi = d > hi ? d : hi;
+  }
+  ASSERT(lo >= 1.5 && hi <= 4.5 && lo < 1.6 && hi > 4.4);
+  ASSERT_NEAR(sum / 2000, 3.0, 0.05);
+  ne_candidate c = {NE_CAND_PERTURB, 0, 30, 99, NULL, 0, 0, 0, 1234, 0.02f};
+  double whole = ne__simulated_eval_s(&c, 0.035, 0.2), parts = 0;
+  for (uint32_t e = 0; e < 30; e += 7) parts += ne__simulated_episodes_s(&c, e, e + 7 <= 30 ? 7 : 30 - e, 0.035, 0.2);
+  ASSERT_NEAR(parts, whole, 1e-12);
+  ne_candidate other = c;
+  other.noise_seed = 1235;
+  ASSERT(ne__simulated_eval_s(&other, 0.035, 0.2) != whole);
+  ASSERT_NEAR(ne__simulated_eval_s(&c, 0.035, 0), 30 * 0.035, 1e-12);
+}
+
 // ---- results and blobs --------------------------------------------------------------------
 
 static void test_result_round_trip(void) {
@@ -313,6 +341,70 @@ static void test_failure_round_trip(void) {
   ASSERT_EQ(d.hdr.n_skipped, 0);
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 0), NE_EINVAL);
   ne__wire_results_free(&d);
+  ne__buf_free(&buf);
+}
+
+// Parts of candidates (episodes first .. first + n - 1, a candidate split over tasks): the task says
+// which part each candidate is, a part's result carries its per-episode returns bit for bit, and a
+// part outside the candidate's episodes, or with observation sums, is refused.
+static void test_parts_round_trip(void) {
+  fixture f;
+  make_fixture(&f);
+  f.b.want_obs_stats = 0;
+  int idx[3] = {0, 0, 5};  // candidate 0 twice (two of its parts), candidate 5 whole
+  ne__wire_part parts[3] = {{0, 1}, {1, 2}, {0, 0}};
+  ne__wire_round rd = {1, 7, 1, 99};
+  ne_buf buf;
+  ne__buf_init(&buf);
+  ASSERT_EQ(ne__wire_encode_task_parts(&buf, &rd, 3, &f.b, f.norm, 4, idx, parts, 3), 0);
+  ne__wire_task t;
+  ne__wire_task_init(&t);
+  char err[NE_ERRSTR_LEN];
+  ASSERT_EQ(ne__wire_decode_task(&t, buf.data, buf.len, err), 0);
+  ASSERT_EQ(t.n, 3);
+  ASSERT_EQ(t.cands[0].episodes, 1);
+  ASSERT_EQ(t.cands[1].episodes, 2);
+  ASSERT_EQ(t.cands[2].episodes, 3);
+  ASSERT(t.parts[0].first == 0 && t.parts[0].n == 1 && t.parts[1].first == 1 && t.parts[1].n == 2);
+  ASSERT_EQ(t.parts[2].n, 0);
+  ASSERT_U64_EQ(t.cands[1].episode_seed, f.cands[0].episode_seed);  // a part keeps the candidate's seeds
+  parts[1].n = 3;                                                   // episodes 1..3 of a 3-episode candidate
+  ASSERT_EQ(ne__wire_encode_task_parts(&buf, &rd, 3, &f.b, f.norm, 4, idx, parts, 3), NE_EINVAL);
+  parts[1].n = 2;
+  f.b.want_bc = 1;  // behaviours are means over all of a candidate's episodes: never split
+  ASSERT_EQ(ne__wire_encode_task_parts(&buf, &rd, 3, &f.b, f.norm, 4, idx, parts, 3), NE_EINVAL);
+  f.b.want_bc = 0;
+  // results: two parts and a whole one
+  ne_result res[3] = {{0.5, 0, 1, 11, 0, 0, NULL, NULL, NULL},
+                      {1.5, 0.5, 2, 23, 0, 0, NULL, NULL, NULL},
+                      {2.0, 0, 3, 30, 0, 0, NULL, NULL, NULL}};
+  ne__wire_part rparts[3] = {{0, 1}, {1, 2}, {0, 0}};
+  double returns[3] = {0.5, 1.0 / 3.0, -0.0};
+  uint32_t ridx[3] = {0, 0, 5};
+  ne__wire_result_hdr h = {"w", rd, 3, 0xf1ull, 0, 0, 0, "", "", 0, 0, NULL};
+  float bc[3][2] = {{0}};
+  for (int i = 0; i < 3; i++) res[i].bc = bc[i];
+  h.bc_dim = 2;  // nor are their results
+  ASSERT_EQ(ne__wire_encode_results_parts(&buf, &h, ridx, res, rparts, returns, 3), NE_EINVAL);
+  h.bc_dim = 0;
+  ASSERT_EQ(ne__wire_encode_results_parts(&buf, &h, ridx, res, rparts, returns, 3), 0);
+  ne__wire_results d;
+  ne__wire_results_init(&d);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
+  ASSERT_EQ(d.n, 3);
+  ASSERT(d.parts[0].first == 0 && d.parts[0].n == 1 && d.parts[1].first == 1 && d.parts[1].n == 2);
+  ASSERT_EQ(d.parts[2].n, 0);
+  ASSERT(memcmp(d.returns + d.ret_off[0], returns, 8) == 0);
+  ASSERT(memcmp(d.returns + d.ret_off[1], returns + 1, 16) == 0);  // -0.0 included
+  ASSERT_U64_EQ(d.results[1].steps, 23);
+  // a part must carry one return per episode and no observation sums
+  res[1].episodes = 3;
+  ASSERT_EQ(ne__wire_encode_results_parts(&buf, &h, ridx, res, rparts, returns, 3), NE_EINVAL);
+  res[1].episodes = 2;
+  h.obs_dim = 4;
+  ASSERT_EQ(ne__wire_encode_results_parts(&buf, &h, ridx, res, rparts, returns, 3), NE_EINVAL);
+  ne__wire_results_free(&d);
+  ne__wire_task_free(&t);
   ne__buf_free(&buf);
 }
 
@@ -431,7 +523,7 @@ static void test_rejects_lying_counts(void) {
   put_varint(&b, 0), put_varint(&b, 1);
   uint8_t kind = NE_CAND_CHAIN;
   ne__buf_bytes(&b, &kind, 1);
-  put_varint(&b, 0), put_varint(&b, 1);
+  put_varint(&b, 0), put_varint(&b, 1), put_varint(&b, 0);  // index, episodes, part (the whole candidate)
   ne__buf_u64(&b, 5);
   put_varint(&b, 0), put_varint(&b, 1u << 24);
   ne__buf_u64(&b, 1);
@@ -454,6 +546,16 @@ static void test_rejects_lying_counts(void) {
   reseal(&b);
   ASSERT_EQ(ne__wire_decode_results(&d, b.data, b.len, err), NE_ECORRUPT);
   ASSERT_CONTAINS(err, "from 'w'");
+  // one result, a part that claims 2^20 episode returns in a few bytes
+  b.len -= 4 + 3;  // the CRC and the count
+  put_varint(&b, 1);
+  put_varint(&b, 0), put_varint(&b, 0);                            // index, status
+  ne__buf_f64(&b, 1), ne__buf_f64(&b, 0);                          // fitness, return_std
+  put_varint(&b, 1u << 20), put_varint(&b, 1), put_varint(&b, 1);  // episodes, steps, part at episode 0
+  ne__buf_f64(&b, 2);
+  put_varint(&b, 0);  // no failure
+  reseal(&b);
+  ASSERT_EQ(ne__wire_decode_results(&d, b.data, b.len, err), NE_ECORRUPT);
   ne__wire_results_free(&d);
   ne__wire_task_free(&t);
   ne__buf_free(&b);
@@ -651,7 +753,8 @@ TEST_MAIN(TEST_ENTRY(test_task_round_trip), TEST_ENTRY(test_task_names_noise_tab
           TEST_ENTRY(test_rejects_lying_counts), TEST_ENTRY(test_rejects_random_bytes),
           TEST_ENTRY(test_digest_covers_every_field), TEST_ENTRY(test_digest_sees_every_seed),
           TEST_ENTRY(test_fingerprint), TEST_ENTRY(test_experiment_ids), TEST_ENTRY(test_url_parsing),
-          TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids))
+          TEST_ENTRY(test_remote_needs_credentials), TEST_ENTRY(test_stream_ids), TEST_ENTRY(test_parts_round_trip),
+          TEST_ENTRY(test_simulated_durations))
 #else
 // Without hiredis there is no Redis support to test: say so loudly rather than pass silently.
 int main(void) {

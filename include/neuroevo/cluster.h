@@ -28,6 +28,9 @@ typedef struct ne_cluster_master_options {
   int quiet;                  // 1: no warnings on stderr (they are still counted)
   double join_timeout_s;      // workers refused the experiment (their reasons are printed) and none
                               // joined for this long: evaluate fails (0: 60 s)
+  int episodes_per_task;      // a candidate with more episodes is split over tasks of at most this
+                              // many (results bit-identical); 0: automatic (when one candidate holds
+                              // more episodes than the round has per live thread), -1: never
 } ne_cluster_master_options;
 
 // Figures a master has counted since it was created.
@@ -40,10 +43,13 @@ typedef struct ne_cluster_master_stats {
   uint64_t reclaimed;     // tasks taken from silent workers and re-published
   uint64_t republished;   // candidates re-published after their results were lost or rejected
   uint64_t recoveries;    // times the experiment was re-created after Redis lost it
+  uint64_t split;         // parts of candidates whose episodes were split over tasks
   uint64_t result_bytes;  // bytes of accepted result messages
   uint64_t task_bytes;    // bytes of task messages published
   int live_workers;       // workers that sent a heartbeat recently
   int live_threads;       // their evaluation threads
+  double published_at;    // CLOCK_MONOTONIC seconds when the last round's first task was in Redis
+  double done_at;         // ... and when its last missing result was accepted (0: not yet)
 } ne_cluster_master_stats;
 
 // Creates a master executor for cfg (the resolved config, published to workers) and registers the
@@ -68,6 +74,11 @@ typedef struct ne_cluster_worker_options {
   int threads;               // evaluation threads, fed by one reader connection (<= 0: all cores)
   const char* name;          // unique worker name; NULL: <hostname>-<pid>
   int synthetic;             // benchmark: return a synthetic fitness without running an env
+  double simulate_s;         // with synthetic: each episode sleeps this long on average (0: no sleep)
+  double simulate_jitter;    // ... times a factor uniform in [1 - jitter, 1 + jitter] drawn from the
+                             // episode's seed (a pure function of the candidate)
+  int count;                 // workers this process hosts, each with its own threads, connections
+                             // and name (<name>-<k>); <= 1: one
   double heartbeat_s;        // heartbeat period (0: 1 s)
   long max_tasks;            // leave after this many tasks (0: no limit; leak tests)
   double spin_s;             // one-thread workers: busy-wait this long for Redis's reply before
@@ -79,8 +90,30 @@ typedef struct ne_cluster_worker_options {
 // Follows the current experiment in Redis and evaluates its tasks until *stop is raised (returns 0).
 // Re-initializes when a new experiment appears; survives Redis restarts (reconnects). Returns
 // NE_EVERSION when the master speaks another wire version, NE_EINVAL for a bad URL or refused
-// credentials. Nullable: errstr.
+// credentials. With opt->count > 1, runs that many workers in this process (one thread each, plus
+// their own) until *stop is raised or one of them fails, and returns the first failure. Nullable:
+// errstr.
 int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr);
+
+// How a relay runs; zero-initialize and set what you need.
+typedef struct ne_cluster_relay_options {
+  const char* upstream;      // the master's Redis: redis://[user:password@]host:port[/db]
+  const char* local;         // the node-local Redis the node's workers use (--redis of each worker)
+  const char* name;          // consumer name upstream; NULL: relay-<hostname>-<pid>
+  int prefetch;              // tasks held beyond one per local worker thread (0: those its workers
+                             // finish in 10 ms at the measured task time, 0 .. threads / 8)
+  double heartbeat_s;        // heartbeat period upstream (0: 1 s)
+  const volatile int* stop;  // raised by SIGTERM/SIGINT: stop claiming, forward what the node finishes
+  FILE* log;                 // where messages go; NULL: stderr
+} ne_cluster_relay_options;
+
+// A per-node relay (docs/scaling.md "Relays"): follows the master's current experiment upstream,
+// mirrors it into the node-local Redis so that the node's workers see a master there, claims tasks
+// upstream in batches for them, copies the blobs they need once per node, and forwards their
+// results upstream in batches, each with the acknowledgement of its upstream task. Runs until
+// *stop is raised (returns 0). NE_EINVAL for a bad URL or refused credentials, NE_EVERSION when the
+// master speaks another wire version. Nullable: errstr.
+int ne_cluster_relay_run(const ne_cluster_relay_options* opt, char* errstr);
 
 // Writes a human-readable report of the Redis at url to out: the current experiment, its
 // generation, queued and claimed tasks, and live workers with throughput and last heartbeat (at most

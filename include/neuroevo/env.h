@@ -25,6 +25,14 @@ extern "C" {
 
 typedef struct ne_env_spec ne_env_spec;
 
+// Random values another implementation drew, replayed in place of an env's own stream (see
+// ne_env_reset_draws).
+typedef struct ne_env_draws {
+  const double* v;  // (n) the values in the order they were drawn; borrowed
+  int n;            // how many
+  int used;         // how many the env has consumed so far (the env advances it)
+} ne_env_draws;
+
 // What one step returns besides the observation (which is in state->obs).
 typedef struct ne_step_out {
   double reward;   // reward of this step (the final step's reward included)
@@ -74,6 +82,10 @@ typedef struct ne_env_hooks {
                 char* errstr);
   // releases what render left in *ctx. Nullable: ctx
   void (*render_free)(const ne_env_spec* spec, void* ctx);
+  // makes draws the source of the next reset's random values and of its episode's steps (see
+  // ne_env_reset_draws), in place of the rng that reset is given; the family reports a replay that
+  // runs out or holds a value outside its draw's range through spec->status
+  void (*replay_draws)(const ne_env_spec* spec, void* impl, ne_env_draws* draws);
   // pixel families: applies ne_env_set_pixel_options' (already checked) sticky-action probability
   // and difficulty-ramp switch to a spec still being set up
   void (*set_pixel_options)(ne_env_spec* spec, double sticky_prob, int ramping);
@@ -118,8 +130,9 @@ struct ne_env_spec {
   double params[8];             // family-specific constants chosen at make time (e.g. goal velocity)
   const ne_env_hooks* hooks;    // optional state lifetime / render hooks (NULL: none)
   // gym: bridge (src/envs/gym): for families whose reset/step can fail outside this process (a
-  // crashed env server): 0, or the NE_E* code of the last reset/step's failure with its message
-  // (naming the env) copied to errstr. ne_env_reset/ne_env_step return that code. NULL: cannot fail.
+  // crashed env server), and Box2D's replayed draws (ne_env_reset_draws): 0, or the NE_E* code of
+  // the last reset/step's failure with its message (naming the env) copied to errstr.
+  // ne_env_reset/ne_env_step return that code. NULL: cannot fail.
   // Nullable: errstr
   int (*status)(const ne_env_spec* spec, const void* impl, char* errstr);
   // The behaviour characterization novelty search compares (ne_env_behaviour): bc_dim floats
@@ -192,6 +205,18 @@ void ne_env_state_destroy(ne_env_state* state);
 
 // Starts an episode from the seeded start distribution; the observation is in state->obs.
 int ne_env_reset(const ne_env_spec* spec, ne_env_state* state, uint64_t seed);
+
+// Starts an episode as Gymnasium's env.reset() starts it from the same random values: draws holds
+// what Gymnasium's env.unwrapped.np_random returned (each uniform / integers / random call's
+// values, in call order, from the reset on), and the env takes them in place of its own stream for
+// the reset and for every step of the episode, until the next reset. Both implementations then
+// compute the same episode from the same actions, so traces can be compared step for step
+// (`neuroevo trace --draws`). Box2D envs only (their files' top comments list the draws);
+// NE_EUNSUPPORTED for the others. *draws is borrowed until the next reset; draws->used counts the
+// values taken, so a caller can check that none were left over. A reset or step that needs a value
+// past the end, or meets one outside its draw's range, fails with NE_EINVAL: the message is in
+// errstr here and through spec->status after a step. Nullable: errstr.
+int ne_env_reset_draws(const ne_env_spec* spec, ne_env_state* state, ne_env_draws* draws, char* errstr);
 
 // Sets the internal state (Gymnasium's unwrapped.state layout) and starts the step counter at 0.
 // Returns NE_EINVAL with a message naming the expected length. Nullable: errstr.

@@ -31,6 +31,18 @@ void ne_evaluator_destroy(ne_evaluator* ev);
 // out->status.
 int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, ne_result* out);
 
+// Evaluates episodes first .. first + n - 1 of cand (episode e reset with ne_hash2(episode_seed, e),
+// as ne_evaluator_run does), a part of a candidate whose other episodes run elsewhere: returns[k]
+// gets the return of episode first + k, out->steps their steps, out->status the status. No
+// observation statistics. Returns out->status.
+int ne_evaluator_run_episodes(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, uint32_t first,
+                              uint32_t n, double* returns, ne_result* out);
+
+// Sets out's fitness (mean), return_std and episodes from the episode returns[0..n) in episode
+// order, with the arithmetic ne_evaluator_run uses, so a candidate evaluated in parts ends
+// bit-identical to one evaluated whole; a non-finite mean turns a status of 0 into NE_ERANGE.
+void ne_evaluator_summarize(const double* returns, uint32_t n, ne_result* out);
+
 // Makes episodes watch *stop: when it is raised, the episode in hand ends at its next step and the
 // run returns NE_EINTR (a partial result, to be dropped), so a stop request never waits for an
 // episode without a time limit. Checked once per step; the stop pointer must outlive the runs.

@@ -38,6 +38,7 @@ typedef enum ne_init {
                        // have L2 norm 1 (hidden) or 0.01 (output layer)
   NE_INIT_XAVIER = 1,  // N(0, 2 / (fan_in + fan_out))
   NE_INIT_HE = 2,      // N(0, 2 / fan_in)
+  NE_INIT_ZEROS = 3,   // all zero (ARS's linear policies start at M = 0; black-box ask/tell starts at x0)
 } ne_init;
 
 // conv policies (src/policy/conv.c, neuroevo/conv.h): which forward a spec runs. MLP is 0 so that

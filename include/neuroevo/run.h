@@ -20,6 +20,8 @@
 extern "C" {
 #endif
 
+typedef struct ne_run ne_run;
+
 // How a run is started or resumed; zero-initialize and set what you need.
 typedef struct ne_run_options {
   const char* name;          // prefix of a new run directory (e.g. the config's name); NULL: "run"
@@ -32,9 +34,12 @@ typedef struct ne_run_options {
   int quiet;                 // 1: no progress lines on stdout (log.txt still gets them)
   const volatile int* stop;  // raised by a signal handler: checkpoint and return NE_EINTR
   ne_executor* executor;     // NULL: a local thread pool; otherwise used (not owned)
+  // called on ne_run_loop's thread after each completed generation, once its metrics.csv row is
+  // written; a non-zero return ends the run there like a budget (the generation is checkpointed and
+  // ne_run_loop returns 0). Nullable (no hook); `user` is passed through.
+  int (*on_generation)(void* user, const ne_run* run);
+  void* user;
 } ne_run_options;
-
-typedef struct ne_run ne_run;
 
 // Creates a new run directory for cfg (validated), writes config.ini. Caller frees with
 // ne_run_destroy. Nullable: errstr.

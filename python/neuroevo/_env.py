@@ -31,21 +31,33 @@ class NeuroevoEnv(gym.Env):
             once, in C: ``truncated`` is True only when the episode did not also terminate.
         copy: return a fresh array per reset/step (Gymnasium's contract); False returns the
             read-only view of the C buffer, valid until the next reset/step.
-        render_mode: only ``None`` (rendering is not exposed to Python).
+        render_mode: ``None`` or ``"rgb_array"``: ``render()`` returns the current frame as a
+            (height, width, 3) uint8 array, drawn by the renderer ``neuroevo render`` uses (MuJoCo's
+            offscreen OpenGL, with ``MUJOCO_GL=egl`` or ``osmesa``; the Box2D and classic-control
+            drawings). Envs without a drawing (bbob, gym: ids) refuse it.
+        width, height: frame size (default 480 x 480 for MuJoCo, as Gymnasium's; 600 x 400 otherwise).
     """
 
-    metadata: dict[str, Any] = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 30}
 
     def __init__(self, env_id: str = "CartPole-v1", max_episode_steps: int | None = None, copy: bool = True,
-                 render_mode: str | None = None):
-        if render_mode is not None:
-            raise ValueError(f"{env_id}: render_mode={render_mode!r} is not supported from Python")
+                 render_mode: str | None = None, width: int | None = None, height: int | None = None):
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"{env_id}: render_mode={render_mode!r} is not supported: neuroevo envs draw "
+                             "off screen only (render_mode='rgb_array', or None)")
         self._core = _core.Env(env_id, int(max_episode_steps or 0))
         spec = self._core.spec
         self.env_id: str = spec["id"]
         self.max_episode_steps: int = spec["max_episode_steps"]
         self.reward_threshold: float | None = spec["reward_threshold"]
-        self.render_mode = None
+        if render_mode is not None and not spec["can_render"]:
+            self._core.close()
+            raise ValueError(f"{self.env_id}: no drawing for this environment, so render_mode='rgb_array' "
+                             "is not available (MuJoCo, Box2D and classic-control envs have one)")
+        self.render_mode = render_mode
+        mujoco = spec["family"] == "mujoco"
+        self.width = int(width if width is not None else 480 if mujoco else 600)
+        self.height = int(height if height is not None else 480 if mujoco else 400)
         self._copy = copy
         self._discrete = spec["discrete"]
         # the C spec carries shapes, not observation bounds: the Box is unbounded
@@ -79,6 +91,16 @@ class NeuroevoEnv(gym.Env):
         reward, terminated, truncated = self._core.step(action)
         return self._observation(), reward, terminated, truncated, {}
 
+    def render(self) -> np.ndarray | None:  # type: ignore[override]
+        """The current frame as a (height, width, 3) uint8 array (``render_mode="rgb_array"``);
+        None without a render mode, as Gymnasium's envs do."""
+        if self.render_mode is None:
+            gym.logger.warn(f"{self.env_id}: render() without a render_mode: make the env with "
+                            "render_mode='rgb_array'")
+            return None
+        frame = self._core.render(self.width, self.height)
+        return np.frombuffer(frame, dtype=np.uint8).reshape(self.height, self.width, 3)
+
     def close(self) -> None:
         """Releases the C state (and stops a gym: env server)."""
         core = getattr(self, "_core", None)
@@ -88,15 +110,18 @@ class NeuroevoEnv(gym.Env):
         super().close()
 
 
-def make(env_id: str, *, max_episode_steps: int | None = None, copy: bool = True) -> NeuroevoEnv:
+def make(env_id: str, *, max_episode_steps: int | None = None, copy: bool = True, render_mode: str | None = None,
+         width: int | None = None, height: int | None = None) -> NeuroevoEnv:
     """A neuroevo env with Gymnasium's API: ``reset(seed=...)`` -> (obs, info) and
     ``step(action)`` -> (obs, reward, terminated, truncated, info).
 
     ``env_id`` is a native id (``neuroevo.env_ids()``) or ``gym:ID`` / ``gym:module:ID`` (an installed
     Gymnasium env through the bridge). Each observation is a fresh float32 array; ``copy=False``
     returns a read-only view of the C buffer instead, valid until the next reset/step (no copy).
+    ``render_mode="rgb_array"``: ``render()`` returns frames (see ``NeuroevoEnv``).
     """
-    return NeuroevoEnv(env_id, max_episode_steps=max_episode_steps, copy=copy)
+    return NeuroevoEnv(env_id, max_episode_steps=max_episode_steps, copy=copy, render_mode=render_mode, width=width,
+                       height=height)
 
 
 def register_envs() -> None:

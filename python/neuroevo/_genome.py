@@ -34,6 +34,17 @@ def _policy_fields(policy: Mapping[str, object]) -> dict[str, str]:
     return out
 
 
+def _seed(value: object) -> int:
+    """A seed of a chain: an int in [0, 2^64). A float is refused (a parameter vector passed where
+    a seed chain belongs is the usual cause)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"genome seeds must be ints in [0, 2^64), got {type(value).__name__} {value!r}; to evaluate "
+                        "a parameter vector use neuroevo.evaluate(env_id, params) or neuroevo.Policy")
+    if not 0 <= int(value) < 2**64:
+        raise ValueError(f"genome seeds must be ints in [0, 2^64), got {value}")
+    return int(value)
+
+
 class Genome:
     """A seed chain with its sigma and header.
 
@@ -47,7 +58,7 @@ class Genome:
 
     def __init__(self, seeds: Iterable[int], sigma: float | None = None, header: Mapping[str, str] | None = None,
                  *, env_id: str | None = None, **policy: object):
-        self.seeds: list[int] = [int(s) for s in seeds]
+        self.seeds: list[int] = [_seed(s) for s in seeds]
         if not self.seeds:
             raise ValueError("a genome needs at least its init seed")
         self.sigma: float = float(_default_sigma() if sigma is None else sigma)
@@ -199,6 +210,12 @@ def evaluate_policy(env_id: str | Genome | Params, seeds: Iterable[int] | None =
     else:
         if seeds is None:
             raise TypeError("evaluate_policy(env_id, seeds, ...) needs the seed chain")
+        if not isinstance(env_id, str):
+            raise TypeError(f"evaluate_policy's first argument must be an env id (str), a Genome or Params, got "
+                            f"{type(env_id).__name__}")
+        if isinstance(seeds, np.ndarray) and seeds.dtype.kind not in "iu":
+            raise TypeError(f"evaluate_policy(env_id, seeds): seeds is a seed chain of ints, got an array of "
+                            f"{seeds.dtype}; to evaluate a parameter vector use neuroevo.evaluate(env_id, params)")
         genome = Genome(seeds, sigma, env_id=env_id)
         genome.header.update(_policy_fields(policy))
     buf, _ = _core.evaluate(list(genome.header.items()), genome.seeds, genome.sigma, episodes=int(episodes),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import glob
 import math
 import os
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -118,44 +118,120 @@ class Run:
         """Path of the training-curve plot."""
         return os.path.join(self.dir, "curve.png")
 
-    def resume(self, *, generations: int | None = None, threads: int = 0, quiet: bool = True) -> Run:
+    def resume(self, *, generations: int | None = None, threads: int | None = None, quiet: bool = True,
+               callback: Callable[[dict[str, Any]], Any] | None = None) -> Run:
         """Continues this run from its newest checkpoint (see ``neuroevo.resume``)."""
-        return resume(self.dir, generations=generations, threads=threads, quiet=quiet)
+        return resume(self.dir, generations=generations, threads=threads, quiet=quiet, callback=callback)
+
+
+def _count(name: str, value: Any, meaning_of_zero: str) -> int | None:
+    """None, or a non-negative int (``bool`` and floats are refused: ``threads=2.0`` is a slip)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int >= 0 ({meaning_of_zero}) or None (the config's), "
+                        f"got {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0 ({meaning_of_zero}) or None (the config's), got {value}")
+    return int(value)
+
+
+def _budget(threads: Any, generations: Any) -> tuple[int, int, list[str]]:
+    """The C run's threads and generations (0 there: the config's), and overrides for what the C
+    options cannot say: threads=0 is all cores and generations=0 no limit, as on the command line."""
+    t = _count("threads", threads, "0 = all cores")
+    g = _count("generations", generations, "0 = no limit")
+    if t == 0:
+        t = os.cpu_count() or 1  # what ne_cpu_count() and the CLI's --threads 0 use
+    items = ["run.generations=0"] if g == 0 else []
+    return t or 0, g or 0, items
+
+
+class _MetricsHook:
+    """The C run's per-generation hook: reads the rows metrics.csv gained and hands each to the
+    user's callback as a dict; the callback returning ``False`` ends the run at that generation."""
+
+    def __init__(self, callback: Callable[[dict[str, Any]], Any]):
+        if not callable(callback):
+            raise TypeError(f"callback must be callable (it gets each generation's metrics row as a dict), "
+                            f"got {type(callback).__name__}")
+        self.callback = callback
+        self.offset = 0
+        self.names: list[str] = []
+
+    def __call__(self, run_dir: str, generation: int) -> bool:
+        # the hook comes once per generation, right after its row: the file's last line (the first
+        # call reads the rows of earlier sessions too, and skips them)
+        with open(os.path.join(run_dir, "metrics.csv"), "rb") as f:
+            if not self.names:
+                self.names = f.readline().decode("utf-8").strip().split(",")
+                self.offset = f.tell()
+            f.seek(self.offset)
+            text = f.read()
+        self.offset += len(text)
+        lines = text.decode("utf-8").splitlines()
+        row = {n: int(v) if n in _INT_COLUMNS else float(v) for n, v in zip(self.names, lines[-1].split(","))}
+        return self.callback(row) is not False
+
+
+def _start(config_path: str | None, items: list[str] | None, *, resume_dir: str | None = None, name: str | None = None,
+           out_dir: str | None = None, threads: Any = None, generations: Any = None, quiet: bool = True,
+           callback: Callable[[dict[str, Any]], Any] | None = None) -> Run:
+    t, g, budget_items = _budget(threads, generations)
+    hook = _MetricsHook(callback) if callback is not None else None
+    if resume_dir is not None:
+        if budget_items:
+            raise ValueError("resume(generations=0): a resumed run keeps its config's budget or takes a new "
+                             "total > 0 (run.generations = 0 in its config.ini means no limit)")
+        directory, gens, best = _core.run(None, None, resume=resume_dir, threads=t, generations=g,
+                                          quiet=bool(quiet), on_generation=hook)
+    else:
+        directory, gens, best = _core.run(config_path, (items or []) + budget_items, name=name, out_dir=out_dir,
+                                          threads=t, generations=g, quiet=bool(quiet), on_generation=hook)
+    return Run(directory, gens, best)
 
 
 def run(config: str | os.PathLike[str] | None = "cartpole-ga", overrides: Mapping[str, Any] | None = None, *,
-        threads: int = 0, generations: int | None = None, out: str | os.PathLike[str] | None = None,
+        threads: int | None = None, generations: int | None = None, out: str | os.PathLike[str] | None = None,
         out_dir: str | os.PathLike[str] | None = None, name: str | None = None, quiet: bool = True,
-        **kwargs: Any) -> Run:
+        callback: Callable[[dict[str, Any]], Any] | None = None, **kwargs: Any) -> Run:
     """Trains with the C library and returns the ``Run``.
 
     Args:
         config: a config name (``"cartpole-ga"``), a path, or None for the defaults.
         overrides: ``{"ga.population": 500}`` or ``{"ga": {"population": 500}}``.
-        threads: evaluation threads (0: ``run.threads``, whose default is all cores).
-        generations: generation budget (overrides ``run.generations``).
+        threads: evaluation threads; 0 = all cores, None = ``run.threads`` (as ``--threads``).
+        generations: generation budget in all; 0 = no limit, None = ``run.generations``.
         out: parent of the new run directory (``run.out``); ``out_dir``: the exact directory.
         name: prefix of the run directory (default: the config's name).
         quiet: no progress lines on stdout (log.txt gets them either way).
+        callback: called on this thread after each generation with its metrics.csv row as a dict
+            (``generation``, ``evaluations``, ``env_steps``, ``wall_s``, ``best``, ``mean``,
+            ``median``, ``elite_mean``, ...), e.g. to log to W&B or MLflow; returning ``False`` ends
+            the run there (checkpointed, as a budget would); an exception ends it the same way and
+            is raised from ``run``.
         **kwargs: more overrides as ``section__key=value``, e.g. ``ga__population=500``.
 
-    Raises ``neuroevo.Error`` with the library's message (unknown key, env failure, ...), and
-    ``KeyboardInterrupt`` after Ctrl-C once a checkpoint of the last completed generation is written.
+    Raises ``neuroevo.Error`` with the library's message (unknown key, env failure, ...),
+    ``TypeError``/``ValueError`` for bad arguments, and ``KeyboardInterrupt`` after Ctrl-C once a
+    checkpoint of the last completed generation is written.
     """
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise TypeError(f"overrides must be a mapping such as {{'ga.population': 500}}, got {type(overrides).__name__}")
     path = find_config(config) if config is not None else None
     items = overrides_list(overrides, **kwargs)
     if out is not None:
         items.append(f"run.out={os.fspath(out)}")
     if name is None:
         name = os.path.splitext(os.path.basename(path))[0] if path else "run"
-    directory, gens, best = _core.run(path, items, name=name, out_dir=None if out_dir is None else os.fspath(out_dir),
-                                      threads=int(threads), generations=int(generations or 0), quiet=bool(quiet))
-    return Run(directory, gens, best)
+    return _start(path, items, name=name, out_dir=None if out_dir is None else os.fspath(out_dir), threads=threads,
+                  generations=generations, quiet=quiet, callback=callback)
 
 
-def resume(run_dir: str | os.PathLike[str], *, generations: int | None = None, threads: int = 0,
-           quiet: bool = True) -> Run:
-    """Continues a run from its newest valid checkpoint; the result equals an uninterrupted run."""
-    directory, gens, best = _core.run(None, None, resume=os.fspath(run_dir), threads=int(threads),
-                                      generations=int(generations or 0), quiet=bool(quiet))
-    return Run(directory, gens, best)
+def resume(run_dir: str | os.PathLike[str], *, generations: int | None = None, threads: int | None = None,
+           quiet: bool = True, callback: Callable[[dict[str, Any]], Any] | None = None) -> Run:
+    """Continues a run from its newest valid checkpoint; the result equals an uninterrupted run.
+    ``generations``: a new total budget (None keeps the run's); ``threads`` and ``callback`` as in
+    ``run``."""
+    return _start(None, None, resume_dir=os.fspath(run_dir), threads=threads, generations=generations, quiet=quiet,
+                  callback=callback)

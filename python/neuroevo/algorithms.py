@@ -1,11 +1,22 @@
 # SPDX-License-Identifier: MIT
 """Ask/tell optimizers for black-box use, over every algorithm registered in the C library.
 
-    es = neuroevo.algorithms.CMAES(x0, sigma0=0.5)
+    es = neuroevo.algorithms.CMAES(x0, sigma0=0.5, popsize=16)
     while es.generations < 200:
-        X = es.ask()                      # (n, dim) float64 array
+        X = es.ask()                      # (16, dim) float64 array around x0
         es.tell([f(x) for x in X])        # minimized (maximize=True to maximize)
-    x, fx = es.best
+    x, fx = es.best                       # the best point told so far
+
+As in pycma and evosax: the search starts exactly at ``x0`` (the ES family's centre is x0; the GA's
+first generation is x0 + sigma0 * N(0, I)), ``ask()`` returns exactly the population (``popsize``
+rows), and ``sigma0`` / ``popsize`` work for every algorithm. Algorithms that also evaluate their
+centre (OpenAI ES, ARS, PGPE, SNES; CMA-ES with ``eval_mean``; a Nevergrad or Python optimizer's
+recommendation) keep that point out of ``ask()``:
+it is ``centre`` until ``tell``, and ``tell(values, centre_value=f(centre))`` reports it (it only
+feeds ``report()``'s ``elite_mean`` and the algorithm's own best; without it the update is the
+same). The GA re-evaluates its elite in a second round of each generation: that ``ask()`` returns
+the ``elite_candidates`` rows to evaluate again (``round`` says which; ``elite_candidates=0`` turns
+it off).
 
 One class per C algorithm (``GA``, ``OpenAIES``, ``ARS``, ``PGPE``, ``SNES``, ``CMAES``, ... whatever
 ``neuroevo.algorithms.names()`` lists in this build); they are made from the C registry at import, so
@@ -29,7 +40,11 @@ CLASS_NAMES = {"ga": "GA", "es": "OpenAIES", "ars": "ARS", "pgpe": "PGPE", "snes
                "nevergrad": "Nevergrad", "python": "PythonOptimizer"}
 # which of an algorithm's keys the generic sigma0= and popsize= arguments set (first one present)
 SIGMA_KEYS = ("sigma0", "sigma", "stdev_init", "noise")
-POPSIZE_KEYS = ("population", "popsize", "lambda")
+POPSIZE_KEYS = ("population", "popsize", "lambda", "directions")
+# candidates per unit of the population key: ARS evaluates each direction twice (+ and -)
+POPSIZE_PER_UNIT = {"directions": 2}
+# sections whose population is mirrored pairs: popsize must be even
+MIRRORED = {"es", "pgpe"}
 
 
 def _schema() -> dict[str, list[str]]:
@@ -37,6 +52,10 @@ def _schema() -> dict[str, list[str]]:
     for section, key, *_ in _core.config_keys():
         keys.setdefault(section, []).append(key)
     return keys
+
+
+def _defaults(section: str) -> dict[str, str]:
+    return {key: default for sec, key, _, default, *_ in _core.config_keys() if sec == section}
 
 
 def _text(value: Any) -> str:
@@ -51,10 +70,13 @@ class AskTell:
     """An ask/tell optimizer over one C algorithm (subclasses fix ``algorithm``).
 
     Args:
-        x0: the starting point (any shape; flattened to ``dim`` float64 values).
+        x0: the starting point (any shape; flattened to ``dim`` float64 values): the centre of the
+            first generation, exactly (positional: ``x0=`` keywords are the algorithm's own setting,
+            e.g. CMA-ES's ``x0='zeros'``).
         sigma0: initial step size, set on the algorithm's sigma-like key (``sigma0``, ``sigma``,
             ``stdev_init`` or ``noise``, whichever it has).
-        popsize: candidates per generation (``population``/``popsize``/``lambda``).
+        popsize: rows of ``ask()`` per generation (``population``/``popsize``/``lambda``; ARS's
+            ``directions`` = popsize / 2; mirrored ES and PGPE need an even popsize).
         seed: run seed; the whole optimization is a pure function of it and the told values.
         maximize: maximize the told values instead of minimizing them.
         options: more config keys, ``{"truncation": 10}`` or ``{"ga.truncation": 10}``.
@@ -64,7 +86,7 @@ class AskTell:
     algorithm: ClassVar[str] = ""
     section: ClassVar[str] = ""
 
-    def __init__(self, x0: Iterable[float] | np.ndarray, sigma0: float | None = None, *, popsize: int | None = None,
+    def __init__(self, x0: Iterable[float] | np.ndarray, /, sigma0: float | None = None, *, popsize: int | None = None,
                  seed: int = 0, maximize: bool = False, options: Mapping[str, Any] | None = None, **kwargs: Any):
         if not self.algorithm:
             raise TypeError("use a concrete class (e.g. neuroevo.algorithms.CMAES) or algorithms.get(name)")
@@ -75,7 +97,9 @@ class AskTell:
         self.maximize = bool(maximize)
         items = self._overrides(sigma0, popsize, {**(options or {}), **kwargs})
         self._c = _core.Algorithm(self.algorithm, x, items, seed=int(seed), maximize=self.maximize)
-        self._asked: np.ndarray | None = None
+        self._asked: np.ndarray | None = None  # the population of the pending ask
+        self._centre: np.ndarray | None = None  # its centre evaluation, if the algorithm appends one
+        self._best: tuple[np.ndarray, float] | None = None  # the best told point
 
     def _overrides(self, sigma0: float | None, popsize: int | None, options: Mapping[str, Any]) -> list[str]:
         keys = _schema().get(self.section, [])
@@ -86,23 +110,60 @@ class AskTell:
             key = next((k for k in names if k in keys), None)
             if key is None:
                 raise TypeError(f"{type(self).__name__} has no {generic} setting (its keys: {', '.join(keys)})")
+            if generic == "popsize":
+                value = self._population(key, value)
             out.append(f"{self.section}.{key}={_text(value)}")
+        given = set()
         for key, value in options.items():
             key = key.replace("__", ".")
-            out.append(f"{key if '.' in key else self.section + '.' + key}={_text(value)}")
+            key = key if "." in key else self.section + "." + key
+            given.add(key)
+            out.append(f"{key}={_text(value)}")
+        # a small popsize for the GA: its default truncation (20 parents) cannot exceed the
+        # population, so it becomes half the population unless set
+        defaults = _defaults(self.section)
+        if popsize is not None and "truncation" in defaults and f"{self.section}.truncation" not in given:
+            n = self._population("population", popsize)
+            if n < int(defaults["truncation"]):
+                out.insert(0, f"{self.section}.truncation={max(1, n // 2)}")
         return out
+
+    def _population(self, key: str, popsize: Any) -> int:
+        """The population key's value for ``popsize`` rows of ask()."""
+        if isinstance(popsize, bool) or not isinstance(popsize, (int, np.integer)) or popsize < 1:
+            raise TypeError(f"popsize must be an int >= 1, got {popsize!r}")
+        per = POPSIZE_PER_UNIT.get(key, 1)
+        if per > 1 or self.section in MIRRORED:
+            if popsize % 2:
+                raise ValueError(f"{type(self).__name__} evaluates mirrored pairs: popsize must be even, got "
+                                 f"{popsize}")
+        return int(popsize) // per
 
     # ---- the loop ------------------------------------------------------------------------------
     def ask(self) -> np.ndarray:
-        """The candidates to evaluate next, as an (n, dim) float64 array (a fresh copy each call;
-        asking again before ``tell`` returns the same candidates)."""
-        buf, n = self._c.ask()
-        self._asked = np.frombuffer(buf, dtype=np.float64).reshape(n, self._c.dim)
+        """The population to evaluate next, as a (popsize, dim) float64 array (asking again before
+        ``tell`` returns the same candidates). A centre evaluation the algorithm appends is not in
+        it: see ``centre``."""
+        buf, n, centre = self._c.ask()
+        rows = np.frombuffer(buf, dtype=np.float64).reshape(n, self._c.dim)
+        self._centre = rows[centre].reshape(self.shape).copy() if centre >= 0 else None
+        self._asked = rows[:centre] if centre >= 0 else rows
         return self._asked
 
-    def tell(self, *args: Any) -> bool:
+    @property
+    def centre(self) -> np.ndarray | None:
+        """The centre point of the pending ``ask()`` (shaped like x0) when the algorithm also
+        evaluates its centre (OpenAI ES, ARS, PGPE, SNES; CMA-ES's mean; an optimizer server's
+        recommendation), else None. Its value
+        goes to ``tell(values, centre_value=...)``; it is optional."""
+        if self._asked is None:
+            self.ask()
+        return self._centre
+
+    def tell(self, *args: Any, centre_value: float | None = None) -> bool:
         """``tell(values)`` or ``tell(solutions, values)``: one value per asked candidate, in order
-        (NaN or inf marks a failed evaluation). Returns True when a generation completed."""
+        (NaN or inf marks a failed evaluation); ``centre_value``: the value of ``centre``, if
+        evaluated. Returns True when a generation completed."""
         if len(args) == 2:
             solutions, values = args
             if self._asked is None or np.shape(solutions) != self._asked.shape:
@@ -111,10 +172,33 @@ class AskTell:
             (values,) = args
         else:
             raise TypeError("tell(values) or tell(solutions, values)")
-        v = np.ascontiguousarray(np.asarray(values, dtype=np.float64).reshape(-1))
-        done = self._c.tell(v)
-        self._asked = None
+        if self._asked is None:
+            raise RuntimeError("tell() without a pending ask()")
+        v = np.asarray(values, dtype=np.float64).reshape(-1)
+        if v.size != len(self._asked):
+            raise ValueError(f"tell() needs {len(self._asked)} values, one per asked candidate; got {v.size}")
+        if centre_value is not None and self._centre is None:
+            raise ValueError(f"{type(self).__name__} asked for no centre evaluation: centre_value has no place")
+        self._offer(self._asked, v)
+        if self._centre is not None:
+            c = np.nan if centre_value is None else float(centre_value)
+            if centre_value is not None:
+                self._offer(self._centre.reshape(1, -1), np.array([c]))
+            v = np.append(v, c)
+        done = self._c.tell(np.ascontiguousarray(v))
+        self._asked = self._centre = None
         return done
+
+    def _offer(self, X: np.ndarray, values: np.ndarray) -> None:
+        """Keeps the best finite told point."""
+        finite = np.isfinite(values)
+        if not finite.any():
+            return
+        i = int(np.nanargmax(np.where(finite, values, -np.inf)) if self.maximize else
+                np.nanargmin(np.where(finite, values, np.inf)))
+        value = float(values[i])
+        if self._best is None or (value > self._best[1] if self.maximize else value < self._best[1]):
+            self._best = (X[i].reshape(self.shape).copy(), value)
 
     def optimize(self, f: Callable[[np.ndarray], float], generations: int = 100, target: float | None = None
                  ) -> tuple[np.ndarray, float]:
@@ -132,7 +216,10 @@ class AskTell:
     # ---- results -------------------------------------------------------------------------------
     @property
     def best(self) -> tuple[np.ndarray, float]:
-        """(x, value) of the best solution so far, x shaped like x0 (ValueError before any tell)."""
+        """(x, value) of the best point told so far, x shaped like x0 (ValueError before any tell);
+        after ``load``, the algorithm's own best until more values are told."""
+        if self._best is not None:
+            return self._best[0].copy(), self._best[1]
         got = self._c.best()
         if got is None:
             raise ValueError("no solution yet: tell() at least one generation first")
@@ -149,6 +236,12 @@ class AskTell:
         """Search dimension."""
         return self._c.dim
 
+    @property
+    def round(self) -> int | None:
+        """Round of the pending ``ask()`` within its generation (0: the population; 1: the GA's
+        elite re-evaluation), or None when nothing is asked."""
+        return self._c.round
+
     def report(self) -> dict[str, Any] | None:
         """The last completed generation's figures (best, mean, median in the told values' sign;
         ``extra`` holds algorithm-specific numbers such as sigma), or None before any."""
@@ -161,6 +254,7 @@ class AskTell:
     def load(self, state: bytes) -> None:
         """Restores a state written by ``save`` on an optimizer made with the same arguments."""
         self._c.load(state)
+        self._asked = self._centre = self._best = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(dim={self.dim}, generations={self.generations})"

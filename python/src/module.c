@@ -195,6 +195,8 @@ PyMODINIT_FUNC PyInit__core(void) {
   if (PyType_Ready(&pyne_env_type) < 0 || PyModule_AddObjectRef(m, "Env", (PyObject*)&pyne_env_type) < 0) goto fail;
   if (PyType_Ready(&pyne_algo_type) < 0 || PyModule_AddObjectRef(m, "Algorithm", (PyObject*)&pyne_algo_type) < 0)
     goto fail;
+  if (PyType_Ready(&pyne_policy_type) < 0 || PyModule_AddObjectRef(m, "Policy", (PyObject*)&pyne_policy_type) < 0)
+    goto fail;
   if (PyModule_AddFunctions(m, pyne_registry_methods) < 0 || PyModule_AddFunctions(m, pyne_run_methods) < 0) goto fail;
   if (PyModule_AddStringConstant(m, "__version__", NE_VERSION_STRING) < 0) goto fail;
   return m;

@@ -3,9 +3,14 @@
 // a user's own fitness function, generically over the vtable, so an algorithm added to the C
 // registry appears in Python with no code here. The search vector x has `dim` components and is
 // x0 + theta[:dim], where theta is the parameter vector of a linear (dim-1 -> 1) policy: its
-// parameter count is exactly dim and its normc init is ~0.01 in norm, so every algorithm starts at
-// about x0. Candidates are materialized exactly as the evaluator does (ne_evaluator_params over a
-// stand-in env that is never stepped), for every candidate kind (chain, perturbation, vector).
+// parameter count is exactly dim and its init is zeros, so the vector algorithms (ES, ARS, PGPE,
+// SNES, CMA-ES) start exactly at x0. A seed chain (GA) [s0, s1, ...] is x0 + sigma * (eps(s0) +
+// eps(s1) + ...): its init seed counts as a first mutation, so the GA's first generation is
+// x0 + sigma * N(0, I) as a pycma user expects of sigma0 (rather than all at x0). Other candidates
+// are materialized exactly as the evaluator does (ne_evaluator_params over a stand-in env that is
+// never stepped). The centre evaluation some algorithms append (ES, ARS, PGPE, SNES, CMA-ES's
+// eval_mean, an optimizer server's recommendation) is pointed out by ask() so the Python class can
+// keep it out of the population.
 #include <math.h>
 #include <string.h>
 
@@ -18,6 +23,7 @@
 #include "neuroevo/evaluator.h"
 #include "neuroevo/genome.h"
 #include "neuroevo/policy.h"
+#include "neuroevo/rng.h"
 #include "pyne.h"
 
 #define CACHE_BYTES ((size_t)64 << 20)  // GA parents: a child is its cached parent + one perturbation
@@ -32,9 +38,13 @@ typedef struct algo_object {
   ne_evaluator* ev;                    // materializes candidates, owned
   Py_ssize_t dim;                      // search dimension
   double* x0;                          // (dim) centre offset
-  int maximize;                        // 1: tell() values are maximized; 0: minimized (negated for C)
-  const ne_batch* batch;               // the asked batch awaiting tell, or NULL
-  ne_result* results;                  // (results_cap)
+  uint64_t seed;                       // the run seed (to recognize centre candidates)
+  float* theta;                        // (n_params) scratch for chains
+  uint64_t* chain;                     // (chain_cap) scratch: a chain with its init seed repeated
+  size_t chain_cap;
+  int maximize;           // 1: tell() values are maximized; 0: minimized (negated for C)
+  const ne_batch* batch;  // the asked batch awaiting tell, or NULL
+  ne_result* results;     // (results_cap)
   int results_cap;
   double* obs_stats;     // (2 * results_cap * obs_dim) zeros, for algorithms that want obs sums
   uint32_t generations;  // generations completed
@@ -90,7 +100,7 @@ static int apply_overrides(ne_config* cfg, PyObject* overrides) {
 static int stand_in_policy(algo_object* self, char* err) {
   float low = -1, high = 1;
   int inputs = self->dim >= 2 ? (int)self->dim - 1 : 1;
-  int rc = ne_policy_spec_init(&self->policy, inputs, NULL, 0, 1, NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_NORMC, &low, &high,
+  int rc = ne_policy_spec_init(&self->policy, inputs, NULL, 0, 1, NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_ZEROS, &low, &high,
                                err);
   if (rc) return rc;
   memset(&self->env, 0, sizeof self->env);
@@ -147,6 +157,9 @@ static int algo_init(algo_object* self, PyObject* args, PyObject* kw) {
   self->cache = ne_cache_create(self->policy.n_params, CACHE_BYTES);
   self->ev = self->cache ? ne_evaluator_create(&self->env, &self->policy, self->cache) : NULL;
   if (!self->ev) return PyErr_NoMemory(), -1;
+  self->seed = (uint64_t)seed;
+  self->theta = PyMem_Malloc(self->policy.n_params * sizeof(float));
+  if (!self->theta) return PyErr_NoMemory(), -1;
   ne_problem prob = {&self->policy, self->policy.n_params, (uint64_t)seed, 1, self->env.obs_dim, 0};
   rc = self->vt->create(&prob, self->cfg, &self->algo, err);
   if (rc) {
@@ -162,6 +175,8 @@ static void algo_dealloc(algo_object* self) {
   ne_cache_destroy(self->cache);
   ne_config_destroy(self->cfg);
   PyMem_Free(self->x0);
+  PyMem_Free(self->theta);
+  PyMem_Free(self->chain);
   PyMem_Free(self->results);
   PyMem_Free(self->obs_stats);
   Py_TYPE(self)->tp_free((PyObject*)self);
@@ -175,12 +190,38 @@ static int check_ready(algo_object* self) {
 
 // ---- ask / tell ------------------------------------------------------------------------------------
 
+// theta of a seed chain [s0, s1, ...] with s0 counted as a mutation too: the chain [s0, s0, s1, ...]
+// over the zero init, i.e. sigma * (eps(s0) + eps(s1) + ...). NULL when out of memory.
+static const float* chain_theta(algo_object* self, const uint64_t* seeds, size_t n, float sigma) {
+  if (n + 1 > self->chain_cap) {
+    uint64_t* grown = PyMem_Realloc(self->chain, (n + 1) * sizeof *grown);
+    if (!grown) return NULL;
+    self->chain = grown;
+    self->chain_cap = n + 1;
+  }
+  self->chain[0] = seeds[0];
+  memcpy(self->chain + 1, seeds, n * sizeof *seeds);
+  ne_genome_materialize(&self->policy, self->chain, n + 1, sigma, self->theta);
+  return self->theta;
+}
+
+// The centre evaluation an ES-family algorithm or CMA-ES appends: the last candidate, an explicit
+// vector on the re-evaluation episodes of its generation (ne__centre_candidate, CMA-ES's mean).
+static int is_centre(const algo_object* self, const ne_batch* b, int i) {
+  const ne_candidate* c = &b->cands[i];
+  return i == b->n - 1 && b->n > 1 && c->kind == NE_CAND_VECTOR &&
+      c->episode_seed == ne_seed_derive(self->seed, b->generation, 0, NE_PURPOSE_REEVAL);
+}
+
 // Writes x0 + theta[:dim] for every candidate of the pending batch into out (n * dim doubles).
 static int materialize(algo_object* self, double* out) {
   const ne_batch* b = self->batch;
   for (int i = 0; i < b->n; i++) {
     int status = 0;
-    const float* theta = ne_evaluator_params(self->ev, b, &b->cands[i], &status);
+    const ne_candidate* c = &b->cands[i];
+    const float* theta = c->kind == NE_CAND_CHAIN ? chain_theta(self, c->seeds, c->n_seeds, c->sigma)
+                                                  : ne_evaluator_params(self->ev, b, c, &status);
+    if (!theta && c->kind == NE_CAND_CHAIN) return PyErr_NoMemory(), -1;
     if (!theta) {
       pyne_raise(status ? status : NE_EINVAL, "a candidate could not be materialized");
       return -1;
@@ -208,7 +249,8 @@ static PyObject* algo_ask(algo_object* self, PyObject* noargs) {
     Py_DECREF(buf);
     return NULL;
   }
-  return Py_BuildValue("(Ni)", buf, self->batch->n);
+  int centre = is_centre(self, self->batch, self->batch->n - 1) ? self->batch->n - 1 : -1;
+  return Py_BuildValue("(Nii)", buf, self->batch->n, centre);
 }
 
 // Grows the result buffers to the pending batch.
@@ -281,8 +323,14 @@ static PyObject* algo_best(algo_object* self, PyObject* noargs) {
     PyMem_Free(theta);
     return PyErr_NoMemory();
   }
-  // a chain is replayed; explicit parameters are copied
-  if (best.seeds) ne_genome_materialize(&self->policy, best.seeds, best.n_seeds, best.sigma, theta);
+  // a chain is replayed (as ask() made it); explicit parameters are copied
+  const float* chain = best.seeds ? chain_theta(self, best.seeds, best.n_seeds, best.sigma) : NULL;
+  if (best.seeds && !chain) {
+    Py_DECREF(buf);
+    PyMem_Free(theta);
+    return PyErr_NoMemory();
+  }
+  if (chain) memcpy(theta, chain, self->policy.n_params * sizeof(float));
   else if (best.params && best.n_params == self->policy.n_params)
     memcpy(theta, best.params, best.n_params * sizeof(float));
   else memset(theta, 0, self->policy.n_params * sizeof(float));
@@ -346,7 +394,8 @@ static PyObject* algo_get_round(algo_object* self, void* c) {
 }
 
 static PyMethodDef algo_methods[] = {
-    {"ask", (PyCFunction)algo_ask, METH_NOARGS, "ask() -> (bytearray of n*dim float64, n)"},
+    {"ask", (PyCFunction)algo_ask, METH_NOARGS,
+     "ask() -> (bytearray of n*dim float64, n, index of the appended centre evaluation or -1)"},
     {"tell", (PyCFunction)algo_tell, METH_O, "tell(values: float64 buffer of n) -> True when a generation completed"},
     {"best", (PyCFunction)algo_best, METH_NOARGS, "best() -> (bytearray of dim float64, value, generation) or None"},
     {"report", (PyCFunction)algo_report, METH_NOARGS, "report() -> dict of the last generation's figures, or None"},

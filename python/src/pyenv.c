@@ -2,7 +2,9 @@
 // neuroevo._core.Env: one env spec + one env state of the C library (any registered id, gym: ids
 // included). The observation is exported through the buffer protocol as a read-only float32 view
 // of the state's own buffer: the Python wrapper (neuroevo/_env.py) wraps it once as a NumPy array,
-// so reset and step copy nothing; the view is overwritten by the next reset/step.
+// so reset and step copy nothing; the view is overwritten by the next reset/step. render() draws
+// the current frame through the family's renderer (ne_env_render: MuJoCo's offscreen OpenGL, the
+// Box2D and classic-control drawings), keeping the renderer for later frames until close.
 #include <math.h>
 #include <string.h>
 
@@ -19,6 +21,7 @@ typedef struct env_object {
   Py_ssize_t exports;               // buffer views handed out and not yet released
   Py_ssize_t shape[3];              // (obs_rank) observation shape for the buffer protocol
   Py_ssize_t strides[3];            // (obs_rank) C-order strides in bytes
+  void* render_ctx;                 // the family's renderer (an OpenGL context for MuJoCo), or NULL
 } env_object;
 
 static int env_init(env_object* self, PyObject* args, PyObject* kw) {
@@ -53,6 +56,7 @@ static int env_init(env_object* self, PyObject* args, PyObject* kw) {
 }
 
 static void env_dealloc(env_object* self) {
+  ne_env_render_free(self->spec, self->render_ctx);
   ne_env_state_destroy(self->state);
   ne_env_spec_destroy(self->spec);
   Py_TYPE(self)->tp_free((PyObject*)self);
@@ -156,13 +160,39 @@ static PyObject* env_step(env_object* self, PyObject* action) {
 static PyObject* env_close(env_object* self, PyObject* noargs) {
   (void)noargs;
   if (self->busy) return PyErr_Format(PyExc_RuntimeError, "the env is in use by another thread");
-  // the state (and a gym: server) goes now unless a view still points into it
+  // the renderer and the state (and a gym: server) go now, the state unless a view points into it
+  ne_env_render_free(self->spec, self->render_ctx);
+  self->render_ctx = NULL;
   self->closed = 1;
   if (self->exports == 0) {
     ne_env_state_destroy(self->state);
     self->state = NULL;
   }
   Py_RETURN_NONE;
+}
+
+// render(width, height) -> bytes of height rows of width RGB pixels, top row first. Drawing may take
+// milliseconds (MuJoCo's offscreen OpenGL): the GIL is released meanwhile.
+static PyObject* env_render(env_object* self, PyObject* args) {
+  int width, height;
+  if (!PyArg_ParseTuple(args, "ii", &width, &height)) return NULL;
+  if (check_open(self)) return NULL;
+  if (width < 1 || height < 1 || width > NE_ENV_MAX_RENDER_SIDE || height > NE_ENV_MAX_RENDER_SIDE)
+    return PyErr_Format(PyExc_ValueError, "%s: frame size %dx%d outside 1..%d", self->spec->id, width, height,
+                        NE_ENV_MAX_RENDER_SIDE);
+  PyObject* rgb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)width * height * 3);
+  if (!rgb) return NULL;
+  char err[NE_ERRSTR_LEN] = "";
+  unsigned char* px = (unsigned char*)PyBytes_AS_STRING(rgb);
+  int rc;
+  self->busy = 1;
+  Py_BEGIN_ALLOW_THREADS rc = ne_env_render(self->spec, self->state, &self->render_ctx, px, width, height, err);
+  Py_END_ALLOW_THREADS self->busy = 0;
+  if (rc) {
+    Py_DECREF(rgb);
+    return pyne_raise(rc, err);
+  }
+  return rgb;
 }
 
 // spec as a dict for the Python wrapper's spaces
@@ -187,10 +217,11 @@ static PyObject* env_get_spec(env_object* self, void* closure) {
     Py_XDECREF(threshold);
     return NULL;
   }
-  return Py_BuildValue("{s:s,s:i,s:N,s:N,s:i,s:i,s:N,s:N,s:i,s:N,s:s}", "id", s->id, "obs_dim", s->obs_dim, "obs_shape",
-                       shape, "discrete", PyBool_FromLong(s->discrete), "n_actions", s->n_actions, "act_dim",
-                       s->act_dim, "act_low", low, "act_high", high, "max_episode_steps", s->max_episode_steps,
-                       "reward_threshold", threshold, "family", s->family->name);
+  return Py_BuildValue("{s:s,s:i,s:N,s:N,s:i,s:i,s:N,s:N,s:i,s:N,s:s,s:N}", "id", s->id, "obs_dim", s->obs_dim,
+                       "obs_shape", shape, "discrete", PyBool_FromLong(s->discrete), "n_actions", s->n_actions,
+                       "act_dim", s->act_dim, "act_low", low, "act_high", high, "max_episode_steps",
+                       s->max_episode_steps, "reward_threshold", threshold, "family", s->family->name, "can_render",
+                       PyBool_FromLong(ne_env_can_render(s)));
 }
 
 static PyObject* env_get_needs_reset(env_object* self, void* closure) {
@@ -245,6 +276,8 @@ static PyMethodDef env_methods[] = {
     {"reset", (PyCFunction)env_reset, METH_O, "reset(seed: int) -> None; the observation is in the buffer"},
     {"step", (PyCFunction)env_step, METH_O, "step(action) -> (reward, terminated, truncated)"},
     {"close", (PyCFunction)env_close, METH_NOARGS, "close() -> None; stops a gym: env server"},
+    {"render", (PyCFunction)env_render, METH_VARARGS,
+     "render(width, height) -> bytes: the current frame, height x width x 3 RGB, top row first"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -31,6 +31,7 @@ uint64_t* pyne_seeds_from_py(PyObject* obj, size_t* n);
 // Types and module-level functions defined per file.
 extern PyTypeObject pyne_env_type;           // pyenv.c: neuroevo._core.Env
 extern PyTypeObject pyne_algo_type;          // pyalgo.c: neuroevo._core.Algorithm
+extern PyTypeObject pyne_policy_type;        // pyrun.c: neuroevo._core.Policy
 extern PyMethodDef pyne_run_methods[];       // pyrun.c: run, evaluate, genome_*
 extern PyMethodDef pyne_registry_methods[];  // module.c: env_ids, algorithms, config_keys
 

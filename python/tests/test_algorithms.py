@@ -110,3 +110,77 @@ def test_unknown_setting_names_the_key():
         algorithms.get("ga")(np.zeros(2), populaton=5)
     with pytest.raises(TypeError, match="popsize"):
         type("X", (algorithms.AskTell,), {"algorithm": "ga", "section": "nosuch"})(np.zeros(2), popsize=4)
+
+
+# ---- as evosax / pycma users expect (issue 19, item 15) -----------------------------------------------
+
+VECTOR_ALGOS = [n for n in ("es", "ars", "pgpe", "snes", "cmaes", "sepcmaes") if n in algorithms.names()]
+
+
+@pytest.mark.parametrize("name", VECTOR_ALGOS)
+def test_ask_is_exactly_the_population_around_exactly_x0(name):
+    x0 = np.array([3.0, -1.0, 0.5, 2.0])
+    opt = algorithms.get(name)(x0, 0.2, popsize=12, seed=4)
+    X = opt.ask()
+    assert X.shape == (12, 4)  # no centre row appended
+    # the first generation is centred on x0 itself (no hidden init offset): mirrored pairs average
+    # to it exactly, sampled populations within their spread
+    if name in ("es", "ars", "pgpe"):
+        np.testing.assert_allclose(X.mean(axis=0), x0, atol=1e-6)
+    else:
+        np.testing.assert_allclose(X.mean(axis=0), x0, atol=3 * 0.2 / np.sqrt(12) * 3)
+    spread = X.std(axis=0).mean()
+    assert 0.1 < spread < 0.4, spread  # sigma0 sets it
+    if opt.centre is not None:
+        np.testing.assert_array_equal(opt.centre, x0)
+        assert opt.tell([sphere(x) for x in X], centre_value=sphere(opt.centre))
+        assert opt.report()["elite_mean"] == sphere(x0)
+    else:
+        with pytest.raises(ValueError, match="centre_value"):
+            opt.tell([sphere(x) for x in X], centre_value=1.0)
+
+
+def test_ga_first_generation_is_x0_plus_sigma0_noise():
+    x0 = np.full(5, 7.0)
+    for sigma0 in (0.01, 1.0):
+        X = algorithms.GA(x0, sigma0, popsize=400, seed=1, elite_candidates=0).ask()
+        assert X.shape == (400, 5)
+        np.testing.assert_allclose(X.mean(axis=0), x0, atol=4 * sigma0 / 20)
+        np.testing.assert_allclose(X.std(axis=0), sigma0, rtol=0.15)
+
+
+def test_ga_elite_round_is_marked():
+    opt = algorithms.GA(np.zeros(2), 0.1, popsize=10, elite_candidates=3, seed=2)
+    assert opt.round is None
+    X = opt.ask()
+    assert opt.round == 0 and X.shape == (10, 2)
+    assert not opt.tell([sphere(x) for x in X])  # the generation goes on: its elite round
+    E = opt.ask()
+    assert opt.round == 1 and E.shape == (3, 2) and set(map(tuple, E)) <= set(map(tuple, X))
+    assert opt.tell([sphere(x) for x in E]) and opt.generations == 1
+
+
+def test_ga_best_is_a_point_it_asked():
+    opt = algorithms.GA(np.zeros(3), 0.3, popsize=20, seed=5, elite_candidates=0)
+    asked = []
+    for _ in range(5):
+        X = opt.ask()
+        asked.extend(map(tuple, X))
+        opt.tell([sphere(x) for x in X])
+    x, fx = opt.best
+    assert tuple(x) in set(asked) and fx == sphere(x) == min(sphere(np.array(a)) for a in asked)
+
+
+def test_popsize_and_sigma0_for_every_algorithm_and_x0_settings():
+    for name in algorithms.names():
+        if name in ("nevergrad", "python"):
+            continue
+        opt = algorithms.get(name)(np.zeros(3), 0.1, popsize=10)
+        assert opt.ask().shape == (10, 3), name
+    assert algorithms.ARS(np.zeros(3), popsize=20).ask().shape == (20, 3)
+    with pytest.raises(ValueError, match="even"):
+        algorithms.ARS(np.zeros(3), popsize=7)
+    # x0= as a keyword is CMA-ES's own setting, not a second x0
+    if "cmaes" in algorithms.names():
+        opt = algorithms.CMAES(np.zeros(3), 0.5, x0="zeros")
+        assert opt.ask().shape[1] == 3

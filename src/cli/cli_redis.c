@@ -17,6 +17,7 @@ static struct {
   double task_timeout_s;  // --task-timeout (0: the master's default)
   double join_timeout_s;  // --join-timeout (0: the master's default)
   int chunk;              // --chunk (0: automatic)
+  int episodes_per_task;  // --episodes-per-task (0: automatic, -1: off)
 } redis_opt;
 
 int ne_cli_redis_option(const char* cmd, const char* option, const char* value, int* rc) {
@@ -26,6 +27,13 @@ int ne_cli_redis_option(const char* cmd, const char* option, const char* value, 
     redis_opt.url = value;
   } else if (strcmp(option, "--chunk") == 0) {
     if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 20, &v)) == 0) redis_opt.chunk = (int)v;
+  } else if (strcmp(option, "--episodes-per-task") == 0) {
+    if (strcmp(value, "auto") == 0) redis_opt.episodes_per_task = 0;
+    else if (strcmp(value, "off") == 0) redis_opt.episodes_per_task = -1;
+    else if (value[strspn(value, "0123456789")] != '\0') {
+      fprintf(stderr, "neuroevo %s: %s expects a number of episodes, auto or off, got '%s'\n", cmd, option, value);
+      *rc = 2;
+    } else if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 30, &v)) == 0) redis_opt.episodes_per_task = (int)v;
   } else if (strcmp(option, "--task-timeout") == 0) {
     *rc = ne_cli_parse_double(cmd, option, value, 0.05, 86400, "seconds", &redis_opt.task_timeout_s);
   } else if (strcmp(option, "--join-timeout") == 0) {
@@ -54,9 +62,13 @@ int ne_cli_redis_attach(const ne_config* cfg, const char* name, const char* run_
   if (!redis_opt.url) return 0;
   char id[17] = "", err[NE_ERRSTR_LEN];
   if (run_dir) read_id(run_dir, id);
-  ne_cluster_master_options o = {
-      redis_opt.url,           id[0] ? id : NULL, name, redis_opt.chunk, redis_opt.task_timeout_s, 0, 0,
-      redis_opt.join_timeout_s};
+  ne_cluster_master_options o = {.url = redis_opt.url,
+                                 .experiment_id = id[0] ? id : NULL,
+                                 .name = name,
+                                 .chunk = redis_opt.chunk,
+                                 .task_timeout_s = redis_opt.task_timeout_s,
+                                 .join_timeout_s = redis_opt.join_timeout_s,
+                                 .episodes_per_task = redis_opt.episodes_per_task};
   int rc = ne_cluster_master_create(cfg, &o, out, err);
   if (rc) {
     fprintf(stderr, "neuroevo: %s\n", err);

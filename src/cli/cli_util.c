@@ -78,19 +78,27 @@ int ne_cli_is_override(const char* arg) {
   return eq && dot && dot < eq && arg[0] != '-';
 }
 
-// Candidate directories that hold named configs, in search order.
-static int config_dirs(const char** dirs, int max) {
+#define MAX_CONFIG_DIRS 16
+
+// Candidate directories that hold named configs, in search order: each entry of
+// $NEUROEVO_CONFIG_PATH (':'-separated, as the Python package reads it; the `neuroevo` command of a
+// pip install puts the package's configs there), ./configs, the source tree's. dirs (max entries)
+// may point into buf.
+static int config_dirs(const char** dirs, int max, char* buf, size_t size) {
   int n = 0;
   const char* env = getenv("NEUROEVO_CONFIG_PATH");
-  if (env && n < max) dirs[n++] = env;
-  if (n < max) dirs[n++] = "configs";
-  if (n < max) dirs[n++] = NE_SOURCE_DIR "/configs";
+  snprintf(buf, size, "%s", env ? env : "");
+  char* save = NULL;
+  for (char* d = strtok_r(buf, ":", &save); d && n < max - 2; d = strtok_r(NULL, ":", &save)) dirs[n++] = d;
+  dirs[n++] = "configs";
+  dirs[n++] = NE_SOURCE_DIR "/configs";
   return n;
 }
 
 static void list_configs(FILE* out) {
-  const char* dirs[3];
-  int nd = config_dirs(dirs, 3);
+  const char* dirs[MAX_CONFIG_DIRS];
+  char buf[4096];
+  int nd = config_dirs(dirs, MAX_CONFIG_DIRS, buf, sizeof buf);
   for (int i = 0; i < nd; i++) {
     DIR* d = opendir(dirs[i]);
     if (!d) continue;
@@ -122,8 +130,9 @@ int ne_cli_find_config(const char* config, char* path, size_t path_size, char* n
     fprintf(stderr, "neuroevo: config file %s: %s\n", path, strerror(errno));
     return 2;
   }
-  const char* dirs[3];
-  int nd = config_dirs(dirs, 3);
+  const char* dirs[MAX_CONFIG_DIRS];
+  char buf[4096];
+  int nd = config_dirs(dirs, MAX_CONFIG_DIRS, buf, sizeof buf);
   for (int i = 0; i < nd; i++) {
     snprintf(path, path_size, "%s/%s.ini", dirs[i], config);
     if (access(path, R_OK) == 0) return 0;

@@ -41,7 +41,8 @@ static const char USAGE[] =
     "  --threads-per-worker N   evaluation threads per worker (default 1)\n"
     "  --redis-server PATH      the redis-server binary (default: redis-server on PATH)\n"
     "  -h, --help               this text\n"
-    "Every other option goes to `neuroevo run` (--out, --generations, --quiet, --task-timeout, --chunk).\n"
+    "Every other option goes to `neuroevo run` (--out, --generations, --quiet, --task-timeout, --chunk,\n"
+    "--episodes-per-task).\n"
     "Worker logs are kept in the temporary directory only while the cluster runs.\n";
 
 #ifdef NE_HAVE_HIREDIS  // the cluster needs Redis support; without it the command only explains

@@ -31,6 +31,11 @@ static const char RUN_USAGE[] =
     "  --join-timeout S  with --redis: stop when workers refused the run (the master prints why)\n"
     "                    and none joined for S seconds (default 60)\n"
     "  --chunk N         with --redis: candidates per task (default: sized from the live workers)\n"
+    "  --episodes-per-task N|auto|off\n"
+    "                    with --redis: split a candidate with more episodes over tasks of at most N\n"
+    "                    episodes (identical results); auto (default): when one candidate holds more\n"
+    "                    episodes than the round has per live worker thread (e.g. the GA's elite\n"
+    "                    re-evaluation on hundreds of workers)\n"
     "  -h, --help        this text\n"
     "\n"
     "The run directory gets config.ini, metrics.csv, checkpoints/, best.genome, curve.png, log.txt.\n"
@@ -43,7 +48,8 @@ static const char RESUME_USAGE[] =
     "The results are identical to an uninterrupted run. --generations G sets a new total budget\n"
     "(0 = no limit), written to the run's config.ini; --threads N (0 = all cores).\n"
     "--redis URL continues on Redis workers; results of the interrupted generation already in\n"
-    "Redis are reused (--task-timeout S, --join-timeout S and --chunk N as for run).\n";
+    "Redis are reused (--task-timeout S, --join-timeout S, --chunk N and --episodes-per-task as\n"
+    "for run).\n";
 
 // What the first Ctrl-C or SIGTERM prints: the episodes in hand end at their next step.
 #define STOPPING "stopping: the generation in progress is dropped, the last completed one is kept"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// `neuroevo trace ENV_ID (--state v1,... | --seed S) (--actions a1,... | --actions-file FILE)`: sets
-// an env's internal state (or resets it from a seed, the only start Box2D worlds have), applies the
-// actions and prints one CSV row per step (fidelity checks against Gymnasium; the format is a stable
-// contract). All input is parsed and checked before the first
-// row is printed, so bad input gives exit 2 and no partial CSV.
+// `neuroevo trace ENV_ID (--state v1,... | --seed S | --draws d1,... | --draws-file FILE)
+// (--actions a1,... | --actions-file FILE)`: sets an env's internal state, resets it from a seed, or
+// (Box2D) resets it from Gymnasium's own random draws, applies the actions and prints one CSV row per
+// step (fidelity checks against Gymnasium; the format is a stable contract). All input is parsed and
+// checked before the first row is printed (a replay of draws is run once silently first, since
+// only stepping tells whether the values suffice), so bad input gives exit 2 and no partial CSV.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@ typedef struct trace_args {
   const char* env_id;        // positional ENV_ID
   const char* state;         // --state text (NULL when --seed is used)
   const char* seed;          // --seed text (NULL when --state is used)
+  const char* draws;         // --draws text (NULL unless given)
+  const char* draws_file;    // --draws-file path (NULL unless given)
   const char* actions;       // --actions text (NULL when --actions-file is used)
   const char* actions_file;  // --actions-file path (NULL when --actions is used)
 } trace_args;
@@ -36,15 +39,29 @@ typedef struct action_list {
 static void usage(FILE* out) {
   fprintf(out,
           "usage: " CMD
-          " ENV_ID (--state v1,v2,... | --seed S) (--actions a1,a2,... | --actions-file FILE)\n\n"
+          " ENV_ID (--state v1,v2,... | --seed S | --draws d1,d2,... | --draws-file FILE)\n"
+          "                       (--actions a1,a2,... | --actions-file FILE)\n\n"
           "Sets ENV_ID's internal state (Gymnasium's env.unwrapped.state layout, e.g. CartPole-v1:\n"
-          "x,x_dot,theta,theta_dot) with the step counter at 0, or resets it from a seed, applies the\n"
-          "actions in order and stops after the last one or at the first terminated/truncated step.\n\n"
+          "x,x_dot,theta,theta_dot) with the step counter at 0, resets it from a seed, or resets it from\n"
+          "Gymnasium's own random draws, applies the actions in order and stops after the last one or at\n"
+          "the first terminated/truncated step.\n\n"
           "  --state V,...         the state vector (comma-separated numbers); classic control and\n"
           "                        MuJoCo (qpos then qvel). Not Box2D (LunarLander, BipedalWalker): a\n"
           "                        Box2D world (bodies, joints, contacts, terrain) cannot be set from a\n"
-          "                        flat vector in general, so those start from --seed\n"
+          "                        flat vector in general, so those start from --seed or --draws\n"
           "  --seed S              reset as episode 0 of `neuroevo eval --seed S` (and render) starts\n"
+          "  --draws D,...         Box2D: reset as Gymnasium's env.reset() did, from the values its\n"
+          "                        env.unwrapped.np_random returned (each uniform/integers/random call's\n"
+          "                        values in call order, from the reset on); they replace neuroevo's own\n"
+          "                        random stream for the reset and the steps, so the trace is\n"
+          "                        Gymnasium's episode step for step. LunarLander: 12 terrain heights,\n"
+          "                        the initial force's x and y, then 2 engine dispersions for the\n"
+          "                        reset's no-op step and 2 per step. BipedalWalker: its terrain's,\n"
+          "                        clouds' and initial force's draws, none per step (the order is in\n"
+          "                        src/envs/box2d/bipedal_walker.c). Too few values, a value outside\n"
+          "                        its draw's range, or values left over after the last action: exit 2\n"
+          "  --draws-file FILE     the same values from a file (separated by commas, blanks or lines;\n"
+          "                        '#' comments)\n"
           "  --actions A,...       discrete: integers; 1-D continuous: floats; several dimensions:\n"
           "                        actions separated by ';', components by ','\n"
           "  --actions-file FILE   one action per line, components separated by commas ('#' comments)\n\n"
@@ -78,6 +95,8 @@ static int parse_args(int argc, char** argv, trace_args* a) {
     int missing = 0;
     if (option_value(argc, argv, &i, "--state", &a->state, &missing) ||
         option_value(argc, argv, &i, "--seed", &a->seed, &missing) ||
+        option_value(argc, argv, &i, "--draws-file", &a->draws_file, &missing) ||
+        option_value(argc, argv, &i, "--draws", &a->draws, &missing) ||
         option_value(argc, argv, &i, "--actions-file", &a->actions_file, &missing) ||
         option_value(argc, argv, &i, "--actions", &a->actions, &missing)) {
       if (missing) return fprintf(stderr, CMD ": %s needs a value\n", argv[i]), 2;
@@ -91,8 +110,10 @@ static int parse_args(int argc, char** argv, trace_args* a) {
   }
   // the required pieces, and exactly one source of actions
   if (!a->env_id) return fprintf(stderr, CMD ": missing ENV_ID (see " CMD " --help)\n"), 2;
-  if (!a->state && !a->seed) return fprintf(stderr, CMD ": missing --state or --seed (see " CMD " --help)\n"), 2;
-  if (a->state && a->seed) return fprintf(stderr, CMD ": give one of --state and --seed, not both\n"), 2;
+  int starts = !!a->state + !!a->seed + !!a->draws + !!a->draws_file;
+  if (starts == 0) return fprintf(stderr, CMD ": missing --state, --seed or --draws (see " CMD " --help)\n"), 2;
+  if (starts > 1)
+    return fprintf(stderr, CMD ": give one of --state, --seed, --draws and --draws-file, not several\n"), 2;
   if (!a->actions == !a->actions_file)
     return fprintf(stderr, CMD ": give exactly one of --actions and --actions-file\n"), 2;
   return 0;
@@ -250,19 +271,26 @@ static const char* env_error(const ne_env_spec* spec, const ne_env_state* state,
   return ne_strerror(rc);
 }
 
-// where the trace starts: a state vector (sv, sn) or a reset from a seed
+// where the trace starts: a state vector (sv, sn), a reset from a seed, or a replay of draws
 typedef struct trace_start {
-  const double* sv;  // (sn) state vector, or NULL for a reset
-  int sn;            // its length
-  uint64_t seed;     // --seed S (when sv is NULL)
+  const double* sv;    // (sn) state vector, or NULL for a reset
+  int sn;              // its length
+  uint64_t seed;       // --seed S (when sv and draws are NULL)
+  ne_env_draws draws;  // --draws / --draws-file: draws.v NULL when not given
+  double* draws_buf;   // the values draws.v points to, owned (ne_free)
 } trace_start;
 
-// sets the state or resets from the seed; returns the exit code
-static int start_episode(const ne_env_spec* spec, ne_env_state* state, const trace_start* st) {
+// sets the state, resets from the seed or from the draws; returns the exit code (2: bad --state or
+// --draws, 1: a failed reset)
+static int start_episode(const ne_env_spec* spec, ne_env_state* state, trace_start* st) {
   char err[NE_ERRSTR_LEN];
   if (st->sv) {
     int rc = ne_env_set_state(spec, state, st->sv, st->sn, err);
     return rc ? (fprintf(stderr, CMD ": --state: %s\n", err), 2) : 0;
+  }
+  if (st->draws.v) {
+    int rc = ne_env_reset_draws(spec, state, &st->draws, err);
+    return rc ? (fprintf(stderr, CMD ": --draws: %s\n", err), rc == NE_ENOMEM ? 1 : 2) : 0;
   }
   // the seed eval and render give their episode 0, so a trace replays the start of what they show
   int rc = ne_env_reset(spec, state, ne_seed_derive(st->seed, 0, 0, NE_PURPOSE_EVAL));
@@ -272,23 +300,89 @@ static int start_episode(const ne_env_spec* spec, ne_env_state* state, const tra
             : 0;
 }
 
-// starts the episode, prints row 0, steps through the actions; returns the exit code
-static int run_trace(const ne_env_spec* spec, ne_env_state* state, const trace_start* st, const action_list* acts) {
+// starts the episode and steps through the actions, printing row 0 and one row per step when
+// `print`; returns the exit code. A replay of draws that runs out, or has values left after the
+// last action, is bad input (2)
+static int run_trace(const ne_env_spec* spec, ne_env_state* state, trace_start* st, const action_list* acts,
+                     int print) {
   int rc = start_episode(spec, state, st);
   if (rc) return rc;
   // row 0 is the given state's observation; then one row per step until the episode ends
-  print_header(spec);
-  print_row(spec, 0, state->obs, 0.0, 0, 0);
-  for (int i = 0; i < acts->n; i++) {
+  if (print) {
+    print_header(spec);
+    print_row(spec, 0, state->obs, 0.0, 0, 0);
+  }
+  int ended = 0;
+  for (int i = 0; i < acts->n && !ended; i++) {
     ne_step_out out;
     rc = ne_env_step(spec, state, acts->v + (size_t)i * (size_t)spec->act_dim, &out);
+    if (rc && st->draws.v && rc == NE_EINVAL)
+      return fprintf(stderr, CMD ": --draws: step %d: %s\n", i + 1, env_error(spec, state, rc)), 2;
     if (rc) return fprintf(stderr, CMD ": step %d: %s\n", i + 1, env_error(spec, state, rc)), 1;
-    print_row(spec, i + 1, state->obs, out.reward, out.terminated, out.truncated);
-    if (out.terminated || out.truncated) break;
+    if (print) print_row(spec, i + 1, state->obs, out.reward, out.terminated, out.truncated);
+    ended = out.terminated || out.truncated;
   }
+  // values left once every action ran: Gymnasium drew more than these steps take (an episode that
+  // ended first leaves the draws of the steps it never took)
+  if (st->draws.v && !ended && st->draws.used < st->draws.n)
+    return fprintf(stderr,
+                   CMD
+                   ": --draws: %d of the %d values are left after the last action: they are not the draws of "
+                   "this reset and these %d steps (the order is in src/envs/box2d)\n",
+                   st->draws.n - st->draws.used, st->draws.n, acts->n),
+           2;
   // a full disk or closed pipe must not look like success
-  if (fflush(stdout) != 0 || ferror(stdout)) return fprintf(stderr, CMD ": writing stdout failed\n"), 1;
+  if (print && (fflush(stdout) != 0 || ferror(stdout))) return fprintf(stderr, CMD ": writing stdout failed\n"), 1;
   return 0;
+}
+
+// parses the numbers of --draws (comma-separated) or a --draws-file (commas, blanks or newlines;
+// '#' to the end of a line is a comment) into a new array; `where` names the source in messages
+static int parse_draws(const char* where, const char* text, int is_file, trace_start* st) {
+  // at most one number per separator run, so this bounds the count
+  int cap = 1;
+  for (const char* p = text; *p; p++) cap += *p == ',' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+  double* v = ne_malloc((size_t)cap * sizeof *v);
+  if (!v) return fprintf(stderr, CMD ": out of memory for %d draws\n", cap), 1;
+  int n = 0, line = 1;
+  for (const char* p = text; *p;) {
+    if (*p == '\n') line++;
+    if (*p == ',' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+      p++;
+      continue;
+    }
+    if (is_file && *p == '#') {
+      while (*p && *p != '\n') p++;
+      continue;
+    }
+    size_t len = strcspn(p, is_file ? ", \t\r\n#" : ", \t\r\n");
+    char tok[128], label[300];
+    token_copy(p, len, tok, sizeof tok);
+    if (is_file) snprintf(label, sizeof label, "%s:%d", where, line);
+    else snprintf(label, sizeof label, "%s value %d", where, n + 1);
+    if (parse_number(label, tok, 0, &v[n])) return ne_free(v), 2;
+    if (!isfinite(v[n])) return fprintf(stderr, CMD ": %s: '%s' is not a finite number\n", label, tok), ne_free(v), 2;
+    n++;
+    p += len;
+  }
+  if (n == 0) return fprintf(stderr, CMD ": %s holds no values\n", where), ne_free(v), 2;
+  st->draws_buf = v;
+  st->draws.v = v;
+  st->draws.n = n;
+  st->draws.used = 0;
+  return 0;
+}
+
+// --draws or --draws-file into st->draws (owned by the caller: ne_free(st->draws_buf))
+static int load_draws(const trace_args* a, trace_start* st) {
+  if (a->draws) return parse_draws("--draws", a->draws, 0, st);
+  char* text = NULL;
+  char err[NE_ERRSTR_LEN];
+  int rc = ne__read_file(a->draws_file, &text, NULL, err);
+  if (rc) return fprintf(stderr, CMD ": --draws-file: %s\n", err), rc == NE_ENOMEM ? 1 : 2;
+  rc = parse_draws(a->draws_file, text, 1, st);
+  ne_free(text);
+  return rc;
 }
 
 // --state for spec: refused up front for envs without a state vector (Box2D), else parsed into sv
@@ -343,17 +437,30 @@ int ne_cmd_trace(int argc, char** argv) {
 
   // parse everything before the first row is printed
   double sv[NE_ENV_MAX_STATE];
-  trace_start start = {NULL, 0, 0};
+  trace_start start = {NULL, 0, 0, {NULL, 0, 0}, NULL};
   action_list acts = {NULL, 0};
   ne_env_state* state = NULL;
-  rc = args.state ? parse_start_state(spec, args.state, sv, &start) : parse_seed(args.seed, &start);
+  if (args.state) rc = parse_start_state(spec, args.state, sv, &start);
+  else if (args.seed) rc = parse_seed(args.seed, &start);
+  else rc = load_draws(&args, &start);
   if (!rc) rc = load_actions(spec, &args, &acts);
   if (!rc) {
     state = ne_env_state_create(spec);
-    rc = state ? run_trace(spec, state, &start, &acts) : (fprintf(stderr, CMD ": out of memory\n"), 1);
+    if (!state) rc = (fprintf(stderr, CMD ": out of memory\n"), 1);
   }
+  // a replay is checked by a silent run first (same draws and actions, so the same episode) in a
+  // state of its own, so that the printed episode is a fresh state's first whatever a family keeps
+  // from one episode to the next
+  if (!rc && start.draws.v) {
+    rc = run_trace(spec, state, &start, &acts, 0);
+    ne_env_state_destroy(state);
+    state = rc ? NULL : ne_env_state_create(spec);
+    if (!rc && !state) rc = (fprintf(stderr, CMD ": out of memory\n"), 1);
+  }
+  if (!rc) rc = run_trace(spec, state, &start, &acts, 1);
   // every path ends here, so each object is freed once
   ne_env_state_destroy(state);
+  ne_free(start.draws_buf);
   ne_free(acts.v);
   ne_env_spec_destroy(spec);
   return rc;

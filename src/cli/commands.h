@@ -18,6 +18,7 @@ int ne_cmd_compare(int argc, char** argv);   // cmd_compare.c: several configs x
 int ne_cmd_worker(int argc, char** argv);
 int ne_cmd_status(int argc, char** argv);
 int ne_cmd_cluster(int argc, char** argv);
+int ne_cmd_relay(int argc, char** argv);  // cmd_relay.c: a per-node relay
 // watching runs: live dashboard (cmd_dashboard.c) and HTML run report (cmd_report.c)
 int ne_cmd_dashboard(int argc, char** argv);
 int ne_cmd_report(int argc, char** argv);

@@ -20,14 +20,15 @@ static const command commands[] = {
     {"eval", ne_cmd_eval, "evaluate a run's best genome or a genome file over episodes"},
     {"plot", ne_cmd_plot, "draw training curves of one or more runs into a PNG"},
     {"envs", ne_cmd_envs, "list environments with their spaces and thresholds"},
-    {"trace", ne_cmd_trace, "step an environment from a given state and print CSV (fidelity checks)"},
+    {"trace", ne_cmd_trace, "step an env from a state, a seed or Gymnasium's draws, print CSV (fidelity checks)"},
     {"rollouts", ne_cmd_rollouts, "episodes of a random/noop/scripted policy as CSV (return, length)"},
     {"render", ne_cmd_render, "record a run's best agent (or a genome file) as an animated GIF"},
     {"compare", ne_cmd_compare, "train several configs x seeds; summary table, bootstrap intervals, plot"},
-    // distributed runs over Redis (cmd_worker.c, cmd_status.c, cmd_cluster.c)
+    // distributed runs over Redis (cmd_worker.c, cmd_status.c, cmd_cluster.c, cmd_relay.c)
     {"worker", ne_cmd_worker, "evaluate candidates for the experiment published on a Redis"},
     {"status", ne_cmd_status, "show a Redis cluster: experiment, generation, tasks, live workers"},
     {"cluster", ne_cmd_cluster, "run a config on a local cluster: redis-server + master + K workers"},
+    {"relay", ne_cmd_relay, "relay tasks and results between the master's Redis and a node-local Redis"},
     // watching runs (cmd_dashboard.c, cmd_report.c)
     {"dashboard", ne_cmd_dashboard, "serve a live page with the curves, ETA and throughput of runs (+ Redis)"},
     {"report", ne_cmd_report, "write a self-contained HTML report of a run (curves, evaluation, agent)"},

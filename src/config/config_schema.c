@@ -69,7 +69,8 @@ static const ne_config_key policy_keys[] = {
     {"policy", "activation", NE_CFG_ENUM, "tanh", 1, 0, "tanh|relu", "hidden-layer nonlinearity"},
     {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip",
      "output head: argmax (discrete actions), tanh or clip (continuous), auto = from the action space"},
-    {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he", "weight initialization of the initial genomes"},
+    {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he|zeros",
+     "weight initialization of the initial genomes (zeros: all parameters 0, e.g. ARS's linear policies)"},
     // conv policies for image observations (src/policy/conv.c, src/policy/conv_config.c)
     {"policy", "type", NE_CFG_ENUM, "mlp", 1, 0, "mlp|conv",
      "mlp (dense layers) or conv (conv layers over an image observation, then the hidden dense layers)"},

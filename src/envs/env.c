@@ -149,13 +149,13 @@ static void observe(const ne_env_spec* spec, ne_env_state* state) {
   if (!spec->obs_always_finite && any_nonfinite(state->obs, spec->obs_dim)) state->n_nan_obs++;
 }
 
-// the env's own stream restarts from seed, so an episode is a pure function of (policy, seed)
-int ne_env_reset(const ne_env_spec* spec, ne_env_state* state, uint64_t seed) {
-  if (!spec || !state || state->spec != spec) return NE_EINVAL;
+// the family's reset from the seeded stream, then the first observation; errstr gets a failure's
+// message. Nullable: errstr
+static int reset_from(const ne_env_spec* spec, ne_env_state* state, uint64_t seed, char* errstr) {
   ne_rng_seed(&state->rng, seed);
   spec->family->reset(spec, state->impl, &state->rng);
-  // gym: bridge: a family that can fail outside the process (env server) reports it here
-  int failed = spec->status ? spec->status(spec, state->impl, NULL) : 0;
+  // gym: bridge (a failure outside the process: env server) and Box2D's replayed draws report here
+  int failed = spec->status ? spec->status(spec, state->impl, errstr) : 0;
   if (failed) {
     state->needs_reset = 1;
     return failed;
@@ -164,6 +164,27 @@ int ne_env_reset(const ne_env_spec* spec, ne_env_state* state, uint64_t seed) {
   state->t = 0;
   state->needs_reset = 0;
   return 0;
+}
+
+// the env's own stream restarts from seed, so an episode is a pure function of (policy, seed)
+int ne_env_reset(const ne_env_spec* spec, ne_env_state* state, uint64_t seed) {
+  if (!spec || !state || state->spec != spec) return NE_EINVAL;
+  return reset_from(spec, state, seed, NULL);
+}
+
+// the family takes its random values from draws for this episode instead of the stream (seeded 0,
+// unused while the replay lasts)
+int ne_env_reset_draws(const ne_env_spec* spec, ne_env_state* state, ne_env_draws* draws, char* errstr) {
+  if (!spec || !state || state->spec != spec) return ne__set_error(errstr, NE_EINVAL, "state/spec mismatch");
+  if (!draws || draws->n < 0 || (!draws->v && draws->n > 0))
+    return ne__set_error(errstr, NE_EINVAL, "%s: no draws to replay", spec->id);
+  if (!spec->hooks || !spec->hooks->replay_draws)
+    return ne__set_error(errstr, NE_EUNSUPPORTED,
+                         "%s: only the Box2D envs replay Gymnasium's random draws; start from a seed instead",
+                         spec->id);
+  draws->used = 0;
+  spec->hooks->replay_draws(spec, state->impl, draws);
+  return reset_from(spec, state, 0, errstr);
 }
 
 // like assigning env.unwrapped.state after a reset: a new episode at t = 0 from the given state; the

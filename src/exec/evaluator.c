@@ -188,6 +188,22 @@ static void finish_behaviour(ne_evaluator* ev, uint32_t n, ne_result* out) {
   for (int i = 0; i < d; i++) out->bc[i] = n > 0 ? (float)(ev->bc_sum[i] / (double)n) : 0.0f;
 }
 
+// One step of Welford's running mean and variance: return r of the e-th episode (0-based).
+static void welford_add(double* mean, double* m2, double r, uint32_t e) {
+  double delta = r - *mean;
+  *mean += delta / (double)(e + 1);
+  *m2 += delta * (r - *mean);
+}
+
+void ne_evaluator_summarize(const double* returns, uint32_t n, ne_result* out) {
+  double mean = 0, m2 = 0;
+  for (uint32_t e = 0; e < n; e++) welford_add(&mean, &m2, returns[e], e);
+  out->episodes = n;
+  out->fitness = mean;
+  out->return_std = n > 1 ? sqrt(m2 / (double)n) : 0;
+  if (!isfinite(mean) && out->status == 0) out->status = NE_ERANGE;
+}
+
 static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, ne_result* out) {
   out->fitness = NAN;
   out->return_std = 0;
@@ -220,9 +236,7 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
     // where the episode ended: its env state (lockstep keeps one per episode) holds the final step
     if (want_bc)
       add_behaviour(ev, lockstep ? ne__lockstep_state(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH)) : ev->state);
-    double delta = r - mean;
-    mean += delta / (double)(e + 1);
-    m2 += delta * (r - mean);
+    welford_add(&mean, &m2, r, e);
   }
   if (ev->interrupted) return out->status = NE_EINTR;  // a partial result: the caller drops it
   out->episodes = c->episodes;
@@ -242,6 +256,43 @@ int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate
   if (ev->env_failed && !ev->interrupted) {
     ev->env_failed = 0;
     rc = run_candidate(ev, batch, c, out);
+  }
+  if (ev->env_failed) rc = out->status = ev->env_failed;
+  return rc;
+}
+
+// Episodes first .. first + n - 1 of c into returns[0..n) (no observation statistics); out gets the
+// steps and the status (the params' or NE_ERANGE for a non-finite return).
+static int run_part(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, uint32_t first, uint32_t n,
+                    double* returns, ne_result* out) {
+  out->steps = 0;
+  out->obs_count = 0;
+  const float* params = ne_evaluator_params(ev, batch, c, &out->status);
+  if (!params) return out->status;
+  int lockstep = ev->lockstep && n > 1 && !batch->obs_mean;
+  for (uint32_t k = 0; k < n && !ev->env_failed && !ev->interrupted; k++) {
+    uint32_t e = first + k;
+    if (lockstep && k % NE_LOCKSTEP_WIDTH == 0) {
+      uint32_t w = n - k < NE_LOCKSTEP_WIDTH ? n - k : NE_LOCKSTEP_WIDTH;
+      ne__lockstep_run(ev->lockstep, params, c->episode_seed, e, (int)w, &out->steps);
+    }
+    returns[k] = lockstep ? ne__lockstep_return(ev->lockstep, (int)(k % NE_LOCKSTEP_WIDTH))
+                          : run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, NULL);
+  }
+  if (ev->interrupted) return out->status = NE_EINTR;  // a partial result: the caller drops it
+  if (ev->env_failed) return out->status;              // the caller reports the env's failure
+  ne_evaluator_summarize(returns, n, out);
+  return out->status;
+}
+
+int ne_evaluator_run_episodes(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, uint32_t first,
+                              uint32_t n, double* returns, ne_result* out) {
+  ev->env_failed = 0;
+  ev->interrupted = 0;
+  int rc = run_part(ev, batch, c, first, n, returns, out);
+  if (ev->env_failed && !ev->interrupted) {
+    ev->env_failed = 0;
+    rc = run_part(ev, batch, c, first, n, returns, out);
   }
   if (ev->env_failed) rc = out->status = ev->env_failed;
   return rc;

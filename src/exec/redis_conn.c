@@ -174,6 +174,7 @@ void ne__rconn_close(ne__rconn* rc) {
   if (!rc || !rc->c) return;
   redisFree(rc->c);
   rc->c = NULL;
+  rc->n_scripts = 0;
 }
 
 // Drops the context after an I/O error, keeping hiredis's reason.
@@ -245,6 +246,7 @@ int ne__rconn_open(ne__rconn* rc, const ne__redis_url* url, double timeout_s) {
   redisSetTimeout(rc->c, ctv);
   int err = login(rc);
   if (!err) err = check_version(rc);
+  if (!err) rc->opens++;
   return err;
 }
 
@@ -319,6 +321,71 @@ int ne__rconn_spin(ne__rconn* rc, double spin_s) {
     sched_yield();
   }
   return 0;
+}
+
+// ---- scripts ------------------------------------------------------------------------------
+
+static const char* script_sha(const ne__rconn* rc, const char* body) {
+  for (int i = 0; i < rc->n_scripts; i++)
+    if (rc->scripts[i].body == body) return rc->scripts[i].sha;
+  return NULL;
+}
+
+void ne__rconn_scripts_lost(ne__rconn* rc) { rc->n_scripts = 0; }
+
+int ne__rconn_script_load(ne__rconn* rc, const char* body) {
+  if (script_sha(rc, body)) return 0;
+  redisReply* r = ne__rconn_command(rc, "SCRIPT LOAD %s", body);
+  if (!r) return NE_ENET;
+  int ok = r->type == REDIS_REPLY_STRING && r->len == 40;
+  if (ok && rc->n_scripts == NE_RCONN_SCRIPTS) rc->n_scripts = 0;  // more scripts than slots: start over
+  if (ok) {
+    rc->scripts[rc->n_scripts].body = body;
+    memcpy(rc->scripts[rc->n_scripts++].sha, r->str, 41);
+  } else {
+    ne__rconn_set_error(rc, NE_EIO, "Redis at %s: SCRIPT LOAD: %s", rc->url.shown,
+                        r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+  }
+  freeReplyObject(r);
+  return ok ? 0 : NE_EIO;
+}
+
+// Fills argv with EVALSHA sha nkeys args...; returns the word count (at most 3 + n).
+static int script_argv(const char* sha, int nkeys, int n, const char** args, const size_t* lens, char nk[16],
+                       const char** argv, size_t* alens) {
+  snprintf(nk, 16, "%d", nkeys);
+  argv[0] = "EVALSHA", alens[0] = 7;
+  argv[1] = sha, alens[1] = 40;
+  argv[2] = nk, alens[2] = strlen(nk);
+  for (int i = 0; i < n; i++) argv[3 + i] = args[i], alens[3 + i] = lens ? lens[i] : strlen(args[i]);
+  return 3 + n;
+}
+
+#define SCRIPT_MAX_ARGS 64  // arguments of one script call
+
+int ne__rconn_append_script(ne__rconn* rc, const char* body, int nkeys, int n, const char** args, const size_t* lens) {
+  const char* sha = script_sha(rc, body);
+  if (!sha || n > SCRIPT_MAX_ARGS) return ne__rconn_set_error(rc, NE_EINVAL, "script not loaded or too many arguments");
+  const char* argv[3 + SCRIPT_MAX_ARGS];
+  size_t alens[3 + SCRIPT_MAX_ARGS];
+  char nk[16];
+  return ne__rconn_append(rc, script_argv(sha, nkeys, n, args, lens, nk, argv, alens), argv, alens);
+}
+
+redisReply* ne__rconn_script(ne__rconn* rc, const char* body, int nkeys, int n, const char** args, const size_t* lens) {
+  for (int attempt = 0; attempt < 2; attempt++) {
+    if (n > SCRIPT_MAX_ARGS) return ne__rconn_set_error(rc, NE_EINVAL, "too many script arguments"), NULL;
+    if (ne__rconn_script_load(rc, body)) return NULL;
+    const char* argv[3 + SCRIPT_MAX_ARGS];
+    size_t alens[3 + SCRIPT_MAX_ARGS];
+    char nk[16];
+    int argc = script_argv(script_sha(rc, body), nkeys, n, args, lens, nk, argv, alens);
+    redisReply* r = ne__rconn_argv(rc, argc, argv, alens);
+    if (!r || !ne__reply_error_is(r, "NOSCRIPT") || attempt == 1) return r;
+    freeReplyObject(r);
+    ne__rconn_scripts_lost(rc);
+  }
+  return NULL;
 }
 
 int ne__reply_error_is(const redisReply* reply, const char* prefix) {

@@ -35,6 +35,8 @@ int ne__redis_url_is_loopback(const ne__redis_url* url);
 // could inject tasks and results). `who` names the refusing side in the message ("master").
 int ne__redis_url_check_auth(const ne__redis_url* url, const char* who, char* errstr);
 
+#define NE_RCONN_SCRIPTS 4  // Lua scripts one connection remembers as loaded
+
 // One connection. Errors are recorded in err/errstr by ne__rconn_set_error only.
 typedef struct ne__rconn {
   redisContext* c;             // NULL while disconnected
@@ -42,6 +44,12 @@ typedef struct ne__rconn {
   double timeout_s;            // connect timeout; commands time out after max(timeout_s, 5) s
   int err;                     // last error code (0: none)
   char errstr[NE_ERRSTR_LEN];  // its message
+  unsigned long opens;         // successful (re)connections so far: tells a new connection from the old
+  struct {                     // scripts loaded through this connection (forgotten when it closes:
+    const char* body;          // the next one may reach a restarted, empty server)
+    char sha[41];
+  } scripts[NE_RCONN_SCRIPTS];
+  int n_scripts;
 } ne__rconn;
 
 // Records an error on the connection and returns code.
@@ -80,6 +88,24 @@ redisReply* ne__rconn_get_reply(ne__rconn* rc);
 // woken itself: on 2 cores that cost 0.1-0.3 ms per round trip and a few ms stalls. NE_ENET when
 // disconnected.
 int ne__rconn_spin(ne__rconn* rc, double spin_s);
+
+// Lua scripts run with EVALSHA, so that each call sends the script's SHA-1 instead of its text.
+// A script is identified by its body pointer (a static string). ne__rconn_script_load loads it
+// (SCRIPT LOAD) unless this connection already did; call it before a pipeline, since it runs a
+// command of its own. 0, NE_ENET (connection dropped) or NE_EIO (error reply, in rc->errstr).
+int ne__rconn_script_load(ne__rconn* rc, const char* body);
+
+// Queues EVALSHA of a loaded script with nkeys keys followed by the other arguments (args[0..n)).
+// NE_EINVAL if the script was not loaded on this connection, NE_ENET when disconnected.
+int ne__rconn_append_script(ne__rconn* rc, const char* body, int nkeys, int n, const char** args, const size_t* lens);
+
+// Runs a script and returns its reply (loads it first, and once more after a NOSCRIPT reply: a
+// restarted Redis or SCRIPT FLUSH). Same contract as ne__rconn_command, except that NULL also
+// means the script could not be loaded (rc->err NE_EIO; the connection stays open).
+redisReply* ne__rconn_script(ne__rconn* rc, const char* body, int nkeys, int n, const char** args, const size_t* lens);
+
+// Forgets which scripts this connection loaded (after a NOSCRIPT reply in a pipeline).
+void ne__rconn_scripts_lost(ne__rconn* rc);
 
 // 1 if reply is an error reply whose text starts with prefix (e.g. "NOGROUP").
 int ne__reply_error_is(const redisReply* reply, const char* prefix);

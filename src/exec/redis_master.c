@@ -21,8 +21,9 @@
 #include "exec/redis_wire.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
-#include "neuroevo/env.h"     // ne_env_from_config
-#include "neuroevo/policy.h"  // ne_policy_from_config
+#include "neuroevo/env.h"        // ne_env_from_config
+#include "neuroevo/evaluator.h"  // ne_evaluator_summarize: split candidates end as whole ones
+#include "neuroevo/policy.h"     // ne_policy_from_config
 
 #define READ_COUNT 256       // result entries per XREAD
 #define BLOCK_MS 100         // XREAD block: how often the loop looks at the stop flag and timers
@@ -37,6 +38,7 @@
 #define FAIL_RECORDS 64      // failure reports remembered per round (attempts, workers, messages)
 #define PIPELINE 64          // commands queued before replies are read
 #define BLOB_TTL_S 86400     // safety expiry of blobs (deleted explicitly each generation)
+#define WAIT_WORKERS_S 2.0   // a round with no live worker known waits this long for one before sizing chunks
 #define N_WARN_KINDS 6
 #define WARN_LINES 5         // messages printed per kind before the rest are only counted
 #define JOIN_TIMEOUT_S 60.0  // workers refused the experiment and none joined for this long: the run stops
@@ -76,12 +78,24 @@ typedef struct master {
   ne_result* results;     // caller's results (n)
   ne__wire_round rd;      // its identity
   uint64_t norm_hash[2];  // content hashes of obs_mean / obs_std
-  uint8_t* have;          // (have_cap) 1 once candidate i has its result
-  uint8_t* redo;          // (have_cap) 1: re-publish candidate i now (its result was rejected)
-  uint8_t* fails;         // (have_cap) env failures reported for candidate i this round
-  int have_cap, n_have, n_redo;
-  struct fail_record {  // one failure report: an attempt is a task entry
-    uint32_t index;     // candidate
+  // the round's work items: whole candidates, or parts of the episodes of a candidate split over
+  // several tasks (a straggler otherwise: the GA's elite re-evaluation, 30 episodes of a candidate
+  // while hundreds of workers idle); item k is candidate item_cand[k], episodes item_part[k]
+  int n_items, cap_items;
+  int* item_cand;            // (cap_items)
+  ne__wire_part* item_part;  // (cap_items) n == 0: the whole candidate
+  int* first_item;           // (have_cap + 1) candidate i's items: first_item[i] .. first_item[i + 1] - 1
+  uint8_t* have;             // (cap_items) 1 once item k has its result
+  uint8_t* redo;             // (cap_items) 1: re-publish item k now (its result was rejected)
+  uint64_t* part_steps;      // (cap_items) steps of a part
+  int* part_status;          // (cap_items) status of a part
+  double* returns;           // (cap_returns) split candidates' episode returns, candidate i's from ret_at[i]
+  size_t* ret_at;            // (have_cap)
+  size_t cap_returns;
+  uint8_t* fails;                // (have_cap) env failures reported for candidate i this round
+  int have_cap, n_have, n_redo;  // n_have: items with their result
+  struct fail_record {           // one failure report: an attempt is a task entry
+    uint32_t index;              // candidate
     char entry[NE_WIRE_MAX_ENTRY + 1];
     char worker[NE_WIRE_MAX_NAME + 1];
     char error[NE_WIRE_MAX_ERROR + 1];
@@ -90,7 +104,9 @@ typedef struct master {
   double est_s[N_ROUND_KINDS];  // evaluation seconds per episode of each round kind (0: unknown)
   double round_eval_s;          // this round's accepted evaluation time and episodes, for est_s
   uint64_t round_episodes;
-  int* idx;                   // (have_cap) scratch list of missing indices
+  int* idx;                   // (cap_items) scratch list of missing items
+  int* task_cands;            // (cap_items) a task's candidates and parts, for the encoder
+  ne__wire_part* task_parts;  // (cap_items)
   uint32_t task_no;           // tasks published so far
   char last_read[48];         // result stream position
   char consumed[48];          // results up to here belong to completed generations
@@ -196,7 +212,10 @@ static int flush(master* m) {
       return m->lost = 1, NE_ENET;
     }
     if (r->type == REDIS_REPLY_STRING) {
-      if (!m->round_first_task[0]) snprintf(m->round_first_task, sizeof m->round_first_task, "%s", r->str);
+      if (!m->round_first_task[0]) {
+        snprintf(m->round_first_task, sizeof m->round_first_task, "%s", r->str);
+        m->stats.published_at = ne__now();
+      }
       if (ne__stream_id_cmp(r->str, m->last_task) > 0) snprintf(m->last_task, sizeof m->last_task, "%s", r->str);
     } else if (r->type == REDIS_REPLY_ERROR && !rc) {
       rc = ne__rconn_set_error(&m->conn, NE_EIO, "Redis: %s", r->str);
@@ -223,6 +242,8 @@ static void id_after(const char* id, char* out, size_t size) {
 }
 
 // ---- the experiment -----------------------------------------------------------------------
+
+static int keep_alive(master* m);
 
 // Writes the experiment's description workers read when they join.
 static int write_meta(master* m) {
@@ -256,6 +277,9 @@ static int setup_experiment(master* m, int* adopted) {
     freeReplyObject(r);
   }
   if (!rc && *adopted) rc = cmd(m, "XTRIM %s MAXLEN 0", m->k_tasks);
+  // every key of the experiment expires from the start (workers copy the task stream's expiry onto
+  // what they create): a master killed now leaves nothing behind for long
+  if (!rc) rc = keep_alive(m);
   if (!rc) rc = cmd(m, "SET %s %s", NE_KEY_CURRENT, m->id);
   // wakes idle workers at once (they block on this stream instead of polling ne:current)
   if (!rc) rc = cmd(m, "XADD %s MAXLEN ~ 100 * id %s", NE_KEY_ANNOUNCE, m->id);
@@ -424,11 +448,17 @@ static int start_generation(master* m) {
 
 // ---- tasks --------------------------------------------------------------------------------
 
-// Candidates per task that hold TARGET_TASK_S of evaluation, from the measured cost of this kind
+// Episodes of item k.
+static uint32_t item_episodes(const master* m, int k) {
+  return m->item_part[k].n ? m->item_part[k].n : m->batch->cands[m->item_cand[k]].episodes;
+}
+
+// Items per task that hold TARGET_TASK_S of evaluation, from the measured cost of this kind
 // of round (1 until measured), at most a fair share of the round (every thread gets work).
 static int min_chunk(const master* m, int n_round, int threads) {
   double per_ep = m->est_s[m->rd.round < N_ROUND_KINDS ? m->rd.round : N_ROUND_KINDS - 1];
-  uint32_t episodes = m->batch->n > 0 && m->batch->cands[0].episodes > 0 ? m->batch->cands[0].episodes : 1;
+  uint32_t episodes = m->n_items > 0 ? item_episodes(m, 0) : 1;
+  if (episodes < 1) episodes = 1;
   if (per_ep <= 0) return 1;
   double c = ceil(TARGET_TASK_S / (per_ep * episodes));
   int fair = (n_round + threads - 1) / threads;
@@ -449,8 +479,11 @@ static int chunk_size(const master* m, int remaining, int n_round) {
   return c < 1 ? 1 : (c > MAX_CHUNK ? MAX_CHUNK : c);
 }
 
-static int queue_task(master* m, const int* idx, int n) {
-  int rc = ne__wire_encode_task(&m->enc, &m->rd, m->task_no++, m->batch, m->norm_hash, m->env->obs_dim, idx, n);
+// Queues one task of the items items[0..n).
+static int queue_task(master* m, const int* items, int n) {
+  for (int j = 0; j < n; j++) m->task_cands[j] = m->item_cand[items[j]], m->task_parts[j] = m->item_part[items[j]];
+  int rc = ne__wire_encode_task_parts(&m->enc, &m->rd, m->task_no++, m->batch, m->norm_hash, m->env->obs_dim,
+                                      m->task_cands, m->task_parts, n);
   if (rc) return rc;
   const char* argv[] = {"XADD", m->k_tasks, "*", "m", (const char*)m->enc.data};
   size_t lens[] = {4, strlen(m->k_tasks), 1, 1, m->enc.len};
@@ -458,8 +491,8 @@ static int queue_task(master* m, const int* idx, int n) {
   return pipe_argv(m, 5, argv, lens);
 }
 
-// Publishes the candidates m->idx[0..n) in chunks (after whatever is already queued), then reads
-// all replies.
+// Publishes the items m->idx[0..n) in chunks (after whatever is already queued), then reads all
+// replies.
 static int publish_list(master* m, int n) {
   int rc = 0;
   for (int off = 0, chunk; off < n && !rc; off += chunk) {
@@ -479,23 +512,24 @@ static int publish_list(master* m, int n) {
   return rc ? rc : frc;
 }
 
-// Publishes every candidate without a result. *count gets how many.
+// Publishes every item without a result. *count gets how many.
 static int publish_missing(master* m, int* count) {
   int n = 0;
-  for (int i = 0; i < m->batch->n; i++)
-    if (!m->have[i]) m->idx[n++] = i;
+  for (int k = 0; k < m->n_items; k++)
+    if (!m->have[k]) m->idx[n++] = k;
   *count = n;
-  for (int i = 0; i < m->batch->n; i++) m->redo[i] = 0;
+  for (int k = 0; k < m->n_items; k++) m->redo[k] = 0;
   m->n_redo = 0;
   return publish_list(m, n);
 }
 
-// Re-publishes at once the candidates whose results were rejected (a worker of another build).
+// Re-publishes at once the items whose results were rejected (a worker of another build) or whose
+// evaluation failed.
 static int publish_redo(master* m) {
   int n = 0;
-  for (int i = 0; i < m->batch->n; i++) {
-    if (m->redo[i] && !m->have[i]) m->idx[n++] = i;
-    m->redo[i] = 0;
+  for (int k = 0; k < m->n_items; k++) {
+    if (m->redo[k] && !m->have[k]) m->idx[n++] = k;
+    m->redo[k] = 0;
   }
   m->n_redo = 0;
   if (n) m->stats.republished += (uint64_t)n;
@@ -565,11 +599,8 @@ static void explain_drop(master* m, int kind, const char* entry, const ne__wire_
   }
 }
 
-static void accept_result(master* m, uint32_t i, const ne_result* src) {
-  if (m->have[i]) {
-    m->stats.duplicates++;
-    return;
-  }
+// Takes item k's result for candidate i (a whole candidate's result).
+static void accept_whole(master* m, uint32_t i, const ne_result* src) {
   ne_result* dst = &m->results[i];
   dst->fitness = src->fitness;
   dst->return_std = src->return_std;
@@ -583,17 +614,82 @@ static void accept_result(master* m, uint32_t i, const ne_result* src) {
     memcpy(dst->obs_sumsq, src->obs_sumsq, d * sizeof(double));
   }
   if (m->batch->want_bc && dst->bc && src->bc) memcpy(dst->bc, src->bc, (size_t)m->env->bc_dim * sizeof(float));
-  m->have[i] = 1;
+}
+
+// A split candidate whose parts have all come in: its result from the episode returns in order
+// (the local evaluator's arithmetic) and the parts' steps; a part whose parameters failed fails it.
+static void finish_split(master* m, uint32_t i) {
+  ne_result* dst = &m->results[i];
+  dst->status = 0;
+  dst->steps = 0;
+  dst->obs_count = 0;
+  for (int k = m->first_item[i]; k < m->first_item[i + 1]; k++) {
+    if (m->part_status[k] < 0 && m->part_status[k] != NE_ERANGE && dst->status == 0) dst->status = m->part_status[k];
+    dst->steps += m->part_steps[k];
+  }
+  if (dst->status) {  // as ne_evaluator_run reports a candidate whose parameters failed
+    dst->fitness = NAN, dst->return_std = 0, dst->episodes = 0, dst->steps = 0;
+    return;
+  }
+  ne_evaluator_summarize(m->returns + m->ret_at[i], m->batch->cands[i].episodes, dst);
+}
+
+// Takes a result of candidate i (a whole one, or the part `part`). First one per item wins.
+static void accept_result(master* m, uint32_t i, const ne_result* src, const ne__wire_part* part,
+                          const double* returns) {
+  int k0 = m->first_item[i], k1 = m->first_item[i + 1], split = m->item_part[k0].n > 0;
+  if (!part->n) {  // a whole result: also completes a candidate this master split
+    int fresh = 0;
+    for (int k = k0; k < k1; k++) fresh += !m->have[k];
+    if (!fresh || (split && fresh < k1 - k0)) {  // done already, or partly from parts: keep those
+      m->stats.duplicates++;
+      return;
+    }
+    accept_whole(m, i, src);
+    for (int k = k0; k < k1; k++) m->have[k] = 1;
+    m->n_have += k1 - k0;
+    m->stats.accepted++;
+    return;
+  }
+  int k = k0;
+  while (k < k1 && !(split && m->item_part[k].first == part->first && m->item_part[k].n == part->n)) k++;
+  if (k == k1) {  // a part this master did not cut (a previous master split otherwise)
+    m->stats.stale++;
+    return;
+  }
+  if (m->have[k]) {
+    m->stats.duplicates++;
+    return;
+  }
+  memcpy(m->returns + m->ret_at[i] + part->first, returns, part->n * sizeof *returns);
+  m->part_steps[k] = src->steps;
+  m->part_status[k] = src->status;
+  m->have[k] = 1;
   m->n_have++;
-  m->stats.accepted++;
+  int done = 1;
+  for (int j = k0; j < k1 && done; j++) done = m->have[j];
+  if (done) {
+    finish_split(m, i);
+    m->stats.accepted++;
+  }
 }
 
 // ---- env failures -------------------------------------------------------------------------
 
+// Marks the items of candidate i that lack a result for re-publishing.
 static void mark_redo(master* m, uint32_t i) {
-  if (m->have[i] || m->redo[i]) return;
-  m->redo[i] = 1;
-  m->n_redo++;
+  for (int k = m->first_item[i]; k < m->first_item[i + 1]; k++) {
+    if (m->have[k] || m->redo[k]) continue;
+    m->redo[k] = 1;
+    m->n_redo++;
+  }
+}
+
+// 1 once every item of candidate i has its result.
+static int cand_done(const master* m, uint32_t i) {
+  for (int k = m->first_item[i]; k < m->first_item[i + 1]; k++)
+    if (!m->have[k]) return 0;
+  return 1;
 }
 
 // Writes the error that stops the run: the env, the candidate, the workers that failed it and the
@@ -631,7 +727,7 @@ static void note_failure(master* m, const ne__wire_result_hdr* h) {
   snprintf(f->worker, sizeof f->worker, "%s", h->worker);
   snprintf(f->error, sizeof f->error, "%s", h->error);
   for (int k = 0; k < h->n_skipped; k++) mark_redo(m, h->skipped[k]);
-  if (m->have[i]) return;  // another worker's result came first
+  if (cand_done(m, i)) return;  // another worker's result came first
   if (++m->fails[i] >= MAX_FAILURES) {
     fail_run(m, i, h->error);
     return;
@@ -664,14 +760,12 @@ static void handle_entry(master* m, const char* entry, const redisReply* fields,
     if (!(stale && quiet_stale)) explain_drop(m, kind, entry, &m->dec);
     // a rejected build's results name candidates of this round: give them to other workers now
     for (int i = 0; kind == W_BUILD && h_is_current(m, &m->dec) && i < m->dec.n; i++)
-      if (m->dec.index[i] < (uint32_t)m->batch->n && !m->redo[m->dec.index[i]]) {
-        m->redo[m->dec.index[i]] = 1;
-        m->n_redo++;
-      }
+      if (m->dec.index[i] < (uint32_t)m->batch->n) mark_redo(m, m->dec.index[i]);
     return;
   }
   m->stats.result_bytes += v->len;
-  for (int i = 0; i < m->dec.n; i++) accept_result(m, m->dec.index[i], &m->dec.results[i]);
+  for (int i = 0; i < m->dec.n; i++)
+    accept_result(m, m->dec.index[i], &m->dec.results[i], &m->dec.parts[i], m->dec.returns + m->dec.ret_off[i]);
   if (m->dec.hdr.error[0]) {
     if (!m->replaying) note_failure(m, &m->dec.hdr);
   } else {
@@ -795,7 +889,7 @@ static int check_stall(master* m) {
   if (failed) return m->lost = 1, NE_ENET;  // the group vanished: recover() re-creates it
   if (pending) return 0;
   int rc = drain_results(m), n = 0;
-  if (!rc && m->n_have < m->batch->n) rc = publish_missing(m, &n);
+  if (!rc && m->n_have < m->n_items) rc = publish_missing(m, &n);
   if (!rc && n) {
     m->stats.republished += (uint64_t)n;
     warn(m, W_INFO, "re-published %d candidate%s of generation %u round %u whose results were lost or rejected", n,
@@ -892,21 +986,92 @@ static int tick(master* m, double now) {
 
 // ---- evaluate -----------------------------------------------------------------------------
 
-static int begin_round(master* m, const ne_batch* b, ne_result* results) {
-  if (b->n > m->have_cap) {
-    ne_free(m->have);
-    ne_free(m->redo);
-    ne_free(m->fails);
-    ne_free(m->idx);
-    m->have = ne_malloc((size_t)b->n);
-    m->redo = ne_malloc((size_t)b->n);
-    m->fails = ne_malloc((size_t)b->n);
-    m->idx = ne_malloc((size_t)b->n * sizeof *m->idx);
-    m->have_cap = m->have && m->redo && m->fails && m->idx ? b->n : 0;
-    if (!m->have_cap) return NE_ENOMEM;
+// Episodes per part for this round's split candidates: --episodes-per-task, or automatically the
+// round's episodes per live thread (a candidate with more episodes than that would be its
+// straggler). 0: no split (observation statistics and behaviour characterizations, means over
+// the episodes, cannot be added up bit-identically from parts).
+static uint32_t split_target(const master* m, const ne_batch* b) {
+  if (b->want_obs_stats || b->want_bc || m->opt.episodes_per_task < 0) return 0;
+  if (m->opt.episodes_per_task > 0) return (uint32_t)m->opt.episodes_per_task;
+  if (m->stats.live_threads < 2) return 0;
+  uint64_t total = 0;
+  for (int i = 0; i < b->n; i++) total += b->cands[i].episodes;
+  return (uint32_t)((total + (uint64_t)m->stats.live_threads - 1) / (uint64_t)m->stats.live_threads);
+}
+
+// Grows the per-candidate arrays to n candidates. 0 or NE_ENOMEM.
+static int reserve_cands(master* m, int n) {
+  if (n <= m->have_cap) return 0;
+  ne_free(m->fails);
+  ne_free(m->first_item);
+  ne_free(m->ret_at);
+  m->fails = ne_malloc((size_t)n);
+  m->first_item = ne_malloc(((size_t)n + 1) * sizeof *m->first_item);
+  m->ret_at = ne_malloc((size_t)n * sizeof *m->ret_at);
+  m->have_cap = m->fails && m->first_item && m->ret_at ? n : 0;
+  return m->have_cap ? 0 : NE_ENOMEM;
+}
+
+// Grows the per-item arrays to n items. 0 or NE_ENOMEM.
+static int reserve_items(master* m, int n) {
+  if (n <= m->cap_items) return 0;
+  void** arrays[] = {(void**)&m->item_cand, (void**)&m->item_part,  (void**)&m->have,
+                     (void**)&m->redo,      (void**)&m->part_steps, (void**)&m->part_status,
+                     (void**)&m->idx,       (void**)&m->task_cands, (void**)&m->task_parts};
+  size_t sizes[] = {sizeof(int), sizeof(ne__wire_part), 1, 1, sizeof(uint64_t), sizeof(int), sizeof(int),
+                    sizeof(int), sizeof(ne__wire_part)};
+  int ok = 1;
+  for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
+    ne_free(*arrays[a]);
+    *arrays[a] = ne_malloc((size_t)n * sizes[a]);
+    ok = ok && *arrays[a];
   }
-  memset(m->have, 0, (size_t)b->n);
-  memset(m->redo, 0, (size_t)b->n);
+  m->cap_items = ok ? n : 0;
+  return ok ? 0 : NE_ENOMEM;
+}
+
+// The round's items: each candidate whole, or its episodes in parts of about `target`.
+static int make_items(master* m, const ne_batch* b) {
+  uint32_t target = split_target(m, b);
+  int n_items = 0;
+  size_t n_returns = 0;
+  for (int i = 0; i < b->n; i++) {
+    uint32_t e = b->cands[i].episodes, parts = target && e > target ? (e + target - 1) / target : 1;
+    n_items += (int)parts;
+    if (parts > 1) n_returns += e;
+  }
+  if (reserve_items(m, n_items)) return NE_ENOMEM;
+  if (n_returns > m->cap_returns) {
+    ne_free(m->returns);
+    m->returns = ne_malloc(n_returns * sizeof *m->returns);
+    m->cap_returns = m->returns ? n_returns : 0;
+    if (!m->returns) return NE_ENOMEM;
+  }
+  int k = 0;
+  size_t at = 0;
+  for (int i = 0; i < b->n; i++) {
+    uint32_t e = b->cands[i].episodes, parts = target && e > target ? (e + target - 1) / target : 1;
+    m->first_item[i] = k;
+    m->ret_at[i] = at;
+    // contiguous ranges of nearly equal length (the first e % parts one episode longer)
+    for (uint32_t p = 0, first = 0; p < parts; p++) {
+      uint32_t len = e / parts + (p < e % parts);
+      m->item_cand[k] = i;
+      m->item_part[k] = parts > 1 ? (ne__wire_part){first, len} : (ne__wire_part){0, 0};
+      first += len;
+      k++;
+    }
+    if (parts > 1) at += e, m->stats.split += parts;
+  }
+  m->first_item[b->n] = k;
+  m->n_items = k;
+  return 0;
+}
+
+static int begin_round(master* m, const ne_batch* b, ne_result* results) {
+  if (reserve_cands(m, b->n) || make_items(m, b)) return NE_ENOMEM;
+  memset(m->have, 0, (size_t)m->n_items);
+  memset(m->redo, 0, (size_t)m->n_items);
   memset(m->fails, 0, (size_t)b->n);
   m->n_fail_recs = 0;
   m->fatal = 0;
@@ -962,9 +1127,23 @@ static int start_round(master* m) {
   return rc;
 }
 
+// No live worker known (a new experiment: workers that were waiting join it within a heartbeat or
+// two, relays once their node's workers have): wait up to WAIT_WORKERS_S for one, since the round's
+// chunks are sized from the live threads, and a round sized for two threads hands a quarter of
+// itself to the first worker that claims (250 Atari candidates, 12 minutes, in one task).
+static void wait_for_workers(master* m, const volatile int* stop) {
+  if (m->stats.live_threads > 0 || m->lost) return;
+  for (double until = ne__now() + WAIT_WORKERS_S; !(stop && *stop);) {
+    if (refresh_workers(m) || m->stats.live_threads > 0 || ne__now() >= until) return;
+    struct timespec ts = {0, 50000000L};
+    nanosleep(&ts, NULL);
+  }
+}
+
 static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
                            char* errstr) {
   master* m = ex->impl;
+  wait_for_workers(m, stop);
   if (begin_round(m, batch, results)) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
   m->progress_at = m->tick_at = ne__now();
   int rc = m->lost ? NE_ENET : start_round(m);
@@ -974,7 +1153,7 @@ static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* re
       if (rc) return rc;
       if (!m->round_first_task[0] && (rc = start_round(m)) != 0) continue;
     }
-    if (m->n_have == batch->n) break;
+    if (m->n_have == m->n_items) break;
     if (stop && *stop) return ne__set_error(errstr, NE_EINTR, "interrupted");
     int got;
     rc = read_results(m, BLOCK_MS, &got);
@@ -988,6 +1167,7 @@ static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* re
     }
   }
   if (rc) return ne__set_error(errstr, rc, "%s", m->conn.errstr);
+  m->stats.done_at = ne__now();
   snprintf(m->consumed, sizeof m->consumed, "%s", m->last_read);
   // what an episode of this kind of round costs sizes the next round's chunks
   if (m->round_episodes)
@@ -1007,14 +1187,15 @@ static void master_describe(ne_executor* ex, char* buf, int size) {
 static void master_destroy(ne_executor* ex) {
   master* m = ex->impl;
   if (m) {
-    if (!m->opt.quiet && (m->stats.dropped || m->stats.reclaimed || m->stats.republished || m->stats.recoveries))
+    const ne_cluster_master_stats* st = &m->stats;
+    if (!m->opt.quiet && (st->dropped || st->reclaimed || st->republished || st->recoveries || st->split))
       fprintf(stderr,
               "neuroevo: master: %llu results accepted, %llu duplicates, %llu stale, %llu dropped; %llu tasks "
-              "re-claimed, %llu candidates re-published, %llu recoveries\n",
-              (unsigned long long)m->stats.accepted, (unsigned long long)m->stats.duplicates,
-              (unsigned long long)m->stats.stale, (unsigned long long)m->stats.dropped,
-              (unsigned long long)m->stats.reclaimed, (unsigned long long)m->stats.republished,
-              (unsigned long long)m->stats.recoveries);
+              "re-claimed, %llu candidates or parts re-published, %llu recoveries; %llu parts of candidates whose "
+              "episodes were split over tasks\n",
+              (unsigned long long)st->accepted, (unsigned long long)st->duplicates, (unsigned long long)st->stale,
+              (unsigned long long)st->dropped, (unsigned long long)st->reclaimed, (unsigned long long)st->republished,
+              (unsigned long long)st->recoveries, (unsigned long long)st->split);
     ne__rconn_close(&m->conn);
     ne_env_spec_destroy(m->env);
     ne_free(m->config_text);
@@ -1022,6 +1203,15 @@ static void master_destroy(ne_executor* ex) {
     ne_free(m->redo);
     ne_free(m->fails);
     ne_free(m->idx);
+    ne_free(m->item_cand);
+    ne_free(m->item_part);
+    ne_free(m->first_item);
+    ne_free(m->part_steps);
+    ne_free(m->part_status);
+    ne_free(m->returns);
+    ne_free(m->ret_at);
+    ne_free(m->task_cands);
+    ne_free(m->task_parts);
     ne_free(m->blobs);
     ne__buf_free(&m->enc);
     ne__wire_results_free(&m->dec);

@@ -227,6 +227,7 @@ void ne__wire_task_free(ne__wire_task* t) {
   if (!t) return;
   ne_free(t->blobs);
   ne_free(t->cands);
+  ne_free(t->parts);
   ne_free(t->seeds);
   ne__wire_task_init(t);
 }
@@ -281,11 +282,14 @@ static int chunk_blobs(const ne_batch* batch, const int* idx, int n, int* map, i
   return 0;
 }
 
-static void put_candidate(ne_buf* b, const ne_batch* batch, const int* idx, int j, const int* map) {
+static void put_candidate(ne_buf* b, const ne_batch* batch, const int* idx, const ne__wire_part* parts, int j,
+                          const int* map) {
   const ne_candidate* c = &batch->cands[idx[j]];
+  int part = parts && parts[j].n > 0;
   put_u8(b, (uint8_t)c->kind);
   put_varint(b, c->index);
-  put_varint(b, c->episodes);
+  put_varint(b, part ? parts[j].n : c->episodes);
+  put_varint(b, part ? (uint64_t)parts[j].first + 1 : 0);  // 0: the whole candidate
   ne__buf_u64(b, c->episode_seed);
   switch (c->kind) {
     case NE_CAND_CHAIN: put_chain(b, batch, idx, j); break;
@@ -300,9 +304,19 @@ static void put_candidate(ne_buf* b, const ne_batch* batch, const int* idx, int 
 
 int ne__wire_encode_task(ne_buf* out, const ne__wire_round* round, uint32_t task_no, const ne_batch* batch,
                          const uint64_t norm_hash[2], int obs_dim, const int* idx, int n) {
+  return ne__wire_encode_task_parts(out, round, task_no, batch, norm_hash, obs_dim, idx, NULL, n);
+}
+
+int ne__wire_encode_task_parts(ne_buf* out, const ne__wire_round* round, uint32_t task_no, const ne_batch* batch,
+                               const uint64_t norm_hash[2], int obs_dim, const int* idx, const ne__wire_part* parts,
+                               int n) {
   if (n < 1 || n > NE_WIRE_MAX_CANDS) return NE_EINVAL;
-  for (int j = 0; j < n; j++)
+  for (int j = 0; j < n; j++) {
     if (idx[j] < 0 || idx[j] >= batch->n) return NE_EINVAL;
+    if (parts && parts[j].n > 0 &&
+        (batch->want_bc || (uint64_t)parts[j].first + parts[j].n > batch->cands[idx[j]].episodes))
+      return NE_EINVAL;  // behaviours are means over all of a candidate's episodes: never split
+  }
   int nb = batch->n_blobs > 0 ? batch->n_blobs : 1;
   int* map = ne_malloc(2 * (size_t)nb * sizeof(int));
   if (!map) return NE_ENOMEM;
@@ -338,7 +352,7 @@ int ne__wire_encode_task(ne_buf* out, const ne__wire_round* round, uint32_t task
     put_varint(out, batch->blobs[table[k]].n);
   }
   put_varint(out, (uint64_t)n);
-  for (int j = 0; j < n; j++) put_candidate(out, batch, idx, j, map);
+  for (int j = 0; j < n; j++) put_candidate(out, batch, idx, parts, j, map);
   ne_free(map);
   return seal(out);
 }
@@ -386,11 +400,14 @@ static int get_candidate(ne_reader* r, ne__wire_task* t, size_t* off, int j, siz
   ne_candidate* c = &t->cands[j];
   memset(c, 0, sizeof *c);
   uint8_t kind = get_u8(r);
-  uint64_t index = get_varint(r), episodes = get_varint(r);
+  uint64_t index = get_varint(r), episodes = get_varint(r), part = get_varint(r);
   c->episode_seed = ne__reader_u64(r);
-  if (r->bad || index > UINT32_MAX || episodes < 1 || episodes > UINT32_MAX) return NE_ECORRUPT;
+  if (r->bad || index > UINT32_MAX || episodes < 1 || episodes > UINT32_MAX || part > UINT32_MAX ||
+      (part && (part - 1 + episodes > UINT32_MAX || t->want_bc)))
+    return NE_ECORRUPT;
   c->index = (uint32_t)index;
   c->episodes = (uint32_t)episodes;
+  t->parts[j] = part ? (ne__wire_part){(uint32_t)(part - 1), (uint32_t)episodes} : (ne__wire_part){0, 0};
   off[j] = 0;
   switch (kind) {
     case NE_CAND_CHAIN: c->kind = NE_CAND_CHAIN; return get_chain(r, t, off, j, used);
@@ -438,10 +455,13 @@ static int get_task_header(ne_reader* r, ne__wire_task* t) {
 static int get_task_body(ne_reader* r, ne__wire_task* t) {
   int rc = get_task_header(r, t);
   if (rc) return rc;
-  // every candidate takes at least 11 bytes, so a count larger than that is a lie
+  // every candidate takes at least 12 bytes, so a count larger than that is a lie
   uint64_t n = get_varint(r);
-  if (r->bad || n < 1 || n > NE_WIRE_MAX_CANDS || n > ne__reader_left(r) / 11) return NE_ECORRUPT;
+  if (r->bad || n < 1 || n > NE_WIRE_MAX_CANDS || n > ne__reader_left(r) / 12) return NE_ECORRUPT;
+  int cap = t->cap_cands;
   if (reserve_int((void**)&t->cands, &t->cap_cands, n, sizeof *t->cands)) return NE_ENOMEM;
+  if (reserve_int((void**)&t->parts, &cap, n, sizeof *t->parts)) return NE_ENOMEM;
+  if (cap != t->cap_cands) return NE_ENOMEM;  // both grow by the same rule from the same capacity
   size_t* off = ne_malloc(n * sizeof *off);
   if (!off) return NE_ENOMEM;
   size_t used = 0;
@@ -478,19 +498,26 @@ void ne__wire_results_free(ne__wire_results* r) {
   if (!r) return;
   ne_free(r->index);
   ne_free(r->results);
+  ne_free(r->parts);
+  ne_free(r->ret_off);
+  ne_free(r->returns);
   ne_free(r->obs);
   ne_free(r->bc);
   ne_free(r->skipped);
   ne__wire_results_init(r);
 }
 
-static void put_result(ne_buf* b, uint32_t index, const ne_result* res, int obs_dim, int bc_dim) {
+static void put_result(ne_buf* b, uint32_t index, const ne_result* res, const ne__wire_part* part,
+                       const double* returns, int obs_dim, int bc_dim) {
   put_varint(b, index);
   put_varint(b, zigzag(res->status));
   ne__buf_f64(b, res->fitness);
   ne__buf_f64(b, res->return_std);
   put_varint(b, res->episodes);
   put_varint(b, res->steps);
+  // a part: its first episode (+ 1; 0: the whole candidate) and its per-episode returns
+  put_varint(b, part ? (uint64_t)part->first + 1 : 0);
+  for (uint32_t e = 0; part && e < part->n; e++) ne__buf_f64(b, returns[e]);
   if (obs_dim > 0) {
     ne__buf_f64(b, res->obs_count);
     for (int i = 0; i < obs_dim; i++) ne__buf_f64(b, res->obs_sum[i]);
@@ -513,9 +540,19 @@ static void put_failure(ne_buf* b, const ne__wire_result_hdr* hdr) {
 
 int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const uint32_t* idx, const ne_result* results,
                             int n) {
+  return ne__wire_encode_results_parts(out, hdr, idx, results, NULL, NULL, n);
+}
+
+int ne__wire_encode_results_parts(ne_buf* out, const ne__wire_result_hdr* hdr, const uint32_t* idx,
+                                  const ne_result* results, const ne__wire_part* parts, const double* returns, int n) {
   int min_n = hdr->error[0] ? 0 : 1;
   if (n < min_n || n > NE_WIRE_MAX_CANDS || hdr->obs_dim < 0 || hdr->obs_dim > MAX_OBS_DIM) return NE_EINVAL;
   if (hdr->bc_dim < 0 || hdr->bc_dim > MAX_BC_DIM) return NE_EINVAL;
+  // parts: no observation sums or behaviours (they could not be added up bit-identically), one
+  // return per episode
+  for (int i = 0; parts && i < n; i++)
+    if (parts[i].n > 0 && (hdr->obs_dim > 0 || hdr->bc_dim > 0 || !returns || results[i].episodes != parts[i].n))
+      return NE_EINVAL;
   if (hdr->error[0] && (hdr->n_skipped < 0 || hdr->n_skipped > NE_WIRE_MAX_CANDS)) return NE_EINVAL;
   for (int i = 0; hdr->obs_dim > 0 && i < n; i++)
     if (!results[i].obs_sum || !results[i].obs_sumsq) return NE_EINVAL;
@@ -529,13 +566,17 @@ int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const u
   put_varint(out, (uint64_t)hdr->bc_dim);
   put_varint(out, hdr->eval_us);
   put_varint(out, (uint64_t)n);
-  for (int i = 0; i < n; i++) put_result(out, idx[i], &results[i], hdr->obs_dim, hdr->bc_dim);
+  for (int i = 0; i < n; i++) {
+    int part = parts && parts[i].n > 0;
+    put_result(out, idx[i], &results[i], part ? &parts[i] : NULL, returns, hdr->obs_dim, hdr->bc_dim);
+    if (part) returns += parts[i].n;
+  }
   put_failure(out, hdr);
   return seal(out);
 }
 
-// One result; a successful evaluation must carry finite figures.
-static int get_result(ne_reader* r, ne__wire_results* m, int i) {
+// One result; a successful evaluation must carry finite figures. *used: returns decoded so far.
+static int get_result(ne_reader* r, ne__wire_results* m, int i, size_t* used) {
   ne_result* res = &m->results[i];
   uint64_t index = get_varint(r);
   int64_t status = unzigzag(get_varint(r));
@@ -549,6 +590,19 @@ static int get_result(ne_reader* r, ne__wire_results* m, int i) {
   res->episodes = (uint32_t)episodes;
   if (status == 0 && (!isfinite(res->fitness) || !isfinite(res->return_std) || res->return_std < 0 || episodes < 1))
     return NE_ECORRUPT;
+  // a part: its first episode and one return per episode (counted against the bytes left first)
+  uint64_t part = get_varint(r);
+  m->parts[i] = (ne__wire_part){0, 0};
+  m->ret_off[i] = *used;
+  if (part) {
+    if (r->bad || part > UINT32_MAX || episodes < 1 || part - 1 + episodes > UINT32_MAX || m->hdr.obs_dim > 0 ||
+        m->hdr.bc_dim > 0 || episodes > ne__reader_left(r) / 8)
+      return NE_ECORRUPT;
+    if (reserve((void**)&m->returns, &m->cap_returns, *used + episodes, sizeof(double))) return NE_ENOMEM;
+    m->parts[i] = (ne__wire_part){(uint32_t)(part - 1), (uint32_t)episodes};
+    for (uint64_t e = 0; e < episodes; e++) m->returns[*used + e] = ne__reader_f64(r);
+    *used += episodes;
+  }
   int d = m->hdr.obs_dim, bd = m->hdr.bc_dim;
   res->obs_sum = res->obs_sumsq = NULL;
   res->obs_count = 0;
@@ -603,9 +657,9 @@ static int get_results_body(ne_reader* r, ne__wire_results* m) {
   m->hdr.eval_us = get_varint(r);
   uint64_t n = get_varint(r);
   if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || bd > MAX_BC_DIM || n > NE_WIRE_MAX_CANDS) return NE_ECORRUPT;
-  // each result takes at least 20 bytes (+ 8 * (1 + 2d) with sums, + 4 bd with behaviours): check
+  // each result takes at least 21 bytes (+ 8 * (1 + 2d) with sums, + 4 bd with behaviours): check
   // before allocating
-  if (n > ne__reader_left(r) / (20 + 8 * (1 + 2 * d) * (d > 0) + 4 * bd)) return NE_ECORRUPT;
+  if (n > ne__reader_left(r) / (21 + 8 * (1 + 2 * d) * (d > 0) + 4 * bd)) return NE_ECORRUPT;
   m->hdr.task_no = (uint32_t)task_no;
   m->hdr.obs_dim = (int)d;
   m->hdr.bc_dim = (int)bd;
@@ -613,12 +667,19 @@ static int get_results_body(ne_reader* r, ne__wire_results* m) {
   if (reserve((void**)&m->index, &cap, n, sizeof *m->index)) return NE_ENOMEM;
   cap = (size_t)m->cap;
   if (reserve((void**)&m->results, &cap, n, sizeof *m->results)) return NE_ENOMEM;
+  cap = (size_t)m->cap;
+  if (reserve((void**)&m->parts, &cap, n, sizeof *m->parts)) return NE_ENOMEM;
+  cap = (size_t)m->cap;
+  if (reserve((void**)&m->ret_off, &cap, n, sizeof *m->ret_off)) return NE_ENOMEM;
   m->cap = (int)cap;
   if (d > 0 && reserve((void**)&m->obs, &m->obs_cap, n * 2 * d, sizeof(double))) return NE_ENOMEM;
   if (bd > 0 && reserve((void**)&m->bc, &m->bc_cap, n * bd, sizeof(float))) return NE_ENOMEM;
   m->n = (int)n;
-  for (int i = 0; i < m->n; i++)
-    if (get_result(r, m, i)) return NE_ECORRUPT;
+  size_t used = 0;
+  for (int i = 0; i < m->n; i++) {
+    int rc = get_result(r, m, i, &used);
+    if (rc) return rc;
+  }
   return get_failure(r, m);
 }
 

@@ -19,8 +19,10 @@
 // always say who sent a message it cannot parse.
 // 2: tasks name the shared noise table their PERTURB candidates read; results carry the evaluation
 // time; workers report env failures
-// 3: tasks may ask for behaviour characterizations (novelty search), results then carry them
-#define NE_WIRE_VERSION 3
+// 3: a task may carry a part of a candidate's episodes (a candidate with many episodes split over
+// several workers), and the result of a part carries its per-episode returns
+// 4: tasks may ask for behaviour characterizations (novelty search), results then carry them
+#define NE_WIRE_VERSION 4
 
 #define NE_WIRE_MAX_NAME 64          // longest worker name carried in a message
 #define NE_WIRE_MAX_CANDS (1 << 20)  // most candidates (or results) in one message
@@ -50,6 +52,12 @@ typedef struct ne__wire_blobref {
   uint32_t n;     // number of floats
 } ne__wire_blobref;
 
+// A part of a candidate's episodes: episodes first .. first + n - 1 (n == 0: the whole candidate).
+typedef struct ne__wire_part {
+  uint32_t first;  // first episode
+  uint32_t n;      // episodes (0: the whole candidate, no per-episode returns)
+} ne__wire_part;
+
 // A decoded task. Buffers grow as needed and are reused across decodes (no allocation per task
 // once warm). Candidate blob indices refer to `blobs`; chains point into `seeds`.
 typedef struct ne__wire_task {
@@ -66,7 +74,8 @@ typedef struct ne__wire_task {
   int n_blobs;                        // blobs referenced by this chunk
   ne__wire_blobref* blobs;            // (cap_blobs)
   int n;                              // candidates in this chunk
-  ne_candidate* cands;                // (cap_cands)
+  ne_candidate* cands;                // (cap_cands); a part's cands[j].episodes is the part's count
+  ne__wire_part* parts;               // (cap_cands) parts[j].n > 0: cands[j] is episodes parts[j].first ..
   uint64_t* seeds;                    // (cap_seeds) every chain back to back
   int cap_blobs, cap_cands;           // allocated entries
   size_t cap_seeds;                   // allocated seeds
@@ -97,6 +106,10 @@ typedef struct ne__wire_results {
   int n;                    // results in the message
   uint32_t* index;          // (cap) candidate index of each result within its batch
   ne_result* results;       // (cap) outcomes
+  ne__wire_part* parts;     // (cap) parts[i].n > 0: result i is of that part of its candidate, with
+  size_t* ret_off;          // (cap) its per-episode returns at returns + ret_off[i]
+  double* returns;          // (cap_returns) per-episode returns of parts, back to back
+  size_t cap_returns;       // allocated returns
   double* obs;              // (cap * 2 * obs_cap) observation sums
   int cap;                  // allocated results
   size_t obs_cap;           // allocated doubles of obs
@@ -116,6 +129,13 @@ typedef struct ne__wire_results {
 int ne__wire_encode_task(ne_buf* out, const ne__wire_round* round, uint32_t task_no, const ne_batch* batch,
                          const uint64_t norm_hash[2], int obs_dim, const int* idx, int n);
 
+// Like ne__wire_encode_task, where parts[j] (parts[j].n > 0) makes candidate idx[j] the part of its
+// episodes parts[j] names. Nullable: parts (whole candidates). NE_EINVAL for a part outside the
+// candidate's episodes.
+int ne__wire_encode_task_parts(ne_buf* out, const ne__wire_round* round, uint32_t task_no, const ne_batch* batch,
+                               const uint64_t norm_hash[2], int obs_dim, const int* idx, const ne__wire_part* parts,
+                               int n);
+
 void ne__wire_task_init(ne__wire_task* t);
 void ne__wire_task_free(ne__wire_task* t);
 
@@ -132,6 +152,12 @@ int ne__wire_decode_task(ne__wire_task* t, const void* data, size_t len, char* e
 // failed_index, entry and the skipped list are included).
 int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const uint32_t* idx, const ne_result* results,
                             int n);
+
+// Like ne__wire_encode_results, where result i with parts[i].n > 0 is of that part of its candidate
+// (results[i].episodes == parts[i].n) and carries its per-episode returns: the parts' returns lie
+// back to back in `returns`, in result order. Nullable: parts (and then returns).
+int ne__wire_encode_results_parts(ne_buf* out, const ne__wire_result_hdr* hdr, const uint32_t* idx,
+                                  const ne_result* results, const ne__wire_part* parts, const double* returns, int n);
 
 void ne__wire_results_init(ne__wire_results* r);
 void ne__wire_results_free(ne__wire_results* r);

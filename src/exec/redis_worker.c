@@ -16,6 +16,7 @@
 #include "core/buf.h"
 #include "core/util.h"
 #include "exec/redis_conn.h"
+#include "exec/redis_scripts.h"
 #include "exec/redis_wire.h"
 #include "exec/redis_worker_int.h"
 #include "neuroevo/algo.h"  // ne_algo_noise_table
@@ -28,8 +29,34 @@
 #include "neuroevo/rng.h"
 #include "neuroevo/version.h"
 
+#define MAIN_WAIT_S 0.25  // the main thread looks at the stop flag this often while following
+
 typedef ne__worker worker;
 typedef ne__experiment experiment;
+
+// Workers hosted by one process (opt.count > 1) sleep on this condition between heartbeats; the
+// host broadcasts it when it raises their stop flag. A lone worker's flag is raised by a signal
+// handler, which cannot signal a condition: it looks at the flag MAIN_WAIT_S apart instead.
+static pthread_mutex_t host_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t host_cv = PTHREAD_COND_INITIALIZER;
+
+static void host_wait(const worker* w, double s) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  double end = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + s;
+  ts.tv_sec = (time_t)end;
+  ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+  pthread_mutex_lock(&host_mu);
+  if (!(w->opt.stop && *w->opt.stop)) pthread_cond_timedwait(&host_cv, &host_mu, &ts);
+  pthread_mutex_unlock(&host_mu);
+}
+
+static void host_stop_all(volatile int* stop) {
+  pthread_mutex_lock(&host_mu);
+  *stop = 1;
+  pthread_cond_broadcast(&host_cv);
+  pthread_mutex_unlock(&host_mu);
+}
 
 // ---- messages -----------------------------------------------------------------------------
 
@@ -122,7 +149,10 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
   size_t cache_bytes = (size_t)ne_config_int(ex->cfg, "ga", "cache_mb") << 20;
   ex->cache = ne_cache_create(ex->policy.n_params, cache_bytes);
   if (!ex->cache) return ne__set_error(why, NE_ENOMEM, "out of memory for the parameter cache");
-  // the master's algorithm built the same table from the same config (built once, before the threads)
+  // the master's algorithm built the same table from the same config (built once, before the threads);
+  // synthetic results read no parameters (a simulated cluster of thousands of workers would build
+  // thousands of tables)
+  if (w->opt.synthetic) return 0;
   uint64_t seed = (uint64_t)ne_config_int(ex->cfg, "run", "seed");
   if (!ne_algo_noise_table_evaluated(ex->cfg)) return 0;  // PGPE/SNES: the master's explicit vectors
   return ne_algo_noise_table(ex->cfg, seed, ex->policy.n_params, &ex->noise, why);
@@ -157,22 +187,12 @@ static int join_experiment(worker* w, const char* id, char* why) {
 }
 
 static void leave_experiment(worker* w) {
-  ne__worker_stop_tasks(w);
+  ne__worker_stop_tasks(w, &w->conn);
   experiment_free(w->ex);
   w->ex = NULL;
 }
 
 // ---- main thread: heartbeat, touch, follow ------------------------------------------------
-
-static const char HEARTBEAT_LUA[] =
-    "local t = redis.call('TIME')\n"
-    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-    "redis.call('ZADD', KEYS[1], now, ARGV[1])\n"
-    "redis.call('HSET', KEYS[2], 'beat', now, unpack(ARGV, 4))\n"
-    "redis.call('PEXPIRE', KEYS[2], ARGV[2])\n"
-    "if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], now .. ' ' .. ARGV[3]) end\n"
-    "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 3600000)\n"
-    "return now\n";
 
 static void update_rate(worker* w, uint64_t done) {
   double now = ne__now();
@@ -190,10 +210,10 @@ static void heartbeat(worker* w) {
   uint64_t results = w->results_done, tasks = w->tasks_done, bad = w->bad_tasks;
   pthread_mutex_unlock(&w->mu);
   update_rate(w, results);
-  char wkey[NE_KEY_LEN], xkey[NE_KEY_LEN], ttl[24], exp_val[64], v[8][32];
+  char wkey[NE_KEY_LEN], xkey[NE_KEY_LEN], tkey[NE_KEY_LEN], ttl[24], exp_val[64], v[8][32];
   snprintf(wkey, sizeof wkey, NE_KEY_WORKER_FMT, w->name);
-  if (w->ex) snprintf(xkey, sizeof xkey, "%s", w->ex->k_workers);
-  else snprintf(xkey, sizeof xkey, "ne:exp:none:workers");
+  snprintf(xkey, sizeof xkey, "%s", w->ex ? w->ex->k_workers : "ne:exp:none:workers");
+  snprintf(tkey, sizeof tkey, "%s", w->ex ? w->ex->k_tasks : "ne:exp:none:tasks");
   snprintf(ttl, sizeof ttl, "%.0f", 3 * w->interval_s * 1000 + 1000);
   exp_val[0] = '\0';  // "" tells the script there is no experiment hash to update
   if (w->ex) snprintf(exp_val, sizeof exp_val, "%d %.0f", w->threads, w->interval_s * 1000);
@@ -208,13 +228,13 @@ static void heartbeat(worker* w) {
   char refused[17] = "-";  // the experiment this worker would not join, for `status`
   if (w->has_refused) ne__wire_id_format(w->refused, refused);
   // clang-format off
-  const char* argv[] = {"EVAL", HEARTBEAT_LUA, "3", NE_KEY_WORKERS, wkey, xkey, w->name, ttl, exp_val,
+  const char* args[] = {NE_KEY_WORKERS, wkey, xkey, tkey, w->name, ttl, exp_val,
                         "threads", v[0], "results", v[1], "tasks", v[2], "rate", v[3], "bad_tasks", v[4],
                         "pid", v[5], "started", v[6], "interval_ms", v[7], "host", w->host,
                         "experiment", w->ex ? w->ex->id : "-", "version", NE_VERSION_STRING,
                         "refused", refused, "refused_why", w->has_refused ? w->refused_why : ""};
   // clang-format on
-  redisReply* r = ne__rconn_argv(&w->conn, (int)(sizeof argv / sizeof argv[0]), argv, NULL);
+  redisReply* r = ne__rconn_script(&w->conn, ne__heartbeat_lua, 4, (int)(sizeof args / sizeof args[0]), args, NULL);
   if (r) freeReplyObject(r);
 }
 
@@ -330,11 +350,13 @@ static int main_loop(worker* w, char* errstr) {
       next = ne__now() + (touch < w->interval_s ? touch : w->interval_s);
     }
     if (w->ex && ne__worker_tasks_exited(w)) break;
-    int wait_ms = (int)((next - ne__now()) * 1000);
-    if (!w->ex && w->conn.c && wait_ms > 0) {
-      if (wait_announce(w, wait_ms > 1000 ? 1000 : wait_ms)) next = 0;  // follow the new experiment now
-    } else {
-      sleep_s(0.05);
+    double wait_s = next - ne__now();
+    if (!w->ex && w->conn.c && wait_s > 0) {
+      if (wait_announce(w, wait_s > 1 ? 1000 : (int)(wait_s * 1000))) next = 0;  // follow the new experiment now
+    } else if (wait_s > 0 && w->opt.count < 0) {  // hosted (run_hosted marks its workers with count -1)
+      host_wait(w, wait_s);                       // until the next heartbeat or the host's stop
+    } else if (wait_s > 0) {
+      sleep_s(wait_s < MAIN_WAIT_S ? wait_s : MAIN_WAIT_S);
     }
   }
   return rc;
@@ -351,11 +373,7 @@ static int setup_worker(worker* w, const ne_cluster_worker_options* opt, char* e
   const char* delay = getenv("NEUROEVO_TEST_EVAL_DELAY_MS");
   w->delay_s = delay ? atof(delay) / 1000 : 0;
   gethostname(w->host, sizeof w->host - 1);
-  // the default name's random part keeps names apart where host and PID repeat: containers on the
-  // host's network (every entrypoint is PID 1) or with a fixed host name
-  if (opt->name && opt->name[0]) snprintf(w->name, sizeof w->name, "%s", opt->name);
-  else
-    snprintf(w->name, sizeof w->name, "%.40s-%d-%04x", w->host, (int)getpid(), (unsigned)(ne__random_u64() & 0xffff));
+  snprintf(w->name, sizeof w->name, "%s", opt->name);  // set by ne_cluster_worker_run
   for (char* p = w->name; *p; p++)
     if (*p <= ' ' || *p > '~') *p = '_';
   pthread_mutex_init(&w->mu, NULL);
@@ -370,14 +388,18 @@ static int setup_worker(worker* w, const ne_cluster_worker_options* opt, char* e
   return 0;
 }
 
-int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr) {
-  if (!opt || !opt->url) return ne__set_error(errstr, NE_EINVAL, "no Redis URL");
+// One worker until stopped; opt->name is set.
+static int run_one(const ne_cluster_worker_options* opt, char* errstr) {
   worker* w = ne_calloc(1, sizeof *w);
   if (!w) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   int rc = setup_worker(w, opt, errstr);
   if (!rc) {
-    ne__worker_say(w, "%d thread%s, Redis at %s%s", w->threads, w->threads == 1 ? "" : "s", w->url.shown,
-                   opt->synthetic ? " (synthetic fitness)" : "");
+    if (opt->simulate_s > 0)
+      ne__worker_say(w, "%d thread%s, Redis at %s (simulated evaluation: %.1f ms +- %.0f%% per episode)", w->threads,
+                     w->threads == 1 ? "" : "s", w->url.shown, opt->simulate_s * 1000, opt->simulate_jitter * 100);
+    else
+      ne__worker_say(w, "%d thread%s, Redis at %s%s", w->threads, w->threads == 1 ? "" : "s", w->url.shown,
+                     opt->synthetic ? " (synthetic fitness)" : "");
     rc = main_loop(w, errstr);
     if (w->ex) leave_experiment(w);
     if (w->conn.c) forget_worker(w);
@@ -392,4 +414,84 @@ int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr) {
   pthread_mutex_destroy(&w->mu);
   ne_free(w);
   return rc;
+}
+
+// ---- many workers in one process ----------------------------------------------------------
+
+// A process that hosts workers (opt.count > 1): each runs the code above in its own thread, with
+// its own connections and name, so a simulated cluster of thousands of workers needs no thousands
+// of processes.
+typedef struct hosted {
+  ne_cluster_worker_options opt;    // the worker's options (stop points at the host's flag)
+  char name[NE_WIRE_MAX_NAME + 1];  // <name>-<k>
+  pthread_t th;
+  int started;
+  int rc;                   // its return code
+  char err[NE_ERRSTR_LEN];  // its message
+  volatile int* host_stop;  // raised when any worker fails
+  volatile int finished;    // 1 once it returned
+} hosted;
+
+static void* hosted_main(void* arg) {
+  hosted* x = arg;
+  x->rc = run_one(&x->opt, x->err);
+  if (x->rc) host_stop_all(x->host_stop);
+  x->finished = 1;
+  return NULL;
+}
+
+static int run_hosted(const ne_cluster_worker_options* opt, const char* base, char* errstr) {
+  int n = opt->count;
+  hosted* xs = ne_calloc((size_t)n, sizeof *xs);
+  volatile int* host_stop = ne_calloc(1, sizeof *host_stop);
+  if (!xs || !host_stop) {
+    ne_free(xs);
+    ne_free((void*)host_stop);
+    return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d workers", n);
+  }
+  int rc = 0;
+  for (int k = 0; k < n && !rc; k++) {
+    hosted* x = &xs[k];
+    x->opt = *opt;
+    x->opt.count = -1;  // hosted: wait on host_cv
+    x->opt.stop = host_stop;
+    snprintf(x->name, sizeof x->name, "%.*s-%d", NE_WIRE_MAX_NAME - 12, base, k % 1000000);
+    x->opt.name = x->name;
+    x->host_stop = host_stop;
+    if (pthread_create(&x->th, NULL, hosted_main, x) != 0)
+      rc = ne__set_error(errstr, NE_ENOMEM, "cannot start worker %d of %d (threads or memory exhausted)", k + 1, n);
+    else x->started = 1;
+  }
+  if (rc) host_stop_all(host_stop);
+  // the host's thread passes a stop request on
+  for (int all = 0; !all;) {
+    if (opt->stop && *opt->stop && !*host_stop) host_stop_all(host_stop);
+    all = 1;
+    for (int k = 0; k < n && all; k++) all = !xs[k].started || xs[k].finished;
+    if (!all) sleep_s(0.1);
+  }
+  for (int k = 0; k < n; k++) {
+    if (xs[k].started) pthread_join(xs[k].th, NULL);
+    if (!rc && xs[k].rc) rc = ne__set_error(errstr, xs[k].rc, "worker %s: %s", xs[k].name, xs[k].err);
+  }
+  ne_free(xs);
+  ne_free((void*)host_stop);
+  return rc;
+}
+
+int ne_cluster_worker_run(const ne_cluster_worker_options* opt, char* errstr) {
+  if (!opt || !opt->url) return ne__set_error(errstr, NE_EINVAL, "no Redis URL");
+  // the default name's random part keeps names apart where host and PID repeat: containers on the
+  // host's network (every entrypoint is PID 1) or with a fixed host name
+  char name[NE_WIRE_MAX_NAME + 1], host[128] = "?";
+  if (opt->name && opt->name[0]) {
+    snprintf(name, sizeof name, "%s", opt->name);
+  } else {
+    gethostname(host, sizeof host - 1);
+    snprintf(name, sizeof name, "%.40s-%d-%04x", host, (int)getpid(), (unsigned)(ne__random_u64() & 0xffff));
+  }
+  if (opt->count > 1) return run_hosted(opt, name, errstr);
+  ne_cluster_worker_options one = *opt;
+  one.name = name;
+  return run_one(&one, errstr);
 }

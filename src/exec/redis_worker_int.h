@@ -77,14 +77,17 @@ typedef struct ne__worker ne__worker;
 
 // One evaluation thread and its scratch buffers.
 typedef struct ne__wthread {
-  ne__worker* w;          // the process
-  ne__experiment* ex;     // the experiment being followed
-  pthread_t th;           // the thread
-  int started;            // 1 once pthread_create succeeded
-  ne_evaluator* ev;       // this thread's evaluator
-  ne__wire_task task;     // decoding scratch
-  ne_result* res;         // (cap) results of the task in hand
-  uint32_t* idx;          // (cap) their candidate indices
+  ne__worker* w;         // the process
+  ne__experiment* ex;    // the experiment being followed
+  pthread_t th;          // the thread
+  int started;           // 1 once pthread_create succeeded
+  ne_evaluator* ev;      // this thread's evaluator
+  ne__wire_task task;    // decoding scratch
+  ne_result* res;        // (cap) results of the task in hand
+  uint32_t* idx;         // (cap) their candidate indices
+  ne__wire_part* parts;  // (cap) the part of its candidate each result is of (n == 0: whole)
+  double* returns;       // (cap_returns) per-episode returns of the parts, back to back
+  size_t cap_returns;
   double* obs;            // (cap * 2 * obs_dim) observation sums
   float* bc;              // (cap * bc_dim) behaviour characterizations
   int cap;                // allocated results
@@ -119,6 +122,8 @@ struct ne__worker {
   int reader_exited, writer_exited;  // 1 when they returned
   int evals_running;                 // evaluation threads not yet returned
   ne__rconn rconn, wconn;            // the reader's and the writer's connections
+  long long rconn_id;                // Redis's CLIENT ID of rconn (-1: unknown), for CLIENT UNBLOCK
+  unsigned long rconn_opens;         // the rconn.opens that id belongs to (a reconnect changes it)
   // counters
   uint64_t results_done, tasks_done, bad_tasks, env_failures;  // since start
   volatile int done;                                           // max_tasks reached
@@ -142,8 +147,10 @@ int ne__worker_stopping(const ne__worker* w);
 int ne__worker_start_tasks(ne__worker* w);
 
 // Raises the leave flag and joins every thread: tasks already claimed are evaluated and answered
-// first. Frees the pipeline. Nullable: w->th (nothing started).
-void ne__worker_stop_tasks(ne__worker* w);
+// first. A claim blocked in Redis is cut short with CLIENT UNBLOCK through conn (the caller's own
+// connection), so leaving does not wait for the block to time out. Frees the pipeline. Nullable:
+// w->th (nothing started).
+void ne__worker_stop_tasks(ne__worker* w, ne__rconn* conn);
 
 // 1 when every thread of the pipeline has returned (the worker is stopping).
 int ne__worker_tasks_exited(ne__worker* w);

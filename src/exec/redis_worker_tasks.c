@@ -19,14 +19,18 @@
 #include <time.h>
 
 #include "core/util.h"
+#include "exec/redis_scripts.h"
 #include "exec/redis_worker_int.h"
+#include "exec/simulate.h"
 #include "neuroevo/alloc.h"
-#include "neuroevo/rng.h"
 
-#define READ_BLOCK_MS 200   // XREADGROUP block: how often the reader looks at the leave flag
+// XREADGROUP block (leaving cuts it short with CLIENT UNBLOCK): thousands of idle workers
+// re-issuing their claim 5 times a second loaded Redis
+#define READ_BLOCK_MS 2000
 #define WAIT_MS 100         // condition waits: how often threads look at the leave flag
 #define SLOTS_PER_THREAD 3  // a task running, one claimed ahead, one whose results await the writer
 #define FLUSH_TRIES 3       // attempts to send the last results when leaving with Redis away
+#define RESEND 1            // send_answers: Redis forgot the answer script (restarted): send again
 
 static void sleep_s(double s) {
   struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -130,18 +134,26 @@ void ne__worker_blobs_free(ne__experiment* ex) {
 // ---- one task -----------------------------------------------------------------------------
 
 // Grows the thread's result and blob buffers for the task in hand.
-static int reserve_thread(ne__wthread* th, int n, int n_blobs, int obs_dim, int bc_dim) {
+static int reserve_thread(ne__wthread* th, int n, int n_blobs, int obs_dim, int bc_dim, size_t part_episodes) {
   if (n > th->cap) {
     ne_free(th->res);
     ne_free(th->idx);
+    ne_free(th->parts);
     ne_free(th->obs);
     ne_free(th->bc);
     th->res = ne_calloc((size_t)n, sizeof *th->res);
     th->idx = ne_calloc((size_t)n, sizeof *th->idx);
+    th->parts = ne_calloc((size_t)n, sizeof *th->parts);
     th->obs = ne_calloc((size_t)n * 2 * (size_t)(obs_dim > 0 ? obs_dim : 1), sizeof(double));
     th->bc = ne_calloc((size_t)n * (size_t)(bc_dim > 0 ? bc_dim : 1), sizeof(float));
-    th->cap = th->res && th->idx && th->obs && th->bc ? n : 0;
+    th->cap = th->res && th->idx && th->parts && th->obs && th->bc ? n : 0;
     if (!th->cap) return NE_ENOMEM;
+  }
+  if (part_episodes > th->cap_returns) {
+    ne_free(th->returns);
+    th->returns = ne_malloc(part_episodes * sizeof *th->returns);
+    th->cap_returns = th->returns ? part_episodes : 0;
+    if (!th->returns) return NE_ENOMEM;
   }
   if (n_blobs + 2 > th->cap_blobs) {
     ne_free(th->blobs);
@@ -165,7 +177,9 @@ static int check_task(const ne__wthread* th, char* why) {
   if (t->has_norm && t->norm[0].n != (uint32_t)ex->env->obs_dim)
     return ne__set_error(why, NE_EINVAL, "normalization vectors of %u floats for %d observations", t->norm[0].n,
                          ex->env->obs_dim);
-  // a worker whose config gives another table would compute other perturbations (size 0: the generator)
+  // a worker whose config gives another table would compute other perturbations (size 0: the
+  // generator); synthetic results use no perturbation
+  if (th->w->opt.synthetic) return 0;
   uint64_t seed = ex->noise ? ex->noise->seed : 0, size = ex->noise ? ex->noise->size : 0;
   if (t->table_size != size || t->table_seed != seed)
     return ne__set_error(why, NE_EINVAL,
@@ -202,17 +216,6 @@ static void release_blobs(ne__wthread* th) {
   for (int k = 0; k < n_held; k++) blob_release(th->ex, th->held[k]);
 }
 
-// A fitness for benchmarks: a pure function of the candidate, no env.
-static void synthetic_result(const ne_candidate* c, ne_result* out) {
-  uint64_t tail = c->kind == NE_CAND_CHAIN ? c->seeds[c->n_seeds - 1] : c->noise_seed;
-  out->fitness = (double)(ne_hash2(c->episode_seed, tail) >> 11) * 0x1p-53;
-  out->return_std = 0;
-  out->episodes = c->episodes;
-  out->steps = c->episodes;
-  out->status = 0;
-  out->obs_count = 0;
-}
-
 // Evaluates the candidates of the decoded task into th->res in order. Returns how many were
 // evaluated: t->n, or the position of the first env failure (an env server that crashed twice, gym
 // bridge) with its message in why.
@@ -226,19 +229,30 @@ static int evaluate_task(ne__wthread* th, char* why) {
     b.obs_mean = th->held[t->n_blobs]->data;
     b.obs_std = th->held[t->n_blobs + 1]->data;
   }
+  double* returns = th->returns;  // the parts' per-episode returns, back to back
   for (int j = 0; j < t->n; j++) {
     ne_result* r = &th->res[j];
+    const ne__wire_part* part = &t->parts[j];
     memset(r, 0, sizeof *r);
     r->obs_sum = t->want_obs_stats ? th->obs + (size_t)j * 2 * (size_t)d : NULL;
     r->obs_sumsq = t->want_obs_stats ? r->obs_sum + d : NULL;
     r->bc = want_bc ? th->bc + (size_t)j * (size_t)bd : NULL;
     th->idx[j] = t->cands[j].index;
+    th->parts[j] = *part;
     if (th->w->delay_s > 0) sleep_s(th->w->delay_s);  // test hook: machine-independent run lengths
     if (th->w->opt.synthetic) {
-      synthetic_result(&t->cands[j], r);
+      if (th->w->opt.simulate_s > 0)
+        sleep_s(ne__simulated_episodes_s(&t->cands[j], part->n ? part->first : 0, t->cands[j].episodes,
+                                         th->w->opt.simulate_s, th->w->opt.simulate_jitter));
+      ne__synthetic_result(&t->cands[j], r);
+      if (r->bc) memset(r->bc, 0, (size_t)bd * sizeof(float));         // a fixed behaviour: the origin
+      for (uint32_t e = 0; e < part->n; e++) returns[e] = r->fitness;  // every episode returns the fitness
+      returns += part->n;
       continue;
     }
-    int rc = ne_evaluator_run(th->ev, &b, &t->cands[j], r);
+    int rc = part->n ? ne_evaluator_run_episodes(th->ev, &b, &t->cands[j], part->first, part->n, returns, r)
+                     : ne_evaluator_run(th->ev, &b, &t->cands[j], r);
+    returns += part->n;
     const char* env_error = rc < 0 ? ne_evaluator_env_error(th->ev) : NULL;
     if (env_error) {
       snprintf(why, NE_ERRSTR_LEN, "%s", env_error);
@@ -269,7 +283,7 @@ static ne__slot_state answer_task(ne__wthread* th, ne__slot* s, int done, double
     h.n_skipped = t->n - done - 1;
     h.skipped = th->idx + done + 1;
   }
-  int rc = ne__wire_encode_results(&s->out, &h, th->idx, th->res, done);
+  int rc = ne__wire_encode_results_parts(&s->out, &h, th->idx, th->res, th->parts, th->returns, done);
   if (rc) {
     ne__worker_say(th->w, "task %s: results not encoded (%s); it will be re-claimed", s->id, ne_strerror(rc));
     return NE_SLOT_FREE;
@@ -294,7 +308,9 @@ static ne__slot_state process_task(ne__wthread* th, ne__slot* s) {
     ne__worker_say(w, "dropped %s task %s: %s", rc == NE_EVERSION ? "incompatible" : "malformed", s->id, why);
     return NE_SLOT_DROP;
   }
-  if (reserve_thread(th, th->task.n, th->task.n_blobs, th->ex->env->obs_dim, th->ex->env->bc_dim) != 0) {
+  size_t part_episodes = 0;
+  for (int j = 0; j < th->task.n; j++) part_episodes += th->task.parts[j].n;
+  if (reserve_thread(th, th->task.n, th->task.n_blobs, th->ex->env->obs_dim, th->ex->env->bc_dim, part_episodes) != 0) {
     ne__worker_say(w, "task %s: out of memory for %d results; leaving it for another worker", s->id, th->task.n);
     return NE_SLOT_FREE;
   }
@@ -420,11 +436,25 @@ static int claim_command(const ne__worker* w, int want, int block, const char* a
   return n;
 }
 
+// Learns the CLIENT ID of the claiming connection after each (re)connect, so that a thread that
+// wants this one to leave can unblock its claim.
+static void note_client_id(ne__worker* w) {
+  if (w->rconn_opens == w->rconn.opens || !w->rconn.c) return;
+  redisReply* r = ne__rconn_command(&w->rconn, "CLIENT ID");
+  long long id = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+  if (r) freeReplyObject(r);
+  pthread_mutex_lock(&w->mu);
+  w->rconn_id = id;
+  w->rconn_opens = w->rconn.opens;
+  pthread_mutex_unlock(&w->mu);
+}
+
 // One blocking XREADGROUP for up to `want` tasks; queues what came.
 static void claim(ne__worker* w, int want) {
   const char* argv[11];
   char count[16], block[16];
   int argc = claim_command(w, want, 1, argv, count, block);
+  note_client_id(w);
   // a one-thread worker busy-waits for the reply; the reader of several threads sleeps (spin 0)
   redisReply* r = NULL;
   if (!ne__rconn_ensure(&w->rconn) && !ne__rconn_append(&w->rconn, argc, argv, NULL) &&
@@ -460,30 +490,16 @@ static void* reader_main(void* arg) {
 // Queues the commands that answer slot s on conn; returns the replies to read, or -1 when disconnected.
 static int queue_answer(ne__worker* w, ne__rconn* conn, const ne__slot* s) {
   const ne__experiment* ex = w->ex;
-  if (s->state == NE_SLOT_DROP) {  // garbage must not circulate
-    const char* ack[] = {"XACK", ex->k_tasks, NE_GROUP, s->id};
-    const char* del[] = {"XDEL", ex->k_tasks, s->id};
-    int rc = ne__rconn_append(conn, 4, ack, NULL);
-    if (!rc) rc = ne__rconn_append(conn, 3, del, NULL);
-    return rc ? -1 : 2;
-  }
-  const char* multi[] = {"MULTI"};
-  const char* xadd[] = {"XADD", ex->k_results, "*", "r", (const char*)s->out.data};
-  size_t xlens[] = {4, strlen(ex->k_results), 1, 1, s->out.len};
-  const char* xack[] = {"XACK", ex->k_tasks, NE_GROUP, s->id};
-  const char* exec[] = {"EXEC"};
-  int rc = ne__rconn_append(conn, 1, multi, NULL);
-  if (!rc) rc = ne__rconn_append(conn, 5, xadd, xlens);
-  if (!rc) rc = ne__rconn_append(conn, 4, xack, NULL);
-  if (!rc) rc = ne__rconn_append(conn, 1, exec, NULL);
-  return rc ? -1 : 4;
+  if (s->state == NE_SLOT_DROP)  // garbage must not circulate
+    return ne__drop_append(conn, ex->k_tasks, s->id) ? -1 : 2;
+  return ne__answer_append(conn, ex->k_tasks, ex->k_results, s->id, s->out.data, s->out.len) ? -1 : 1;
 }
 
 // Sends the answers of slots[0..n) through conn in one round trip, with a claim of one more task
-// (not blocking) when claim_next. 0, or NE_ENET (they stay to be sent again after the reconnect:
-// duplicate results are harmless).
+// (not blocking) when claim_next. 0, NE_ENET (they stay to be sent again after the reconnect:
+// duplicate results are harmless) or RESEND (Redis forgot the answer script: load it, send again).
 static int send_answers(ne__worker* w, ne__rconn* conn, ne__slot** slots, int n, int claim_next) {
-  if (ne__rconn_ensure(conn)) return NE_ENET;
+  if (ne__rconn_ensure(conn) || ne__answer_load(conn)) return NE_ENET;
   int replies = 0;
   for (int i = 0; i < n; i++) {
     int k = queue_answer(w, conn, slots[i]);
@@ -496,13 +512,20 @@ static int send_answers(ne__worker* w, ne__rconn* conn, ne__slot** slots, int n,
     if (ne__rconn_append(conn, claim_command(w, 1, 0, argv, count, block), argv, NULL)) return NE_ENET;
     if (ne__rconn_spin(conn, w->opt.spin_s)) return NE_ENET;
   }
-  for (int i = 0; i < replies + claim_next; i++) {
+  int noscript = 0;
+  for (int i = 0, slot = 0, k = 0; i < replies + claim_next; i++) {
     redisReply* r = ne__rconn_get_reply(conn);
     if (!r) return NE_ENET;
     if (i == replies) queue_claimed(w, r);
+    else if (slots[slot]->state == NE_SLOT_DONE && ne__reply_error_is(r, "NOSCRIPT")) noscript = 1;
+    else if (slots[slot]->state == NE_SLOT_DONE && r->type == REDIS_REPLY_INTEGER && r->integer == 0)
+      ne__worker_say(w, "task %s: experiment %s finished or gone; result discarded", slots[slot]->id, w->ex->id);
+    // next slot once this one's replies are read (an answer has one, a drop two)
+    if (i < replies && ++k == (slots[slot]->state == NE_SLOT_DROP ? 2 : 1)) slot++, k = 0;
     freeReplyObject(r);
   }
-  return 0;
+  if (noscript) ne__rconn_scripts_lost(conn);
+  return noscript ? RESEND : 0;
 }
 
 // Frees the sent slots and counts them (mu held).
@@ -521,7 +544,9 @@ static void sent(ne__worker* w, ne__slot** slots, int n) {
 // attempts (the master re-claims those tasks). Then frees the slots.
 static void deliver(ne__worker* w, ne__rconn* conn, ne__slot** slots, int n, int claim_next) {
   ne__experiment* ex = w->ex;
-  for (int failures = 0; send_answers(w, conn, slots, n, claim_next) != 0;) {
+  // a claim goes with the first attempt only: one made by an attempt whose answers failed was queued
+  for (int failures = 0, rc; (rc = send_answers(w, conn, slots, n, claim_next)) != 0; claim_next = 0) {
+    if (rc == RESEND) continue;
     int leaving = ex->leave || ne__worker_stopping(w);
     int rc = ne__rconn_wait(conn, leaving ? NULL : &ex->leave, leaving ? 10 : 0);
     if (rc && leaving && ++failures >= FLUSH_TRIES) {
@@ -591,6 +616,7 @@ static void* direct_main(void* arg) {
   pthread_mutex_lock(&w->mu);
   w->reader_exited = w->writer_exited = 1;
   w->evals_running--;
+  pthread_cond_broadcast(&w->task_cv);
   pthread_mutex_unlock(&w->mu);
   return NULL;
 }
@@ -607,6 +633,8 @@ int ne__worker_start_tasks(ne__worker* w) {
     ne__buf_init(&w->slots[i].out);
   }
   w->reader_exited = w->writer_exited = 0;
+  w->rconn_id = -1;
+  w->rconn_opens = 0;
   w->rconn = (ne__rconn){.url = w->url, .timeout_s = 2};
   w->wconn = (ne__rconn){.url = w->url, .timeout_s = 2};
   for (int t = 0; t < w->threads; t++) {
@@ -614,6 +642,7 @@ int ne__worker_start_tasks(ne__worker* w) {
     th->w = w;
     th->ex = w->ex;
     ne__wire_task_init(&th->task);
+    if (w->opt.synthetic) continue;  // no env, no policy
     th->ev = ne_evaluator_create(w->ex->env, &w->ex->policy, w->ex->cache);
     if (!th->ev) return NE_ENOMEM;
   }
@@ -643,15 +672,36 @@ static void thread_free(ne__wthread* th) {
   ne__wire_task_free(&th->task);
   ne_free(th->res);
   ne_free(th->idx);
+  ne_free(th->parts);
+  ne_free(th->returns);
   ne_free(th->obs);
   ne_free(th->bc);
   ne_free(th->blobs);
   ne_free(th->held);
 }
 
-void ne__worker_stop_tasks(ne__worker* w) {
+// Cuts short a claim blocked in Redis (it returns as if it timed out); a no-op when none is.
+static void unblock_claim(ne__worker* w, ne__rconn* conn) {
+  pthread_mutex_lock(&w->mu);
+  long long id = w->rconn_id;
+  pthread_mutex_unlock(&w->mu);
+  if (id < 0 || !conn->c) return;
+  redisReply* r = ne__rconn_command(conn, "CLIENT UNBLOCK %lld", id);  // an ACL without CLIENT: the block times out
+  if (r) freeReplyObject(r);
+}
+
+void ne__worker_stop_tasks(ne__worker* w, ne__rconn* conn) {
   if (!w->th) return;
   w->ex->leave = 1;
+  // the claiming thread may be blocked in Redis, or about to block: unblock it until it has returned
+  pthread_mutex_lock(&w->mu);
+  while (!w->reader_exited && (w->reader_started || w->threads == 1)) {
+    pthread_mutex_unlock(&w->mu);
+    unblock_claim(w, conn);
+    pthread_mutex_lock(&w->mu);
+    if (!w->reader_exited) timed_wait(&w->task_cv, &w->mu);
+  }
+  pthread_mutex_unlock(&w->mu);
   // the reader first (evaluation threads return once it has and nothing is queued), then the
   // evaluation threads, then the writer (it returns once they all have and everything is sent)
   if (w->reader_started) pthread_join(w->reader, NULL);

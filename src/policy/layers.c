@@ -37,6 +37,10 @@ static void scale(float* w, size_t n, double s) {
 // weights: ε of a per-layer seed, so layers do not share noise; biases start at zero
 void ne__policy_init_layer(ne_init init, uint64_t seed, int index, int in, int o, int is_output, float* p) {
   size_t nw = (size_t)in * (size_t)o;
+  if (init == NE_INIT_ZEROS) {
+    memset(p, 0, (nw + (size_t)o) * sizeof *p);
+    return;
+  }
   ne_noise_fill(ne_hash2(seed, (uint64_t)index), 0, nw, p);
   if (init == NE_INIT_NORMC) normalize_columns(p, in, o, is_output ? 0.01 : 1.0);
   else if (init == NE_INIT_XAVIER) scale(p, nw, sqrt(2.0 / (double)(in + o)));

@@ -26,7 +26,7 @@
 
 static const char* const ACT_NAMES[] = {"tanh", "relu"};
 static const char* const HEAD_NAMES[] = {"argmax", "tanh", "clip"};
-static const char* const INIT_NAMES[] = {"normc", "xavier", "he"};
+static const char* const INIT_NAMES[] = {"normc", "xavier", "he", "zeros"};
 
 // Index of s in names[0..n), or -1.
 static int name_index(const char* s, const char* const* names, int n) {
@@ -50,7 +50,7 @@ int ne_head_parse(const char* s, ne_head* out) {
 }
 
 int ne_init_parse(const char* s, ne_init* out) {
-  int i = name_index(s, INIT_NAMES, 3);
+  int i = name_index(s, INIT_NAMES, 4);
   if (i < 0) return NE_EINVAL;
   *out = (ne_init)i;
   return 0;
@@ -58,7 +58,7 @@ int ne_init_parse(const char* s, ne_init* out) {
 
 const char* ne_activation_name(ne_activation a) { return (unsigned)a < 2 ? ACT_NAMES[a] : "invalid"; }
 const char* ne_head_name(ne_head h) { return (unsigned)h < 3 ? HEAD_NAMES[h] : "invalid"; }
-const char* ne_init_name(ne_init i) { return (unsigned)i < 3 ? INIT_NAMES[i] : "invalid"; }
+const char* ne_init_name(ne_init i) { return (unsigned)i < 4 ? INIT_NAMES[i] : "invalid"; }
 
 // ---- spec ----------------------------------------------------------------------------------------
 
@@ -115,8 +115,8 @@ int ne_policy_spec_init(ne_policy_spec* spec, int obs_dim, const int* hidden, in
     return ne__set_error(errstr, NE_EINVAL, "policy: activation %d is not tanh or relu", (int)activation);
   if ((unsigned)head > NE_HEAD_CLIP)
     return ne__set_error(errstr, NE_EINVAL, "policy: head %d is not argmax, tanh or clip", (int)head);
-  if ((unsigned)init > NE_INIT_HE)
-    return ne__set_error(errstr, NE_EINVAL, "policy: init %d is not normc, xavier or he", (int)init);
+  if ((unsigned)init > NE_INIT_ZEROS)
+    return ne__set_error(errstr, NE_EINVAL, "policy: init %d is not normc, xavier, he or zeros", (int)init);
   if (n_hidden < 0 || n_hidden > NE_POLICY_MAX_LAYERS - 1)
     return ne__set_error(errstr, NE_EINVAL, "policy: %d hidden layers; allowed 0 to %d", n_hidden,
                          NE_POLICY_MAX_LAYERS - 1);

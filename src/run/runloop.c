@@ -308,7 +308,10 @@ int ne_run_loop(ne_run* run, char* errstr) {
     rc = ne__run_append_metrics(run, &r, errstr);
     if (!rc) ne__run_tb_write(run, &r);  // TensorBoard events (run_tfevents.c)
     note_best_score(run);
+    // the caller's hook sees every row, the last one too; its stop request counts like a budget
+    int hook_stop = !rc && run->opt.on_generation && run->opt.on_generation(run->opt.user, run);
     const char* why = stop_reason(run, &r);
+    if (!why && hook_stop) why = "stopped by the on_generation hook";
     if (!rc) rc = boundary_state(run, why != NULL, errstr);
     if (rc) return rc;
     progress_line(run, &r, gen_s, evals, steps, ne__now() - session_start, session_gens);

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
-// The C interface of b2shim.h over Box2D 2.4.1's C++ API: the only C++ file of neuroevo (CMake
-// enables CXX for it alone). Each function is a direct forward; the contact listener and the ray
-// cast callback are the two small classes Box2D requires. Memory comes from Box2D's own allocator
-// (b2Alloc, pooled by its block allocator), so stepping a warmed-up world does not hit malloc.
+// The C interface of b2shim.h over Box2D 2.3's C++ API (pybox2d's sources, built by
+// scripts/build-box2d): the only C++ file of neuroevo (CMake enables CXX for it alone). Each
+// function is a direct forward of what pybox2d does for the Python call Gymnasium makes; the contact
+// listener and the ray cast callback are the two small classes Box2D requires. Memory comes from
+// Box2D's own allocator (b2Alloc, pooled by its block allocator), so stepping a warmed-up world does
+// not hit malloc.
 #include "envs/box2d/b2shim.h"
 
-#include <box2d/box2d.h>  // b2World, b2Body, b2RevoluteJoint, b2ContactListener
-#include <new>            // std::nothrow
+#include <Box2D/Box2D.h>  // b2World, b2Body, b2RevoluteJoint, b2ContactListener
+#include <stdint.h>       // intptr_t
+
+#include <new>  // std::nothrow, placement new
 
 // forwards BeginContact/EndContact to the C callback with the two bodies' tags
 class ContactForwarder : public b2ContactListener {
@@ -18,8 +22,8 @@ class ContactForwarder : public b2ContactListener {
  private:
   void forward(b2Contact* c, int begin) {
     if (!fn_) return;
-    int a = (int)c->GetFixtureA()->GetBody()->GetUserData().pointer;
-    int b = (int)c->GetFixtureB()->GetBody()->GetUserData().pointer;
+    int a = (int)(intptr_t)c->GetFixtureA()->GetBody()->GetUserData();
+    int b = (int)(intptr_t)c->GetFixtureB()->GetBody()->GetUserData();
     fn_(user_, a, b, begin);
   }
   ne_b2_contact_fn fn_;
@@ -27,9 +31,11 @@ class ContactForwarder : public b2ContactListener {
 };
 
 struct ne_b2_world {
+  b2Vec2 gravity;
   b2World world;
   ContactForwarder listener;
-  ne_b2_world(float gx, float gy, ne_b2_contact_fn fn, void* user) : world(b2Vec2(gx, gy)), listener(fn, user) {
+  ne_b2_world(float gx, float gy, ne_b2_contact_fn fn, void* user)
+      : gravity(gx, gy), world(gravity), listener(fn, user) {
     world.SetContactListener(&listener);
   }
 };
@@ -39,7 +45,7 @@ struct ne_b2_world {
 class ClosestHit : public b2RayCastCallback {
  public:
   explicit ClosestHit(uint16 category) : category_(category), fraction(1.0f) {}
-  float ReportFixture(b2Fixture* f, const b2Vec2&, const b2Vec2&, float frac) override {
+  float32 ReportFixture(b2Fixture* f, const b2Vec2&, const b2Vec2&, float32 frac) override {
     if ((f->GetFilterData().categoryBits & category_) == 0) return -1.0f;
     fraction = frac;
     return frac;
@@ -73,6 +79,14 @@ ne_b2_world* ne_b2_world_new(float gx, float gy, ne_b2_contact_fn fn, void* user
 
 void ne_b2_world_free(ne_b2_world* w) { delete w; }
 
+void ne_b2_world_reset(ne_b2_world* w) {
+  // in place: the same memory, a world as b2World's constructor leaves it (no bodies, fresh proxy
+  // ids, contact and body lists), as Python's `b2World(gravity=...)` makes one
+  w->world.~b2World();
+  new (&w->world) b2World(w->gravity);
+  w->world.SetContactListener(&w->listener);
+}
+
 void ne_b2_world_step(ne_b2_world* w, float dt, int velocity_iterations, int position_iterations) {
   w->world.Step(dt, velocity_iterations, position_iterations);
 }
@@ -88,19 +102,17 @@ ne_b2_body* ne_b2_body_new(ne_b2_world* w, int dynamic, float x, float y, float 
   bd.type = dynamic ? b2_dynamicBody : b2_staticBody;
   bd.position.Set(x, y);
   bd.angle = angle;
-  bd.userData.pointer = (uintptr_t)tag;
+  bd.userData = (void*)(intptr_t)tag;
   return reinterpret_cast<ne_b2_body*>(w->world.CreateBody(&bd));
 }
 
-void ne_b2_body_free(ne_b2_world* w, ne_b2_body* b) {
-  if (b) w->world.DestroyBody(body(b));
-}
-
 void ne_b2_add_polygon(ne_b2_body* b, const float* xy, int n, const ne_b2_fixture* f) {
+  // pybox2d's `vertices=` setter: the points, then Set (which takes their convex hull)
   b2Vec2 v[b2_maxPolygonVertices];
-  for (int i = 0; i < n && i < b2_maxPolygonVertices; i++) v[i].Set(xy[2 * i], xy[2 * i + 1]);
+  if (n > 8) n = 8;
+  for (int i = 0; i < n; i++) v[i].Set(xy[2 * i], xy[2 * i + 1]);
   b2PolygonShape shape;
-  shape.Set(v, n < b2_maxPolygonVertices ? n : b2_maxPolygonVertices);
+  shape.Set(v, n);
   b2FixtureDef fd = fixture_def(&shape, f);
   body(b)->CreateFixture(&fd);
 }
@@ -113,9 +125,8 @@ void ne_b2_add_box(ne_b2_body* b, float half_w, float half_h, const ne_b2_fixtur
 }
 
 void ne_b2_add_edge(ne_b2_body* b, float x1, float y1, float x2, float y2, const ne_b2_fixture* f) {
-  b2EdgeShape shape;
-  // Box2D 2.3's edges (pybox2d's) collide on both sides: 2.4's two-sided edge
-  shape.SetTwoSided(b2Vec2(x1, y1), b2Vec2(x2, y2));
+  b2EdgeShape shape;  // pybox2d's `vertices=[p1, p2]`: vertex1, vertex2, no ghost vertices
+  shape.Set(b2Vec2(x1, y1), b2Vec2(x2, y2));
   b2FixtureDef fd = fixture_def(&shape, f);
   body(b)->CreateFixture(&fd);
 }
@@ -191,6 +202,10 @@ ne_b2_joint* ne_b2_revolute_new(ne_b2_world* w, ne_b2_body* a, ne_b2_body* b, fl
   jd.motorSpeed = motor_speed;
   jd.lowerAngle = lower;
   jd.upperAngle = upper;
+  // pybox2d's revoluteJointDef(bodyA=, bodyB=, ...) sets the reference angle to bodyB.angle -
+  // bodyA.angle (Python floats, so the difference is taken in double) when none is given; the
+  // limits and the joint angle are measured from it
+  jd.referenceAngle = (float32)((double)body(b)->GetAngle() - (double)body(a)->GetAngle());
   return reinterpret_cast<ne_b2_joint*>(w->world.CreateJoint(&jd));
 }
 

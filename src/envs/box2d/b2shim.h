@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// A thin C interface over Box2D 2.4 (C++, Debian's libbox2d-dev), implemented in b2shim.cpp: just
-// what LunarLander and BipedalWalker use — a world, static/dynamic bodies with polygon, box and
-// edge fixtures, revolute joints with motors and limits, forces/impulses, a contact callback that
-// reports begin/end by body tag, a filtered closest-hit ray cast, and shape read-back for drawing.
-// Not a general binding. Objects belong to one thread, like the env state that owns the world.
+// A thin C interface over Box2D 2.3 (C++, pybox2d's sources built by scripts/build-box2d),
+// implemented in b2shim.cpp: just what LunarLander and BipedalWalker use — a world, static/dynamic
+// bodies with polygon, box and edge fixtures, revolute joints with motors and limits,
+// forces/impulses, a contact callback that reports begin/end by body tag, a filtered closest-hit
+// ray cast, and shape read-back for drawing. Each call does what pybox2d does for the Python call
+// Gymnasium makes (float32 conversions, defaults), so that a world steps as Gymnasium's does, bit
+// for bit. Not a general binding. Objects belong to one thread, like the env state that owns the
+// world.
 #ifndef NEUROEVO_ENVS_BOX2D_B2SHIM_H
 #define NEUROEVO_ENVS_BOX2D_B2SHIM_H
 
@@ -38,6 +41,9 @@ typedef struct ne_b2_shape {
 // A world with gravity (gx, gy); contact events go to fn(user, ...). NULL if out of memory.
 ne_b2_world* ne_b2_world_new(float gx, float gy, ne_b2_contact_fn fn, void* user);
 void ne_b2_world_free(ne_b2_world* w);  // Nullable: w
+// Empties w in place into a new world (bodies, joints, proxy ids and lists as a fresh b2World's),
+// as Gymnasium's LunarLander makes at every reset (BipedalWalker too: see its file).
+void ne_b2_world_reset(ne_b2_world* w);
 // One b2World::Step.
 void ne_b2_world_step(ne_b2_world* w, float dt, int velocity_iterations, int position_iterations);
 // Casts p1 -> p2 and returns the fraction of the closest hit on a fixture whose category has any of
@@ -46,8 +52,8 @@ float ne_b2_world_raycast(ne_b2_world* w, float x1, float y1, float x2, float y2
 
 // Bodies: static or dynamic at (x, y) with an angle; `tag` identifies it in contact callbacks.
 ne_b2_body* ne_b2_body_new(ne_b2_world* w, int dynamic, float x, float y, float angle, int tag);
-void ne_b2_body_free(ne_b2_world* w, ne_b2_body* b);  // Nullable: b
-// Fixtures: a convex polygon (n <= 8 vertices, body coordinates), a centred box, a two-sided edge.
+// Fixtures: a convex polygon (n <= 8 vertices, body coordinates; Box2D keeps their convex hull), a
+// centred box, an edge (no ghost vertices).
 void ne_b2_add_polygon(ne_b2_body* b, const float* xy, int n, const ne_b2_fixture* f);
 void ne_b2_add_box(ne_b2_body* b, float half_w, float half_h, const ne_b2_fixture* f);
 void ne_b2_add_edge(ne_b2_body* b, float x1, float y1, float x2, float y2, const ne_b2_fixture* f);
@@ -63,7 +69,9 @@ void ne_b2_body_impulse(ne_b2_body* b, float ix, float iy, float px, float py);
 // The body's fixtures as world-space shapes; writes up to max, returns how many there are.
 int ne_b2_body_shapes(const ne_b2_body* b, ne_b2_shape* out, int max);
 
-// A revolute joint between a and b at the given local anchors (b2RevoluteJointDef's fields).
+// A revolute joint between a and b at the given local anchors (b2RevoluteJointDef's fields), motor
+// and limit on; its reference angle is b's angle minus a's now, as pybox2d's revoluteJointDef sets
+// it when given both bodies.
 ne_b2_joint* ne_b2_revolute_new(ne_b2_world* w, ne_b2_body* a, ne_b2_body* b, float ax, float ay, float bx, float by,
                                 float max_motor_torque, float motor_speed, float lower, float upper);
 void ne_b2_joint_set_motor(ne_b2_joint* j, float speed, float max_torque);

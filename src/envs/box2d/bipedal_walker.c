@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // BipedalWalker-v3 and BipedalWalkerHardcore-v3, following Gymnasium 1.4.0
-// box2d/bipedal_walker.py over Box2D 2.4.1: the same terrain generator (grass, and in hardcore
-// stumps, pits and stairs), hull, legs, motors, lidar, shaping reward and termination. Agreement
-// with pybox2d 2.3 is statistical (tests/py_box2d_compare.py). The decorative clouds are not
-// generated (they draw from the same random stream but touch nothing).
+// box2d/bipedal_walker.py over Box2D 2.3 (pybox2d's, the engine of Gymnasium's box2d 2.3.10
+// wheel): the same terrain generator (grass, and in hardcore stumps, pits and stairs), decorative
+// clouds, hull, legs, motors, lidar, shaping reward and termination, computed in the same order and
+// precision, so that from the same random draws and actions an episode is Gymnasium's bit for bit
+// (tests/py_box2d_compare.py).
 //
 // Action space: Box(-1, 1, (4,)) float32: hip and knee motors of both legs; the sign chooses the
 //   motor speed direction (hip 4, knee 6 rad/s), |a| clipped to 1 the torque (times 80).
@@ -17,6 +18,24 @@
 //   horizontal force U(-5, 5); reset runs one no-op step, as Gymnasium's.
 // Termination: the hull touches the ground or x < 0 (-100), or the walker passes the end of the
 //   terrain. Truncation: the TimeLimit at 1600 steps (hardcore: 2000).
+// Random draws, in Gymnasium's order (what `neuroevo trace --draws` / ne_env_reset_draws replay),
+//   all in reset, none in steps. The terrain, step i = 0..199 of _generate_terrain: on grass past
+//   the start pad (i > 20) a slope change uniform(-1, 1), except on a run's first step; in
+//   hardcore, when an obstacle starts, a pit's width integers(3, 5), a stump's size
+//   integers(1, 3), or the stairs' direction random(), width integers(4, 5) and step count
+//   integers(3, 5); whenever the counter runs out, the next run's length integers(5, 10), then in
+//   hardcore after grass the next state integers(1, 5). Then 10 clouds, each a position
+//   uniform(0, 200) then 5 points of two uniform(0, 70/30) (x, y); then the initial force
+//   uniform(-5, 5). So a plain walker's reset takes about 160 slope changes, a run length per
+//   ended run, 110 cloud values and the force.
+// A new world at every reset, where Gymnasium keeps one b2World per env and destroys the bodies:
+//   there, the proxy ids and lists a reset leaves decide the order of later contacts, so an episode
+//   depends on the episodes before it in the same env (BipedalWalker-v3, random actions, the same
+//   seed and actions in a reused env and in a fresh one: 616 of 1000 200-step episodes get another
+//   return, 226 end at another step; and the two return distributions differ, KS p = 0.016 and
+//   0.0002 over 3000 a side with bench/box2d_stats.py's seeds 20 and 21). Here an episode must be a
+//   pure function of its seed, whichever thread's env state runs it, so every episode is
+//   Gymnasium's episode in a fresh env.
 #include <math.h>
 #include <string.h>
 
@@ -44,6 +63,7 @@
 #define TERRAIN_STARTPAD 20
 #define FRICTION 2.5
 #define MAX_TERRAIN_BODIES 512  // 199 edges + the obstacles of hardcore terrain (about 100 at most)
+#define N_CLOUDS (TERRAIN_LENGTH / 20)
 #define REWARD_THRESHOLD 300.0
 
 enum { TAG_GROUND = 1, TAG_HULL = 2, TAG_LEG = 3 };  // legs are TAG_LEG + 0..3
@@ -52,18 +72,20 @@ enum { GRASS, STUMP, STAIRS, PIT, N_STATES };        // terrain generator states
 static const float HULL_POLY[5][2] = {{-30, 9}, {6, 9}, {34, 1}, {34, -8}, {-30, -8}};
 
 typedef struct walker {
-  ne_b2_world* world;                                           // owned (state_init / state_free)
-  ne_b2_body* terrain[MAX_TERRAIN_BODIES];                      // static bodies of this episode
-  int n_terrain;                                                // used entries of terrain
-  ne_b2_body* hull;                                             // the body
-  ne_b2_body* legs[4];                                          // upper left, lower left, upper right, lower right
-  ne_b2_joint* joints[4];                                       // hip, knee, hip, knee
-  int game_over;                                                // the hull touched something
-  int ground_contact[4];                                        // per leg (only the lower legs are observed)
-  int has_prev;                                                 // prev_shaping is set
-  double prev_shaping;                                          // shaping of the previous step
-  float lidar[10];                                              // fractions of the last step
+  ne__b2_draws draws;                       // random values (first member: ne__box2d_status)
+  ne_b2_world* world;                       // owned (state_init / state_free); emptied at every reset
+  ne_b2_body* terrain[MAX_TERRAIN_BODIES];  // static bodies of this episode
+  int n_terrain;                            // used entries of terrain
+  ne_b2_body* hull;                         // the body
+  ne_b2_body* legs[4];                      // upper left, lower left, upper right, lower right
+  ne_b2_joint* joints[4];                   // hip, knee, hip, knee
+  int game_over;                            // the hull touched something
+  int ground_contact[4];                    // per leg (only the lower legs are observed)
+  int has_prev;                             // prev_shaping is set
+  double prev_shaping;                      // shaping of the previous step
+  float lidar[10];                          // fractions of the last step
   double terrain_x[TERRAIN_LENGTH], terrain_y[TERRAIN_LENGTH];  // the ground line, for drawing
+  double cloud_x[N_CLOUDS][5], cloud_y[N_CLOUDS][5];            // decorative clouds, for drawing
 } walker;
 
 static void on_contact(void* user, int a, int b, int begin) {
@@ -88,14 +110,6 @@ static void bw_state_free(const ne_env_spec* spec, void* impl) {
   s->world = NULL;
 }
 
-static void destroy_bodies(walker* s) {
-  for (int i = 0; i < s->n_terrain; i++) ne_b2_body_free(s->world, s->terrain[i]);
-  s->n_terrain = 0;
-  ne_b2_body_free(s->world, s->hull);
-  for (int i = 0; i < 4; i++) ne_b2_body_free(s->world, s->legs[i]), s->legs[i] = NULL;
-  s->hull = NULL;
-}
-
 // a static quad of terrain (fd_polygon: friction 2.5, category 1)
 static void add_block(walker* s, const double* xs, const double* ys) {
   if (s->n_terrain >= MAX_TERRAIN_BODIES) return;
@@ -107,15 +121,13 @@ static void add_block(walker* s, const double* xs, const double* ys) {
   s->terrain[s->n_terrain++] = b;
 }
 
-// np_random.integers(lo, hi): uniform in [lo, hi)
-static int rand_int(ne_rng* rng, int lo, int hi) { return lo + (int)ne_rng_below(rng, (uint64_t)(hi - lo)); }
-
 // the obstacles one generator state places when it starts (oneshot); updates counter/original_y
-static void obstacle(walker* s, ne_rng* rng, int state, double x, double y, int* counter, double* original_y,
-                     int* stair_steps, int* stair_width, int* stair_height) {
+static void obstacle(walker* s, int state, double x, double y, int* counter, double* original_y, int* stair_steps,
+                     int* stair_width, int* stair_height) {
   const double T = TERRAIN_STEP;
+  ne__b2_draws* d = &s->draws;
   if (state == PIT) {
-    *counter = rand_int(rng, 3, 5);
+    *counter = ne__b2_integers(d, 3, 5, "a pit's width");
     double xs[4] = {x, x + T, x + T, x}, ys[4] = {y, y, y - 4 * T, y - 4 * T};
     add_block(s, xs, ys);
     for (int i = 0; i < 4; i++) xs[i] += T * *counter;
@@ -123,14 +135,14 @@ static void obstacle(walker* s, ne_rng* rng, int state, double x, double y, int*
     *counter += 2;
     *original_y = y;
   } else if (state == STUMP) {
-    *counter = rand_int(rng, 1, 3);
+    *counter = ne__b2_integers(d, 1, 3, "a stump's size");
     double c = *counter;
     double xs[4] = {x, x + c * T, x + c * T, x}, ys[4] = {y, y, y + c * T, y + c * T};
     add_block(s, xs, ys);
   } else if (state == STAIRS) {
-    *stair_height = ne_rng_uniform(rng) > 0.5 ? 1 : -1;
-    *stair_width = rand_int(rng, 4, 5);
-    *stair_steps = rand_int(rng, 3, 5);
+    *stair_height = ne__b2_random(d, "the stairs' direction") > 0.5 ? 1 : -1;
+    *stair_width = ne__b2_integers(d, 4, 5, "the stairs' width");
+    *stair_steps = ne__b2_integers(d, 3, 5, "the stairs' step count");
     *original_y = y;
     for (int k = 0; k < *stair_steps; k++) {
       double xa = x + k * *stair_width * T, xb = x + (1 + k) * *stair_width * T;
@@ -143,7 +155,7 @@ static void obstacle(walker* s, ne_rng* rng, int state, double x, double y, int*
 }
 
 // _generate_terrain: the ground line and the obstacles, state machine as in Gymnasium
-static void make_terrain(walker* s, ne_rng* rng, int hardcore) {
+static void make_terrain(walker* s, int hardcore) {
   int state = GRASS, oneshot = 0, counter = TERRAIN_STARTPAD;
   int stair_steps = 0, stair_width = 0, stair_height = 0;
   double velocity = 0.0, y = TERRAIN_HEIGHT, original_y = 0.0;
@@ -152,10 +164,10 @@ static void make_terrain(walker* s, ne_rng* rng, int hardcore) {
     s->terrain_x[i] = x;
     if (state == GRASS && !oneshot) {
       velocity = 0.8 * velocity + 0.01 * ((TERRAIN_HEIGHT > y) - (TERRAIN_HEIGHT < y));
-      if (i > TERRAIN_STARTPAD) velocity += ne_rng_range(rng, -1.0, 1.0) / SCALE;
+      if (i > TERRAIN_STARTPAD) velocity += ne__b2_uniform(&s->draws, -1.0, 1.0, "a slope change") / SCALE;
       y += velocity;
     } else if (oneshot && state != GRASS) {
-      obstacle(s, rng, state, x, y, &counter, &original_y, &stair_steps, &stair_width, &stair_height);
+      obstacle(s, state, x, y, &counter, &original_y, &stair_steps, &stair_width, &stair_height);
     } else if (state == PIT && !oneshot) {
       y = original_y;
       if (counter > 1) y -= 4 * TERRAIN_STEP;
@@ -168,8 +180,8 @@ static void make_terrain(walker* s, ne_rng* rng, int hardcore) {
     s->terrain_y[i] = y;
     counter -= 1;
     if (counter == 0) {
-      counter = rand_int(rng, TERRAIN_GRASS / 2, TERRAIN_GRASS);
-      state = state == GRASS && hardcore ? rand_int(rng, 1, N_STATES) : GRASS;
+      counter = ne__b2_integers(&s->draws, TERRAIN_GRASS / 2, TERRAIN_GRASS, "a run's length");
+      state = state == GRASS && hardcore ? ne__b2_integers(&s->draws, 1, N_STATES, "the next terrain state") : GRASS;
       oneshot = 1;
     }
   }
@@ -183,8 +195,22 @@ static void make_terrain(walker* s, ne_rng* rng, int hardcore) {
   }
 }
 
+// _generate_clouds: decoration only, but their draws come before the walker's
+static void make_clouds(walker* s) {
+  for (int c = 0; c < N_CLOUDS; c++) {
+    double x = ne__b2_uniform(&s->draws, 0.0, TERRAIN_LENGTH, "a cloud's position") * TERRAIN_STEP;
+    double y = VIEWPORT_H / SCALE * 3 / 4;
+    for (int a = 0; a < 5; a++) {
+      s->cloud_x[c][a] = x + 15 * TERRAIN_STEP * sin(3.14 * 2 * a / 5) +
+          ne__b2_uniform(&s->draws, 0.0, 5 * TERRAIN_STEP, "a cloud point's x");
+      s->cloud_y[c][a] = y + 5 * TERRAIN_STEP * cos(3.14 * 2 * a / 5) +
+          ne__b2_uniform(&s->draws, 0.0, 5 * TERRAIN_STEP, "a cloud point's y");
+    }
+  }
+}
+
 // the hull and the four leg segments with their motors
-static void make_walker(walker* s, ne_rng* rng) {
+static void make_walker(walker* s) {
   const double init_x = TERRAIN_STEP * TERRAIN_STARTPAD / 2, init_y = TERRAIN_HEIGHT + 2 * LEG_H;
   s->hull = ne_b2_body_new(s->world, 1, (float)init_x, (float)init_y, 0.0f, TAG_HULL);
   float poly[10];
@@ -192,7 +218,8 @@ static void make_walker(walker* s, ne_rng* rng) {
     poly[2 * i] = (float)(HULL_POLY[i][0] / SCALE), poly[2 * i + 1] = (float)(HULL_POLY[i][1] / SCALE);
   const ne_b2_fixture hull_fd = {5.0f, 0.1f, 0.0f, 0x0020, 0x0001};
   ne_b2_add_polygon(s->hull, poly, 5, &hull_fd);
-  ne_b2_body_force_to_center(s->hull, (float)ne_rng_range(rng, -INITIAL_RANDOM, INITIAL_RANDOM), 0.0f);
+  double force = ne__b2_uniform(&s->draws, -INITIAL_RANDOM, INITIAL_RANDOM, "the initial force");
+  ne_b2_body_force_to_center(s->hull, (float)force, 0.0f);
 
   const ne_b2_fixture leg_fd = {1.0f, 0.2f, 0.0f, 0x0020, 0x0001};
   for (int k = 0; k < 2; k++) {
@@ -250,12 +277,18 @@ static void bw_step(const ne_env_spec* spec, void* impl, const float* act, doubl
 
 static void bw_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
   walker* s = impl;
-  destroy_bodies(s);
+  ne__b2_draws_begin(&s->draws, spec, rng);
+  // a new world (see the top comment): the previous episode's bodies and joints go with the old one
+  ne_b2_world_reset(s->world);
+  s->n_terrain = 0;
+  s->hull = NULL;
+  memset(s->legs, 0, sizeof s->legs);
   s->game_over = 0;
   memset(s->ground_contact, 0, sizeof s->ground_contact);
   s->has_prev = 0;
-  make_terrain(s, rng, spec->params[0] != 0);
-  make_walker(s, rng);
+  make_terrain(s, spec->params[0] != 0);
+  make_clouds(s);
+  make_walker(s);
   const float noop[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   double r;
   int term;
@@ -273,14 +306,14 @@ static void bw_observe(const ne_env_spec* spec, const void* impl, float* obs) {
       0.3 * vx * (VIEWPORT_W / SCALE) / FPS,
       0.3 * vy * (VIEWPORT_H / SCALE) / FPS,
       ne_b2_joint_angle(s->joints[0]),
-      ne_b2_joint_speed(s->joints[0]) / SPEED_HIP,
+      (double)ne_b2_joint_speed(s->joints[0]) / SPEED_HIP,
       ne_b2_joint_angle(s->joints[1]) + 1.0,
-      ne_b2_joint_speed(s->joints[1]) / SPEED_KNEE,
+      (double)ne_b2_joint_speed(s->joints[1]) / SPEED_KNEE,
       s->ground_contact[1] ? 1.0 : 0.0,
       ne_b2_joint_angle(s->joints[2]),
-      ne_b2_joint_speed(s->joints[2]) / SPEED_HIP,
+      (double)ne_b2_joint_speed(s->joints[2]) / SPEED_HIP,
       ne_b2_joint_angle(s->joints[3]) + 1.0,
-      ne_b2_joint_speed(s->joints[3]) / SPEED_KNEE,
+      (double)ne_b2_joint_speed(s->joints[3]) / SPEED_KNEE,
       s->ground_contact[3] ? 1.0 : 0.0,
   };
   for (int i = 0; i < 14; i++) obs[i] = (float)st[i];
@@ -312,6 +345,12 @@ static int bw_render(const ne_env_spec* spec, const void* impl, void** ctx, unsi
   double scroll = px - VIEWPORT_W / SCALE / 5;
   ne_canvas c = {rgb, width, height, scroll, 0.0, width / (VIEWPORT_W / SCALE)};
   ne__raster_clear(&c, 0xD7D7FF);
+  // the clouds scroll at half speed (Gymnasium shifts them by scroll / 2)
+  for (int k = 0; k < N_CLOUDS; k++) {
+    double xs[5], ys[5];
+    for (int a = 0; a < 5; a++) xs[a] = s->cloud_x[k][a] + scroll / 2, ys[a] = s->cloud_y[k][a];
+    ne__raster_polygon(&c, xs, ys, 5, 0xFFFFFF);
+  }
   for (int i = 0; i + 1 < TERRAIN_LENGTH; i++) {
     double xs[4] = {s->terrain_x[i], s->terrain_x[i + 1], s->terrain_x[i + 1], s->terrain_x[i]};
     double ys[4] = {s->terrain_y[i], s->terrain_y[i + 1], 0.0, 0.0};
@@ -333,8 +372,10 @@ static const ne_env_family walker_family = {
     "box2d", sizeof(walker), bw_reset, bw_step, bw_observe, ne__box2d_no_set_state, ne__box2d_no_get_state, NULL,
 };
 
-static const ne_env_hooks walker_hooks = {
-    .state_init = bw_state_init, .state_free = bw_state_free, .render = bw_render};
+static const ne_env_hooks walker_hooks = {.state_init = bw_state_init,
+                                          .state_free = bw_state_free,
+                                          .render = bw_render,
+                                          .replay_draws = ne__box2d_replay_draws};
 
 int ne__bipedal_walker_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // LunarLander-v3 and LunarLanderContinuous-v3, following Gymnasium 1.4.0
-// box2d/lunar_lander.py (default gravity -10, no wind) over Box2D 2.4.1: the same world, bodies,
-// fixtures, joints, engine impulses with their random dispersion, shaping reward and termination.
-// Box2D 2.4 vs pybox2d 2.3 makes trajectories differ in the last bits, so agreement is statistical
+// box2d/lunar_lander.py (default gravity -10, no wind) over Box2D 2.3 (pybox2d's, the engine of
+// Gymnasium's box2d 2.3.10 wheel): the same world, bodies, fixtures, joints, engine impulses with
+// their random dispersion, shaping reward and termination, computed in the same order and precision,
+// so that from the same random draws and actions an episode is Gymnasium's bit for bit
 // (tests/py_box2d_compare.py). Render-only particles are not simulated (in Gymnasium they exist only
-// with a render_mode and touch nothing but the ground).
+// with a render_mode, never touch the lander, and draw nothing from np_random).
 //
 // Action space: Discrete(4): 0 nothing, 1 left orientation engine, 2 main engine, 3 right
 //   orientation engine; continuous: Box(-1, 1, (2,)) float32, clipped: main throttle (off below 0,
@@ -19,6 +20,12 @@
 //   the top centre pushed by a force U(-1000, 1000)^2; reset runs one no-op step, as Gymnasium's.
 // Termination: the body touches the ground (game over) or |x| >= 1 (-100); the body falls
 //   asleep (+100). Truncation: the TimeLimit at 1000 steps.
+// Random draws, in Gymnasium's order (what `neuroevo trace --draws` / ne_env_reset_draws replay):
+//   reset: 12 terrain heights (np_random.uniform(0, H/2, size=12); entries 3..7 are then
+//   overwritten by the pad but drawn all the same), the initial force's x then y (uniform(-1000,
+//   1000) each), then the reset's no-op step's 2; every step: 2 engine dispersions (uniform(-1, 1)
+//   each, drawn whether an engine fires or not). So a reset takes 16 values and each step 2.
+//   Gymnasium makes a new b2World at every reset; so does this file (ne_b2_world_reset).
 #include <math.h>
 #include <string.h>
 
@@ -56,7 +63,8 @@ static const float LANDER_POLY[6][2] = {{-14, 17}, {-17, 0}, {-17, -10}, {17, -1
 
 // one lander episode: the world and what Gymnasium keeps on `self`
 typedef struct lander {
-  ne_b2_world* world;                        // owned (state_init / state_free); bodies re-made at every reset
+  ne__b2_draws draws;                        // random values (first member: ne__box2d_status reads it)
+  ne_b2_world* world;                        // owned (state_init / state_free); emptied at every reset
   ne_b2_body* moon;                          // static terrain
   ne_b2_body* lander;                        // the craft
   ne_b2_body* legs[2];                       // left, right
@@ -66,7 +74,6 @@ typedef struct lander {
   double prev_shaping;                       // shaping of the previous step
   double helipad_x1, helipad_x2, helipad_y;  // the pad
   double chunk_x[CHUNKS], smooth_y[CHUNKS];  // terrain outline, for drawing
-  ne_rng rng;                                // engine dispersion stream (continues the reset's)
 } lander;
 
 static void on_contact(void* user, int a, int b, int begin) {
@@ -90,19 +97,10 @@ static void ll_state_free(const ne_env_spec* spec, void* impl) {
   s->world = NULL;
 }
 
-// removes the previous episode's bodies (joints go with them)
-static void destroy_bodies(lander* s) {
-  ne_b2_body_free(s->world, s->moon);
-  ne_b2_body_free(s->world, s->lander);
-  ne_b2_body_free(s->world, s->legs[0]);
-  ne_b2_body_free(s->world, s->legs[1]);
-  s->moon = s->lander = s->legs[0] = s->legs[1] = NULL;
-}
-
 // the terrain: random chunk heights, a flat pad in the middle, smoothed, as edge fixtures
-static void make_terrain(lander* s, ne_rng* rng) {
+static void make_terrain(lander* s) {
   double height[CHUNKS + 1];
-  for (int i = 0; i < CHUNKS + 1; i++) height[i] = ne_rng_range(rng, 0.0, H / 2);
+  for (int i = 0; i < CHUNKS + 1; i++) height[i] = ne__b2_uniform(&s->draws, 0.0, H / 2, "a terrain height");
   for (int i = 0; i < CHUNKS; i++) s->chunk_x[i] = W / (CHUNKS - 1) * i;
   s->helipad_x1 = s->chunk_x[CHUNKS / 2 - 1];
   s->helipad_x2 = s->chunk_x[CHUNKS / 2 + 1];
@@ -122,7 +120,7 @@ static void make_terrain(lander* s, ne_rng* rng) {
 }
 
 // the craft and its two spring-loaded legs
-static void make_lander(lander* s, ne_rng* rng) {
+static void make_lander(lander* s) {
   const double x = VIEWPORT_W / SCALE / 2, y = VIEWPORT_H / SCALE;
   s->lander = ne_b2_body_new(s->world, 1, (float)x, (float)y, 0.0f, TAG_LANDER);
   float poly[12];
@@ -130,8 +128,8 @@ static void make_lander(lander* s, ne_rng* rng) {
     poly[2 * i] = (float)(LANDER_POLY[i][0] / SCALE), poly[2 * i + 1] = (float)(LANDER_POLY[i][1] / SCALE);
   const ne_b2_fixture body = {5.0f, 0.1f, 0.0f, 0x0010, 0x0001};
   ne_b2_add_polygon(s->lander, poly, 6, &body);
-  double fx = ne_rng_range(rng, -INITIAL_RANDOM, INITIAL_RANDOM);
-  double fy = ne_rng_range(rng, -INITIAL_RANDOM, INITIAL_RANDOM);
+  double fx = ne__b2_uniform(&s->draws, -INITIAL_RANDOM, INITIAL_RANDOM, "the initial force's x");
+  double fy = ne__b2_uniform(&s->draws, -INITIAL_RANDOM, INITIAL_RANDOM, "the initial force's y");
   ne_b2_body_force_to_center(s->lander, (float)fx, (float)fy);
 
   const ne_b2_fixture leg = {1.0f, 0.2f, 0.0f, 0x0020, 0x0001};
@@ -140,8 +138,9 @@ static void make_lander(lander* s, ne_rng* rng) {
     s->legs[k] =
         ne_b2_body_new(s->world, 1, (float)(x - i * LEG_AWAY / SCALE), (float)y, (float)(i * 0.05), TAG_LEG0 + k);
     ne_b2_add_box(s->legs[k], (float)(LEG_W / SCALE), (float)(LEG_H / SCALE), &leg);
-    // the left leg swings in [0.4, 0.9], the right one in [-0.9, -0.4]
-    float lower = i == -1 ? 0.9f - 0.5f : -0.9f, upper = i == -1 ? 0.9f : -0.9f + 0.5f;
+    // the left leg swings in [0.4, 0.9], the right one in [-0.9, -0.4] (Python computes +0.9 - 0.5
+    // in double before pybox2d rounds it to float)
+    float lower = (float)(i == -1 ? 0.9 - 0.5 : -0.9), upper = (float)(i == -1 ? 0.9 : -0.9 + 0.5);
     ne_b2_revolute_new(s->world, s->lander, s->legs[k], 0.0f, 0.0f, (float)(i * LEG_AWAY / SCALE),
                        (float)(LEG_DOWN / SCALE), LEG_SPRING_TORQUE, (float)(0.3 * i), lower, upper);
   }
@@ -161,7 +160,7 @@ static void fire_engines(const ne_env_spec* spec, lander* s, const float* act, d
   double angle = ne_b2_body_angle(s->lander);
   double tip[2] = {sin(angle), cos(angle)}, side[2] = {-tip[1], tip[0]};
   double dispersion[2];
-  for (int i = 0; i < 2; i++) dispersion[i] = ne_rng_range(&s->rng, -1.0, 1.0) / SCALE;
+  for (int i = 0; i < 2; i++) dispersion[i] = ne__b2_uniform(&s->draws, -1.0, 1.0, "an engine dispersion") / SCALE;
   float px, py;
   ne_b2_body_position(s->lander, &px, &py);
 
@@ -230,13 +229,15 @@ static void ll_step(const ne_env_spec* spec, void* impl, const float* act, doubl
 
 static void ll_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
   lander* s = impl;
-  destroy_bodies(s);
+  ne__b2_draws_begin(&s->draws, spec, rng);
+  // a new world, as Gymnasium's reset makes (its contact order and proxy ids start afresh)
+  ne_b2_world_reset(s->world);
+  s->moon = s->lander = s->legs[0] = s->legs[1] = NULL;
   s->game_over = 0;
   s->leg_contact[0] = s->leg_contact[1] = 0;
   s->has_prev = 0;
-  make_terrain(s, rng);
-  make_lander(s, rng);
-  s->rng = *rng;
+  make_terrain(s);
+  make_lander(s);
   // Gymnasium's reset returns the observation of a no-op step
   const float noop[2] = {0.0f, 0.0f};
   double r;
@@ -296,8 +297,10 @@ static const ne_env_family lander_family = {
     "box2d", sizeof(lander), ll_reset, ll_step, ll_observe, ne__box2d_no_set_state, ne__box2d_no_get_state, NULL,
 };
 
-static const ne_env_hooks lander_hooks = {
-    .state_init = ll_state_init, .state_free = ll_state_free, .render = ll_render};
+static const ne_env_hooks lander_hooks = {.state_init = ll_state_init,
+                                          .state_free = ll_state_free,
+                                          .render = ll_render,
+                                          .replay_draws = ne__box2d_replay_draws};
 
 int ne__lunar_lander_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;

@@ -74,7 +74,8 @@ typedef struct cached_model {
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static cached_model cache[CACHE_SLOTS];
 
-// Gymnasium's assets folder: NEUROEVO_MUJOCO_ASSETS, or the one found at configure time.
+// Gymnasium's assets folder: NEUROEVO_MUJOCO_ASSETS, or the one found at configure time ("" in a
+// wheel, whose Python package sets the variable from the gymnasium it runs with).
 static const char* assets_dir(void) {
   const char* env = getenv("NEUROEVO_MUJOCO_ASSETS");
   return env && env[0] ? env : NE_MUJOCO_ASSETS;
@@ -119,6 +120,10 @@ static int cache_load(const char* file, const char* key, const ne_mj_task* task,
 // it on first use
 static int model_acquire(const ne_mj_task* task, const mjModel** out, char* errstr) {
   char path[512], key[512];
+  if (!assets_dir()[0])
+    return ne__set_error(errstr, NE_ENOTFOUND,
+                         "MuJoCo model folder unknown: set NEUROEVO_MUJOCO_ASSETS to gymnasium's "
+                         "envs/mujoco/assets (`import neuroevo` and the `neuroevo` command set it)");
   int len = snprintf(path, sizeof path, "%s/%s", assets_dir(), task->xml);
   int klen = task->edit ? snprintf(key, sizeof key, "%s#%s", path, task->id) : snprintf(key, sizeof key, "%s", path);
   if (len < 0 || len >= (int)sizeof path || klen < 0 || klen >= (int)sizeof key)

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: MIT
+// The master's side of the scale benchmark (bench/bench_scale.sh starts the rest: redis-server,
+// network namespaces, relays, and `neuroevo worker --simulate --count` hosts). It trains a real GA
+// or ES (the runner, the algorithm, checkpoints: everything a master does) over the Redis master
+// executor with synthetic results, times every round, and prints one `cell` line of key=value
+// figures over generations 1..G-1 (generation 0 is the warm-up: workers join):
+//   evals_s     episodes per second achieved (from the end of generation 0 to the end of the last)
+//   ideal_s     workers / mean episode time: every worker busy all the time
+//   bound_s     what synchronous generations allow: the candidates' simulated durations (a pure
+//               function of the candidate, exec/simulate.h) list-scheduled in index order on the
+//               workers with no overhead, round by round (the straggler tail), plus nothing between;
+//               bound_ep_s the same with episodes as the unit (what splitting a candidate's episodes
+//               over tasks allows); split: parts of split candidates published
+//   master_us   master CPU (this process: protocol, algorithm, checkpoints) per result; master_cpu
+//               the same in cores
+//   redis_cpu   redis-server's CPU over the same time, in cores; redis_mb its RSS; clients the most
+//               connected clients seen at a round's end
+//   gap_ms      from a generation's last result to the next generation's first task in Redis
+//               (mean and max): tell, ask, checkpoint, publishing; runner_ms: the part before the
+//               executor has the next round (tell, metrics, checkpoint, ask)
+// Not a test: numbers only. usage:
+//   bench_scale URL --algo ga|es --population N --workers W --simulate MEAN_MS:JITTER
+//               [--generations G] [--chunk C] [--episodes-per-task N|off] [--label TEXT]
+//               [section.key=value ...]
+// Without a URL (as `make bench` runs it) it runs bench/bench_scale.sh with its small default sweep.
+#include <libgen.h>  // dirname
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>  // getrusage
+#include <unistd.h>
+
+#include "core/util.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/cluster.h"
+#include "neuroevo/config.h"
+#include "neuroevo/error.h"
+#include "neuroevo/run.h"
+
+#ifdef NE_HAVE_HIREDIS
+#include "exec/redis_conn.h"
+#include "exec/simulate.h"
+
+#define MAX_ROUNDS 4096
+#define MAX_OVERRIDES 32
+
+typedef struct bench_opt {
+  const char* url;
+  const char* algo;  // ga | es
+  int population;
+  int workers;            // simulated workers (for the ideal and the bound)
+  double mean_s, jitter;  // their episode time
+  int generations;
+  int chunk;
+  int episodes_per_task;  // 0 auto, -1 off
+  const char* label;
+  const char* overrides[MAX_OVERRIDES];
+  int n_overrides;
+} bench_opt;
+
+// One evaluated round.
+typedef struct round_rec {
+  uint32_t generation, round;
+  uint64_t episodes;   // episodes evaluated
+  int n;               // candidates
+  double makespan;     // of the ideal synchronous schedule on `workers`, candidates indivisible
+  double makespan_ep;  // ... episodes as the unit (a candidate's episodes may run on several workers)
+  double entered_at;   // the runner handed the round to the executor
+  double published_at, done_at;
+} round_rec;
+
+// The timing executor: wraps the master, records each round.
+typedef struct timing {
+  ne_executor* inner;
+  const bench_opt* o;
+  round_rec* recs;
+  int n_recs;
+  double* heap;    // (workers) finish times of the ideal schedule
+  ne__rconn info;  // for INFO clients / memory (the master's connection is private)
+  int redis_pid;   // redis-server's process, for its CPU time
+  int max_clients;
+  double max_rss_mb;
+  // the baseline: read when each round of generation 0 ends (the last one counts)
+  double wall0, cpu0, rcpu0;
+  uint64_t res0, split0;
+} timing;
+
+static double cpu_s(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+      1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+// Min-heap of worker finish times: list scheduling in index order (each candidate goes to the
+// worker that is free first), the schedule of a zero-overhead synchronous executor.
+static void sift_down(double* h, int n, int i) {
+  for (;;) {
+    int l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && h[l] < h[m]) m = l;
+    if (r < n && h[r] < h[m]) m = r;
+    if (m == i) return;
+    double t = h[i];
+    h[i] = h[m], h[m] = t;
+    i = m;
+  }
+}
+
+static double schedule(timing* t, double d, double end) {
+  double f = t->heap[0] + d;
+  t->heap[0] = f;
+  sift_down(t->heap, t->o->workers, 0);
+  return f > end ? f : end;
+}
+
+// The makespan of the round on `workers` with no overhead: candidates (or, by_episode, episodes) in
+// index order, each to the worker free first.
+static double ideal_makespan(timing* t, const ne_batch* b, int by_episode) {
+  for (int k = 0; k < t->o->workers; k++) t->heap[k] = 0;
+  double end = 0;
+  for (int i = 0; i < b->n; i++) {
+    const ne_candidate* c = &b->cands[i];
+    if (!by_episode) end = schedule(t, ne__simulated_eval_s(c, t->o->mean_s, t->o->jitter), end);
+    for (uint32_t e = 0; by_episode && e < c->episodes; e++)
+      end = schedule(t, ne__simulated_episodes_s(c, e, 1, t->o->mean_s, t->o->jitter), end);
+  }
+  return end;
+}
+
+static double redis_cpu_s(int pid);
+
+// INFO field as a number (0 when absent).
+static double info_field(ne__rconn* c, const char* section, const char* name) {
+  redisReply* r = ne__rconn_command(c, "INFO %s", section);
+  double v = 0;
+  if (r && r->type == REDIS_REPLY_STRING) {
+    const char* p = strstr(r->str, name);
+    if (p) v = atof(p + strlen(name) + 1);
+  }
+  if (r) freeReplyObject(r);
+  return v;
+}
+
+static int timing_evaluate(ne_executor* ex, const ne_batch* b, ne_result* res, const volatile int* stop, char* errstr) {
+  timing* t = ex->impl;
+  double entered = ne__now();
+  int rc = ne_executor_evaluate(t->inner, b, res, stop, errstr);
+  if (rc || t->n_recs == MAX_ROUNDS) return rc;
+  ne_cluster_master_stats s;
+  ne_cluster_master_get_stats(t->inner, &s);
+  round_rec* r = &t->recs[t->n_recs++];
+  r->generation = b->generation;
+  r->round = b->round;
+  r->n = b->n;
+  r->episodes = 0;
+  for (int i = 0; i < b->n; i++) r->episodes += b->cands[i].episodes;
+  r->makespan = ideal_makespan(t, b, 0);
+  r->makespan_ep = ideal_makespan(t, b, 1);
+  r->entered_at = entered;
+  r->published_at = s.published_at;
+  r->done_at = s.done_at;
+  int clients = (int)info_field(&t->info, "clients", "connected_clients");
+  double rss = info_field(&t->info, "memory", "used_memory_rss") / 1048576.0;
+  if (clients > t->max_clients) t->max_clients = clients;
+  if (rss > t->max_rss_mb) t->max_rss_mb = rss;
+  if (b->generation == 0) {
+    t->wall0 = s.done_at, t->cpu0 = cpu_s(), t->rcpu0 = redis_cpu_s(t->redis_pid), t->res0 = s.accepted;
+    t->split0 = s.split;
+    t->max_clients = 0, t->max_rss_mb = 0;
+  }
+  return 0;
+}
+
+static void timing_describe(ne_executor* ex, char* buf, int size) {
+  timing* t = ex->impl;
+  t->inner->vt->describe(t->inner, buf, size);
+}
+
+static void timing_destroy(ne_executor* ex) { (void)ex; }
+
+static const ne_executor_vt timing_vt = {"redis", timing_evaluate, timing_describe, timing_destroy};
+
+// redis-server's CPU seconds so far (/proc/PID/stat of the pid INFO reports: same PID namespace).
+static double redis_cpu_s(int pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE* f = fopen(path, "r");
+  if (!f) return 0;
+  char buf[1024];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char* p = strrchr(buf, ')');
+  unsigned long long ut = 0, st = 0;
+  // fields after the command: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+  if (p) sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st);
+  return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static int parse(int argc, char** argv, bench_opt* o) {
+  memset(o, 0, sizeof *o);
+  o->algo = "ga";
+  o->population = 1000;
+  o->generations = 4;
+  o->label = "-";
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    if (a[0] != '-') {
+      if (strchr(a, '=') && o->n_overrides < MAX_OVERRIDES) o->overrides[o->n_overrides++] = a;
+      else if (!o->url) o->url = a;
+      else return 2;
+      continue;
+    }
+    if (i + 1 >= argc) return 2;
+    const char* v = argv[++i];
+    if (strcmp(a, "--algo") == 0) o->algo = v;
+    else if (strcmp(a, "--population") == 0) o->population = atoi(v);
+    else if (strcmp(a, "--workers") == 0) o->workers = atoi(v);
+    else if (strcmp(a, "--generations") == 0) o->generations = atoi(v);
+    else if (strcmp(a, "--chunk") == 0) o->chunk = atoi(v);
+    else if (strcmp(a, "--episodes-per-task") == 0) o->episodes_per_task = strcmp(v, "off") == 0 ? -1 : atoi(v);
+    else if (strcmp(a, "--label") == 0) o->label = v;
+    else if (strcmp(a, "--simulate") == 0) {
+      char* end;
+      o->mean_s = strtod(v, &end) / 1000;
+      o->jitter = *end == ':' ? atof(end + 1) : 0;
+    } else return 2;
+  }
+  int algo_ok = strcmp(o->algo, "ga") == 0 || strcmp(o->algo, "es") == 0;
+  return o->url && algo_ok && o->population > 1 && o->workers > 0 && o->mean_s > 0 && o->generations >= 2 ? 0 : 2;
+}
+
+// The run's config: the Deep GA paper's GA (truncation 20, the top 10 re-evaluated on 30 episodes)
+// or OpenAI ES with a MuJoCo-sized policy (two hidden layers of 64); CartPole's spec, since no env
+// runs. Overrides follow.
+static ne_config* make_config(const bench_opt* o, char* err) {
+  char text[1024];
+  if (strcmp(o->algo, "ga") == 0)
+    snprintf(text, sizeof text,
+             "[run]\nalgorithm = ga\nseed = 1\ngenerations = %d\ntarget = none\nplot_every = 0\n"
+             "[env]\nid = CartPole-v1\n[policy]\nhidden = 16\n"
+             "[ga]\npopulation = %d\ntruncation = 20\nelite_candidates = 10\nelite_episodes = 30\n",
+             o->generations, o->population);
+  else
+    snprintf(text, sizeof text,
+             "[run]\nalgorithm = es\nseed = 1\ngenerations = %d\ntarget = none\nplot_every = 0\n"
+             "[env]\nid = CartPole-v1\n[policy]\nhidden = 64,64\n[es]\npopulation = %d\n",
+             o->generations, o->population);
+  ne_config* cfg = ne_config_create();
+  int rc = cfg ? ne_config_load_string(cfg, text, "bench_scale", err) : NE_ENOMEM;
+  for (int i = 0; !rc && i < o->n_overrides; i++) rc = ne_config_override(cfg, o->overrides[i], "command line", err);
+  if (!rc) rc = ne_config_validate(cfg, err);
+  if (rc) {
+    ne_config_destroy(cfg);
+    return NULL;
+  }
+  return cfg;
+}
+
+// Prints the cell's figures over generations 1..G-1.
+static void report(const bench_opt* o, const timing* t, double wall, double master_cpu, double redis_cpu,
+                   uint64_t results, uint64_t split) {
+  uint64_t episodes = 0;
+  double bound_t = 0, bound_ep_t = 0, gap_sum = 0, gap_max = 0, prev_done = 0, runner_sum = 0;
+  int gaps = 0;
+  for (int i = 0; i < t->n_recs; i++) {
+    const round_rec* r = &t->recs[i];
+    if (r->generation == 0) {
+      prev_done = r->done_at;
+      continue;
+    }
+    episodes += r->episodes;
+    bound_t += r->makespan;
+    bound_ep_t += r->makespan_ep;
+    if (r->round == 0 && prev_done > 0) {
+      double g = r->published_at - prev_done;
+      gap_sum += g;
+      runner_sum += r->entered_at - prev_done;
+      gaps++;
+      if (g > gap_max) gap_max = g;
+    }
+    prev_done = r->done_at;
+  }
+  double evals = (double)episodes / wall, ideal = o->workers / o->mean_s, bound = (double)episodes / bound_t;
+  double bound_ep = (double)episodes / bound_ep_t;
+  printf(
+      "cell label=%s algo=%s population=%d workers=%d mean_ms=%.0f jitter=%.2f generations=%d "
+      "evals_s=%.1f ideal_s=%.1f ratio_ideal=%.3f bound_s=%.1f bound_ideal=%.3f ratio_bound=%.3f "
+      "bound_ep_s=%.1f bound_ep_ideal=%.3f ratio_bound_ep=%.3f split=%llu "
+      "master_us=%.1f master_cpu=%.3f redis_cpu=%.3f redis_mb=%.1f clients=%d gap_ms=%.1f gap_max_ms=%.1f "
+      "runner_ms=%.1f results=%llu wall_s=%.2f\n",
+      o->label, o->algo, o->population, o->workers, o->mean_s * 1e3, o->jitter, o->generations - 1, evals, ideal,
+      evals / ideal, bound, bound / ideal, evals / bound, bound_ep, bound_ep / ideal, evals / bound_ep,
+      (unsigned long long)split, 1e6 * master_cpu / (double)results, master_cpu / wall, redis_cpu / wall, t->max_rss_mb,
+      t->max_clients, gaps ? 1e3 * gap_sum / gaps : 0, 1e3 * gap_max, gaps ? 1e3 * runner_sum / gaps : 0,
+      (unsigned long long)results, wall);
+  fflush(stdout);
+}
+
+// No URL: hand over to the driver script next to this source file (__FILE__ is absolute in CMake
+// builds), passing the build directory this program lives in.
+static int run_driver(void) {
+  char exe[4096], src[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return 2;
+  exe[n] = '\0';
+  char* build = dirname(dirname(exe));
+  snprintf(src, sizeof src, "%s", __FILE__);
+  char script[4200];
+  snprintf(script, sizeof script, "%s/bench_scale.sh", dirname(src));
+  execlp("bash", "bash", script, build, (char*)NULL);
+  perror("bench_scale: bash");
+  return 2;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 1) return run_driver();
+  bench_opt o;
+  if (parse(argc, argv, &o)) {
+    fprintf(stderr,
+            "usage: bench_scale URL --algo ga|es --population N --workers W --simulate MEAN_MS:JITTER "
+            "[--generations G] [--chunk C] [--label TEXT] [section.key=value ...]\n");
+    return 2;
+  }
+  char err[NE_ERRSTR_LEN], dir[] = "/tmp/bench_scale.XXXXXX", out[64];
+  ne_config* cfg = make_config(&o, err);
+  if (!cfg || !mkdtemp(dir)) {
+    fprintf(stderr, "bench_scale: %s\n", cfg ? "cannot create a temporary directory" : err);
+    return 1;
+  }
+  snprintf(out, sizeof out, "%s/run", dir);
+  ne_cluster_master_options mo = {.url = o.url,
+                                  .name = "bench-scale",
+                                  .chunk = o.chunk,
+                                  .synthetic = 1,
+                                  .quiet = 1,
+                                  .episodes_per_task = o.episodes_per_task};
+  ne_executor* master = NULL;
+  if (ne_cluster_master_create(cfg, &mo, &master, err) != 0) {
+    fprintf(stderr, "bench_scale: %s\n", err);
+    return 1;
+  }
+  timing t;
+  memset(&t, 0, sizeof t);
+  t.inner = master, t.o = &o;
+  t.recs = ne_calloc(MAX_ROUNDS, sizeof(round_rec));
+  t.heap = ne_calloc((size_t)o.workers, sizeof(double));
+  ne__redis_url u;
+  int rc = ne__redis_url_parse(o.url, &u, err);
+  if (!rc) rc = ne__rconn_open(&t.info, &u, 2) ? ne__set_error(err, NE_ENET, "%s", t.info.errstr) : 0;
+  if (!rc) t.redis_pid = (int)info_field(&t.info, "server", "process_id");
+  ne_executor timed = {&timing_vt, &t};
+  ne_run_options ro = {.name = "bench-scale", .out_dir = out, .quiet = 1, .executor = &timed};
+  ne_run* run = NULL;
+  if (!rc) rc = ne_run_create(cfg, &ro, &run, err);
+  if (!rc) rc = ne_run_loop(run, err);
+  if (rc) {
+    fprintf(stderr, "bench_scale: %s\n", err);
+  } else {
+    ne_cluster_master_stats s;
+    ne_cluster_master_get_stats(master, &s);
+    report(&o, &t, s.done_at - t.wall0, cpu_s() - t.cpu0, redis_cpu_s(t.redis_pid) - t.rcpu0, s.accepted - t.res0,
+           s.split - t.split0);
+    ne_cluster_master_finish(master, err);
+  }
+  ne_run_destroy(run);
+  ne_executor_destroy(master);
+  ne__rconn_close(&t.info);
+  ne_free(t.recs);
+  ne_free(t.heap);
+  ne_config_destroy(cfg);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd) != 0) fprintf(stderr, "bench_scale: could not remove %s\n", dir);
+  return rc ? 1 : 0;
+}
+#else
+int main(void) {
+  fprintf(stderr, "bench_scale: this build has no Redis support (install libhiredis-dev and rebuild)\n");
+  return 2;
+}
+#endif

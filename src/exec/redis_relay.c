@@ -1,0 +1,1066 @@
+// SPDX-License-Identifier: MIT
+// The Redis relay (cluster.h, docs/scaling.md "Relays"): one per node, between the master's Redis
+// ("upstream") and a node-local Redis that the node's workers use as if it were the master's. It
+// mirrors the experiment (description, current id, announcement) into the local Redis, claims
+// tasks upstream in batches for the node's workers (as one consumer of the task group) and adds
+// them to the local task stream, copies the broadcast blobs those tasks name (once per node), and
+// forwards the workers' results upstream in pipelined batches, each with the acknowledgement of the
+// upstream task it answers (the same answer script workers use). So the master's Redis serves a
+// few connections per node instead of two or three per worker, one blocked claim per node, and one
+// blob fetch per node. The fault rules hold: a task is acknowledged upstream only with its result;
+// tasks held by a relay stay fresh upstream only while the node works on them (so a killed relay's
+// tasks are re-claimed by the master), and a local worker that dies has its tasks re-claimed
+// locally by the relay. Threads: the main thread (follow, heartbeat, touch, local re-claims), a
+// claimer and a forwarder, each with its own connections.
+#include <inttypes.h>
+#include <math.h>  // floor
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/util.h"
+#include "exec/redis_conn.h"
+#include "exec/redis_scripts.h"
+#include "exec/redis_wire.h"
+#include "neuroevo/alloc.h"
+#include "neuroevo/cluster.h"
+#include "neuroevo/version.h"
+
+#define ID_LEN (NE_WIRE_MAX_ENTRY + 1)  // a stream entry id
+#define BLOCK_MS 2000                   // blocking reads (leaving cuts the upstream claim short with CLIENT UNBLOCK)
+#define WAIT_MS 100                     // condition waits
+#define TICK_S 0.5                      // the main thread's period: follow, local workers, re-claims, sweep
+#define KEEP_S (7 * 86400)              // local experiment keys expire like the master's
+#define BLOB_TTL_S 86400                // local copies of blobs (deleted with the experiment)
+#define FORWARD_COUNT 512               // local results read (and forwarded) per round trip
+#define MAX_LOCAL_IDS 4                 // local entries remembered per upstream task (re-claimed locally)
+#define MAX_BLOBS 64                    // blob hashes remembered as copied (per experiment)
+#define DONE_TTL_S 86400                // a finished experiment's local description
+#define DRAIN_S 10.0                    // a stopping relay forwards results of tasks in hand this long at most
+#define TOUCH_IDS 256                   // upstream task ids per XCLAIM that keeps them fresh
+#define IDLE_FOLLOW_S 0.2               // an idle relay looks for a new experiment upstream this often
+#define PREFETCH_S 0.010                // tasks queued on a node beyond one per worker: those finishing in this long
+
+// An upstream task this relay holds for its node.
+typedef struct held {
+  char up[ID_LEN];                    // upstream entry id
+  char local[MAX_LOCAL_IDS][ID_LEN];  // its local entry ids, newest last
+  int n_local;
+  ne_buf payload;  // the task message (re-added locally after a local re-claim)
+  double since;    // when it was claimed
+} held;
+
+typedef struct relay {
+  ne_cluster_relay_options opt;
+  ne__redis_url up_url, lo_url;
+  char name[NE_WIRE_MAX_NAME + 1];
+  char host[128];
+  FILE* log;
+  long long started;
+  double interval_s;
+  ne__rconn up, lo;              // the main thread's connections
+  ne__rconn up_claim, lo_claim;  // the claimer's
+  ne__rconn up_fwd, lo_fwd;      // the forwarder's
+  // the experiment followed (following = 1)
+  int following;
+  char id[17];
+  char k_meta[NE_KEY_LEN], k_tasks[NE_KEY_LEN], k_results[NE_KEY_LEN], k_workers[NE_KEY_LEN];
+  double task_timeout_s;
+  volatile int leave;  // the claimer and the forwarder return
+  pthread_t claimer, forwarder;
+  int claimer_started, forwarder_started;
+  int claimer_exited;
+  long long claim_client_id;  // upstream CLIENT ID of up_claim (-1: unknown)
+  unsigned long claim_opens;
+  // shared between the threads (mu)
+  pthread_mutex_t mu;
+  pthread_cond_t cv;  // held tasks or local threads changed
+  held* held;
+  int n_held, cap_held;
+  int local_threads, local_workers;
+  double no_workers_since;    // local threads have been 0 since then (0: there are some)
+  uint64_t blobs[MAX_BLOBS];  // hashes copied to the local Redis this experiment
+  int n_blobs;
+  uint64_t claimed, forwarded, discarded, dropped, requeued, released;
+  double task_s;  // a held task's time from claim to result (moving average; 0: none yet)
+  double keep_at, sweep_at, beat_at, touch_at, follow_at;
+  double drain_until;  // the forwarder forwards results of tasks in hand until then
+} relay;
+
+// ---- messages -----------------------------------------------------------------------------
+
+static void say(relay* r, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(relay* r, const char* fmt, ...) {
+  char line[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(r->log, "neuroevo relay %s: %s\n", r->name, line);
+  fflush(r->log);
+}
+
+static void sleep_s(double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+static int stopping(const relay* r) { return r->opt.stop && *r->opt.stop; }
+
+static void timed_wait(relay* r) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_nsec += WAIT_MS * 1000000L;
+  if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+  pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+}
+
+static void reply_free(redisReply* x) {
+  if (x) freeReplyObject(x);
+}
+
+static const redisReply* field_of(const redisReply* fields, const char* name) {
+  for (size_t i = 0; fields && fields->type == REDIS_REPLY_ARRAY && i + 1 < fields->elements; i += 2)
+    if (fields->element[i]->type == REDIS_REPLY_STRING && strcmp(fields->element[i]->str, name) == 0)
+      return fields->element[i + 1];
+  return NULL;
+}
+
+// ---- held tasks (mu held) -----------------------------------------------------------------
+
+static held* find_up(relay* r, const char* up) {
+  for (int i = 0; i < r->n_held; i++)
+    if (strcmp(r->held[i].up, up) == 0) return &r->held[i];
+  return NULL;
+}
+
+static held* find_local(relay* r, const char* local) {
+  for (int i = 0; i < r->n_held; i++)
+    for (int k = 0; k < r->held[i].n_local; k++)
+      if (strcmp(r->held[i].local[k], local) == 0) return &r->held[i];
+  return NULL;
+}
+
+static void add_local_id(held* h, const char* local) {
+  if (h->n_local == MAX_LOCAL_IDS) {
+    memmove(h->local[0], h->local[1], (MAX_LOCAL_IDS - 1) * sizeof h->local[0]);
+    h->n_local--;
+  }
+  snprintf(h->local[h->n_local++], ID_LEN, "%s", local);
+}
+
+static held* add_held(relay* r, const char* up, const char* payload, size_t len) {
+  if (r->n_held == r->cap_held) {
+    int cap = r->cap_held ? 2 * r->cap_held : 64;
+    held* grown = ne_realloc(r->held, (size_t)cap * sizeof *grown);
+    if (!grown) return NULL;
+    r->held = grown, r->cap_held = cap;
+  }
+  held* h = &r->held[r->n_held];
+  memset(h, 0, sizeof *h);
+  ne__buf_init(&h->payload);
+  ne__buf_bytes(&h->payload, payload, len);
+  if (h->payload.oom) {
+    ne__buf_free(&h->payload);
+    return NULL;
+  }
+  snprintf(h->up, sizeof h->up, "%s", up);
+  h->since = ne__now();
+  r->n_held++;
+  return h;
+}
+
+static void remove_held(relay* r, held* h) {
+  ne__buf_free(&h->payload);
+  *h = r->held[--r->n_held];
+  pthread_cond_broadcast(&r->cv);  // room to claim more
+}
+
+static void clear_held(relay* r) {
+  while (r->n_held) remove_held(r, &r->held[r->n_held - 1]);
+}
+
+// Tasks the node should hold: one per local worker thread plus a few queued, so that a worker that
+// answers finds its next task locally instead of after an upstream round trip: as many as finish
+// during PREFETCH_S at the measured task duration (0 .. threads / 8). A task queued here is one
+// another node's idle worker cannot take: with 3 s tasks none is worth it (a claim takes
+// milliseconds), with 35 ms tasks a node of 64 workers finishes ~18 in 10 ms.
+static int target_held(const relay* r) {
+  if (r->local_threads <= 0) return 0;
+  int prefetch = r->opt.prefetch;
+  if (prefetch <= 0) {
+    double per = r->task_s > 0 ? PREFETCH_S * r->local_threads / r->task_s : r->local_threads / 8.0;
+    int cap = r->local_threads / 8 > 1 ? r->local_threads / 8 : 1;
+    prefetch = per > cap ? cap : (int)floor(per + 0.5);  // 0 for long tasks: a claim's round trip is nothing then
+  }
+  return r->local_threads + prefetch;
+}
+
+// ---- the claimer: upstream tasks into the local stream ------------------------------------
+
+// 1 if the blob was copied to the local Redis this experiment.
+static int blob_copied(relay* r, uint64_t hash) {
+  pthread_mutex_lock(&r->mu);
+  int found = 0;
+  for (int i = 0; i < r->n_blobs && !found; i++) found = r->blobs[i] == hash;
+  pthread_mutex_unlock(&r->mu);
+  return found;
+}
+
+// Copies the blobs a task names (GET upstream, SET locally, through the caller's connections)
+// unless already copied. 0, or -1 when a blob is missing upstream (the task is stale or Redis lost
+// it: leave it to the master).
+static int copy_blobs(relay* r, ne__rconn* up, ne__rconn* lo, const ne__wire_task* t) {
+  ne__wire_blobref refs[2];
+  int n_norm = 0;
+  if (t->has_norm) refs[0] = t->norm[0], refs[1] = t->norm[1], n_norm = 2;
+  for (int k = 0; k < t->n_blobs + n_norm; k++) {
+    uint64_t hash = k < t->n_blobs ? t->blobs[k].hash : refs[k - t->n_blobs].hash;
+    if (blob_copied(r, hash)) continue;
+    char key[NE_KEY_LEN], suffix[32], hex[17];
+    ne__wire_id_format(hash, hex);
+    snprintf(suffix, sizeof suffix, "blob:%s", hex);
+    ne__key_exp(key, r->id, suffix);
+    redisReply* g = ne__rconn_command(up, "GET %s", key);
+    if (!g || g->type != REDIS_REPLY_STRING) {
+      reply_free(g);
+      return -1;
+    }
+    char ttl[16];
+    snprintf(ttl, sizeof ttl, "%d", BLOB_TTL_S);
+    const char* argv[] = {"SET", key, g->str, "EX", ttl};
+    size_t lens[] = {3, strlen(key), g->len, 2, strlen(ttl)};
+    redisReply* s = ne__rconn_argv(lo, 5, argv, lens);
+    int ok = s && s->type != REDIS_REPLY_ERROR;
+    reply_free(s);
+    freeReplyObject(g);
+    if (!ok) return -1;
+    pthread_mutex_lock(&r->mu);
+    if (r->n_blobs == MAX_BLOBS) r->n_blobs = 0;  // forget the oldest generation's
+    r->blobs[r->n_blobs++] = hash;
+    pthread_mutex_unlock(&r->mu);
+  }
+  return 0;
+}
+
+// Adds a held task to the local stream (payload m, upstream id u) and records its local id.
+static int add_locally(relay* r, ne__rconn* lo, const char* up, const ne_buf* payload, char* local_id) {
+  const char* argv[] = {"XADD", r->k_tasks, "*", "m", (const char*)payload->data, "u", up};
+  size_t lens[] = {4, strlen(r->k_tasks), 1, 1, payload->len, 1, strlen(up)};
+  redisReply* x = ne__rconn_argv(lo, 7, argv, lens);
+  int ok = x && x->type == REDIS_REPLY_STRING;
+  if (ok) snprintf(local_id, ID_LEN, "%s", x->str);
+  reply_free(x);
+  return ok ? 0 : -1;
+}
+
+// A task upstream that cannot be decoded: acknowledged and deleted there, as a worker would.
+static void drop_upstream(relay* r, ne__rconn* up, const char* id, const char* why) {
+  say(r, "dropped task %s upstream: %s", id, why);
+  if (ne__drop_append(up, r->k_tasks, id) == 0) {
+    reply_free(ne__rconn_get_reply(up));
+    reply_free(ne__rconn_get_reply(up));
+  }
+  pthread_mutex_lock(&r->mu);
+  r->dropped++;
+  pthread_mutex_unlock(&r->mu);
+}
+
+// Checks one claimed upstream entry, copies its blobs and holds it; returns its payload (then the
+// caller adds it locally), or NULL when it is not held (malformed: dropped; blob missing).
+static const redisReply* take_entry(relay* r, ne__wire_task* t, const redisReply* e) {
+  if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING) return NULL;
+  const char* id = e->element[0]->str;
+  const redisReply* m = field_of(e->element[1], "m");
+  char why[NE_ERRSTR_LEN];
+  if (!m || m->type != REDIS_REPLY_STRING) {
+    drop_upstream(r, &r->up_claim, id, "malformed: no 'm' field");
+    return NULL;
+  }
+  int rc = ne__wire_decode_task(t, m->str, m->len, why);
+  if (rc == NE_ENOMEM) return NULL;  // not held: the master re-claims it
+  if (rc) {
+    char what[NE_ERRSTR_LEN + 16];
+    snprintf(what, sizeof what, "malformed: %s", why);
+    drop_upstream(r, &r->up_claim, id, what);
+    return NULL;
+  }
+  if (copy_blobs(r, &r->up_claim, &r->lo_claim, t)) {
+    say(r, "task %s names a blob missing upstream; leaving it to the master", id);
+    return NULL;
+  }
+  pthread_mutex_lock(&r->mu);
+  held* h = add_held(r, id, m->str, m->len);
+  pthread_mutex_unlock(&r->mu);
+  return h ? m : NULL;
+}
+
+// Adds the held entries of a claimed batch to the local stream in one round trip (payload m,
+// upstream id u) and records their local ids; entries the local Redis refused are given back.
+static void add_batch(relay* r, const redisReply* entries, const redisReply** payloads) {
+  int queued = 0;
+  for (size_t i = 0; i < entries->elements; i++) {
+    if (!payloads[i]) continue;
+    const char* up = entries->element[i]->element[0]->str;
+    const char* argv[] = {"XADD", r->k_tasks, "*", "m", payloads[i]->str, "u", up};
+    size_t lens[] = {4, strlen(r->k_tasks), 1, 1, payloads[i]->len, 1, strlen(up)};
+    if (ne__rconn_append(&r->lo_claim, 7, argv, lens) == 0) queued++;
+    else payloads[i] = NULL;
+  }
+  for (size_t i = 0, k = 0; i < entries->elements; i++) {
+    if (!payloads[i]) continue;
+    const char* up = entries->element[i]->element[0]->str;
+    redisReply* x = k++ < (size_t)queued ? ne__rconn_get_reply(&r->lo_claim) : NULL;
+    pthread_mutex_lock(&r->mu);
+    held* h = find_up(r, up);
+    if (h && x && x->type == REDIS_REPLY_STRING) add_local_id(h, x->str), r->claimed++;
+    else if (h) remove_held(r, h);  // the local Redis is away: the master re-claims it
+    pthread_mutex_unlock(&r->mu);
+    reply_free(x);
+  }
+}
+
+static void note_claim_client(relay* r) {
+  if (r->claim_opens == r->up_claim.opens || !r->up_claim.c) return;
+  redisReply* x = ne__rconn_command(&r->up_claim, "CLIENT ID");
+  long long id = x && x->type == REDIS_REPLY_INTEGER ? x->integer : -1;
+  reply_free(x);
+  pthread_mutex_lock(&r->mu);
+  r->claim_client_id = id;
+  r->claim_opens = r->up_claim.opens;
+  pthread_mutex_unlock(&r->mu);
+}
+
+static void* claimer_main(void* arg) {
+  relay* r = arg;
+  ne__wire_task t;
+  ne__wire_task_init(&t);
+  while (!r->leave && !stopping(r)) {
+    pthread_mutex_lock(&r->mu);
+    int want = target_held(r) - r->n_held;
+    if (want <= 0) timed_wait(r);
+    pthread_mutex_unlock(&r->mu);
+    if (want <= 0) continue;
+    if (ne__rconn_wait(&r->up_claim, &r->leave, 0) || ne__rconn_wait(&r->lo_claim, &r->leave, 0)) break;
+    note_claim_client(r);
+    char count[16], block[16];
+    snprintf(count, sizeof count, "%d", want);
+    snprintf(block, sizeof block, "%d", BLOCK_MS);
+    const char* argv[] = {"XREADGROUP", "GROUP", NE_GROUP,  r->name,    "COUNT", count,
+                          "BLOCK",      block,   "STREAMS", r->k_tasks, ">"};
+    redisReply* x = ne__rconn_argv(&r->up_claim, 11, argv, NULL);
+    if (!x) continue;
+    if (x->type == REDIS_REPLY_ERROR) sleep_s(0.2);  // NOGROUP: the master has not (re-)created it yet
+    else if (x->type == REDIS_REPLY_ARRAY && x->elements == 1 && x->element[0]->elements == 2) {
+      const redisReply* entries = x->element[0]->element[1];
+      const redisReply** payloads = ne_calloc(entries->elements + 1, sizeof *payloads);
+      for (size_t i = 0; payloads && i < entries->elements; i++) payloads[i] = take_entry(r, &t, entries->element[i]);
+      if (payloads) add_batch(r, entries, payloads);
+      ne_free((void*)payloads);
+    }
+    freeReplyObject(x);
+  }
+  ne__wire_task_free(&t);
+  ne__rconn_close(&r->up_claim);
+  ne__rconn_close(&r->lo_claim);
+  pthread_mutex_lock(&r->mu);
+  r->claimer_exited = 1;
+  pthread_cond_broadcast(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+  return NULL;
+}
+
+// ---- the forwarder: local results upstream ------------------------------------------------
+
+// A result to forward: its message (rewritten when a failure report names the local entry) and the
+// upstream task it answers ("" when none is known: a duplicate, forwarded without acknowledging).
+typedef struct fwd {
+  const char* msg;
+  size_t len;
+  char up[ID_LEN];
+  char local[ID_LEN];
+  ne_buf own;  // the rewritten message, when rewritten
+} fwd;
+
+// A failure report names the task entry it failed on (one attempt = one entry): upstream, that is
+// the upstream entry, not the local one.
+static void rewrite_failure(fwd* f, ne__wire_results* dec) {
+  char why[NE_ERRSTR_LEN];
+  if (!f->up[0] || ne__wire_decode_results(dec, f->msg, f->len, why) != 0 || !dec->hdr.error[0]) return;
+  snprintf(dec->hdr.entry, sizeof dec->hdr.entry, "%s", f->up);
+  if (ne__wire_encode_results_parts(&f->own, &dec->hdr, dec->index, dec->results, dec->parts, dec->returns, dec->n) ==
+          0 &&
+      !f->own.oom)
+    f->msg = (const char*)f->own.data, f->len = f->own.len;
+}
+
+// The upstream task of a local entry, from its `u` field ("" if the entry is gone).
+static void upstream_of(relay* r, const char* local, char* up) {
+  up[0] = '\0';
+  redisReply* x = ne__rconn_command(&r->lo_fwd, "XRANGE %s %s %s", r->k_tasks, local, local);
+  if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1 && x->element[0]->elements == 2) {
+    const redisReply* u = field_of(x->element[0]->element[1], "u");
+    if (u && u->type == REDIS_REPLY_STRING) snprintf(up, ID_LEN, "%s", u->str);
+  }
+  reply_free(x);
+}
+
+// Sends fs[0..n) upstream in one round trip (answer script each). 0, or NE_ENET (sent again later).
+static int send_upstream(relay* r, fwd* fs, int n, int* discarded) {
+  if (ne__rconn_ensure(&r->up_fwd) || ne__answer_load(&r->up_fwd)) return NE_ENET;
+  for (int i = 0; i < n; i++)
+    if (ne__answer_append(&r->up_fwd, r->k_tasks, r->k_results, fs[i].up[0] ? fs[i].up : "0-0", fs[i].msg, fs[i].len))
+      return NE_ENET;
+  int noscript = 0;
+  *discarded = 0;
+  for (int i = 0; i < n; i++) {
+    redisReply* x = ne__rconn_get_reply(&r->up_fwd);
+    if (!x) return NE_ENET;
+    if (ne__reply_error_is(x, "NOSCRIPT")) noscript = 1;
+    else if (x->type == REDIS_REPLY_INTEGER && x->integer == 0) (*discarded)++;
+    freeReplyObject(x);
+  }
+  if (noscript) ne__rconn_scripts_lost(&r->up_fwd);
+  return noscript ? NE_ENET : 0;
+}
+
+// Forwards one batch of local result entries (an XREAD reply); returns the last entry id handled.
+static void forward_batch(relay* r, const redisReply* entries, fwd* fs, ne__wire_results* dec, char* last) {
+  int n = 0;
+  for (size_t i = 0; i < entries->elements; i++) {
+    const redisReply* e = entries->element[i];
+    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING) continue;
+    snprintf(last, ID_LEN, "%s", e->element[0]->str);
+    const redisReply* msg = field_of(e->element[1], "r");
+    const redisReply* t = field_of(e->element[1], "t");
+    if (!msg || msg->type != REDIS_REPLY_STRING) continue;  // garbage: the master would drop it too
+    fwd* f = &fs[n++];
+    f->msg = msg->str, f->len = msg->len, f->up[0] = f->local[0] = '\0';
+    f->own.len = 0;
+    if (t && t->type == REDIS_REPLY_STRING) {
+      snprintf(f->local, sizeof f->local, "%s", t->str);
+      pthread_mutex_lock(&r->mu);
+      held* h = find_local(r, t->str);
+      if (h) snprintf(f->up, sizeof f->up, "%s", h->up);
+      pthread_mutex_unlock(&r->mu);
+      // a worker can answer before the claimer has recorded the local id: the entry names its task
+      if (!h) upstream_of(r, t->str, f->up);
+    }
+    rewrite_failure(f, dec);
+  }
+  int discarded = 0;
+  // upstream away: try again until it is back, or until the relay gives up on the experiment
+  while (n && send_upstream(r, fs, n, &discarded) != 0)
+    if (ne__rconn_wait(&r->up_fwd, NULL, 1) && r->claimer_exited && ne__now() > r->drain_until) break;
+  // answered: no longer held (the claimer may take more), and gone from the local task stream
+  pthread_mutex_lock(&r->mu);
+  double now = ne__now();
+  for (int i = 0; i < n; i++) {
+    held* h = fs[i].up[0] ? find_up(r, fs[i].up) : NULL;
+    if (!h) continue;
+    r->task_s = r->task_s > 0 ? 0.9 * r->task_s + 0.1 * (now - h->since) : now - h->since;
+    remove_held(r, h);
+  }
+  r->forwarded += (uint64_t)(n - discarded);
+  r->discarded += (uint64_t)discarded;
+  pthread_mutex_unlock(&r->mu);
+  // one XDEL for the batch's local tasks
+  const char* del[2 + FORWARD_COUNT];
+  int nd = 2;
+  del[0] = "XDEL", del[1] = r->k_tasks;
+  for (int i = 0; i < n; i++)
+    if (fs[i].local[0]) del[nd++] = fs[i].local;
+  if (nd > 2) reply_free(ne__rconn_argv(&r->lo_fwd, nd, del, NULL));
+}
+
+static void* forwarder_main(void* arg) {
+  relay* r = arg;
+  fwd* fs = ne_calloc(FORWARD_COUNT, sizeof *fs);
+  ne__wire_results dec;
+  ne__wire_results_init(&dec);
+  char cursor[ID_LEN] = "0-0";
+  for (int i = 0; fs && i < FORWARD_COUNT; i++) ne__buf_init(&fs[i].own);
+  // after the claimer: results of tasks in hand still come in, and are forwarded, until the
+  // claimer has returned and nothing is held any more (or the relay is stopping)
+  for (;;) {
+    pthread_mutex_lock(&r->mu);
+    int done = r->claimer_exited && (r->n_held == 0 || ne__now() > r->drain_until);
+    pthread_mutex_unlock(&r->mu);
+    if (done || !fs) break;
+    if (ne__rconn_wait(&r->lo_fwd, NULL, 2)) continue;
+    char count[16];
+    snprintf(count, sizeof count, "%d", FORWARD_COUNT);
+    redisReply* x =
+        ne__rconn_command(&r->lo_fwd, "XREAD COUNT %s BLOCK %d STREAMS %s %s", count, 200, r->k_results, cursor);
+    if (!x) continue;
+    if (x->type == REDIS_REPLY_ARRAY && x->elements == 1 && x->element[0]->elements == 2) {
+      char last[ID_LEN] = "";
+      forward_batch(r, x->element[0]->element[1], fs, &dec, last);
+      if (last[0]) {
+        snprintf(cursor, sizeof cursor, "%s", last);
+        uint64_t ms, seq;
+        ne__stream_id_parse(last, &ms, &seq);
+        reply_free(ne__rconn_command(&r->lo_fwd, "XTRIM %s MINID %llu-%llu", r->k_results, (unsigned long long)ms,
+                                     (unsigned long long)seq + 1));
+      }
+    }
+    freeReplyObject(x);
+  }
+  for (int i = 0; fs && i < FORWARD_COUNT; i++) ne__buf_free(&fs[i].own);
+  ne_free(fs);
+  ne__wire_results_free(&dec);
+  ne__rconn_close(&r->up_fwd);
+  ne__rconn_close(&r->lo_fwd);
+  return NULL;
+}
+
+// ---- the main thread: following, mirroring, heartbeats ------------------------------------
+
+static void set_keys(relay* r, const char* id) {
+  snprintf(r->id, sizeof r->id, "%s", id);
+  ne__key_exp(r->k_meta, id, "meta");
+  ne__key_exp(r->k_tasks, id, "tasks");
+  ne__key_exp(r->k_results, id, "results");
+  ne__key_exp(r->k_workers, id, "workers");
+}
+
+// Copies the upstream description into the local Redis (HSET of every field). 0, or -1.
+static int mirror_meta(relay* r, const redisReply* meta) {
+  if (!meta || meta->type != REDIS_REPLY_ARRAY || meta->elements < 2 || meta->elements > 64) return -1;
+  const char* argv[66];
+  size_t lens[66];
+  argv[0] = "HSET", lens[0] = 4;
+  argv[1] = r->k_meta, lens[1] = strlen(r->k_meta);
+  int n = 2;
+  for (size_t i = 0; i < meta->elements; i++) {
+    if (meta->element[i]->type != REDIS_REPLY_STRING) return -1;
+    argv[n] = meta->element[i]->str, lens[n++] = meta->element[i]->len;
+  }
+  redisReply* x = ne__rconn_argv(&r->lo, n, argv, lens);
+  int ok = x && x->type != REDIS_REPLY_ERROR;
+  reply_free(x);
+  return ok ? 0 : -1;
+}
+
+// Makes the local Redis look like the master's for experiment r->id: description, task group,
+// expiry, ne:current and an announcement.
+static int setup_local(relay* r, const redisReply* meta) {
+  // a previous relay's experiment (killed, then the master moved on): finish it on this node
+  redisReply* cur = ne__rconn_command(&r->lo, "GET %s", NE_KEY_CURRENT);
+  char old[17] = "";
+  uint64_t old_exp;
+  if (cur && cur->type == REDIS_REPLY_STRING && ne__wire_id_parse(cur->str, &old_exp) == 0 && strcmp(cur->str, r->id))
+    snprintf(old, sizeof old, "%s", cur->str);
+  reply_free(cur);
+  if (old[0]) {
+    char k[4][NE_KEY_LEN];
+    const char* suffix[] = {"meta", "tasks", "results", "workers"};
+    for (int i = 0; i < 4; i++) ne__key_exp(k[i], old, suffix[i]);
+    reply_free(ne__rconn_command(&r->lo, "HSET %s status done", k[0]));
+    reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", k[0], DONE_TTL_S));
+    reply_free(ne__rconn_command(&r->lo, "DEL %s %s %s", k[1], k[2], k[3]));
+  }
+  if (mirror_meta(r, meta)) return -1;
+  redisReply* x = ne__rconn_command(&r->lo, "XGROUP CREATE %s %s $ MKSTREAM", r->k_tasks, NE_GROUP);
+  int ok = x && (x->type != REDIS_REPLY_ERROR || ne__reply_error_is(x, "BUSYGROUP"));
+  reply_free(x);
+  if (!ok) return -1;
+  reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, KEEP_S));
+  reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_tasks, KEEP_S));
+  reply_free(ne__rconn_command(&r->lo, "SET %s %s", NE_KEY_CURRENT, r->id));
+  x = ne__rconn_command(&r->lo, "XADD %s MAXLEN ~ 100 * id %s", NE_KEY_ANNOUNCE, r->id);
+  ok = x && x->type == REDIS_REPLY_STRING;
+  reply_free(x);
+  return ok ? 0 : -1;
+}
+
+static void unblock_claimer(relay* r) {
+  pthread_mutex_lock(&r->mu);
+  long long id = r->claim_client_id;
+  pthread_mutex_unlock(&r->mu);
+  if (id >= 0 && r->up.c) reply_free(ne__rconn_command(&r->up, "CLIENT UNBLOCK %lld", id));
+}
+
+// Stops the claimer, then the forwarder once it has forwarded the results of the tasks in hand or
+// drain_s passed (0: at once).
+static void stop_threads(relay* r, double drain_s) {
+  pthread_mutex_lock(&r->mu);
+  r->drain_until = ne__now() + drain_s;
+  pthread_mutex_unlock(&r->mu);
+  r->leave = 1;
+  pthread_mutex_lock(&r->mu);
+  while (r->claimer_started && !r->claimer_exited) {
+    pthread_mutex_unlock(&r->mu);
+    unblock_claimer(r);
+    pthread_mutex_lock(&r->mu);
+    if (!r->claimer_exited) timed_wait(r);
+  }
+  pthread_mutex_unlock(&r->mu);
+  if (r->claimer_started) pthread_join(r->claimer, NULL);
+  if (r->forwarder_started) pthread_join(r->forwarder, NULL);
+  r->claimer_started = r->forwarder_started = 0;
+}
+
+static int start_threads(relay* r) {
+  r->leave = 0;
+  r->claimer_exited = 0;
+  r->claim_client_id = -1;
+  r->claim_opens = 0;
+  r->up_claim = (ne__rconn){.url = r->up_url, .timeout_s = 2};
+  r->up_fwd = (ne__rconn){.url = r->up_url, .timeout_s = 2};
+  r->lo_claim = (ne__rconn){.url = r->lo_url, .timeout_s = 2};
+  r->lo_fwd = (ne__rconn){.url = r->lo_url, .timeout_s = 2};
+  if (pthread_create(&r->forwarder, NULL, forwarder_main, r) != 0) return NE_ENOMEM;
+  r->forwarder_started = 1;
+  if (pthread_create(&r->claimer, NULL, claimer_main, r) != 0) {
+    r->claimer_exited = 1;
+    return NE_ENOMEM;
+  }
+  r->claimer_started = 1;
+  return 0;
+}
+
+// Claims every task still queued in the local stream (not delivered to a worker) and deletes it:
+// no longer held, so the master re-claims it from upstream once it grows idle.
+static void release_queued(relay* r) {
+  int released = 0;
+  for (int pass = 0; pass < 64; pass++) {
+    redisReply* x =
+        ne__rconn_command(&r->lo, "XREADGROUP GROUP %s relay-release COUNT 256 STREAMS %s >", NE_GROUP, r->k_tasks);
+    int n = x && x->type == REDIS_REPLY_ARRAY && x->elements == 1 ? (int)x->element[0]->element[1]->elements : 0;
+    for (int i = 0; i < n; i++) {
+      const redisReply* e = x->element[0]->element[1]->element[i];
+      const redisReply* u = field_of(e->element[1], "u");
+      pthread_mutex_lock(&r->mu);
+      held* h = u && u->type == REDIS_REPLY_STRING ? find_up(r, u->str) : NULL;
+      if (h) remove_held(r, h), r->released++, released++;
+      pthread_mutex_unlock(&r->mu);
+      reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, e->element[0]->str));
+      reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, e->element[0]->str));
+    }
+    reply_free(x);
+    if (n < 256) break;
+  }
+  if (released) say(r, "%d queued task%s left to the master", released, released == 1 ? "" : "s");
+}
+
+// Leaves the followed experiment: threads stopped (after drain_s of forwarding the results of
+// tasks in hand), local keys of the experiment removed (its description is kept, marked done, with
+// an expiry), so the local workers leave too.
+static void leave_experiment(relay* r, const char* why, double drain_s) {
+  if (!r->following) return;
+  say(r, "experiment %s %s", r->id, why);
+  if (drain_s > 0) release_queued(r);
+  stop_threads(r, drain_s);
+  pthread_mutex_lock(&r->mu);
+  clear_held(r);
+  pthread_mutex_unlock(&r->mu);
+  reply_free(ne__rconn_command(&r->lo, "HSET %s status done", r->k_meta));
+  reply_free(ne__rconn_command(&r->lo, "DEL %s %s %s", r->k_tasks, r->k_results, r->k_workers));
+  for (int i = 0; i < r->n_blobs; i++) {
+    char key[NE_KEY_LEN], suffix[32], hex[17];
+    ne__wire_id_format(r->blobs[i], hex);
+    snprintf(suffix, sizeof suffix, "blob:%s", hex);
+    ne__key_exp(key, r->id, suffix);
+    reply_free(ne__rconn_command(&r->lo, "DEL %s", key));
+  }
+  reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, DONE_TTL_S));
+  pthread_mutex_lock(&r->mu);
+  r->n_blobs = 0;
+  pthread_mutex_unlock(&r->mu);
+  r->following = 0;
+}
+
+// Follows upstream's current experiment: joins a new one, leaves a finished or replaced one.
+static int follow(relay* r, char* errstr) {
+  redisReply* cur = ne__rconn_command(&r->up, "GET %s", NE_KEY_CURRENT);
+  if (!cur) return 0;  // upstream away: keep what we have
+  char id[64] = "";
+  if (cur->type == REDIS_REPLY_STRING) snprintf(id, sizeof id, "%s", cur->str);
+  freeReplyObject(cur);
+  if (r->following && id[0] && strcmp(id, r->id) != 0) leave_experiment(r, "replaced upstream", 0);
+  if (!id[0]) return 0;
+  uint64_t exp;
+  if (ne__wire_id_parse(id, &exp)) return 0;
+  char key[NE_KEY_LEN];
+  ne__key_exp(key, id, "meta");
+  redisReply* meta = ne__rconn_command(&r->up, "HGETALL %s", key);
+  if (!meta) return 0;
+  const redisReply* status = field_of(meta, "status");
+  const redisReply* wire = field_of(meta, "wire");
+  int done = status && status->type == REDIS_REPLY_STRING && strcmp(status->str, "done") == 0;
+  int rc = 0;
+  if (r->following) {
+    if (done) leave_experiment(r, "finished upstream", 0);
+    else if (meta->elements) mirror_meta(r, meta);  // generation, round: for status on the node
+  } else if (!done && meta->elements && wire && wire->type == REDIS_REPLY_STRING) {
+    if (atoi(wire->str) != NE_WIRE_VERSION) {
+      rc = ne__set_error(errstr, NE_EVERSION,
+                         "experiment %s was published by a master speaking wire version %s; this relay (neuroevo %s) "
+                         "speaks version %d: run the same neuroevo version on the master, the relays and every worker",
+                         id, wire->str, NE_VERSION_STRING, NE_WIRE_VERSION);
+    } else {
+      set_keys(r, id);
+      const redisReply* timeout = field_of(meta, "task_timeout_ms");
+      r->task_timeout_s = timeout && timeout->type == REDIS_REPLY_STRING ? atof(timeout->str) / 1000 : 10;
+      if (r->task_timeout_s <= 0) r->task_timeout_s = 10;
+      if (setup_local(r, meta) == 0) {
+        r->following = 1;
+        r->n_blobs = 0;
+        r->keep_at = ne__now() + 60;
+        r->no_workers_since = 0;
+        if (start_threads(r)) rc = ne__set_error(errstr, NE_ENOMEM, "cannot start the relay's threads");
+        else say(r, "following experiment %s", id);
+      }
+    }
+  }
+  freeReplyObject(meta);
+  return rc;
+}
+
+// Counts the node's live workers and threads from the local worker hash.
+static void refresh_local(relay* r) {
+  redisReply* t = ne__rconn_command(&r->lo, "TIME");
+  long long now = t && t->type == REDIS_REPLY_ARRAY && t->elements == 2
+      ? strtoll(t->element[0]->str, NULL, 10) * 1000 + strtoll(t->element[1]->str, NULL, 10) / 1000
+      : 0;
+  reply_free(t);
+  redisReply* h = now ? ne__rconn_command(&r->lo, "HGETALL %s", r->k_workers) : NULL;
+  int workers = 0, threads = 0;
+  for (size_t i = 0; h && h->type == REDIS_REPLY_ARRAY && i + 1 < h->elements; i += 2) {
+    long long beat = 0, interval = 1000;
+    int th = 0;
+    if (sscanf(h->element[i + 1]->str, "%lld %d %lld", &beat, &th, &interval) < 2) continue;
+    if (now - beat <= 3 * interval + 1000) workers++, threads += th > 0 ? th : 1;
+  }
+  reply_free(h);
+  if (!now) return;
+  pthread_mutex_lock(&r->mu);
+  // the master sizes its chunks from the threads it sees: tell it at once
+  if (threads != r->local_threads) pthread_cond_broadcast(&r->cv), r->beat_at = 0;
+  r->local_threads = threads;
+  r->local_workers = workers;
+  if (threads > 0) r->no_workers_since = 0;
+  else if (r->no_workers_since == 0) r->no_workers_since = ne__now();
+  pthread_mutex_unlock(&r->mu);
+}
+
+// The node has had no live worker for a while: the tasks it holds go back to the master (they are
+// no longer touched upstream, so the master re-claims them) and leave the local stream.
+static void release_if_orphaned(relay* r) {
+  pthread_mutex_lock(&r->mu);
+  int orphaned = r->no_workers_since > 0 && ne__now() - r->no_workers_since > r->task_timeout_s / 2 && r->n_held;
+  char(*locals)[ID_LEN] = NULL;
+  int n = 0;
+  if (orphaned) {
+    locals = ne_calloc((size_t)r->n_held * MAX_LOCAL_IDS, sizeof *locals);
+    for (int i = 0; locals && i < r->n_held; i++)
+      for (int k = 0; k < r->held[i].n_local; k++) snprintf(locals[n++], ID_LEN, "%s", r->held[i].local[k]);
+    r->released += (uint64_t)r->n_held;
+    say(r, "no live worker on this node for %.0f s: %d task%s left to the master", ne__now() - r->no_workers_since,
+        r->n_held, r->n_held == 1 ? "" : "s");
+    clear_held(r);
+  }
+  pthread_mutex_unlock(&r->mu);
+  for (int i = 0; i < n; i++) {
+    reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, locals[i]));
+    reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, locals[i]));
+  }
+  ne_free(locals);
+  if (orphaned) release_queued(r);  // and what was never delivered (its held entry is gone already)
+}
+
+// Keeps the upstream tasks the node works on fresh (XCLAIM ... JUSTID resets their idle time), a
+// third of the task timeout apart, TOUCH_IDS ids per command: a killed relay's tasks grow idle and
+// the master re-claims them.
+static void touch_upstream(relay* r) {
+  const char* argv[6 + TOUCH_IDS];
+  char ids[TOUCH_IDS][ID_LEN];
+  for (int from = 0;; from += TOUCH_IDS) {
+    pthread_mutex_lock(&r->mu);
+    int n = r->n_held - from < TOUCH_IDS ? r->n_held - from : TOUCH_IDS;
+    for (int i = 0; i < n; i++) snprintf(ids[i], ID_LEN, "%s", r->held[from + i].up);
+    pthread_mutex_unlock(&r->mu);
+    if (n <= 0) return;
+    argv[0] = "XCLAIM", argv[1] = r->k_tasks, argv[2] = NE_GROUP, argv[3] = r->name, argv[4] = "0";
+    for (int i = 0; i < n; i++) argv[5 + i] = ids[i];
+    argv[5 + n] = "JUSTID";
+    redisReply* x = ne__rconn_argv(&r->up, 6 + n, argv, NULL);
+    if (!x) return;
+    freeReplyObject(x);
+    if (n < TOUCH_IDS) return;
+  }
+}
+
+// Re-adds local tasks that a dead local worker held (idle past the task timeout: live workers
+// touch theirs), as the master does upstream; the upstream task stays held.
+static void reclaim_local(relay* r) {
+  char idle[32];
+  snprintf(idle, sizeof idle, "%.0f", r->task_timeout_s * 1000);
+  redisReply* x = ne__rconn_command(&r->lo, "XAUTOCLAIM %s %s relay %s 0-0 COUNT 256", r->k_tasks, NE_GROUP, idle);
+  if (!x || x->type != REDIS_REPLY_ARRAY || x->elements < 2) return reply_free(x);
+  const redisReply* entries = x->element[1];
+  for (size_t i = 0; i < entries->elements; i++) {
+    const redisReply* e = entries->element[i];
+    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
+    const char* old = e->element[0]->str;
+    const redisReply* u = field_of(e->element[1], "u");
+    pthread_mutex_lock(&r->mu);
+    held* h = u && u->type == REDIS_REPLY_STRING ? find_up(r, u->str) : NULL;
+    ne_buf payload;
+    ne__buf_init(&payload);
+    char up[ID_LEN] = "";
+    if (h) ne__buf_bytes(&payload, h->payload.data, h->payload.len), snprintf(up, sizeof up, "%s", h->up);
+    pthread_mutex_unlock(&r->mu);
+    char local[ID_LEN];
+    if (up[0] && !payload.oom && add_locally(r, &r->lo, up, &payload, local) == 0) {
+      pthread_mutex_lock(&r->mu);
+      h = find_up(r, up);
+      if (h) add_local_id(h, local);
+      r->requeued++;
+      pthread_mutex_unlock(&r->mu);
+    }
+    ne__buf_free(&payload);
+    reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, old));
+    reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, old));
+  }
+  for (size_t i = 0; x->elements > 2 && i < x->element[2]->elements; i++)
+    reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, x->element[2]->element[i]->str));
+  size_t n = entries->elements;
+  freeReplyObject(x);
+  if (n)
+    say(r, "re-added %zu local task%s idle for more than %.1f s (a worker stopped?)", n, n == 1 ? "" : "s",
+        r->task_timeout_s);
+}
+
+// A held task whose local entry is gone without a result was dropped by a worker as garbage (it
+// acknowledges and deletes such tasks): drop it upstream too. When the local Redis lost everything
+// (restarted), the description is gone as well: set it up again and re-add every held task.
+static void sweep_local(relay* r) {
+  redisReply* x = ne__rconn_command(&r->lo, "EXISTS %s", r->k_meta);
+  int lost = x && x->type == REDIS_REPLY_INTEGER && x->integer == 0;
+  reply_free(x);
+  if (!x) return;
+  pthread_mutex_lock(&r->mu);
+  int n = r->n_held;
+  char(*ups)[ID_LEN] = ne_calloc((size_t)n + 1, sizeof *ups);
+  char(*locals)[ID_LEN] = ne_calloc((size_t)n + 1, sizeof *locals);
+  for (int i = 0; ups && locals && i < n; i++) {
+    snprintf(ups[i], ID_LEN, "%s", r->held[i].up);
+    snprintf(locals[i], ID_LEN, "%s", r->held[i].n_local ? r->held[i].local[r->held[i].n_local - 1] : "0-0");
+  }
+  pthread_mutex_unlock(&r->mu);
+  if (!ups || !locals) n = 0;
+  if (lost) {
+    say(r, "the local Redis lost experiment %s (restarted?): setting it up again with %d held task%s", r->id, n,
+        n == 1 ? "" : "s");
+    redisReply* meta = ne__rconn_command(&r->up, "HGETALL %s", r->k_meta);
+    int ok = meta && setup_local(r, meta) == 0;
+    reply_free(meta);
+    pthread_mutex_lock(&r->mu);
+    r->n_blobs = 0;
+    pthread_mutex_unlock(&r->mu);
+    for (int i = 0; ok && i < n; i++) {
+      pthread_mutex_lock(&r->mu);
+      held* h = find_up(r, ups[i]);
+      ne_buf payload;
+      ne__buf_init(&payload);
+      if (h) ne__buf_bytes(&payload, h->payload.data, h->payload.len);
+      pthread_mutex_unlock(&r->mu);
+      ne__wire_task t;
+      ne__wire_task_init(&t);
+      char why[NE_ERRSTR_LEN], local[ID_LEN];
+      // the blobs went with the rest
+      int ok_task = h && !payload.oom && ne__wire_decode_task(&t, payload.data, payload.len, why) == 0 &&
+          copy_blobs(r, &r->up, &r->lo, &t) == 0;
+      if (ok_task && add_locally(r, &r->lo, ups[i], &payload, local) == 0) {
+        pthread_mutex_lock(&r->mu);
+        h = find_up(r, ups[i]);
+        if (h) add_local_id(h, local);
+        pthread_mutex_unlock(&r->mu);
+      }
+      ne__wire_task_free(&t);
+      ne__buf_free(&payload);
+    }
+    ne_free(ups);
+    ne_free(locals);
+    return;
+  }
+  // which local entries still exist
+  int queued = 0;
+  for (int i = 0; i < n && r->lo.c; i++) {
+    const char* argv[] = {"XRANGE", r->k_tasks, locals[i], locals[i]};
+    if (ne__rconn_append(&r->lo, 4, argv, NULL) == 0) queued++;
+  }
+  for (int i = 0; i < queued; i++) {
+    redisReply* e = ne__rconn_get_reply(&r->lo);
+    if (!e) break;
+    int gone = e->type == REDIS_REPLY_ARRAY && e->elements == 0;
+    freeReplyObject(e);
+    if (!gone) continue;
+    pthread_mutex_lock(&r->mu);
+    held* h = find_up(r, ups[i]);
+    // still held, still at that local entry, and claimed a while ago (not just being added)
+    int drop = h && h->n_local && strcmp(h->local[h->n_local - 1], locals[i]) == 0 && ne__now() - h->since > 1;
+    if (drop) remove_held(r, h);
+    pthread_mutex_unlock(&r->mu);
+    if (drop) drop_upstream(r, &r->up, ups[i], "a worker of this node dropped it as malformed");
+  }
+  ne_free(ups);
+  ne_free(locals);
+}
+
+// Workers of this node that refused the experiment (a module missing on the node, another build)
+// wrote why into the node's refusal hash; copied upstream, the master prints them and stops when no
+// worker joins, as it does for workers connected to it directly. The copy expires as a worker's own
+// refusal does.
+static void forward_refusals(relay* r) {
+  char key[NE_KEY_LEN], ttl[24];
+  ne__key_exp(key, r->id, "refused");
+  redisReply* x = ne__rconn_command(&r->lo, "HGETALL %s", key);
+  if (x && x->type == REDIS_REPLY_ARRAY && x->elements >= 2) {
+    for (size_t i = 0; i + 1 < x->elements; i += 2) {
+      const redisReply *name = x->element[i], *why = x->element[i + 1];
+      if (name->type != REDIS_REPLY_STRING || why->type != REDIS_REPLY_STRING) continue;
+      const char* argv[] = {"HSET", key, name->str, why->str};
+      size_t lens[] = {4, strlen(key), name->len, why->len};
+      reply_free(ne__rconn_argv(&r->up, 4, argv, lens));
+    }
+    snprintf(ttl, sizeof ttl, "%d", KEEP_S);
+    reply_free(ne__rconn_command(&r->up, "EXPIRE %s %s", key, ttl));
+  }
+  reply_free(x);
+}
+
+// Heartbeat upstream, as one worker with the node's threads (the master sizes chunks from them).
+static void heartbeat(relay* r) {
+  pthread_mutex_lock(&r->mu);
+  int threads = r->local_threads, workers = r->local_workers, n_held = r->n_held;
+  uint64_t forwarded = r->forwarded, claimed = r->claimed;
+  pthread_mutex_unlock(&r->mu);
+  char wkey[NE_KEY_LEN], xkey[NE_KEY_LEN], tkey[NE_KEY_LEN], ttl[24], exp_val[64], v[8][32];
+  snprintf(wkey, sizeof wkey, NE_KEY_WORKER_FMT, r->name);
+  snprintf(xkey, sizeof xkey, "%s", r->following ? r->k_workers : "ne:exp:none:workers");
+  snprintf(tkey, sizeof tkey, "%s", r->following ? r->k_tasks : "ne:exp:none:tasks");
+  snprintf(ttl, sizeof ttl, "%.0f", 3 * r->interval_s * 1000 + 1000);
+  exp_val[0] = '\0';
+  if (r->following && threads > 0) snprintf(exp_val, sizeof exp_val, "%d %.0f", threads, r->interval_s * 1000);
+  snprintf(v[0], 32, "%d", threads);
+  snprintf(v[1], 32, "%" PRIu64, forwarded);
+  snprintf(v[2], 32, "%" PRIu64, claimed);
+  snprintf(v[3], 32, "%d", workers);
+  snprintf(v[4], 32, "%d", n_held);
+  snprintf(v[5], 32, "%d", (int)getpid());
+  snprintf(v[6], 32, "%lld", r->started);
+  snprintf(v[7], 32, "%.0f", r->interval_s * 1000);
+  // clang-format off
+  const char* args[] = {NE_KEY_WORKERS, wkey, xkey, tkey, r->name, ttl, exp_val,
+                        "threads", v[0], "results", v[1], "tasks", v[2], "rate", "0", "bad_tasks", "0",
+                        "relay", "1", "node_workers", v[3], "held", v[4], "pid", v[5], "started", v[6],
+                        "interval_ms", v[7], "host", r->host, "experiment", r->following ? r->id : "-",
+                        "version", NE_VERSION_STRING};
+  // clang-format on
+  reply_free(ne__rconn_script(&r->up, ne__heartbeat_lua, 4, (int)(sizeof args / sizeof args[0]), args, NULL));
+  if (r->following) forward_refusals(r);
+}
+
+static int main_loop(relay* r, char* errstr) {
+  double next = 0;
+  int rc = 0, waiting_said = 0;
+  while (!stopping(r) && !rc) {
+    double now = ne__now();
+    if (now >= next) {
+      next = now + TICK_S;
+      int up = ne__rconn_ensure(&r->up), lo = ne__rconn_ensure(&r->lo);
+      if ((up && r->up.err == NE_EINVAL) || (lo && r->lo.err == NE_EINVAL))
+        return ne__set_error(errstr, NE_EINVAL, "%s", up ? r->up.errstr : r->lo.errstr);
+      if (up || lo) {
+        if (!waiting_said++) say(r, "waiting for Redis: %s", up ? r->up.errstr : r->lo.errstr);
+        sleep_s(TICK_S);
+        continue;
+      }
+      waiting_said = 0;
+      // upstream: the experiment once per heartbeat period, the held tasks a third of their timeout
+      // apart; the node: every tick
+      if (now >= r->follow_at)
+        rc = follow(r, errstr), r->follow_at = now + (r->following ? r->interval_s : IDLE_FOLLOW_S);
+      if (r->following && !rc) {
+        refresh_local(r);
+        release_if_orphaned(r);
+        if (now >= r->touch_at) r->touch_at = now + r->task_timeout_s / 3, touch_upstream(r);
+        reclaim_local(r);
+        if (now >= r->sweep_at) {
+          r->sweep_at = now + 2;
+          sweep_local(r);
+        }
+        if (now >= r->keep_at) {
+          r->keep_at = now + 60;
+          reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, KEEP_S));
+          reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_tasks, KEEP_S));
+        }
+      }
+      if (now >= r->beat_at) r->beat_at = now + r->interval_s, heartbeat(r);
+    }
+    sleep_s(0.05);
+  }
+  return rc;
+}
+
+// ---- entry point --------------------------------------------------------------------------
+
+int ne_cluster_relay_run(const ne_cluster_relay_options* opt, char* errstr) {
+  if (!opt || !opt->upstream || !opt->local)
+    return ne__set_error(errstr, NE_EINVAL, "a relay needs --upstream and --local");
+  relay* r = ne_calloc(1, sizeof *r);
+  if (!r) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  r->opt = *opt;
+  r->log = opt->log ? opt->log : stderr;
+  r->interval_s = opt->heartbeat_s > 0 ? opt->heartbeat_s : 1.0;
+  r->started = (long long)time(NULL);
+  gethostname(r->host, sizeof r->host - 1);
+  if (opt->name && opt->name[0]) snprintf(r->name, sizeof r->name, "%s", opt->name);
+  else snprintf(r->name, sizeof r->name, "relay-%.40s-%d", r->host, (int)getpid());
+  for (char* p = r->name; *p; p++)
+    if (*p <= ' ' || *p > '~') *p = '_';
+  pthread_mutex_init(&r->mu, NULL);
+  pthread_cond_init(&r->cv, NULL);
+  int rc = ne__redis_url_parse(opt->upstream, &r->up_url, errstr);
+  if (!rc) rc = ne__redis_url_check_auth(&r->up_url, "the relay", errstr);
+  if (!rc) rc = ne__redis_url_parse(opt->local, &r->lo_url, errstr);
+  if (!rc) rc = ne__redis_url_check_auth(&r->lo_url, "the relay", errstr);
+  if (!rc) {
+    r->up = (ne__rconn){.url = r->up_url, .timeout_s = 2};
+    r->lo = (ne__rconn){.url = r->lo_url, .timeout_s = 2};
+    say(r, "upstream %s, node-local Redis %s", r->up_url.shown, r->lo_url.shown);
+    rc = main_loop(r, errstr);
+    // stopping: forward what the node's workers finish in the next seconds (they may be stopping
+    // too, finishing their tasks in hand); the rest is re-claimed by the master
+    if (r->following) leave_experiment(r, "left (relay stopping)", DRAIN_S);
+    if (r->up.c) {
+      char wkey[NE_KEY_LEN];
+      snprintf(wkey, sizeof wkey, NE_KEY_WORKER_FMT, r->name);
+      reply_free(ne__rconn_command(&r->up, "ZREM %s %s", NE_KEY_WORKERS, r->name));
+      reply_free(ne__rconn_command(&r->up, "DEL %s", wkey));
+    }
+    say(r,
+        "leaving after %" PRIu64 " tasks claimed, %" PRIu64 " results forwarded (%" PRIu64
+        " discarded: experiment "
+        "over), %" PRIu64 " local re-claims, %" PRIu64 " malformed tasks dropped",
+        r->claimed, r->forwarded, r->discarded, r->requeued, r->dropped);
+  }
+  ne__rconn_close(&r->up);
+  ne__rconn_close(&r->lo);
+  pthread_mutex_lock(&r->mu);
+  clear_held(r);
+  pthread_mutex_unlock(&r->mu);
+  ne_free(r->held);
+  pthread_cond_destroy(&r->cv);
+  pthread_mutex_destroy(&r->mu);
+  ne_free(r);
+  return rc;
+}
