@@ -129,11 +129,14 @@ static void test_parse_errors_name_file_and_line(void) {
   memset(longkey, 'k', 100);
   strcpy(longkey + 100, " = 1\nseeds = 1\n");
   expect_parse_error(longkey, "best.genome:1: key 'kkkk");
-  // 33 header fields
+  // one header field too many
   char many[2000] = "";
-  for (int i = 0; i < 33; i++) sprintf(many + strlen(many), "k%d = v\n", i);
+  for (int i = 0; i < NE_GENOME_MAX_HEADER + 1; i++) sprintf(many + strlen(many), "k%d = v\n", i);
   strcat(many, "seeds = 1\n");
-  expect_parse_error(many, "best.genome:33: more than 32 header fields");
+  char want[64];
+  snprintf(want, sizeof want, "best.genome:%d: more than %d header fields", NE_GENOME_MAX_HEADER + 1,
+           NE_GENOME_MAX_HEADER);
+  expect_parse_error(many, want);
 }
 
 // A failed parse leaves the caller's genome and header as they were.

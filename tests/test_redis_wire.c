@@ -244,8 +244,9 @@ static void test_result_round_trip(void) {
   for (int i = 0; i < 3; i++) {
     for (int k = 0; k < 8; k++) sums[i][k] = (double)(i * 8 + k) / 3.0;
     for (int k = 0; k < 3; k++) bcs[i][k] = (float)(i - k) * 0.7f + 1e-3f * (float)k;
-    res[i] = (ne_result){123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0, 17.0 + i, sums[i],
-                         sums[i] + 4,    bcs[i]};
+    res[i] = (ne_result){
+        123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0, 17.0 + i, sums[i], sums[i] + 4,
+        bcs[i],         NAN};
   }
   res[2].status = NE_ERANGE;
   res[2].fitness = NAN;
@@ -276,6 +277,8 @@ static void test_result_round_trip(void) {
       ASSERT(d.results[i].obs_sum[k] == sums[i][k] && d.results[i].obs_sumsq[k] == sums[i][4 + k]);
     ASSERT(memcmp(d.results[i].bc, bcs[i], sizeof bcs[i]) == 0);  // behaviours bit-exact
   }
+  // without an inner loop every pre_fitness decodes as NaN
+  for (int i = 0; i < 3; i++) ASSERT(isnan(d.results[i].pre_fitness));
   ASSERT_EQ(d.hdr.bc_dim, 3);
   // a successful result's behaviour must be finite (novelty distances use it); a failed one's may not
   bcs[0][1] = NAN;
@@ -298,6 +301,35 @@ static void test_result_round_trip(void) {
   h.obs_dim = 0;
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
   ASSERT_LT(buf.len, 80);
+  size_t plain_len = buf.len;
+  // meta-learning: the pre-adaptation returns travel bit-exact, 8 bytes a result, the failed one's NaN too
+  for (int i = 0; i < 3; i++) res[i].pre_fitness = -35.25 - i / 7.0;
+  res[2].pre_fitness = NAN;
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
+  ASSERT_EQ(buf.len, plain_len + 8);
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
+  for (int i = 0; i < 3; i++) ASSERT(memcmp(&d.results[i].pre_fitness, &res[i].pre_fitness, 8) == 0);
+  // v5: pre-adaptation returns, observation sums and behaviours in one message, each bit-exact
+  res[1].bc = bcs[1];
+  bcs[2][0] = 0.25f;
+  h.obs_dim = 4;
+  h.bc_dim = 3;
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
+  ASSERT_EQ(d.n, 3);
+  ASSERT_EQ(d.hdr.obs_dim, 4);
+  ASSERT_EQ(d.hdr.bc_dim, 3);
+  for (int i = 0; i < 3; i++) {
+    ASSERT(memcmp(&d.results[i].pre_fitness, &res[i].pre_fitness, 8) == 0);
+    ASSERT(memcmp(d.results[i].bc, bcs[i], sizeof bcs[i]) == 0);
+    ASSERT(d.results[i].obs_sum[3] == sums[i][3] && d.results[i].obs_sumsq[3] == sums[i][7]);
+  }
+  h.obs_dim = h.bc_dim = 0;
+  // a successful result whose pre_fitness is not finite is corrupt
+  res[0].pre_fitness = INFINITY;
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), NE_ECORRUPT);
   ne__wire_results_free(&d);
   ne__buf_free(&buf);
 }
@@ -305,7 +337,7 @@ static void test_result_round_trip(void) {
 // An env failure report: the results before the failure, the env's message, the task entry, the
 // failed candidate and the skipped ones; also with no result at all, and the evaluation time.
 static void test_failure_round_trip(void) {
-  ne_result res[1] = {{7.5, 0, 1, 40, 0, 0, NULL, NULL, NULL}};
+  ne_result res[1] = {{7.5, 0, 1, 40, 0, 0, NULL, NULL, NULL, NAN}};
   uint32_t idx[1] = {3}, skipped[2] = {5, 9};
   ne__wire_result_hdr h = {"w1", {77, 3, 1, 0xfeed}, 9, 0xf1ull, 0, 0, 0, "", "", 0, 0, NULL};
   h.eval_us = 123456789;
@@ -375,9 +407,9 @@ static void test_parts_round_trip(void) {
   ASSERT_EQ(ne__wire_encode_task_parts(&buf, &rd, 3, &f.b, f.norm, 4, idx, parts, 3), NE_EINVAL);
   f.b.want_bc = 0;
   // results: two parts and a whole one
-  ne_result res[3] = {{0.5, 0, 1, 11, 0, 0, NULL, NULL, NULL},
-                      {1.5, 0.5, 2, 23, 0, 0, NULL, NULL, NULL},
-                      {2.0, 0, 3, 30, 0, 0, NULL, NULL, NULL}};
+  ne_result res[3] = {{0.5, 0, 1, 11, 0, 0, NULL, NULL, NULL, NAN},
+                      {1.5, 0.5, 2, 23, 0, 0, NULL, NULL, NULL, NAN},
+                      {2.0, 0, 3, 30, 0, 0, NULL, NULL, NULL, NAN}};
   ne__wire_part rparts[3] = {{0, 1}, {1, 2}, {0, 0}};
   double returns[3] = {0.5, 1.0 / 3.0, -0.0};
   uint32_t ridx[3] = {0, 0, 5};

@@ -11,6 +11,7 @@
 
 #include "neuroevo/algo.h"  // ne_batch (observation normalization)
 #include "neuroevo/env.h"
+#include "neuroevo/meta.h"  // meta-learning: an agent adapted to tasks
 #include "neuroevo/policy.h"
 
 #ifdef __cplusplus
@@ -61,6 +62,30 @@ const ne_batch* ne_agent_norm(const ne_agent* agent);
 // returns in episode order), errstr.
 int ne_agent_evaluate(const char* path, int episodes, uint64_t seed, int threads, ne_agent_eval* out, double* returns,
                       char* errstr);
+
+// ---- meta-learning (meta.h): adapting an agent to tasks of its task family ----
+
+// Fixes the task of every episode of the agent's env (its fixed-task variant; task: task_dim
+// values), e.g. before ne_render_episodes. NE_EUNSUPPORTED for envs that are not task families,
+// NE_EINVAL for a bad task. Nullable: errstr.
+int ne_agent_set_task(ne_agent* agent, const double* task, char* errstr);
+
+// The agent's inner loop (the [meta] keys of its file) with inner_steps = k, checked against its env
+// and policy (NE_EINVAL naming the key, e.g. pg without a gaussian head). Nullable: errstr.
+int ne_agent_meta(const ne_agent* agent, int k, ne_meta_spec* out, char* errstr);
+
+// Adapts the agent to n_tasks tasks with k inner steps on `threads` threads (<= 0: all cores).
+// Task i has the task seed ne_meta_task_seed(ne_seed_derive(seed, 0, 0, NE_PURPOSE_EVAL), i) and is
+// drawn from it, or is `task` for every i when task is not NULL. Writes the tasks (n_tasks *
+// task_dim values), the returns of each stage (n_tasks rows of k + 1: before, after step 1, ...)
+// and the env steps taken. Errors as ne_agent_meta, or an env failure. Nullable: task, steps, errstr.
+int ne_agent_adapt(const ne_agent* agent, int k, int n_tasks, const double* task, uint64_t seed, int threads,
+                   double* tasks, double* returns, uint64_t* steps, char* errstr);
+
+// Replaces the agent's parameters by the ones its inner loop reaches on `task` in k steps (task
+// seed as task 0 of ne_agent_adapt) and writes the k + 1 stage returns, e.g. to render the adapted
+// agent. Nullable: returns, errstr.
+int ne_agent_adapt_params(ne_agent* agent, int k, const double* task, uint64_t seed, double* returns, char* errstr);
 
 // Formats the one-line summary `neuroevo eval` prints (no newline) into buf:
 // "<env>: mean return M ± S over N episodes (min A, max B, T steps)".

@@ -81,6 +81,9 @@ typedef struct ne_result {
   double* obs_sumsq;  // (obs_dim) likewise
   float* bc;          // (bc_dim) executor writes the behaviour characterization here when want_bc;
                       // owned by the caller (zeros when the evaluation failed)
+  // meta-learning (meta.h): the mean return over the tasks before the inner loop (fitness is the one
+  // after it); NaN when the evaluation had no inner loop
+  double pre_fitness;
 } ne_result;
 
 // Per-generation figures an algorithm reports after the generation's last tell.

@@ -22,6 +22,7 @@ extern "C" {
 #define NE_ENV_MAX_RENDER_SIDE 4096  // largest frame side ne_env_render draws
 #define NE_ENV_MAX_BC 4096           // largest behaviour characterization (floats) ne_env_behaviour writes
 #define NE_ENV_MAX_BC_SELECT 64      // most observation components env.behaviour = obs:I,J,... may name
+#define NE_ENV_MAX_TASK 4            // longest task vector of a task family (meta-learning)
 
 typedef struct ne_env_spec ne_env_spec;
 
@@ -99,6 +100,12 @@ typedef struct ne_env_hooks {
   // positions) over a frame render drew into rgb; NE_E* with errstr when they cannot be drawn
   int (*draw_behaviours)(const ne_env_spec* spec, const float* points, int n, int dim, unsigned char* rgb, int width,
                          int height, char* errstr);
+  // task families (spec->task_dim > 0): draws one task (task_dim values) from the family's
+  // distribution using rng
+  void (*sample_task)(const ne_env_spec* spec, ne_rng* rng, double* task);
+  // task families: the episodes of impl that follow pursue task (task_dim values); called by
+  // ne_env_reset before the family's reset
+  void (*set_task)(const ne_env_spec* spec, void* impl, const double* task);
 } ne_env_hooks;
 
 // Immutable description of an environment instance type.
@@ -143,6 +150,15 @@ struct ne_env_spec {
   int bc_native;                        // 1: hooks->behaviour writes it; 0: the final observation
   int bc_n_select;                      // 0: the whole observation; else components bc_select[0..bc_n_select)
   int bc_select[NE_ENV_MAX_BC_SELECT];  // (bc_n_select) observation components, in the order named
+  // Task families (meta-learning, e.g. PointNav2D-v0, HalfCheetahDir-v5): the reward or dynamics
+  // depend on a task vector. Each reset draws one from the family's distribution with a stream
+  // derived from the reset seed (the task mixture), unless the spec fixes it (env.task: the
+  // fixed-task variant) or ne_env_set_task fixed it for one state (what the inner loop does).
+  int task_dim;                  // length of a task vector (0: not a task family)
+  const char* task_desc;         // the distribution and the meaning of the values, for `neuroevo envs`
+  const char* task_names;        // the values' names, comma-separated (e.g. "goal_x,goal_y")
+  int task_fixed;                // 1: every episode pursues `task` (ne_env_fix_task)
+  double task[NE_ENV_MAX_TASK];  // (task_dim) the fixed task when task_fixed
 };
 
 // Mutable state of one environment instance; belongs to one thread.
@@ -155,6 +171,10 @@ typedef struct ne_env_state {
   void* impl;               // family state (family->state_bytes), owned
   uint64_t n_nan_obs;       // observations that contained NaN/inf (counted, not fatal)
   uint64_t n_steps_total;   // steps since creation
+  // task families: the current episode's task (spec->task_dim values, set by every reset)
+  double task[NE_ENV_MAX_TASK];
+  int task_set;                      // 1: ne_env_set_task fixed the task of this state's resets
+  double task_own[NE_ENV_MAX_TASK];  // (task_dim) that task
 } ne_env_state;
 
 // Creates the spec for a registered id. On an unknown id, errstr lists the valid ids and suggests the
@@ -231,6 +251,29 @@ int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, 
 // Checks an action against the action space (integer in range, or inside the Box); NE_ERANGE with a
 // message naming the value otherwise. Nullable: errstr.
 int ne_env_check_action(const ne_env_spec* spec, const float* act, char* errstr);
+
+// ---- task families (meta-learning) ----
+
+// Draws a task (spec->task_dim values) of a task family from the stream of `seed`: a pure function
+// of (spec, seed). NE_EUNSUPPORTED for other envs.
+int ne_env_sample_task(const ne_env_spec* spec, uint64_t seed, double* task);
+
+// Parses "v1,v2,..." (spec->task_dim finite numbers) into task; NE_EINVAL with a message naming the
+// env, the expected values and their meaning. Nullable: errstr.
+int ne_env_parse_task(const ne_env_spec* spec, const char* text, double* task, char* errstr);
+
+// Writes a task as "name=value, ..." (e.g. "goal_x=0.12, goal_y=-0.3") into buf.
+void ne_env_format_task(const ne_env_spec* spec, const double* task, char* buf, size_t size);
+
+// Makes spec the fixed-task variant: every episode of every state pursues task (n = task_dim values);
+// call it before states are created. NE_EUNSUPPORTED for envs that are not task families, NE_EINVAL
+// for a bad length or a non-finite value. Nullable: errstr.
+int ne_env_fix_task(ne_env_spec* spec, const double* task, int n, char* errstr);
+
+// Fixes the task of state's next resets (n = task_dim values), overriding the spec's choice;
+// task NULL (n 0) returns to the spec's. The current episode keeps its task until the next reset.
+// NE_EUNSUPPORTED / NE_EINVAL as ne_env_fix_task. Nullable: errstr.
+int ne_env_set_task(const ne_env_spec* spec, ne_env_state* state, const double* task, int n, char* errstr);
 
 // 1 if ne_env_render can draw spec's environment (its family has a render hook).
 int ne_env_can_render(const ne_env_spec* spec);

@@ -11,6 +11,7 @@
 #include "neuroevo/algo.h"
 #include "neuroevo/cache.h"
 #include "neuroevo/env.h"
+#include "neuroevo/meta.h"  // meta-learning: the inner loop a candidate runs per task
 #include "neuroevo/policy.h"
 
 #ifdef __cplusplus
@@ -26,6 +27,12 @@ ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* 
 // Frees the evaluator. Nullable: ev.
 void ne_evaluator_destroy(ne_evaluator* ev);
 
+// Meta-learning (meta.h): from now on a candidate's fitness is its mean return after meta's inner
+// loop over meta->tasks * its episodes tasks (result.pre_fitness: the mean before). meta must
+// outlive ev; NULL (or meta->tasks 0) returns to plain evaluations. 0 or NE_ENOMEM.
+// Nullable: meta.
+int ne_evaluator_set_meta(ne_evaluator* ev, const ne_meta_spec* meta);
+
 // Evaluates one candidate of batch into *out (out->obs_sum/obs_sumsq must point to obs_dim doubles
 // when batch->want_obs_stats, out->bc to the env's bc_dim floats when batch->want_bc). Returns
 // out->status.
@@ -34,7 +41,8 @@ int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate
 // Evaluates episodes first .. first + n - 1 of cand (episode e reset with ne_hash2(episode_seed, e),
 // as ne_evaluator_run does), a part of a candidate whose other episodes run elsewhere: returns[k]
 // gets the return of episode first + k, out->steps their steps, out->status the status. No
-// observation statistics. Returns out->status.
+// observation statistics; NE_EINVAL for a meta-learning evaluator (ne_evaluator_set_meta), whose
+// candidates are evaluated whole. Returns out->status.
 int ne_evaluator_run_episodes(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, uint32_t first,
                               uint32_t n, double* returns, ne_result* out);
 

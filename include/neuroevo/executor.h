@@ -8,6 +8,7 @@
 #include "neuroevo/algo.h"
 #include "neuroevo/cache.h"
 #include "neuroevo/env.h"
+#include "neuroevo/meta.h"
 #include "neuroevo/policy.h"
 
 #ifdef __cplusplus
@@ -35,6 +36,11 @@ struct ne_executor {
 // parameter cache of cache_bytes. The specs must outlive it. Caller frees with ne_executor_destroy.
 int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* policy, int n_threads, size_t cache_bytes,
                              ne_executor** out, char* errstr);
+
+// Meta-learning (meta.h): makes every evaluator of a local executor run meta's inner loop (meta
+// must outlive ex; NULL or meta->tasks 0: plain evaluations). Redis workers read [meta] from the
+// experiment's config instead. NE_EINVAL for other executors, NE_ENOMEM. Nullable: meta, errstr.
+int ne_local_executor_set_meta(ne_executor* ex, const ne_meta_spec* meta, char* errstr);
 
 // Evaluates a batch (see ne_executor_vt.evaluate). Nullable: stop, errstr.
 int ne_executor_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,

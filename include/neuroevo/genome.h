@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define NE_GENOME_MAX_HEADER 32  // header fields a file may carry
+#define NE_GENOME_MAX_HEADER 48  // header fields a file may carry ([env], [policy], [meta]: 25 today)
 #define NE_GENOME_KEY_LEN 64
 #define NE_GENOME_VAL_LEN 256
 

@@ -14,6 +14,7 @@
 
 #include "neuroevo/config.h"
 #include "neuroevo/env.h"
+#include "neuroevo/rng.h"  // ne_rng: ne_policy_sample's stream
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,7 +31,15 @@ typedef enum ne_head {
   NE_HEAD_ARGMAX = 0,  // discrete: index of the largest output (ties: lowest index)
   NE_HEAD_TANH = 1,    // continuous: tanh, then scaled from [-1, 1] to [low, high]
   NE_HEAD_CLIP = 2,    // continuous: raw output clipped to [low, high]
+  // continuous, stochastic (meta-learning's policy-gradient inner loop): a diagonal Gaussian over
+  // the raw output u in normalized units, with a learned log standard deviation per action (act_dim
+  // more parameters at the end of the vector); an action maps u from [-1, 1] onto [low, high] and
+  // clips, as rllab's normalize() wrapper in MAML. forward returns the mean's action (deterministic),
+  // ne_policy_sample draws one.
+  NE_HEAD_GAUSSIAN = 3,
 } ne_head;
+
+#define NE_POLICY_MIN_LOG_STD (-13.815510557964274)  // log(1e-6): MAML's min_std, the log-std floor
 
 // Initial-parameter schemes; biases start at zero in each.
 typedef enum ne_init {
@@ -73,8 +82,10 @@ typedef struct ne_policy_spec {
   int act_dim;                          // action components written by forward (1 for argmax)
   float act_low[NE_POLICY_MAX_ACT];     // (act_dim) lower action bounds (continuous heads)
   float act_high[NE_POLICY_MAX_ACT];    // (act_dim) upper action bounds (continuous heads)
-  size_t n_params;                      // length of the flat parameter vector
+  size_t n_params;                      // length of the flat parameter vector (gaussian head: the
+                                        // layers', then act_dim log standard deviations)
   size_t scratch_floats;                // floats of scratch forward needs
+  float init_log_std;                   // gaussian head: initial log standard deviation (policy.init_log_std)
   // conv policies (neuroevo/conv.h); all zero for an MLP
   ne_policy_kind kind;                     // NE_POLICY_MLP or NE_POLICY_CONV
   int n_conv;                              // number of conv layers before the dense ones
@@ -107,6 +118,33 @@ void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, co
 
 // Floats of scratch ne_policy_forward_batch needs for n observations (n * scratch_floats).
 size_t ne_policy_batch_scratch_floats(const ne_policy_spec* spec, int n);
+
+// ---- gradients and the stochastic head (MLPs; src/policy/mlp_grad.c) ----
+// For meta-learning's policy-gradient inner loop: the MLP's backward pass and the gaussian head's
+// sampling and log-likelihood. All take caller scratch of ne_policy_grad_scratch_bytes(spec) bytes
+// and allocate nothing; gradients are accumulated in double, in a fixed order (deterministic).
+
+// Bytes of scratch the functions below need for spec (an MLP).
+size_t ne_policy_grad_scratch_bytes(const ne_policy_spec* spec);
+
+// Runs the MLP on obs keeping every layer's output, then adds scale * (d L / d params) to grad
+// (the layers' parameters, in the flat layout; a gaussian head's log-stds are not touched), where
+// dy (sizes[n_layers] values) is dL/dy for the output layer's values y before the head. Writes y
+// to out_y. Nullable: out_y.
+void ne_policy_backward(const ne_policy_spec* spec, const float* params, const float* obs, const double* dy,
+                        double scale, void* scratch, double* grad, float* out_y);
+
+// gaussian head: log pi(u | obs) of the raw output u (act_dim values, normalized units), and, when
+// grad is not NULL, adds scale * d log pi / d params to grad (n_params doubles, the log-stds
+// included). Log-stds below NE_POLICY_MIN_LOG_STD are used at that floor (and get no gradient).
+// Nullable: grad.
+double ne_policy_logprob_grad(const ne_policy_spec* spec, const float* params, const float* obs, const float* u,
+                              double scale, void* scratch, double* grad);
+
+// gaussian head: draws u ~ N(mean(obs), exp(log_std)^2) from rng into u (act_dim values) and writes
+// its action (u mapped onto the box and clipped, as the head maps the mean) to action.
+void ne_policy_sample(const ne_policy_spec* spec, const float* params, const float* obs, void* scratch, ne_rng* rng,
+                      float* u, float* action);
 
 // A one-line text form, e.g. "mlp 4-64-64-2 tanh argmax normc"; returns bytes written (snprintf rules).
 int ne_policy_spec_format(const ne_policy_spec* spec, char* buf, size_t size);

@@ -21,6 +21,8 @@ typedef enum ne_purpose {
   NE_PURPOSE_EVAL = 6,         // `neuroevo eval` episodes
   NE_PURPOSE_ALGO = 7,         // any other algorithm-internal draw
   NE_PURPOSE_NOISE_TABLE = 8,  // the seed a shared noise table is filled from (ES family, es.noise = table)
+  NE_PURPOSE_TASK = 9,         // meta-learning: the tasks of a meta-evaluation
+  NE_PURPOSE_ADAPT = 10,       // meta-learning: inner-loop episodes, action noise and perturbations
 } ne_purpose;
 
 // A 64-bit mix of two words (splitmix64 finalizer over a combination); pure function.

@@ -14,10 +14,12 @@
 static void usage(FILE* out) {
   fprintf(out,
           "usage: " CMD
-          " [FILTER]\n\n"
+          " [FILTER | tasks]\n\n"
           "Lists the registered environments whose id contains FILTER (all by default): observation\n"
           "space (shape; the bounds are in the summary line below), action space, max episode steps\n"
-          "(Gymnasium's TimeLimit) and reward threshold ('-' when Gymnasium defines none).\n");
+          "(Gymnasium's TimeLimit) and reward threshold ('-' when Gymnasium defines none). Task families\n"
+          "(meta-learning: `neuroevo envs tasks` lists only them) add a line naming the task's values and\n"
+          "their distribution; env.task = V1,V2,... fixes the task, [meta] adapts to each drawn task.\n");
 }
 
 // a number the way Python prints a float: 2 -> "2.0", 0.5 -> "0.5"
@@ -61,6 +63,8 @@ static void print_env(const ne_env_spec* spec, const char* summary) {
   else snprintf(thr, sizeof thr, "-");
   printf("%-26s %-16s %-24s %9s %10s\n", spec->id, obs, act, steps, thr);
   printf("  %s\n", summary);
+  // task families (meta-learning): what a task is and how tasks are drawn
+  if (spec->task_dim > 0) printf("  tasks (%s): %s\n", spec->task_names, spec->task_desc);
 }
 
 int ne_cmd_envs(int argc, char** argv) {
@@ -78,12 +82,17 @@ int ne_cmd_envs(int argc, char** argv) {
   int shown = 0;
   for (int i = 0; i < ne_env_registry_count(); i++) {
     const char* id = ne_env_registry_id(i);
-    if (!strstr(id, filter)) continue;
+    int tasks_only = strcmp(filter, "tasks") == 0;  // the pseudo-filter `tasks`: task families only
+    if (!tasks_only && !strstr(id, filter)) continue;
     char err[NE_ERRSTR_LEN];
     ne_env_spec* spec = NULL;
     if (ne_env_make(id, NULL, &spec, err)) {
       fprintf(stderr, CMD ": %s\n", err);
       return 1;
+    }
+    if (tasks_only && spec->task_dim == 0) {
+      ne_env_spec_destroy(spec);
+      continue;
     }
     // the header comes with the first match, so a filter that matches nothing prints nothing
     if (shown == 0) printf("%-26s %-16s %-24s %9s %10s\n", "ID", "OBSERVATION", "ACTION", "MAX_STEPS", "THRESHOLD");

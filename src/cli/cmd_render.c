@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `neuroevo render RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out FILE] [--size WxH]
-// [--max-frames N] [--fps N] [--archive FILE|none]`: records the best agent of a run (or a genome /
-// params file) as an animated GIF or an MP4 video, by default RUN_DIR/agent.gif (what `neuroevo report` embeds). The
+// [--max-frames N] [--fps N] [--archive FILE|none] [--task V,... [--adapt K]]`: records the best
+// agent of a run (or a genome / params file) as an animated GIF or an MP4 video, by default
+// RUN_DIR/agent.gif (what `neuroevo report` embeds); for task families, on a given task and adapted
+// to it. The
 // file names its env and policy, as for `neuroevo eval`; MuJoCo envs render
 // through EGL or OSMesa (MUJOCO_GL), the others through neuroevo's 2-D drawings.
 #include <stdio.h>
@@ -23,6 +25,7 @@ static const char USAGE[] =
     "usage: " CMD
     " RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif|.mp4] [--size WxH]\n"
     "                       [--max-frames N] [--fps N] [--archive FILE|none]\n"
+    "                       [--task V1,V2,... [--adapt K]]\n"
     "\n"
     "Records N episodes (default 1) of a run's best agent (RUN_DIR/best.genome or best.params) or of\n"
     "a genome/params FILE into an animated GIF (--out NAME.gif; default RUN_DIR/agent.gif, which\n"
@@ -33,7 +36,11 @@ static const char USAGE[] =
     "--fps (default 30). MuJoCo envs need a headless OpenGL: MUJOCO_GL=egl or osmesa (default: EGL,\n"
     "then OSMesa). A novelty-search run's archive (RUN_DIR/archive.csv, or --archive FILE) is drawn\n"
     "over every frame where the env can draw behaviours (HardMaze-v0: the final positions as dots);\n"
-    "--archive none leaves it out.\n";
+    "--archive none leaves it out.\n"
+    "\n"
+    "Task families (meta-learning): --task V1,V2,... fixes the task of every episode (otherwise each\n"
+    "episode draws one), and --adapt K first runs the agent's inner loop for K steps on that task\n"
+    "(its file's [meta] keys, seeds from S as `neuroevo eval --adapt`), then records the adapted agent.\n";
 
 typedef struct render_args {
   const char* run_dir;
@@ -41,6 +48,8 @@ typedef struct render_args {
   const char* out;      // --out, or NULL: the default (default_out)
   const char* archive;  // --archive: a behaviours file, "none", or NULL (RUN_DIR/archive.csv if any)
   long long episodes, seed, width, height, max_frames, fps;
+  const char* task;        // task families: --task V1,V2,... (NULL: every episode draws one)
+  long long adapt;         // --adapt K inner steps before recording (0: none)
   char default_out[4096];  // RUN_DIR/agent.gif (where the report looks), or agent.gif for --genome
 } render_args;
 
@@ -63,6 +72,8 @@ static int parse_option(const char* o, const char* v, render_args* a) {
   else if (strcmp(o, "--seed") == 0) return ne_cli_parse_int("render", o, v, 0, 9000000000000000000LL, &a->seed);
   else if (strcmp(o, "--max-frames") == 0) return ne_cli_parse_int("render", o, v, 1, 100000, &a->max_frames);
   else if (strcmp(o, "--fps") == 0) return ne_cli_parse_int("render", o, v, 1, 100, &a->fps);
+  else if (strcmp(o, "--task") == 0) a->task = v;
+  else if (strcmp(o, "--adapt") == 0) return ne_cli_parse_int("render", o, v, 0, NE_META_MAX_STEPS, &a->adapt);
   else if (strcmp(o, "--size") == 0) {
     if (parse_size(v, &a->width, &a->height))
       return fprintf(stderr, CMD ": --size '%s': expected WxH with sides in 16..4096, e.g. 400x300\n", v), 2;
@@ -87,12 +98,31 @@ static int parse_args(int argc, char** argv, render_args* a) {
     if (rc) return rc;
   }
   if (!a->run_dir == !a->genome) return fputs(USAGE, stderr), 2;
+  if (a->adapt > 0 && !a->task)
+    return fprintf(stderr, CMD ": --adapt K adapts to one task: give it with --task V1,V2,...\n"), 2;
   // the default file goes where `neuroevo report RUN_DIR` looks for it
   if (!a->out) {
     if (a->run_dir) snprintf(a->default_out, sizeof a->default_out, "%s/agent.gif", a->run_dir);
     else snprintf(a->default_out, sizeof a->default_out, "agent.gif");
     a->out = a->default_out;
   }
+  return 0;
+}
+
+// Task families: fixes the task --task names and, with --adapt K, adapts the agent's parameters to
+// it (printing the returns of each stage). 0, or an NE_E* code with err set.
+static int apply_task(ne_agent* ag, const render_args* a, char* err) {
+  if (!a->task) return 0;
+  double task[NE_ENV_MAX_TASK], r[NE_META_MAX_STEPS + 1];
+  int rc = ne_env_parse_task(ne_agent_env(ag), a->task, task, err);
+  // the inner loop first (it sets the task of its own env state), then every recorded episode's task
+  if (!rc && a->adapt > 0) rc = ne_agent_adapt_params(ag, (int)a->adapt, task, (uint64_t)a->seed, r, err);
+  if (!rc) rc = ne_agent_set_task(ag, task, err);
+  if (rc || a->adapt == 0) return rc;
+  printf("%s: adapted to the task in %lld step%s: return before %.2f", ne_agent_env(ag)->id, a->adapt,
+         a->adapt == 1 ? "" : "s", r[0]);
+  for (long long s = 1; s <= a->adapt; s++) printf(", after step %lld %.2f", s, r[s]);
+  printf("\n");
   return 0;
 }
 
@@ -152,8 +182,10 @@ int ne_cmd_render(int argc, char** argv) {
   source_path(&a, path, sizeof path);
   ne_agent* ag = NULL;
   rc = ne_agent_load(path, &ag, err);
+  if (!rc) rc = apply_task(ag, &a, err);
   if (rc) {
     fprintf(stderr, CMD ": %s\n", err);
+    ne_agent_destroy(ag);
     return rc == NE_ENOMEM ? 1 : 2;
   }
   const ne_env_spec* env = ne_agent_env(ag);

@@ -60,6 +60,11 @@ static const ne_config_key env_keys[] = {
      "a candidate's episodes): auto = the env's own (the final x-y position in the maze and MuJoCo "
      "locomotion, the final RAM for Atari, else the final observation), obs = the final observation, "
      "obs:I,J,... = those components of it"},
+    // task families (meta-learning: src/envs/point, src/envs/mujoco/*_tasks.c)
+    {"env", "task", NE_CFG_STRING, "", 1, 0, NULL,
+     "task families (PointNav2D-v0, HalfCheetahDir-v5, ...): fix every episode's task, comma-separated "
+     "values (e.g. 0.3,-0.2 = PointNav2D's goal; `neuroevo envs` shows each family's); empty = draw a "
+     "task per episode from the family's distribution (the task mixture)"},
 };
 
 // [policy]: the network that maps observations to actions.
@@ -67,8 +72,12 @@ static const ne_config_key policy_keys[] = {
     {"policy", "hidden", NE_CFG_INTLIST, "64,64", 1, 65536, NULL,
      "hidden layer widths, comma-separated, at most 7 layers (empty = a linear policy)"},
     {"policy", "activation", NE_CFG_ENUM, "tanh", 1, 0, "tanh|relu", "hidden-layer nonlinearity"},
-    {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip",
-     "output head: argmax (discrete actions), tanh or clip (continuous), auto = from the action space"},
+    {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip|gaussian",
+     "output head: argmax (discrete actions), tanh or clip (continuous), gaussian (continuous, stochastic: "
+     "a learned log-std per action, for meta.update = pg; evaluated at its mean), auto = from the action space"},
+    {"policy", "init_log_std", NE_CFG_FLOAT, "0", -13.8, 5, NULL,
+     "head = gaussian: initial log standard deviation of every action, in normalized units where the "
+     "action box is [-1, 1] (0 = std 1, MAML's init_std)"},
     {"policy", "init", NE_CFG_ENUM, "normc", 1, 0, "normc|xavier|he|zeros",
      "weight initialization of the initial genomes (zeros: all parameters 0, e.g. ARS's linear policies)"},
     // conv policies for image observations (src/policy/conv.c, src/policy/conv_config.c)
@@ -265,6 +274,30 @@ static const ne_config_key sepcmaes_keys[] = {
 };
 #undef NE_CMA_KEYS
 
+// [meta]: meta-learning (GA-MAML, ES-MAML; src/exec/meta_config.c, adapt.c): fitness = the return
+// after an inner loop on each of meta.tasks sampled tasks of a task family. Any run.algorithm.
+static const ne_config_key meta_keys[] = {
+    {"meta", "tasks", NE_CFG_INT, "0", 0, 1e5, NULL,
+     "tasks a candidate adapts to per evaluation (x its episodes: ga.elite_episodes, es.eval_episodes "
+     "count in units of this); fitness = mean return after the inner loop; 0 = no meta-learning"},
+    {"meta", "update", NE_CFG_ENUM, "pg", 1, 0, "pg|es|hill",
+     "inner-loop update: pg (MAML's policy gradient; needs policy.head = gaussian), es (ES-MAML's "
+     "ES-gradient step), hill (ES-MAML's hill climbing)"},
+    {"meta", "inner_steps", NE_CFG_INT, "1", 1, 100, NULL, "K: inner-loop updates per task"},
+    {"meta", "inner_episodes", NE_CFG_INT, "20", 1, 1e5, NULL,
+     "episodes one update runs: pg rollouts (MAML's fast batch 20), es perturbed episodes (mirrored "
+     "pairs: even), hill perturbations tried"},
+    {"meta", "eval_episodes", NE_CFG_INT, "1", 1, 1e5, NULL,
+     "episodes of the deterministic policy that measure each stage (before, after each update)"},
+    {"meta", "inner_lr", NE_CFG_FLOAT, "0.1", 0, 1e6, NULL,
+     "inner step size (pg: MAML's fast_lr 0.1; es: ES-MAML's alpha 0.05)"},
+    {"meta", "inner_sigma", NE_CFG_FLOAT, "0.1", 1e-9, 100, NULL,
+     "es, hill: perturbation standard deviation (ES-MAML's precision parameter 0.1)"},
+    {"meta", "discount", NE_CFG_FLOAT, "0.99", 0, 1, NULL, "pg: discount of the returns-to-go"},
+    {"meta", "normalize_adv", NE_CFG_BOOL, "true", 1, 0, NULL,
+     "pg: scale the advantages to mean 0 and std 1 (MAML and ProMP do)"},
+};
+
 // ---- Python optimizers in a server process (src/algos/pyopt.c, python/neuroevo/optserver.py) -------
 
 // The keys [nevergrad] and [python] share: the start point, the recommendation's evaluation, resume.
@@ -325,6 +358,7 @@ static const ne__cfg_section sections[] = {
     {"snes", snes_keys, COUNT(snes_keys), "snes", "separable natural evolution strategies"},
     {"cmaes", cmaes_keys, COUNT(cmaes_keys), "cmaes", "CMA-ES, full covariance, IPOP restarts"},
     {"sepcmaes", sepcmaes_keys, COUNT(sepcmaes_keys), "sepcmaes", "sep-CMA-ES, diagonal covariance, IPOP restarts"},
+    {"meta", meta_keys, COUNT(meta_keys), NULL, "meta-learning: fitness after an inner loop on sampled tasks"},
     {"nevergrad", nevergrad_keys, COUNT(nevergrad_keys), "nevergrad", "a Nevergrad optimizer in a server process"},
     {"python", python_keys, COUNT(python_keys), "python", "any Python ask/tell class in a server process"},
     {"novelty", novelty_keys, COUNT(novelty_keys), "ns-es|nsr-es|nsra-es|ga:novelty",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Dense symmetric eigendecomposition (Householder reduction to tridiagonal form, then the implicit
-// QL method with Wilkinson-style shifts, as in EISPACK's tred2/tql2), Gram-Schmidt and a
+// QL method with Wilkinson-style shifts, as in EISPACK's tred2/tql2), Gram-Schmidt, a Cholesky solve and a
 // deterministic exp. CMA-ES calls the eigendecomposition lazily (every O(1/(n (c1 + cmu)))
 // generations), so it is O(n^3) but rare. The working copy keeps eigenvectors as ROWS so that every
 // O(n^3) loop walks memory contiguously; the result is transposed once at the end.
@@ -265,6 +265,38 @@ int ne__orthonormalize_rows(double* a, int n) {
       for (int k = 0; k < n; k++) ai[k] /= norm;
     }
   }
+  return 0;
+}
+
+// ---- Cholesky -------------------------------------------------------------------------------------
+
+int ne__cholesky_solve(double* a, double* b, int n) {
+  // a = L L^T, L in the lower triangle (column by column, fixed order)
+  for (int j = 0; j < n; j++) {
+    double d = a[(size_t)j * n + j];
+    for (int k = 0; k < j; k++) d -= a[(size_t)j * n + k] * a[(size_t)j * n + k];
+    if (!(d > 0.0) || !isfinite(d)) return NE_ERANGE;  // NaN fails too
+    double ljj = sqrt(d);
+    a[(size_t)j * n + j] = ljj;
+    for (int i = j + 1; i < n; i++) {
+      double s = a[(size_t)i * n + j];
+      for (int k = 0; k < j; k++) s -= a[(size_t)i * n + k] * a[(size_t)j * n + k];
+      a[(size_t)i * n + j] = s / ljj;
+    }
+  }
+  // L y = b, then L^T x = y
+  for (int i = 0; i < n; i++) {
+    double s = b[i];
+    for (int k = 0; k < i; k++) s -= a[(size_t)i * n + k] * b[k];
+    b[i] = s / a[(size_t)i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    double s = b[i];
+    for (int k = i + 1; k < n; k++) s -= a[(size_t)k * n + i] * b[k];
+    b[i] = s / a[(size_t)i * n + i];
+  }
+  for (int i = 0; i < n; i++)
+    if (!isfinite(b[i])) return NE_ERANGE;
   return 0;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Small dense linear algebra for CMA-ES and the black-box test functions: a symmetric
-// eigendecomposition (Householder tridiagonalization + implicit QL), Gram-Schmidt orthonormalization
-// and a deterministic exp. Plain double loops in a fixed order and no libm calls except IEEE sqrt,
+// Small dense linear algebra for CMA-ES, the black-box test functions and meta-learning's linear
+// baseline: a symmetric eigendecomposition (Householder tridiagonalization + implicit QL),
+// Gram-Schmidt orthonormalization, a Cholesky solve and a deterministic exp. Plain double loops in a fixed order and no libm calls except IEEE sqrt,
 // so results are bit-identical on every machine running the same build. Not public API; not a BLAS.
 #ifndef NEUROEVO_LINALG_H
 #define NEUROEVO_LINALG_H
@@ -26,6 +26,11 @@ double ne__exp(double x);
 // order, so bit-identical everywhere, and about 4x faster than one serial sum (no FP reassociation
 // needed). The O(n^2) kernels of CMA-ES are built on it.
 double ne__dot(const double* a, const double* b, size_t n);
+
+// Solves a x = b for a symmetric positive definite a (n, n), row-major, by Cholesky: a is
+// overwritten by its factor (lower triangle), b by x. Only the lower triangle of a is read.
+// Returns 0, or NE_ERANGE when a is not (numerically) positive definite or a value is not finite.
+int ne__cholesky_solve(double* a, double* b, int n);
 
 // sqrt(a^2 + b^2) without intermediate overflow (a deterministic hypot).
 double ne__pythag(double a, double b);

@@ -169,6 +169,8 @@ static int reset_from(const ne_env_spec* spec, ne_env_state* state, uint64_t see
 // the env's own stream restarts from seed, so an episode is a pure function of (policy, seed)
 int ne_env_reset(const ne_env_spec* spec, ne_env_state* state, uint64_t seed) {
   if (!spec || !state || state->spec != spec) return NE_EINVAL;
+  // task families: the episode's task first (env_task.c), then the start state
+  if (spec->task_dim > 0) ne__env_begin_task(spec, state, seed);
   return reset_from(spec, state, seed, NULL);
 }
 

@@ -26,11 +26,17 @@ extern const ne_env_entry ne__box2d_envs[];   // src/envs/box2d (NE_HAVE_BOX2D)
 // pixel families: MinAtar always; Atari through ALE only in opt-in builds (-DNE_ALE=ON, NE_HAVE_ALE)
 extern const ne_env_entry ne__minatar_envs[];  // src/envs/minatar
 extern const ne_env_entry ne__ale_envs[];      // src/envs/ale (NE_HAVE_ALE)
+// task families for meta-learning without a physics library (src/envs/point: PointNav2D-v0)
+extern const ne_env_entry ne__point_envs[];
 
 // gym: bridge: a family that serves every id starting with its entry's id (the prefix "gym:"),
 // looked up after the exact ids and not listed by ne_env_registry_* (src/envs/gym/gym.c)
 extern const ne_env_entry ne__gym_envs[];
 
+// Task families: picks the task of the episode that ne_env_reset(seed) starts (the state's fixed
+// task, else the spec's, else a draw from a stream derived from seed), records it in state->task
+// and hands it to the family's set_task hook (src/envs/env_task.c).
+void ne__env_begin_task(const ne_env_spec* spec, ne_env_state* state, uint64_t seed);
 // Whether Gymnasium (in the interpreter the gym: bridge uses) has `id`: 1 with the id to use in out
 // (`id` itself, or its registered version when Gymnasium has only another one, e.g. Taxi-v3 ->
 // Taxi-v4), 0 if not or when no answer came within timeout_s. Costs a Python start (~0.5 s): for

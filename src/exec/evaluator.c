@@ -34,6 +34,8 @@ struct ne_evaluator {
   ne_lockstep* lockstep;           // conv policies: episodes in lockstep (NULL: one at a time)
   const volatile int* stop;        // raised by the caller: end the episode in hand now (NULL: never)
   int interrupted;                 // 1 when the last run ended an episode early for *stop
+  const ne_meta_spec* meta;        // meta-learning: the inner loop (NULL: plain evaluations)
+  ne_adapter* adapter;             // meta-learning: this thread's inner loop
 };
 
 ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* policy, ne_param_cache* cache) {
@@ -61,6 +63,7 @@ void ne_evaluator_destroy(ne_evaluator* ev) {
   if (!ev) return;
   ne_env_state_destroy(ev->state);
   ne__lockstep_destroy(ev->lockstep);
+  ne_adapter_destroy(ev->adapter);
   ne_free(ev->params);
   ne_free(ev->eps);
   ne_free(ev->scratch);
@@ -188,6 +191,50 @@ static void finish_behaviour(ne_evaluator* ev, uint32_t n, ne_result* out) {
   for (int i = 0; i < d; i++) out->bc[i] = n > 0 ? (float)(ev->bc_sum[i] / (double)n) : 0.0f;
 }
 
+int ne_evaluator_set_meta(ne_evaluator* ev, const ne_meta_spec* meta) {
+  ne_adapter_destroy(ev->adapter);
+  ev->adapter = NULL;
+  ev->meta = meta && meta->tasks > 0 ? meta : NULL;
+  if (ev->meta && !(ev->adapter = ne_adapter_create(meta, ev->env, ev->policy))) {
+    ev->meta = NULL;
+    return NE_ENOMEM;
+  }
+  return 0;
+}
+
+// Meta-learning: the candidate adapts to meta->tasks * episodes tasks drawn from its episode seed;
+// fitness is the mean return after the inner loop, pre_fitness the mean before, return_std the
+// spread of the after-returns over the tasks.
+static int run_meta(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, const float* params, int want_stats,
+                    ne_result* out) {
+  uint32_t n_tasks = (uint32_t)ev->meta->tasks * c->episodes;
+  int k = ev->meta->inner_steps;
+  double mean = 0, m2 = 0, pre = 0, task[NE_ENV_MAX_TASK];
+  for (uint32_t t = 0; t < n_tasks; t++) {
+    if (ev->stop && *ev->stop) {  // the caller stops: between tasks (an inner loop runs to its end)
+      ev->interrupted = 1;
+      return out->status = NE_EINTR;
+    }
+    uint64_t seed = ne_meta_task_seed(c->episode_seed, t);
+    ne_adapt_result ar;
+    ne_env_sample_task(ev->env, seed, task);
+    int rc = ne_adapter_run(ev->adapter, params, task, seed, batch, want_stats ? out : NULL, &ar, NULL);
+    out->steps += ar.steps;
+    out->episodes += ar.episodes;
+    if (rc) return out->status = rc;
+    // Welford over the post-adaptation returns, a plain mean of the pre-adaptation ones
+    double r = ar.returns[k], delta = r - mean;
+    mean += delta / (double)(t + 1);
+    m2 += delta * (r - mean);
+    pre += (ar.returns[0] - pre) / (double)(t + 1);
+  }
+  out->fitness = mean;
+  out->pre_fitness = pre;
+  out->return_std = n_tasks > 1 ? sqrt(m2 / (double)n_tasks) : 0;
+  if (!isfinite(mean) || !isfinite(pre)) out->status = NE_ERANGE;
+  return out->status;
+}
+
 // One step of Welford's running mean and variance: return r of the e-th episode (0-based).
 static void welford_add(double* mean, double* m2, double r, uint32_t e) {
   double delta = r - *mean;
@@ -206,6 +253,7 @@ void ne_evaluator_summarize(const double* returns, uint32_t n, ne_result* out) {
 
 static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, ne_result* out) {
   out->fitness = NAN;
+  out->pre_fitness = NAN;  // no inner loop unless meta-learning
   out->return_std = 0;
   out->episodes = 0;
   out->steps = 0;
@@ -220,6 +268,7 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
   if (want_bc) finish_behaviour(ev, 0, out);  // zeros unless the episodes run
   const float* params = ne_evaluator_params(ev, batch, c, &out->status);
   if (!params) return out->status;
+  if (ev->meta) return run_meta(ev, batch, c, params, want_stats, out);
   // Welford's running mean and variance of the episode returns
   double mean = 0, m2 = 0;
   // conv policies: up to NE_LOCKSTEP_WIDTH episodes at a time with batched forwards, the same
@@ -289,6 +338,7 @@ int ne_evaluator_run_episodes(ne_evaluator* ev, const ne_batch* batch, const ne_
                               uint32_t n, double* returns, ne_result* out) {
   ev->env_failed = 0;
   ev->interrupted = 0;
+  if (ev->meta) return out->status = NE_EINVAL;  // a meta-learning candidate is evaluated whole
   int rc = run_part(ev, batch, c, first, n, returns, out);
   if (ev->env_failed && !ev->interrupted) {
     ev->env_failed = 0;

@@ -123,6 +123,15 @@ int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* polic
   return 0;
 }
 
+int ne_local_executor_set_meta(ne_executor* ex, const ne_meta_spec* meta, char* errstr) {
+  if (!ex || ex->vt != &local_vt) return ne__set_error(errstr, NE_EINVAL, "not a local executor");
+  local_exec* le = ex->impl;
+  for (int t = 0; t < le->n_threads; t++)
+    if (ne_evaluator_set_meta(le->evaluators[t], meta) != 0)
+      return ne__set_error(errstr, NE_ENOMEM, "out of memory for the inner loops of %d threads", le->n_threads);
+  return 0;
+}
+
 int ne_executor_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
                          char* errstr) {
   return ex->vt->evaluate(ex, batch, results, stop, errstr);

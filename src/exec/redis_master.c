@@ -21,6 +21,7 @@
 #include "exec/redis_wire.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
+#include "neuroevo/config.h"     // ne_config_int: meta.tasks
 #include "neuroevo/env.h"        // ne_env_from_config
 #include "neuroevo/evaluator.h"  // ne_evaluator_summarize: split candidates end as whole ones
 #include "neuroevo/policy.h"     // ne_policy_from_config
@@ -54,6 +55,7 @@ typedef struct master {
   ne__rconn conn;                 // the master's only connection
   char name[128];                 // experiment name shown by status
   char* config_text;              // resolved config published to workers (owned)
+  int meta;                       // meta-learning (meta.tasks > 0): candidates are never split
   ne_env_spec* env;               // for the fingerprint and the observation length (owned)
   ne_policy_spec policy;          // for the fingerprint
   uint64_t fingerprint;           // this build's ne__wire_fingerprint
@@ -608,6 +610,7 @@ static void accept_whole(master* m, uint32_t i, const ne_result* src) {
   dst->steps = src->steps;
   dst->status = src->status;
   dst->obs_count = src->obs_count;
+  dst->pre_fitness = src->pre_fitness;  // meta-learning (NaN without an inner loop)
   if (m->batch->want_obs_stats && dst->obs_sum && dst->obs_sumsq && src->obs_sum) {
     size_t d = (size_t)m->env->obs_dim;
     memcpy(dst->obs_sum, src->obs_sum, d * sizeof(double));
@@ -623,6 +626,7 @@ static void finish_split(master* m, uint32_t i) {
   dst->status = 0;
   dst->steps = 0;
   dst->obs_count = 0;
+  dst->pre_fitness = NAN;  // never meta-learning: split_target does not split those
   for (int k = m->first_item[i]; k < m->first_item[i + 1]; k++) {
     if (m->part_status[k] < 0 && m->part_status[k] != NE_ERANGE && dst->status == 0) dst->status = m->part_status[k];
     dst->steps += m->part_steps[k];
@@ -989,9 +993,10 @@ static int tick(master* m, double now) {
 // Episodes per part for this round's split candidates: --episodes-per-task, or automatically the
 // round's episodes per live thread (a candidate with more episodes than that would be its
 // straggler). 0: no split (observation statistics and behaviour characterizations, means over
-// the episodes, cannot be added up bit-identically from parts).
+// the episodes, cannot be added up bit-identically from parts; a meta-learning candidate's episodes
+// are tasks, each with its own inner loop, and its fitness is not a mean of per-episode returns).
 static uint32_t split_target(const master* m, const ne_batch* b) {
-  if (b->want_obs_stats || b->want_bc || m->opt.episodes_per_task < 0) return 0;
+  if (b->want_obs_stats || b->want_bc || m->meta || m->opt.episodes_per_task < 0) return 0;
   if (m->opt.episodes_per_task > 0) return (uint32_t)m->opt.episodes_per_task;
   if (m->stats.live_threads < 2) return 0;
   uint64_t total = 0;
@@ -1240,6 +1245,7 @@ static int prepare(master* m, const ne_config* cfg, char* errstr) {
   if (!rc) rc = ne_policy_from_config(cfg, m->env, &m->policy, errstr);
   if (rc) return rc;
   m->fingerprint = ne__wire_fingerprint(m->env, &m->policy, m->opt.synthetic);
+  m->meta = ne_config_int(cfg, "meta", "tasks") > 0;
   m->config_text = ne_config_format(cfg);
   if (!m->config_text) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   if (m->opt.experiment_id) {

@@ -508,13 +508,14 @@ void ne__wire_results_free(ne__wire_results* r) {
 }
 
 static void put_result(ne_buf* b, uint32_t index, const ne_result* res, const ne__wire_part* part,
-                       const double* returns, int obs_dim, int bc_dim) {
+                       const double* returns, int obs_dim, int bc_dim, int has_pre) {
   put_varint(b, index);
   put_varint(b, zigzag(res->status));
   ne__buf_f64(b, res->fitness);
   ne__buf_f64(b, res->return_std);
   put_varint(b, res->episodes);
   put_varint(b, res->steps);
+  if (has_pre) ne__buf_f64(b, res->pre_fitness);  // meta-learning: the return before adaptation
   // a part: its first episode (+ 1; 0: the whole candidate) and its per-episode returns
   put_varint(b, part ? (uint64_t)part->first + 1 : 0);
   for (uint32_t e = 0; part && e < part->n; e++) ne__buf_f64(b, returns[e]);
@@ -565,10 +566,14 @@ int ne__wire_encode_results_parts(ne_buf* out, const ne__wire_result_hdr* hdr, c
   put_varint(out, (uint64_t)hdr->obs_dim);
   put_varint(out, (uint64_t)hdr->bc_dim);
   put_varint(out, hdr->eval_us);
+  // meta-learning: a flag, then every result carries its pre-adaptation return
+  int has_pre = 0;
+  for (int i = 0; i < n; i++) has_pre |= !isnan(results[i].pre_fitness);
+  put_u8(out, (uint8_t)has_pre);
   put_varint(out, (uint64_t)n);
   for (int i = 0; i < n; i++) {
     int part = parts && parts[i].n > 0;
-    put_result(out, idx[i], &results[i], part ? &parts[i] : NULL, returns, hdr->obs_dim, hdr->bc_dim);
+    put_result(out, idx[i], &results[i], part ? &parts[i] : NULL, returns, hdr->obs_dim, hdr->bc_dim, has_pre);
     if (part) returns += parts[i].n;
   }
   put_failure(out, hdr);
@@ -576,7 +581,7 @@ int ne__wire_encode_results_parts(ne_buf* out, const ne__wire_result_hdr* hdr, c
 }
 
 // One result; a successful evaluation must carry finite figures. *used: returns decoded so far.
-static int get_result(ne_reader* r, ne__wire_results* m, int i, size_t* used) {
+static int get_result(ne_reader* r, ne__wire_results* m, int i, size_t* used, int has_pre) {
   ne_result* res = &m->results[i];
   uint64_t index = get_varint(r);
   int64_t status = unzigzag(get_varint(r));
@@ -584,12 +589,14 @@ static int get_result(ne_reader* r, ne__wire_results* m, int i, size_t* used) {
   res->return_std = ne__reader_f64(r);
   uint64_t episodes = get_varint(r);
   res->steps = get_varint(r);
+  res->pre_fitness = has_pre ? ne__reader_f64(r) : NAN;
   if (r->bad || index > UINT32_MAX || status > 0 || status < -1000 || episodes > UINT32_MAX) return NE_ECORRUPT;
   m->index[i] = (uint32_t)index;
   res->status = (int)status;
   res->episodes = (uint32_t)episodes;
   if (status == 0 && (!isfinite(res->fitness) || !isfinite(res->return_std) || res->return_std < 0 || episodes < 1))
     return NE_ECORRUPT;
+  if (status == 0 && has_pre && !isfinite(res->pre_fitness)) return NE_ECORRUPT;
   // a part: its first episode and one return per episode (counted against the bytes left first)
   uint64_t part = get_varint(r);
   m->parts[i] = (ne__wire_part){0, 0};
@@ -655,11 +662,13 @@ static int get_results_body(ne_reader* r, ne__wire_results* m) {
   m->hdr.fingerprint = ne__reader_u64(r);
   uint64_t d = get_varint(r), bd = get_varint(r);
   m->hdr.eval_us = get_varint(r);
+  uint8_t has_pre = get_u8(r);
   uint64_t n = get_varint(r);
-  if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || bd > MAX_BC_DIM || n > NE_WIRE_MAX_CANDS) return NE_ECORRUPT;
-  // each result takes at least 21 bytes (+ 8 * (1 + 2d) with sums, + 4 bd with behaviours): check
-  // before allocating
-  if (n > ne__reader_left(r) / (21 + 8 * (1 + 2 * d) * (d > 0) + 4 * bd)) return NE_ECORRUPT;
+  if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || bd > MAX_BC_DIM || n > NE_WIRE_MAX_CANDS || has_pre > 1)
+    return NE_ECORRUPT;
+  // each result takes at least 21 bytes (+ 8 with pre-adaptation returns, + 8 * (1 + 2d) with sums,
+  // + 4 bd with behaviours): check before allocating
+  if (n > ne__reader_left(r) / (21 + 8 * (has_pre > 0) + 8 * (1 + 2 * d) * (d > 0) + 4 * bd)) return NE_ECORRUPT;
   m->hdr.task_no = (uint32_t)task_no;
   m->hdr.obs_dim = (int)d;
   m->hdr.bc_dim = (int)bd;
@@ -677,7 +686,7 @@ static int get_results_body(ne_reader* r, ne__wire_results* m) {
   m->n = (int)n;
   size_t used = 0;
   for (int i = 0; i < m->n; i++) {
-    int rc = get_result(r, m, i, &used);
+    int rc = get_result(r, m, i, &used, has_pre);
     if (rc) return rc;
   }
   return get_failure(r, m);

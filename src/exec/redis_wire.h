@@ -21,8 +21,11 @@
 // time; workers report env failures
 // 3: a task may carry a part of a candidate's episodes (a candidate with many episodes split over
 // several workers), and the result of a part carries its per-episode returns
-// 4: tasks may ask for behaviour characterizations (novelty search), results then carry them
-#define NE_WIRE_VERSION 4
+// 4: (two branches' builds, never both) tasks may ask for behaviour characterizations (novelty
+// search) and results then carry them; or results carry the pre-adaptation return of meta-learning
+// 5: both: a result message's header carries bc_dim after obs_dim and a pre_fitness flag after
+// eval_us; each result its pre_fitness after steps (flag set) and its behaviour last (bc_dim > 0)
+#define NE_WIRE_VERSION 5
 
 #define NE_WIRE_MAX_NAME 64          // longest worker name carried in a message
 #define NE_WIRE_MAX_CANDS (1 << 20)  // most candidates (or results) in one message
@@ -148,8 +151,9 @@ int ne__wire_decode_task(ne__wire_task* t, const void* data, size_t len, char* e
 
 // Appends a result message for results[0..n) (candidate indices idx[0..n)) to out (cleared first).
 // With hdr->obs_dim > 0 each result's obs_count and sums are included, with hdr->bc_dim > 0 its
-// behaviour characterization. With hdr->error set it is a failure report (n may be 0;
-// failed_index, entry and the skipped list are included).
+// behaviour characterization; when any result has a pre_fitness (meta-learning: not NaN) every
+// result's is. With hdr->error set it is a failure report (n may be 0; failed_index, entry and the
+// skipped list are included).
 int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const uint32_t* idx, const ne_result* results,
                             int n);
 

@@ -125,6 +125,7 @@ static int build_experiment(worker* w, experiment* ex, const redisReply* meta, c
   int rc = ne_config_load_string(ex->cfg, meta_field(meta, "config"), origin, why);
   if (!rc) rc = ne_env_from_config(ex->cfg, &ex->env, why);
   if (!rc) rc = ne_policy_from_config(ex->cfg, ex->env, &ex->policy, why);
+  if (!rc) rc = ne_meta_from_config(ex->cfg, ex->env, &ex->policy, &ex->meta, why);  // meta-learning
   if (rc) return rc;
   ex->fingerprint = ne__wire_fingerprint(ex->env, &ex->policy, w->opt.synthetic);
   uint64_t theirs = 0;

@@ -45,6 +45,7 @@ typedef struct ne__experiment {
   ne_policy_spec policy;       // policy spec
   ne_param_cache* cache;       // shared by the threads (thread-safe)
   ne_noise_table* noise;       // shared noise table the config asks for (owned; NULL: the generator)
+  ne_meta_spec meta;           // meta-learning: the config's inner loop (meta.tasks 0: none)
   uint64_t fingerprint;        // what results are stamped with
   double task_timeout_s;       // the master's re-claim threshold
   pthread_mutex_t blob_mu;     // guards blobs and blob_conn (fetches happen under it: once per blob)

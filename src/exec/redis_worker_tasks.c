@@ -644,7 +644,7 @@ int ne__worker_start_tasks(ne__worker* w) {
     ne__wire_task_init(&th->task);
     if (w->opt.synthetic) continue;  // no env, no policy
     th->ev = ne_evaluator_create(w->ex->env, &w->ex->policy, w->ex->cache);
-    if (!th->ev) return NE_ENOMEM;
+    if (!th->ev || ne_evaluator_set_meta(th->ev, &w->ex->meta) != 0) return NE_ENOMEM;  // meta: the inner loop
   }
   int direct = w->threads == 1;
   for (int t = 0; t < w->threads; t++) {

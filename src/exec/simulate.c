@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Simulated evaluation (simulate.h): hashes of the candidate's seeds, nothing else.
+#include <math.h>  // NAN
+
 #include "exec/simulate.h"
 
 #include "neuroevo/rng.h"
@@ -15,6 +17,7 @@ void ne__synthetic_result(const ne_candidate* c, ne_result* out) {
   out->steps = c->episodes;
   out->status = 0;
   out->obs_count = 0;
+  out->pre_fitness = NAN;  // no inner loop
 }
 
 double ne__simulated_eval_s(const ne_candidate* c, double mean_s, double jitter) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Genome headers and configs (see genome.h): the [env] and [policy] keys of a config written as a
-// genome file's header fields, so that the file alone rebuilds exactly the same env and policy
-// (`neuroevo eval`), and such fields applied back onto a config as overrides.
+// Genome headers and configs (see genome.h): the [env], [policy] and [meta] keys of a config written
+// as a genome file's header fields, so that the file alone rebuilds exactly the same env, policy and
+// inner loop (`neuroevo eval`, `--adapt`), and such fields applied back onto a config as overrides.
 #include <stdio.h>
 #include <string.h>
 
@@ -15,7 +15,9 @@ int ne_genome_header_from_config(const ne_config* cfg, ne_genome_header* header)
   char key[NE_GENOME_KEY_LEN], value[NE_GENOME_VAL_LEN];
   for (int i = 0; i < n; i++) {
     const ne_config_key* k = &schema[i];
-    if (strcmp(k->section, "env") != 0 && strcmp(k->section, "policy") != 0) continue;
+    // [meta] too: `neuroevo eval --adapt` runs the inner loop the agent was trained with
+    if (strcmp(k->section, "env") != 0 && strcmp(k->section, "policy") != 0 && strcmp(k->section, "meta") != 0)
+      continue;
     snprintf(key, sizeof key, "%s.%s", k->section, k->key);
     // render the value in its config text form
     switch (k->type) {

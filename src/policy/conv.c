@@ -153,6 +153,9 @@ int ne_policy_spec_init_conv(ne_policy_spec* spec, const int obs_shape[3], const
                              const int* hidden, int n_hidden, int out_dim, ne_activation activation, ne_head head,
                              ne_init init, const float* low, const float* high, char* errstr) {
   memset(spec, 0, sizeof *spec);
+  if (head == NE_HEAD_GAUSSIAN)
+    return ne__set_error(errstr, NE_EINVAL,
+                         "policy: the gaussian head is for MLPs (conv policies: argmax, tanh or clip)");
   if (n_conv < 1 || n_conv > NE_POLICY_MAX_CONV || !conv)
     return ne__set_error(errstr, NE_EINVAL, "policy: %d conv layers; allowed 1 to %d", n_conv, NE_POLICY_MAX_CONV);
   for (int i = 0; i < 3; i++)

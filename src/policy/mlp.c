@@ -25,7 +25,7 @@
 // ---- names ---------------------------------------------------------------------------------------
 
 static const char* const ACT_NAMES[] = {"tanh", "relu"};
-static const char* const HEAD_NAMES[] = {"argmax", "tanh", "clip"};
+static const char* const HEAD_NAMES[] = {"argmax", "tanh", "clip", "gaussian"};
 static const char* const INIT_NAMES[] = {"normc", "xavier", "he", "zeros"};
 
 // Index of s in names[0..n), or -1.
@@ -43,7 +43,7 @@ int ne_activation_parse(const char* s, ne_activation* out) {
 }
 
 int ne_head_parse(const char* s, ne_head* out) {
-  int i = name_index(s, HEAD_NAMES, 3);
+  int i = name_index(s, HEAD_NAMES, 4);
   if (i < 0) return NE_EINVAL;
   *out = (ne_head)i;
   return 0;
@@ -57,7 +57,7 @@ int ne_init_parse(const char* s, ne_init* out) {
 }
 
 const char* ne_activation_name(ne_activation a) { return (unsigned)a < 2 ? ACT_NAMES[a] : "invalid"; }
-const char* ne_head_name(ne_head h) { return (unsigned)h < 3 ? HEAD_NAMES[h] : "invalid"; }
+const char* ne_head_name(ne_head h) { return (unsigned)h < 4 ? HEAD_NAMES[h] : "invalid"; }
 const char* ne_init_name(ne_init i) { return (unsigned)i < 4 ? INIT_NAMES[i] : "invalid"; }
 
 // ---- spec ----------------------------------------------------------------------------------------
@@ -75,11 +75,11 @@ static int set_bounds(ne_policy_spec* spec, int out_dim, const float* low, const
       return ne__set_error(errstr, NE_EINVAL, "policy: action bound %d is NaN (low %g, high %g)", i, low[i], high[i]);
     if (low[i] > high[i])
       return ne__set_error(errstr, NE_EINVAL, "policy: action bound %d has low %g > high %g", i, low[i], high[i]);
-    // tanh is rescaled onto [low, high], which needs a finite interval; clip can be unbounded
-    if (spec->head == NE_HEAD_TANH && (isinf(low[i]) || isinf(high[i])))
+    // tanh and gaussian are rescaled onto [low, high], which needs a finite interval; clip can be unbounded
+    if ((spec->head == NE_HEAD_TANH || spec->head == NE_HEAD_GAUSSIAN) && (isinf(low[i]) || isinf(high[i])))
       return ne__set_error(errstr, NE_EINVAL,
-                           "policy: action bound %d is infinite (low %g, high %g); the tanh head needs finite bounds",
-                           i, low[i], high[i]);
+                           "policy: action bound %d is infinite (low %g, high %g); the %s head needs finite bounds", i,
+                           low[i], high[i], head);
     spec->act_low[i] = low[i];
     spec->act_high[i] = high[i];
   }
@@ -102,6 +102,8 @@ static void set_derived(ne_policy_spec* spec) {
     n += in * out + out;
     if (out > widest) widest = out;
   }
+  // gaussian head: one log standard deviation per action after the layers
+  if (spec->head == NE_HEAD_GAUSSIAN) n += (size_t)spec->act_dim;
   spec->n_params = n;
   spec->scratch_floats = 2 * widest;  // ping-pong between two layer outputs
 }
@@ -113,8 +115,8 @@ int ne_policy_spec_init(ne_policy_spec* spec, int obs_dim, const int* hidden, in
   // enums and layer counts
   if ((unsigned)activation > NE_ACT_RELU)
     return ne__set_error(errstr, NE_EINVAL, "policy: activation %d is not tanh or relu", (int)activation);
-  if ((unsigned)head > NE_HEAD_CLIP)
-    return ne__set_error(errstr, NE_EINVAL, "policy: head %d is not argmax, tanh or clip", (int)head);
+  if ((unsigned)head > NE_HEAD_GAUSSIAN)
+    return ne__set_error(errstr, NE_EINVAL, "policy: head %d is not argmax, tanh, clip or gaussian", (int)head);
   if ((unsigned)init > NE_INIT_ZEROS)
     return ne__set_error(errstr, NE_EINVAL, "policy: init %d is not normc, xavier, he or zeros", (int)init);
   if (n_hidden < 0 || n_hidden > NE_POLICY_MAX_LAYERS - 1)
@@ -164,6 +166,9 @@ void ne_policy_init_params(const ne_policy_spec* spec, uint64_t seed, float* out
     ne__policy_init_layer(spec->init, seed, l, in, o, l == spec->n_layers - 1, p);
     p += (size_t)in * (size_t)o + (size_t)o;
   }
+  // gaussian head: every log standard deviation starts at policy.init_log_std (MAML: log(init_std))
+  if (spec->head == NE_HEAD_GAUSSIAN)
+    for (int i = 0; i < spec->act_dim; i++) p[i] = spec->init_log_std;
 }
 
 // ---- forward -------------------------------------------------------------------------------------
@@ -226,9 +231,10 @@ static void dense_tail(const float* restrict x, int in, const float* restrict w,
 
 // y = b + x W for W (in, out) input-major: blocks of 16 outputs, then 4, then the last 1-3. Each
 // output sums b, x0*w0, x1*w1, ... in that order (products rounded to float, no FMA) in every path,
-// so the result does not depend on the block size or the vector width.
-static void dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
-                  float* restrict y) {
+// so the result does not depend on the block size or the vector width. (mlp_grad.c's forward calls
+// it too, so its mean is forward's to the bit.)
+void ne__policy_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                      float* restrict y) {
   int o = 0;
   for (; o + 16 <= out; o += 16) dense_block16(x, in, w, b, out, o, y);
   for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);
@@ -241,7 +247,7 @@ static void dense(const float* restrict x, int in, const float* restrict w, cons
 #define HAVE_X86_VARIANTS 1
 // The dense layer and the activation at vector width VL (8: AVX2, 16: AVX-512): blocks of 8, then 4
 // vectors of outputs with their accumulators held across the input loop, then blocks of VL, then the
-// baseline's blocks of 4 and its tail; the same sums in the same order as dense(). The tanh runs
+// baseline's blocks of 4 and its tail; the same sums in the same order as ne__policy_dense(). The tanh runs
 // the same inline kernel as ne__tanhf_inplace in blocks of VL, which gcc vectorizes at that width.
 #define MLP_VARIANT(name, attr, VL)                                                                                \
   typedef float name##_v __attribute__((vector_size(VL * 4)));                                                     \
@@ -313,7 +319,7 @@ static void pick_variant(dense_fn* d, activate_fn* a) {
     return;
   }
 #endif
-  *d = dense, *a = ne__policy_activate;  // the baseline (policy_int.h)
+  *d = ne__policy_dense, *a = ne__policy_activate;  // the baseline (policy_int.h)
 }
 
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,

@@ -44,10 +44,13 @@ int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_polic
   if (env->discrete != (head == NE_HEAD_ARGMAX))
     return ne__set_error(errstr, NE_EINVAL, "policy.head = %s does not fit %s's %s action space (use %s or auto)",
                          head_name, env->id, env->discrete ? "discrete" : "continuous",
-                         env->discrete ? "argmax" : "tanh or clip");
+                         env->discrete ? "argmax" : "tanh, clip, gaussian");
   int out_dim = env->discrete ? env->n_actions : env->act_dim;
   // conv policies over image observations (src/policy/conv_config.c): policy.type = conv or a preset
   if (ne__config_wants_conv(cfg)) return ne__conv_policy_from_config(cfg, env, out_dim, head, init, out, errstr);
-  return ne_policy_spec_init(out, env->obs_dim, hidden, n_hidden, out_dim, act, head, init,
-                             env->discrete ? NULL : env->act_low, env->discrete ? NULL : env->act_high, errstr);
+  int rc = ne_policy_spec_init(out, env->obs_dim, hidden, n_hidden, out_dim, act, head, init,
+                               env->discrete ? NULL : env->act_low, env->discrete ? NULL : env->act_high, errstr);
+  // gaussian head: the initial log standard deviations
+  if (!rc) out->init_log_std = (float)ne_config_float(cfg, "policy", "init_log_std");
+  return rc;
 }

@@ -44,6 +44,10 @@ static inline float ne__policy_clampf(float v, float lo, float hi) {
   return v > hi ? hi : v;
 }
 
+// gaussian head: a value u in normalized units ([-1, 1] is the whole box) as an action in [lo, hi]
+// before clipping: lo + (u + 1) / 2 * (hi - lo), rllab's normalize().
+static inline float ne__policy_unnormalize(float u, float lo, float hi) { return lo + (u + 1.0f) * 0.5f * (hi - lo); }
+
 // The output head: the action (act_dim floats) from the output layer y.
 static inline void ne__policy_head(const ne_policy_spec* spec, const float* y, float* action) {
   int n = spec->sizes[spec->n_layers];
@@ -55,9 +59,18 @@ static inline void ne__policy_head(const ne_policy_spec* spec, const float* y, f
     float lo = spec->act_low[i], hi = spec->act_high[i], a = y[i];
     // tanh maps onto [-1, 1], then affinely onto [low, high]; the clamp absorbs rounding at the ends
     if (spec->head == NE_HEAD_TANH) a = lo + (ne__tanhf_kernel(a) + 1.0f) * 0.5f * (hi - lo);
+    // gaussian: the mean in normalized units, mapped as rllab's normalize() maps actions, then clipped
+    else if (spec->head == NE_HEAD_GAUSSIAN) a = ne__policy_unnormalize(a, lo, hi);
     action[i] = ne__policy_clampf(a, lo, hi);
   }
 }
+
+// ---- mlp.c ----
+
+// y (out) = b + x W for one dense layer, W (in, out) input-major; forward's kernel (bit-identical on
+// every SIMD path), shared with the gradients of mlp_grad.c.
+void ne__policy_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                      float* restrict y);
 
 // ---- conv.c ----
 

@@ -190,6 +190,103 @@ int ne_agent_evaluate(const char* path, int episodes, uint64_t seed, int threads
   return rc;
 }
 
+// ---- meta-learning: adaptation ----------------------------------------------------------------
+
+int ne_agent_set_task(ne_agent* a, const double* task, char* errstr) {
+  return ne_env_fix_task(a->env, task, a->env->task_dim, errstr);
+}
+
+int ne_agent_meta(const ne_agent* a, int k, ne_meta_spec* out, char* errstr) {
+  // every field is read before from_config checks anything: its verdict on the training run's
+  // settings (env.episodes) does not matter here, the check below of the adaptation's does
+  (void)ne_meta_from_config(a->cfg, a->env, &a->policy, out, NULL);
+  out->tasks = 1;
+  out->inner_steps = k;
+  return ne_meta_check(out, a->env, &a->policy, errstr);
+}
+
+// One pool job: tasks [begin, end) on the calling thread's adapter.
+typedef struct adapt_job {
+  ne_adapter** adapters;  // (threads)
+  const agent* a;         // the agent
+  int k;                  // inner steps
+  const double* task;     // the task of every i, or NULL: drawn
+  uint64_t base;          // the seed task seeds derive from
+  double* tasks;          // (n, task_dim)
+  double* returns;        // (n, k + 1)
+  uint64_t* steps;        // (n)
+  int* status;            // (n) 0 or the NE_E* of an env failure
+} adapt_job;
+
+static void run_adapt(void* data, int thread, int begin, int end) {
+  adapt_job* job = data;
+  const agent* a = job->a;
+  int td = a->env->task_dim;
+  for (int i = begin; i < end; i++) {
+    uint64_t seed = ne_meta_task_seed(job->base, (uint32_t)i);
+    double* task = job->tasks + (size_t)i * (size_t)td;
+    if (job->task) memcpy(task, job->task, (size_t)td * sizeof *task);
+    else ne_env_sample_task(a->env, seed, task);
+    ne_adapt_result r;
+    job->status[i] = ne_adapter_run(job->adapters[thread], a->params, task, seed, ne_agent_norm(a), NULL, &r, NULL);
+    memcpy(job->returns + (size_t)i * (size_t)(job->k + 1), r.returns, (size_t)(job->k + 1) * sizeof(double));
+    job->steps[i] = r.steps;
+  }
+}
+
+int ne_agent_adapt(const ne_agent* a, int k, int n_tasks, const double* task, uint64_t seed, int threads, double* tasks,
+                   double* returns, uint64_t* steps, char* errstr) {
+  ne_meta_spec meta;
+  int rc = ne_agent_meta(a, k, &meta, errstr);
+  if (rc) return rc;
+  if (n_tasks < 1) return ne__set_error(errstr, NE_EINVAL, "%d tasks: expected at least 1", n_tasks);
+  ne_pool* pool = NULL;
+  if ((rc = ne_pool_create(threads, &pool)) != 0) return ne__set_error(errstr, rc, "cannot start %d threads", threads);
+  int n = ne_pool_threads(pool);
+  ne_adapter** ads = ne_calloc((size_t)n, sizeof *ads);
+  uint64_t* st = ne_calloc((size_t)n_tasks, sizeof *st);
+  int* status = ne_calloc((size_t)n_tasks, sizeof *status);
+  rc = ads && st && status ? 0 : NE_ENOMEM;
+  for (int t = 0; !rc && t < n; t++)
+    if (!(ads[t] = ne_adapter_create(&meta, a->env, &a->policy))) rc = NE_ENOMEM;
+  if (!rc) {
+    adapt_job job = {ads, a, k, task, ne_seed_derive(seed, 0, 0, NE_PURPOSE_EVAL), tasks, returns, st, status};
+    ne_pool_for(pool, n_tasks, 1, run_adapt, &job, NULL);
+    // the first failed task, in task order, names the failure
+    for (int i = 0; !rc && i < n_tasks; i++)
+      if (status[i])
+        rc = ne__set_error(errstr, status[i], "%s: task %d: the env failed (%s)", a->env->id, i + 1,
+                           ne_strerror(status[i]));
+    if (steps) {
+      *steps = 0;
+      for (int i = 0; i < n_tasks; i++) *steps += st[i];
+    }
+  } else {
+    ne__set_error(errstr, rc, "out of memory for %d inner loops", n);
+  }
+  for (int t = 0; ads && t < n; t++) ne_adapter_destroy(ads[t]);
+  ne_free(ads);
+  ne_free(st);
+  ne_free(status);
+  ne_pool_destroy(pool);
+  return rc;
+}
+
+int ne_agent_adapt_params(ne_agent* a, int k, const double* task, uint64_t seed, double* returns, char* errstr) {
+  ne_meta_spec meta;
+  int rc = ne_agent_meta(a, k, &meta, errstr);
+  if (rc) return rc;
+  ne_adapter* ad = ne_adapter_create(&meta, a->env, &a->policy);
+  if (!ad) return ne__set_error(errstr, NE_ENOMEM, "out of memory for the inner loop");
+  ne_adapt_result r;
+  uint64_t tseed = ne_meta_task_seed(ne_seed_derive(seed, 0, 0, NE_PURPOSE_EVAL), 0);
+  rc = ne_adapter_run(ad, a->params, task, tseed, ne_agent_norm(a), NULL, &r, a->params);
+  ne_adapter_destroy(ad);
+  if (rc) return ne__set_error(errstr, rc, "%s: the env failed while adapting (%s)", a->env->id, ne_strerror(rc));
+  if (returns) memcpy(returns, r.returns, (size_t)(k + 1) * sizeof *returns);
+  return 0;
+}
+
 void ne_agent_eval_line(const ne_agent_eval* e, char* buf, size_t size) {
   snprintf(buf, size, "%s: mean return %.2f ± %.2f over %d episodes (min %.2f, max %.2f, %llu steps)", e->env_id,
            e->mean, e->std, e->episodes, e->min, e->max, (unsigned long long)e->steps);

@@ -91,6 +91,11 @@ void ne__run_tb_write(struct ne_run* run, const ne_gen_report* r) {
   v[n++] = (ne_tf_scalar){"throughput/evals_per_s", dt > 0 ? (double)(run->evaluations - tb->evals) / dt : NAN};
   v[n++] = (ne_tf_scalar){"throughput/env_steps_per_s", dt > 0 ? (double)(run->env_steps - tb->steps) / dt : NAN};
   add_extras(run, r, v, &n);
+  // meta-learning: the population's returns before and after the inner loop
+  if (run->meta.tasks > 0) {
+    v[n++] = (ne_tf_scalar){"meta/pre_adaptation", run->gen_pre};
+    v[n++] = (ne_tf_scalar){"meta/post_adaptation", run->gen_post};
+  }
   char err[NE_ERRSTR_LEN];
   if (ne_tfevents_write(tb->w, r->generation, unix_now(), v, n, err) != 0) {
     fprintf(stderr, "neuroevo: warning: TensorBoard events stopped: %s\n", err);

@@ -46,6 +46,22 @@ static int reserve_results(ne_run* run, const ne_batch* b) {
   return 0;
 }
 
+// Meta-learning: the population's mean return before and after the inner loop (successful
+// candidates of the population round; the elite's re-evaluation rounds are left out).
+static void meta_means(ne_run* run, const ne_batch* b) {
+  double pre = 0, post = 0;
+  int n = 0;
+  for (int i = 0; i < b->n; i++) {
+    const ne_result* r = &run->results[i];
+    if (r->status != 0) continue;
+    pre += r->pre_fitness;
+    post += r->fitness;
+    n++;
+  }
+  run->gen_pre = n ? pre / n : NAN;
+  run->gen_post = n ? post / n : NAN;
+}
+
 // The algorithm's own message for a failure (its last_error hook), else the code's text.
 static const char* algo_error(const ne_run* run, int rc) {
   const char* msg = run->vt->last_error ? run->vt->last_error(run->algo) : NULL;
@@ -63,6 +79,7 @@ static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* e
     if (reserve_results(run, batch)) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
     rc = ne_executor_evaluate(run->exec, batch, run->results, run->opt.stop, errstr);
     if (rc) return rc;
+    if (batch->round == 0 && run->meta.tasks > 0) meta_means(run, batch);
     for (int i = 0; i < batch->n; i++) *steps += run->results[i].steps;
     *evals += (uint64_t)batch->n;
     rc = run->vt->tell(run->algo, batch, run->results, &done);
@@ -111,8 +128,11 @@ static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uin
     return;
   }
   if (!isnan(r->elite_mean)) snprintf(elite, sizeof elite, "%9.2f", r->elite_mean);
-  ne__run_say(run, "gen %5u  evals %7s  steps %8s  %7s steps/s  best %9.2f  mean %9.2f  elite %s  [%s]  %s%s\n",
-              r->generation, evals, steps, rate, r->best, r->mean, elite, where, elapsed, eta);
+  // meta-learning: the population's mean return before -> after the inner loop
+  char adapt[48] = "";
+  if (run->meta.tasks > 0) snprintf(adapt, sizeof adapt, "  adapt %.2f -> %.2f", run->gen_pre, run->gen_post);
+  ne__run_say(run, "gen %5u  evals %7s  steps %8s  %7s steps/s  best %9.2f  mean %9.2f  elite %s%s  [%s]  %s%s\n",
+              r->generation, evals, steps, rate, r->best, r->mean, elite, adapt, where, elapsed, eta);
 }
 
 // ---- vector solutions (ES family): best.params, see run/params_file.h ----------------------
@@ -257,6 +277,9 @@ static void finish(ne_run* run, const char* reason) {
   ne__run_say(run, "run directory: %s\n", run->dir);
   if (plotted) ne__run_say(run, "curve:         %s/curve.png\n", run->dir);
   else ne__run_say(run, "curve:         none (see the warning above; `neuroevo plot %s` draws it later)\n", run->dir);
+  // meta-learning: the returns before and after each inner step, per task
+  if (run->meta.tasks > 0)
+    ne__run_say(run, "adapt:         neuroevo eval %s --adapt %d\n", run->dir, run->meta.inner_steps);
 }
 
 // On a stop request: make sure the last completed generation is on disk.

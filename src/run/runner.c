@@ -30,7 +30,15 @@ static const char METRICS_HEADER[] = "generation,evaluations,env_steps,wall_s,be
 static const char METRICS_HEADER_MIN[] =
     "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean,minimized\n";
 
-static const char* metrics_header(const ne_run* run) { return run->minimize ? METRICS_HEADER_MIN : METRICS_HEADER; }
+// Meta-learning runs (meta.tasks > 0) add two columns: the population's mean return before and
+// after the inner loop (post_adapt is the mean fitness).
+static const char METRICS_HEADER_META[] =
+    "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean,pre_adapt,post_adapt\n";
+
+static const char* metrics_header(const ne_run* run) {
+  if (run->meta.tasks > 0) return METRICS_HEADER_META;
+  return run->minimize ? METRICS_HEADER_MIN : METRICS_HEADER;
+}
 
 // ---- output --------------------------------------------------------------------------------
 
@@ -58,9 +66,11 @@ static void path_in(const ne_run* run, char* buf, size_t size, const char* name)
 int ne__run_append_metrics(ne_run* run, const ne_gen_report* r, char* errstr) {
   char row[512];
   double s = run->minimize ? -1.0 : 1.0;  // fitness -> f for minimized tasks
-  int n = snprintf(row, sizeof row, "%u,%llu,%llu,%.3f,%.10g,%.10g,%.10g,%.10g%s\n", r->generation,
+  char meta[64] = "";                     // meta-learning: the population's returns before and after the inner loop
+  if (run->meta.tasks > 0) snprintf(meta, sizeof meta, ",%.10g,%.10g", run->gen_pre, run->gen_post);
+  int n = snprintf(row, sizeof row, "%u,%llu,%llu,%.3f,%.10g,%.10g,%.10g,%.10g%s%s\n", r->generation,
                    (unsigned long long)run->evaluations, (unsigned long long)run->env_steps, run->wall_s, s * r->best,
-                   s * r->mean, s * r->median, s * r->elite_mean, run->minimize ? ",1" : "");
+                   s * r->mean, s * r->median, s * r->elite_mean, run->minimize ? ",1" : "", meta);
   char path[4096];
   path_in(run, path, sizeof path, "metrics.csv");
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
@@ -154,6 +164,7 @@ static int parse_target(ne_run* run, char* errstr) {
 static int build(ne_run* run, char* errstr) {
   int rc = ne_env_from_config(run->cfg, &run->env, errstr);
   if (!rc) rc = ne_policy_from_config(run->cfg, run->env, &run->policy, errstr);
+  if (!rc) rc = ne_meta_from_config(run->cfg, run->env, &run->policy, &run->meta, errstr);
   if (!rc) run->minimize = run->env->evaluate != NULL;
   if (!rc) rc = parse_target(run, errstr);
   if (rc) return rc;
@@ -167,6 +178,13 @@ static int build(ne_run* run, char* errstr) {
   const char* algo = ne_config_str(run->cfg, "run", "algorithm");
   run->vt = ne_algo_find(algo);
   if (!run->vt) return ne__set_error(errstr, NE_ENOTFOUND, "run.algorithm = %s is not available in this build", algo);
+  // meta-learning's inner loop measures no behaviour characterizations: novelty would compare zeros
+  int novelty = strncmp(algo, "ns", 2) == 0 || (strcmp(algo, "ga") == 0 && ne_config_bool(run->cfg, "ga", "novelty"));
+  if (run->meta.tasks > 0 && novelty)
+    return ne__set_error(errstr, NE_EINVAL,
+                         "meta.tasks = %d with %s: a meta-evaluation measures no behaviour characterizations for "
+                         "novelty search; set meta.tasks = 0, or use a reward-only algorithm (ga, es, ...)",
+                         run->meta.tasks, strcmp(algo, "ga") == 0 ? "ga.novelty = true" : algo);
   ne_problem prob = {&run->policy,
                      run->policy.n_params,
                      (uint64_t)ne_config_int(run->cfg, "run", "seed"),
@@ -184,15 +202,23 @@ static int build(ne_run* run, char* errstr) {
   run->plot_every = (int)ne_config_int(run->cfg, "run", "plot_every");
   run->plot_seconds = ne_config_float(run->cfg, "run", "plot_seconds");
   run->best_score = NAN;
+  run->gen_pre = run->gen_post = NAN;
   // executor: the caller's, or a local pool
   if (run->opt.executor) {
     run->exec = run->opt.executor;
-    return 0;
+  } else {
+    int threads = run->opt.threads > 0 ? run->opt.threads : (int)ne_config_int(run->cfg, "run", "threads");
+    size_t cache_bytes = (size_t)ne_config_int(run->cfg, "ga", "cache_mb") << 20;
+    rc = ne_local_executor_create(run->env, &run->policy, threads, cache_bytes, &run->exec, errstr);
+    run->own_exec = rc == 0;
   }
-  int threads = run->opt.threads > 0 ? run->opt.threads : (int)ne_config_int(run->cfg, "run", "threads");
-  size_t cache_bytes = (size_t)ne_config_int(run->cfg, "ga", "cache_mb") << 20;
-  rc = ne_local_executor_create(run->env, &run->policy, threads, cache_bytes, &run->exec, errstr);
-  run->own_exec = rc == 0;
+  // meta-learning: local evaluators run the inner loop (a caller's local executor too, e.g.
+  // compare's); Redis workers read [meta] from the experiment's config themselves
+  if (!rc && run->meta.tasks > 0) {
+    rc = ne_local_executor_set_meta(run->exec, &run->meta, NULL);
+    if (rc == NE_EINVAL) rc = 0;  // not local
+    else if (rc) rc = ne__set_error(errstr, rc, "out of memory for the inner loops");
+  }
   return rc;
 }
 
@@ -324,6 +350,8 @@ void ne_run_destroy(ne_run* run) {
   if (!run) return;
   if (run->algo) run->vt->destroy(run->algo);
   if (run->own_exec) ne_executor_destroy(run->exec);
+  // a caller's local executor outlives run->meta: back to plain evaluations
+  else if (run->exec && run->meta.tasks > 0) ne_local_executor_set_meta(run->exec, NULL, NULL);
   ne_env_spec_destroy(run->env);
   ne_config_destroy(run->cfg);
   ne_free(run->results);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "neuroevo/algo.h"
+#include "neuroevo/meta.h"
 #include "neuroevo/run.h"
 
 struct ne_run {
@@ -49,6 +50,10 @@ struct ne_run {
   double plotted_at;      // ne__now() of the last redraw (0: none yet)
   struct ne__run_tb* tb;  // TensorBoard event writer (run_tfevents.c); NULL when off
   int minimize;           // 1 for black-box functions: metrics report f = -fitness (see runner.c)
+  // meta-learning (meta.h): the inner loop, and this generation's population means of the returns
+  // before and after it (metrics.csv's pre_adapt, post_adapt columns)
+  ne_meta_spec meta;         // meta.tasks 0: no inner loop
+  double gen_pre, gen_post;  // NaN until the population round was evaluated
 };
 
 // Prints a line to stdout (unless quiet) and log.txt.

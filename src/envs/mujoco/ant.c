@@ -28,33 +28,46 @@
 #define CONTACT_FORCE_MAX 1.0
 #define RESET_NOISE_SCALE 0.1
 
-static int obs_dim(const mjModel* m) { return m->nq - 2 + m->nv + 6 * (m->nbody - 1); }
+int ne__mj_ant_obs_dim(const mjModel* m) { return m->nq - 2 + m->nv + 6 * (m->nbody - 1); }
 
-static void reset(const ne_mj_spec* s, mjData* d, ne_rng* rng) {
+void ne__mj_ant_reset(const ne_mj_spec* s, mjData* d, ne_rng* rng) {
   ne__mj_noise_uniform(rng, d->qpos, s->m->qpos0, s->m->nq, RESET_NOISE_SCALE);
   ne__mj_noise_normal(rng, d->qvel, NULL, s->m->nv, RESET_NOISE_SCALE);
 }
 
-static void observe(const ne_mj_spec* s, const mjData* d, float* obs) {
+void ne__mj_ant_observe(const ne_mj_spec* s, const mjData* d, float* obs) {
   int k = ne__mj_obs_qpos_qvel(s->m, d, 2, 0.0, obs);
   // contact_forces[1:]: every body but the world, 6 components each, clipped
   for (int i = 6; i < 6 * s->m->nbody; i++)
     obs[k++] = (float)ne__mj_clip(d->cfrc_ext[i], CONTACT_FORCE_MIN, CONTACT_FORCE_MAX);
 }
 
-static void position(const ne_mj_spec* s, const mjData* d, double xy[2]) {
+void ne__mj_ant_position(const ne_mj_spec* s, const mjData* d, double xy[2]) {
   (void)s;
   xy[0] = d->xpos[3 * MAIN_BODY];
   xy[1] = d->xpos[3 * MAIN_BODY + 1];
 }
 
-// np.isfinite(state_vector()).all() and min_z <= z <= max_z
-static int healthy(const mjModel* m, const mjData* d) {
+// np.isfinite(state_vector()).all()
+int ne__mj_ant_finite(const mjModel* m, const mjData* d) {
   for (int i = 0; i < m->nq; i++)
     if (!isfinite(d->qpos[i])) return 0;
   for (int i = 0; i < m->nv; i++)
     if (!isfinite(d->qvel[i])) return 0;
-  return HEALTHY_Z_MIN <= d->qpos[2] && d->qpos[2] <= HEALTHY_Z_MAX;
+  return 1;
+}
+
+// np.isfinite(state_vector()).all() and min_z <= z <= max_z
+static int healthy(const mjModel* m, const mjData* d) {
+  return ne__mj_ant_finite(m, d) && HEALTHY_Z_MIN <= d->qpos[2] && d->qpos[2] <= HEALTHY_Z_MAX;
+}
+
+// contact_cost over the clipped cfrc_ext of all bodies, the world included
+double ne__mj_ant_contact_cost(const ne_mj_spec* s, const mjData* d) {
+  double clipped[6 * 64];
+  int n = 6 * s->m->nbody;
+  for (int i = 0; i < n; i++) clipped[i] = ne__mj_clip(d->cfrc_ext[i], CONTACT_FORCE_MIN, CONTACT_FORCE_MAX);
+  return CONTACT_COST_WEIGHT * ne__mj_sumsq(clipped, n);
 }
 
 static double reward(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated) {
@@ -62,21 +75,31 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
   int is_healthy = healthy(s->m, d);
   double rewards = x_velocity * FORWARD_REWARD_WEIGHT + is_healthy * HEALTHY_REWARD;
   float ctrl_cost = CTRL_COST_WEIGHT * ne__mj_sumsq_f32(act, s->m->nu);
-  // contact_cost over the clipped cfrc_ext of all bodies, the world included
-  double clipped[6 * 64];
-  int n = 6 * s->m->nbody;
-  for (int i = 0; i < n; i++) clipped[i] = ne__mj_clip(d->cfrc_ext[i], CONTACT_FORCE_MIN, CONTACT_FORCE_MAX);
-  double contact_cost = CONTACT_COST_WEIGHT * ne__mj_sumsq(clipped, n);
+  double contact_cost = ne__mj_ant_contact_cost(s, d);
   *terminated = !is_healthy;
   return rewards - ((double)ctrl_cost + contact_cost);
 }
 
-// the model must fit reward()'s stack buffer
-static int prepare(ne_mj_spec* s, char* errstr) {
-  if (s->m->nbody > 64) return ne__set_error(errstr, NE_ERANGE, "Ant-v5: %d bodies (at most 64)", (int)s->m->nbody);
+// the model must fit the contact cost's stack buffer
+int ne__mj_ant_prepare(ne_mj_spec* s, char* errstr) {
+  if (s->m->nbody > 64)
+    return ne__set_error(errstr, NE_ERANGE, "%s: %d bodies (at most 64)", s->task->id, (int)s->m->nbody);
   return 0;
 }
 
 const ne_mj_task ne__mj_ant = {
-    "Ant-v5", "ant.xml", FRAME_SKIP, 1000, 1, 6000.0, obs_dim, prepare, reset, observe, position, reward, 2, NULL,
+    "Ant-v5",
+    "ant.xml",
+    FRAME_SKIP,
+    1000,
+    1,
+    6000.0,
+    ne__mj_ant_obs_dim,
+    ne__mj_ant_prepare,
+    ne__mj_ant_reset,
+    ne__mj_ant_observe,
+    ne__mj_ant_position,
+    reward,
+    2,
+    NULL,
 };

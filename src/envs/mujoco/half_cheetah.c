@@ -15,16 +15,18 @@
 #define CTRL_COST_WEIGHT 0.1f  // applied to a float32 sum, so a float32 product
 #define RESET_NOISE_SCALE 0.1
 
-static int obs_dim(const mjModel* m) { return m->nq - 1 + m->nv; }
+int ne__mj_half_cheetah_obs_dim(const mjModel* m) { return m->nq - 1 + m->nv; }
 
-static void reset(const ne_mj_spec* s, mjData* d, ne_rng* rng) {
+void ne__mj_half_cheetah_reset(const ne_mj_spec* s, mjData* d, ne_rng* rng) {
   ne__mj_noise_uniform(rng, d->qpos, s->m->qpos0, s->m->nq, RESET_NOISE_SCALE);
   ne__mj_noise_normal(rng, d->qvel, NULL, s->m->nv, RESET_NOISE_SCALE);
 }
 
-static void observe(const ne_mj_spec* s, const mjData* d, float* obs) { ne__mj_obs_qpos_qvel(s->m, d, 1, 0.0, obs); }
+void ne__mj_half_cheetah_observe(const ne_mj_spec* s, const mjData* d, float* obs) {
+  ne__mj_obs_qpos_qvel(s->m, d, 1, 0.0, obs);
+}
 
-static void position(const ne_mj_spec* s, const mjData* d, double xy[2]) {
+void ne__mj_half_cheetah_position(const ne_mj_spec* s, const mjData* d, double xy[2]) {
   (void)s;
   xy[0] = d->qpos[0];
 }
@@ -37,6 +39,18 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 }
 
 const ne_mj_task ne__mj_half_cheetah = {
-    "HalfCheetah-v5", "half_cheetah.xml", FRAME_SKIP, 1000, 1,    4800.0, obs_dim, NULL, reset,
-    observe,          position,           reward,     1,    NULL,
+    "HalfCheetah-v5",
+    "half_cheetah.xml",
+    FRAME_SKIP,
+    1000,
+    1,
+    4800.0,
+    ne__mj_half_cheetah_obs_dim,
+    NULL,
+    ne__mj_half_cheetah_reset,
+    ne__mj_half_cheetah_observe,
+    ne__mj_half_cheetah_position,
+    reward,
+    1,
+    NULL,
 };

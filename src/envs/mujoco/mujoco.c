@@ -39,6 +39,15 @@ static const ne_mj_task* const tasks[] = {
 };
 #define N_TASKS ((int)(sizeof tasks / sizeof tasks[0]))
 
+// the task families (meta-learning): half_cheetah_tasks.c, ant_tasks.c
+static const ne_mj_task_family* const families[] = {
+    &ne__mj_half_cheetah_vel,
+    &ne__mj_half_cheetah_dir,
+    &ne__mj_ant_dir,
+    &ne__mj_ant_goal,
+};
+#define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
+
 // Summaries repeat the task's (the registry wants a static table of entries).
 const ne_env_entry ne__mujoco_envs[] = {
     {"Hopper-v5", "MuJoCo one-legged hopper; obs 11 (qpos[1:], clipped qvel), act Box(-1, 1, (3,))", mj_make},
@@ -55,6 +64,14 @@ const ne_env_entry ne__mujoco_envs[] = {
     {"HumanoidTrap-v5",
      "Humanoid-v5 facing a U-shaped wall (Conti et al. 2018's deceptive trap, made from humanoid.xml at load "
      "time); obs 348, act Box(-0.4, 0.4, (17,)); behaviour: final x-y",
+     mj_make},
+    // task families for meta-learning (MAML / ProMP), TimeLimit 200
+    {"HalfCheetahVel-v5", "MAML's half cheetah running at a goal velocity; reward -|v - goal| - 0.05|a|^2; obs 17",
+     mj_make},
+    {"HalfCheetahDir-v5", "MAML's half cheetah running forward or backward; reward direction * v - 0.05|a|^2; obs 17",
+     mj_make},
+    {"AntDir-v5", "MAML's ant walking forward or backward; reward direction * v + 1 - costs; obs 105", mj_make},
+    {"AntGoal-v5", "MAML's ant walking to a goal position; reward -L1 distance - costs; obs 107 (x, y included)",
      mj_make},
     {NULL, NULL, NULL},
 };
@@ -206,7 +223,9 @@ static void step_call(void* arg) {
   for (int k = 0; k < s->task->frame_skip; k++) mj_step(s->m, d);
   mj_rnePostConstraint(s->m, d);
   *c->terminated = 0;
-  *c->reward = s->task->reward(s, d, before, c->act, c->terminated);
+  // task families: the reward of the state's task
+  if (s->family) *c->reward = s->family->task_reward(s, d, before, c->act, c->st->task, c->terminated);
+  else *c->reward = s->task->reward(s, d, before, c->act, c->terminated);
 }
 
 static void mj_env_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
@@ -302,6 +321,26 @@ static const ne_env_hooks mujoco_hooks = {.state_init = mj_state_init,
                                           .render_free = ne__mj_render_free,
                                           .behaviour = mj_behaviour};
 
+// task families: the distribution and the task of a state's next episodes
+static void mj_sample_task(const ne_env_spec* spec, ne_rng* rng, double* task) {
+  ((const ne_mj_spec*)spec->data)->family->sample_task(rng, task);
+}
+
+static void mj_set_task(const ne_env_spec* spec, void* impl, const double* task) {
+  ne_mj_state* st = impl;
+  memcpy(st->task, task, (size_t)spec->task_dim * sizeof *task);
+}
+
+static const ne_env_hooks mujoco_task_hooks = {
+    .state_init = mj_state_init,
+    .state_free = mj_state_free,
+    .render = ne__mj_render,
+    .render_free = ne__mj_render_free,
+    .behaviour = mj_behaviour,
+    .sample_task = mj_sample_task,
+    .set_task = mj_set_task,
+};
+
 // fills spec from the task and the loaded model
 static int spec_fill(const ne_mj_task* task, ne_mj_spec* s, ne_env_spec* spec, char* errstr) {
   const mjModel* m = s->m;
@@ -329,14 +368,24 @@ static int spec_fill(const ne_mj_task* task, ne_mj_spec* s, ne_env_spec* spec, c
     spec->bc_dim = task->position_dims;
   }
   s->dt = m->opt.timestep * task->frame_skip;
+  // task families: the task vector, its meaning and its hooks
+  if (s->family) {
+    spec->task_dim = s->family->task_dim;
+    spec->task_names = s->family->task_names;
+    spec->task_desc = s->family->task_desc;
+    spec->hooks = &mujoco_task_hooks;
+  }
   return task->prepare ? task->prepare(s, errstr) : 0;
 }
 
 static int mj_make(const char* id, const ne_env_options* options, ne_env_spec* spec, char* errstr) {
   (void)options;
   const ne_mj_task* task = NULL;
+  const ne_mj_task_family* family = NULL;
   for (int i = 0; i < N_TASKS && !task; i++)
     if (strcmp(tasks[i]->id, id) == 0) task = tasks[i];
+  for (int i = 0; i < N_FAMILIES && !task; i++)
+    if (strcmp(families[i]->env.id, id) == 0) family = families[i], task = &families[i]->env;
   if (!task) return ne__set_error(errstr, NE_ENOTFOUND, "no MuJoCo task '%s'", id);
   ne_mj_spec* s = ne_calloc(1, sizeof *s);
   if (!s) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", id);
@@ -347,6 +396,7 @@ static int mj_make(const char* id, const ne_env_options* options, ne_env_spec* s
   spec->status = mj_status;
   spec->data = s;
   s->task = task;
+  s->family = family;
   int rc = model_acquire(task, &s->m, errstr);
   return rc ? rc : spec_fill(task, s, spec, errstr);
 }

@@ -16,21 +16,24 @@
 #include "neuroevo/error.h"  // NE_ERRSTR_LEN
 
 typedef struct ne_mj_task ne_mj_task;
+typedef struct ne_mj_task_family ne_mj_task_family;
 
 // spec->data of every MuJoCo env: immutable after make.
 typedef struct ne_mj_spec {
-  const ne_mj_task* task;  // the env's constants and hooks
-  const mjModel* m;        // the shared model (mujoco.c's cache holds the reference)
-  double dt;               // m->opt.timestep * frame_skip (Gymnasium's `self.dt`)
-  int body[2];             // bodies a task names (Ant: main body; Reacher: fingertip, target)
-  double total_mass;       // sum of model->body_mass (Humanoid's mass_center denominator)
+  const ne_mj_task* task;           // the env's constants and hooks
+  const ne_mj_task_family* family;  // task families: the task part (NULL for the plain v5 envs)
+  const mjModel* m;                 // the shared model (mujoco.c's cache holds the reference)
+  double dt;                        // m->opt.timestep * frame_skip (Gymnasium's `self.dt`)
+  int body[2];                      // bodies a task names (Ant: main body; Reacher: fingertip, target)
+  double total_mass;                // sum of model->body_mass (Humanoid's mass_center denominator)
 } ne_mj_spec;
 
 // The per-state impl (family->state_bytes); `d` is made by the state_init hook.
 typedef struct ne_mj_state {
-  mjData* d;                   // this env's simulation data, owned (mj_deleteData in state_free)
-  int err;                     // 0, or NE_EPHYSICS when MuJoCo stopped the last reset/step
-  char errmsg[NE_ERRSTR_LEN];  // "<env id>: MuJoCo: <its message>" when err is set
+  mjData* d;                     // this env's simulation data, owned (mj_deleteData in state_free)
+  int err;                       // 0, or NE_EPHYSICS when MuJoCo stopped the last reset/step
+  char errmsg[NE_ERRSTR_LEN];    // "<env id>: MuJoCo: <its message>" when err is set
+  double task[NE_ENV_MAX_TASK];  // task families: the task of the current episode (set_task hook)
 } ne_mj_state;
 
 // One Gymnasium v5 MuJoCo env: what differs from env to env. The shared step (mujoco.c) records
@@ -53,7 +56,7 @@ struct ne_mj_task {
   void (*observe)(const ne_mj_spec* s, const mjData* d, float* obs);
   // the position whose finite difference is the forward velocity (x or xy). Nullable
   void (*position)(const ne_mj_spec* s, const mjData* d, double xy[2]);
-  // the reward of the step just simulated and whether it terminated
+  // the reward of the step just simulated and whether it terminated (NULL for task families)
   double (*reward)(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated);
   // coordinates of `position` that are meaningful: 1 (planar robots: x), 2 (x and y); they are
   // also the env's behaviour characterization, its final position (Conti et al. 2018)
@@ -63,11 +66,43 @@ struct ne_mj_task {
   int (*edit)(mjSpec* spec, char* errstr);
 };
 
+// A task family over a v5 env's model (meta-learning; half_cheetah_tasks.c, ant_tasks.c): the env
+// part (`env`, whose reward is unused) plus the task's distribution and the reward that reads it.
+struct ne_mj_task_family {
+  ne_mj_task env;          // model, frame skip, TimeLimit, reset and observation
+  int task_dim;            // length of a task vector
+  const char* task_names;  // the values' names, comma-separated
+  const char* task_desc;   // the task distribution, for `neuroevo envs`
+  // draws a task from the family's distribution
+  void (*sample_task)(ne_rng* rng, double* task);
+  // the reward of the step just simulated for task, and whether it terminated
+  double (*task_reward)(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act,
+                        const double* task, int* terminated);
+};
+
 // The tasks, one per file (hopper.c, ...).
 extern const ne_mj_task ne__mj_hopper, ne__mj_half_cheetah, ne__mj_walker2d, ne__mj_ant, ne__mj_humanoid,
     ne__mj_swimmer, ne__mj_inverted_pendulum, ne__mj_inverted_double_pendulum, ne__mj_reacher;
 // novelty search's deceptive humanoid (humanoid.c): Humanoid-v5 inside a U-shaped wall
 extern const ne_mj_task ne__mj_humanoid_trap;
+
+// Task families over the same models (meta-learning): half_cheetah_tasks.c and ant_tasks.c.
+extern const ne_mj_task_family ne__mj_half_cheetah_vel, ne__mj_half_cheetah_dir, ne__mj_ant_dir, ne__mj_ant_goal;
+
+// What the task families reuse of the v5 envs' physics code: HalfCheetah-v5's start-state noise,
+// observation and x position (half_cheetah.c); Ant-v5's start-state noise, observation, torso xy,
+// health check, contact cost and model check (ant.c).
+void ne__mj_half_cheetah_reset(const ne_mj_spec* s, mjData* d, ne_rng* rng);
+void ne__mj_half_cheetah_observe(const ne_mj_spec* s, const mjData* d, float* obs);
+void ne__mj_half_cheetah_position(const ne_mj_spec* s, const mjData* d, double xy[2]);
+int ne__mj_half_cheetah_obs_dim(const mjModel* m);
+void ne__mj_ant_reset(const ne_mj_spec* s, mjData* d, ne_rng* rng);
+void ne__mj_ant_observe(const ne_mj_spec* s, const mjData* d, float* obs);
+void ne__mj_ant_position(const ne_mj_spec* s, const mjData* d, double xy[2]);
+int ne__mj_ant_obs_dim(const mjModel* m);
+int ne__mj_ant_finite(const mjModel* m, const mjData* d);              // qpos and qvel all finite
+double ne__mj_ant_contact_cost(const ne_mj_spec* s, const mjData* d);  // 5e-4 * sum(clip(cfrc_ext)^2)
+int ne__mj_ant_prepare(ne_mj_spec* s, char* errstr);
 
 // The render hook (mj_render.c): MuJoCo's own offscreen renderer in an EGL or OSMesa context.
 int ne__mj_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
