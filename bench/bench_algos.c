@@ -47,7 +47,7 @@ static double ask_tell_seconds(const char* algo, const char* cfg_text, size_t p,
   if (ne_policy_spec_init(&spec, (int)p - 1, NULL, 0, 1, NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_NORMC, &lo, &hi, err))
     die("policy", err);
   ne_config* cfg = config_for(cfg_text);
-  ne_problem prob = {&spec, spec.n_params, 1, 1, 4};
+  ne_problem prob = {&spec, spec.n_params, 1, 1, 4, 0};
   const ne_algo_vt* vt = ne_algo_find(algo);
   void* self;
   if (vt->create(&prob, cfg, &self, err)) die(algo, err);
@@ -181,7 +181,7 @@ static void throughput_ratio(const char* hidden, const char* noise, int generati
   ne_env_spec* env;
   ne_policy_spec policy;
   if (ne_env_from_config(cfg, &env, err) || ne_policy_from_config(cfg, env, &policy, err)) die("setup", err);
-  ne_problem prob = {&policy, policy.n_params, 1, 1, env->obs_dim};
+  ne_problem prob = {&policy, policy.n_params, 1, 1, env->obs_dim, env->bc_dim};
   const ne_algo_vt* vt = ne_algo_find("es");
   void *es_a, *es_b;
   if (vt->create(&prob, cfg, &es_a, err) || vt->create(&prob, cfg, &es_b, err)) die("es", err);

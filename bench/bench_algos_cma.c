@@ -40,7 +40,7 @@ static timing time_ask_tell(const char* algo, size_t p, double min_s, int min_ge
   snprintf(text, sizeof text,
            "[run]\nalgorithm = %s\n[%s]\nx0 = zeros\nsigma0 = 0.1\neval_mean = false\nipop = false\n", algo, algo);
   if (!cfg || ne_config_load_string(cfg, text, "bench", err)) die("config", err);
-  ne_problem prob = {&spec, p, 1, 1, 1};
+  ne_problem prob = {&spec, p, 1, 1, 1, 0};
   const ne_algo_vt* vt = ne_algo_find(algo);
   void* self;
   if (!vt || vt->create(&prob, cfg, &self, err)) die(algo, err);

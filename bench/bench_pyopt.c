@@ -90,7 +90,7 @@ static double bridge(const char* optimizer) {
            "x0 = zeros\neval_recommendation = false\nsnapshot_mb = 0\n",
            optimizer, POP);
   if (!cfg || ne_config_load_string(cfg, text, "bench", err)) die("config", err);
-  ne_problem prob = {&spec, DIM, 1, 1, 1};
+  ne_problem prob = {&spec, DIM, 1, 1, 1, 0};
   const ne_algo_vt* vt = ne_algo_find("nevergrad");
   void* self;
   if (!vt || vt->create(&prob, cfg, &self, err)) die(optimizer, err);

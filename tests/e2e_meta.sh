@@ -52,6 +52,12 @@ awk -F, 'NR > 1 && ($10 != $6 || $9 == $10) { bad = 1 } END { exit bad }' N1/met
 grep -q "^meta.update = pg$" N1/best.genome || fail "best.genome lacks the [meta] keys"
 grep -q "adapt -" N1/log.txt || fail "the progress line lacks the adaptation figures"
 
+# --- novelty search cannot use a meta-evaluation's results (no behaviours): a clear error ------
+for algo in "run.algorithm=ns-es" "ga.novelty=true"; do
+  if "$BIN" run nav.ini $algo --generations 1 --out NS --quiet 2>ns.err; then fail "$algo with meta.tasks = 2 ran"; fi
+  grep -q "measures no behaviour characterizations for novelty search" ns.err || fail "$algo: $(cat ns.err)"
+done
+
 # --- SIGKILL mid-run, resume: identical ---------------------------------------------------------
 "$BIN" run nav.ini --threads 2 --out K --quiet &
 pid=$!

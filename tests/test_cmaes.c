@@ -73,7 +73,7 @@ static void bb_open(bb* b, const char* algo, const char* fn, int dim, uint64_t s
   b->vt = ne_algo_find(algo);
   ASSERT(b->vt);
   b->eval_mean = ne_config_bool(b->cfg, algo, "eval_mean");
-  ne_problem prob = {&b->policy, b->policy.n_params, seed, 1, 1};
+  ne_problem prob = {&b->policy, b->policy.n_params, seed, 1, 1, 0};
   if (b->vt->create(&prob, b->cfg, &b->algo, err)) TEST_FAIL("create: %s", err);
 }
 

@@ -335,6 +335,68 @@ static void test_validate_section_of_other_algorithm(void) {
   ne_config_destroy(cfg);
 }
 
+// Sections shared by several algorithms: [es] serves es and the NS-ES family; [novelty] serves the
+// NS-ES family and ga only while ga.novelty = true (a "ga:novelty" switch); the resolved config
+// writes them only where they are in use.
+static void test_shared_and_switched_sections(void) {
+  ne_config* cfg = fresh();
+  char err[NE_ERRSTR_LEN] = "";
+  load_expect(cfg, "[run]\nalgorithm = nsra-es\n[es]\nsigma = 0.05\n[novelty]\nk = 7\n", "n.ini", 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), 0);
+  char* text = ne_config_format(cfg);
+  ASSERT_CONTAINS(text, "\n[es]\n");
+  ASSERT_CONTAINS(text, "\n[novelty]\n");
+  ASSERT_CONTAINS(text, "\nk = 7\n");
+  ne_free(text);
+  ne_config_destroy(cfg);
+  // [novelty] under plain ES: named, with the algorithm to choose
+  cfg = fresh();
+  load_expect(cfg, "[run]\nalgorithm = es\n[novelty]\nk = 7\n", "e.ini", 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
+  ASSERT_STR_EQ(
+      err,
+      "e.ini:4: section [novelty] configures algorithm 'ns-es' (or nsr-es, nsra-es, ga with ga.novelty = true), but "
+      "run.algorithm = es (remove [novelty] or set algorithm = ns-es)");
+  ne_config_destroy(cfg);
+  // [novelty] under the GA: only with ga.novelty = true
+  cfg = fresh();
+  load_expect(cfg, "[ga]\npopulation = 50\n[novelty]\narchive_prob = 0.1\n", "g.ini", 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
+  ASSERT_STR_EQ(err,
+                "g.ini:4: section [novelty] has no effect while ga.novelty = false (set ga.novelty = true or "
+                "remove [novelty])");
+  text = ne_config_format(cfg);
+  ASSERT(strstr(text, "\n[novelty]\n") == NULL);
+  ne_free(text);
+  ASSERT_EQ(ne_config_set(cfg, "ga", "novelty", "true", NULL, err), 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), 0);
+  text = ne_config_format(cfg);
+  ASSERT_CONTAINS(text, "\n[novelty]\n");
+  ASSERT_CONTAINS(text, "archive_prob = 0.1\n");
+  ne_free(text);
+  ne_config_destroy(cfg);
+  // an override switching algorithms keeps the sections the new one shares: NS-ES -> ES keeps [es]
+  // and drops [novelty] with a note
+  const char* ns = "[run]\nalgorithm = ns-es\n[es]\nsigma = 0.05\n[novelty]\nk = 7\n";
+  cfg = fresh();
+  load_expect(cfg, ns, "n.ini", 0);
+  ASSERT_EQ(ne_config_override(cfg, "run.algorithm=es", "command line", err), 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), 0);
+  ASSERT(ne_config_float(cfg, "es", "sigma") == 0.05);
+  ASSERT_CONTAINS(ne_config_notes(cfg), "ignoring [novelty]");
+  ASSERT(strstr(ne_config_notes(cfg), "ignoring [es]") == NULL);
+  ne_config_destroy(cfg);
+  // NS-ES -> GA drops [es]; [novelty] waits for ga.novelty, which a later override may turn on
+  cfg = fresh();
+  load_expect(cfg, ns, "n.ini", 0);
+  ASSERT_EQ(ne_config_override(cfg, "run.algorithm=ga", "command line", err), 0);
+  ASSERT_CONTAINS(ne_config_notes(cfg), "ignoring [es]");
+  ASSERT_EQ(ne_config_override(cfg, "ga.novelty=true", "command line", err), 0);
+  ASSERT_EQ(ne_config_validate(cfg, err), 0);
+  ASSERT_EQ(ne_config_int(cfg, "novelty", "k"), 7);
+  ne_config_destroy(cfg);
+}
+
 static void test_intlist_parsing(void) {
   struct {
     const char* text;
@@ -697,9 +759,10 @@ static void test_algorithm_switch_by_override(void) {
   ASSERT_EQ(ne_config_override(cfg, "es.lr=0.1", "command line", err), 0);
   ASSERT_EQ(ne_config_override(cfg, "run.algorithm=ga", "command line", err), 0);
   ASSERT_EQ(ne_config_validate(cfg, err), NE_EINVAL);
-  ASSERT_STR_EQ(err,
-                "command line: section [es] configures algorithm 'es', but run.algorithm = ga "
-                "(remove [es] or set algorithm = es)");
+  ASSERT_STR_EQ(
+      err,
+      "command line: section [es] configures algorithm 'es' (or ns-es, nsr-es, nsra-es), but run.algorithm = ga "
+      "(remove [es] or set algorithm = es)");
   ne_config_destroy(cfg);
 
   // run.algorithm from the file itself: still an error, as before
@@ -771,9 +834,9 @@ TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_schema_well_formed), TEST_E
           TEST_ENTRY(test_wrong_type_names_expected_form), TEST_ENTRY(test_syntax_and_long_lines),
           TEST_ENTRY(test_line_counting_and_layout), TEST_ENTRY(test_failed_load_changes_nothing),
           TEST_ENTRY(test_override_errors), TEST_ENTRY(test_validate_cross_keys), TEST_ENTRY(test_validate_target),
-          TEST_ENTRY(test_validate_section_of_other_algorithm), TEST_ENTRY(test_intlist_parsing),
-          TEST_ENTRY(test_bool_spellings), TEST_ENTRY(test_numbers), TEST_ENTRY(test_format_round_trip),
-          TEST_ENTRY(test_resolved_config_without_new_keys_keeps_old_behaviour),
+          TEST_ENTRY(test_validate_section_of_other_algorithm), TEST_ENTRY(test_shared_and_switched_sections),
+          TEST_ENTRY(test_intlist_parsing), TEST_ENTRY(test_bool_spellings), TEST_ENTRY(test_numbers),
+          TEST_ENTRY(test_format_round_trip), TEST_ENTRY(test_resolved_config_without_new_keys_keeps_old_behaviour),
           TEST_ENTRY(test_float_round_trip_exact), TEST_ENTRY(test_write_file), TEST_ENTRY(test_clone_is_deep),
           TEST_ENTRY(test_inline_comments), TEST_ENTRY(test_duplicate_key_names_both_lines),
           TEST_ENTRY(test_algorithm_switch_by_override), TEST_ENTRY(test_allocation_failures))

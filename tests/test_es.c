@@ -39,7 +39,7 @@ static void* make_algo(const char* name, const ne_config* cfg, uint64_t seed) {
   ASSERT_EQ(
       ne_policy_spec_init(&spec, OBS_DIM, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
       0);
-  ne_problem prob = {&spec, spec.n_params, seed, 1, OBS_DIM};
+  ne_problem prob = {&spec, spec.n_params, seed, 1, OBS_DIM, 0};
   const ne_algo_vt* vt = ne_algo_find(name);
   ASSERT(vt);
   void* algo = NULL;
@@ -289,7 +289,7 @@ static void es_asks_antithetic_pairs_and_the_centre(void) {
   ASSERT_EQ(b->cands[6].episodes, 4);
   // an odd population is refused with a message naming the key
   ne_config* odd = make_config("es", "[es]\npopulation = 7\n");
-  ne_problem prob = {&spec, spec.n_params, 1, 1, OBS_DIM};
+  ne_problem prob = {&spec, spec.n_params, 1, 1, OBS_DIM, 0};
   void* none = NULL;
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(vt->create(&prob, odd, &none, err), NE_EINVAL);

@@ -31,7 +31,7 @@ static void* make_ga(const ne_config* cfg, uint64_t seed) {
   char err[NE_ERRSTR_LEN];
   ASSERT_EQ(ne_policy_spec_init(&spec, 3, hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
             0);
-  ne_problem prob = {&spec, spec.n_params, seed, 1, 3};
+  ne_problem prob = {&spec, spec.n_params, seed, 1, 3, 0};
   const ne_algo_vt* vt = ne_algo_find("ga");
   ASSERT(vt);
   void* ga = NULL;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Unit tests of the MuJoCo family (src/envs/mujoco): the nine v5 ids with their spaces, TimeLimits
 // and thresholds, one shared model per XML file, seeded resets inside v5's noise ranges,
-// set_state/get_state round trips (Gymnasium's set_state(qpos, qvel)), termination of an unhealthy
+// set_state/get_state round trips (Gymnasium's set_state(qpos, qvel)), final positions as behaviour
+// characterizations, termination of an unhealthy
 // Hopper, Reacher's truncation at 50, a state's mjData lifetime (ASan), and MuJoCo's fatal errors
 // (an arena too small for the contacts) failing one step with NE_EPHYSICS instead of the process. Exact agreement with
 // Gymnasium step by step is tests/py_mujoco_compare.py.
@@ -120,6 +121,95 @@ static void test_set_state_round_trip(void) {
   ASSERT_CONTAINS(err, "12 values");
   ne_env_state_destroy(st);
   ne_env_spec_destroy(spec);
+}
+
+// Locomotion's behaviour characterization is the final position its forward reward differentiates
+// (Conti et al. 2018): Ant's torso x-y, Humanoid's mass centre x-y, Hopper's x alone; the others
+// characterize by their final observation.
+static void test_behaviour_is_final_position(void) {
+  ne_env_spec* spec = make_env("Ant-v5");
+  ASSERT_EQ(spec->bc_dim, 2);
+  ASSERT_EQ(spec->bc_native, 1);
+  ne_env_state* st = ne_env_state_create(spec);
+  double v[29] = {0};
+  v[0] = 3.5, v[1] = -2.25, v[2] = 0.75, v[3] = 1.0;  // torso at (3.5, -2.25), upright quaternion
+  ASSERT_EQ(ne_env_set_state(spec, st, v, 29, NULL), 0);
+  float bc[2];
+  ASSERT_EQ(ne_env_behaviour(spec, st, bc), 0);
+  ASSERT(bc[0] == 3.5f && bc[1] == -2.25f);
+  ne_env_state_destroy(st);
+  ne_env_spec_destroy(spec);
+  // Humanoid: the mass centre moves with the whole body
+  spec = make_env("Humanoid-v5");
+  ASSERT_EQ(spec->bc_dim, 2);
+  st = ne_env_state_create(spec);
+  ASSERT_EQ(ne_env_reset(spec, st, 3), 0);
+  float before[2];
+  ASSERT_EQ(ne_env_behaviour(spec, st, before), 0);
+  ASSERT_NEAR(before[0], 0.0, 0.2);
+  double q[47];
+  ne_env_get_state(spec, st, q);
+  q[0] += 4.0, q[1] -= 1.0;
+  ASSERT_EQ(ne_env_set_state(spec, st, q, 47, NULL), 0);
+  ASSERT_EQ(ne_env_behaviour(spec, st, bc), 0);
+  ASSERT_NEAR(bc[0], before[0] + 4.0, 1e-4);
+  ASSERT_NEAR(bc[1], before[1] - 1.0, 1e-4);
+  ne_env_state_destroy(st);
+  ne_env_spec_destroy(spec);
+  spec = make_env("Hopper-v5");
+  ASSERT_EQ(spec->bc_dim, 1);
+  ne_env_spec_destroy(spec);
+  spec = make_env("Reacher-v5");
+  ASSERT_EQ(spec->bc_native, 0);
+  ASSERT_EQ(spec->bc_dim, 10);
+  ne_env_spec_destroy(spec);
+}
+
+// HumanoidTrap-v5 is Humanoid-v5's model with the three walls of Conti et al.'s trap added at load
+// time: the same observation layout and start states; a body inside the front wall is pushed out
+// of it, the plain humanoid at the same state is not; both ids share nothing (two cached models).
+static void test_humanoid_trap(void) {
+  ne_env_spec* plain = make_env("Humanoid-v5");
+  ne_env_spec* trap = make_env("HumanoidTrap-v5");
+  const mjModel* mp = ((const ne_mj_spec*)plain->data)->m;
+  const mjModel* mt = ((const ne_mj_spec*)trap->data)->m;
+  ASSERT(mp != mt);
+  ASSERT_EQ(mt->ngeom, mp->ngeom + 3);
+  ASSERT_EQ(mt->nbody, mp->nbody);
+  ASSERT_EQ(trap->obs_dim, plain->obs_dim);
+  ASSERT_EQ(trap->bc_dim, 2);
+  int front = mj_name2id(mt, mjOBJ_GEOM, "trap_front");
+  ASSERT_GE(front, 0);
+  ASSERT_NEAR(mt->geom_pos[3 * front], 5.5, 0);
+  ASSERT_NEAR(mt->geom_size[3 * front + 1], 1.5, 0);
+  ASSERT_GE(mj_name2id(mt, mjOBJ_GEOM, "trap_left"), 0);
+  ASSERT_GE(mj_name2id(mt, mjOBJ_GEOM, "trap_right"), 0);
+  // the same reset in both: identical observations (the walls are far from the start)
+  ne_env_state* a = ne_env_state_create(plain);
+  ne_env_state* b = ne_env_state_create(trap);
+  ASSERT(a && b);
+  ASSERT_EQ(ne_env_reset(plain, a, 8), 0);
+  ASSERT_EQ(ne_env_reset(trap, b, 8), 0);
+  ASSERT_EQ(memcmp(a->obs, b->obs, (size_t)plain->obs_dim * sizeof(float)), 0);
+  // the torso moved into the front wall: only the trap pushes it back
+  double q[47];
+  ne_env_get_state(plain, a, q);
+  q[0] = 5.45;
+  ASSERT_EQ(ne_env_set_state(plain, a, q, 47, NULL), 0);
+  ASSERT_EQ(ne_env_set_state(trap, b, q, 47, NULL), 0);
+  float act[17] = {0};
+  ne_step_out so;
+  ASSERT_EQ(ne_env_step(plain, a, act, &so), 0);
+  ASSERT_EQ(ne_env_step(trap, b, act, &so), 0);
+  double qa[47], qb[47];
+  ne_env_get_state(plain, a, qa);
+  ne_env_get_state(trap, b, qb);
+  ASSERT_NEAR(qa[0], 5.45, 0.01);
+  ASSERT(qb[0] < qa[0] - 0.01);
+  ne_env_state_destroy(a);
+  ne_env_state_destroy(b);
+  ne_env_spec_destroy(plain);
+  ne_env_spec_destroy(trap);
 }
 
 // a Hopper set below z = 0.7 terminates on its first step; Reacher truncates at 50
@@ -273,10 +363,11 @@ static void test_fatal_error_fails_the_step(void) {
 
 int main(int argc, char** argv) {
   static const test_entry tests[] = {
-      TEST_ENTRY(test_ids_spaces_and_limits),      TEST_ENTRY(test_model_is_shared),
-      TEST_ENTRY(test_reset_seeded_and_in_range),  TEST_ENTRY(test_set_state_round_trip),
-      TEST_ENTRY(test_termination_and_truncation), TEST_ENTRY(test_all_envs_step),
-      TEST_ENTRY(test_error_handler_per_thread),   TEST_ENTRY(test_fatal_error_fails_the_step),
+      TEST_ENTRY(test_ids_spaces_and_limits),       TEST_ENTRY(test_model_is_shared),
+      TEST_ENTRY(test_reset_seeded_and_in_range),   TEST_ENTRY(test_set_state_round_trip),
+      TEST_ENTRY(test_behaviour_is_final_position), TEST_ENTRY(test_humanoid_trap),
+      TEST_ENTRY(test_termination_and_truncation),  TEST_ENTRY(test_all_envs_step),
+      TEST_ENTRY(test_error_handler_per_thread),    TEST_ENTRY(test_fatal_error_fails_the_step),
   };
   return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
 }

@@ -59,7 +59,7 @@ static void make_fixture(fixture* f) {
   for (int j = 0; j < 4; j++) f->mean[j] = 0.1f * (float)j, f->std[j] = 1.0f + (float)j;
   f->norm[0] = ne__wire_hash_floats(f->mean, 4);
   f->norm[1] = ne__wire_hash_floats(f->std, 4);
-  f->b = (ne_batch){7, 1, 28, f->cands, 2, f->blobs, 1, f->mean, f->std, 5.0f, NULL};
+  f->b = (ne_batch){7, 1, 28, f->cands, 2, f->blobs, 1, f->mean, f->std, 5.0f, NULL, 0};
 }
 
 static int all_indices(int* idx, int n) {
@@ -128,6 +128,14 @@ static void test_task_round_trip(void) {
   ASSERT_EQ(t.n_blobs, 1);
   for (int j = 0; j < 3; j++) assert_same_candidate(&f.cands[sub[j]], &t.cands[j], f.blobs, t.blobs);
   ASSERT_U64_EQ(t.table_size, 0);  // the generator
+  ASSERT_EQ(t.want_bc, 0);
+  // a batch that wants behaviour characterizations (novelty search) says so in every task
+  f.b.want_bc = 1;
+  ASSERT_EQ(ne__wire_encode_task(&buf, &rd, 44, &f.b, f.norm, 4, sub, 3), 0);
+  ASSERT_EQ(ne__wire_decode_task(&t, buf.data, buf.len, err), 0);
+  ASSERT_EQ(t.want_bc, 1);
+  ASSERT_EQ(t.want_obs_stats, 1);
+  ASSERT_EQ(t.n, 3);
   ne__wire_task_free(&t);
   ne__buf_free(&buf);
 }
@@ -180,7 +188,7 @@ static void test_task_long_chain_size(void) {
   uint64_t* seeds = ne_malloc(1000 * sizeof *seeds);
   for (int k = 0; k < 1000; k++) seeds[k] = ne_hash2(5, (uint64_t)k);
   ne_candidate c = {NE_CAND_CHAIN, 0, 1, 99, seeds, 1000, 0.002f, 0, 0, 0};
-  ne_batch b = {999, 0, 1, &c, 0, NULL, 0, NULL, NULL, 0, NULL};
+  ne_batch b = {999, 0, 1, &c, 0, NULL, 0, NULL, NULL, 0, NULL, 0};
   uint64_t norm[2] = {0, 0};
   ne__wire_round rd = {1, 999, 0, ne__wire_batch_digest(&b, norm, 4)};
   int idx = 0;
@@ -230,16 +238,19 @@ static void test_simulated_durations(void) {
 
 static void test_result_round_trip(void) {
   double sums[3][8];
+  float bcs[3][3];
   ne_result res[3];
   uint32_t idx[3] = {5, 0, 1000000};
   for (int i = 0; i < 3; i++) {
     for (int k = 0; k < 8; k++) sums[i][k] = (double)(i * 8 + k) / 3.0;
-    res[i] = (ne_result){123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0, 17.0 + i, sums[i],
-                         sums[i] + 4,    NAN};
+    for (int k = 0; k < 3; k++) bcs[i][k] = (float)(i - k) * 0.7f + 1e-3f * (float)k;
+    res[i] = (ne_result){
+        123.456789 + i, 0.1 * i, (uint32_t)(i + 1), 1000ull * (uint64_t)i, 0, 17.0 + i, sums[i], sums[i] + 4,
+        bcs[i],         NAN};
   }
   res[2].status = NE_ERANGE;
   res[2].fitness = NAN;
-  ne__wire_result_hdr h = {"worker-α-1", {77, 3, 1, 0xfeed}, 9, 0xf1f2f3f4f5f6f7f8ull, 4, 0, "", "", 0, 0, NULL};
+  ne__wire_result_hdr h = {"worker-α-1", {77, 3, 1, 0xfeed}, 9, 0xf1f2f3f4f5f6f7f8ull, 4, 3, 0, "", "", 0, 0, NULL};
   ne_buf buf;
   ne__buf_init(&buf);
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
@@ -264,9 +275,28 @@ static void test_result_round_trip(void) {
     ASSERT_EQ(d.results[i].obs_count, res[i].obs_count);
     for (int k = 0; k < 4; k++)
       ASSERT(d.results[i].obs_sum[k] == sums[i][k] && d.results[i].obs_sumsq[k] == sums[i][4 + k]);
+    ASSERT(memcmp(d.results[i].bc, bcs[i], sizeof bcs[i]) == 0);  // behaviours bit-exact
   }
   // without an inner loop every pre_fitness decodes as NaN
   for (int i = 0; i < 3; i++) ASSERT(isnan(d.results[i].pre_fitness));
+  ASSERT_EQ(d.hdr.bc_dim, 3);
+  // a successful result's behaviour must be finite (novelty distances use it); a failed one's may not
+  bcs[0][1] = NAN;
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), NE_ECORRUPT);
+  bcs[0][1] = 0.5f;
+  bcs[2][0] = NAN;
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
+  // a behaviour dimension with a NULL buffer is refused by the encoder
+  res[1].bc = NULL;
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), NE_EINVAL);
+  // without behaviours the results carry none
+  h.bc_dim = 0;
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
+  ASSERT_EQ(d.hdr.bc_dim, 0);
+  ASSERT(d.results[0].bc == NULL);
   // without observation sums a result is ~22 bytes
   h.obs_dim = 0;
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
@@ -280,6 +310,22 @@ static void test_result_round_trip(void) {
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
   ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
   for (int i = 0; i < 3; i++) ASSERT(memcmp(&d.results[i].pre_fitness, &res[i].pre_fitness, 8) == 0);
+  // v5: pre-adaptation returns, observation sums and behaviours in one message, each bit-exact
+  res[1].bc = bcs[1];
+  bcs[2][0] = 0.25f;
+  h.obs_dim = 4;
+  h.bc_dim = 3;
+  ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 3), 0);
+  ASSERT_EQ(ne__wire_decode_results(&d, buf.data, buf.len, err), 0);
+  ASSERT_EQ(d.n, 3);
+  ASSERT_EQ(d.hdr.obs_dim, 4);
+  ASSERT_EQ(d.hdr.bc_dim, 3);
+  for (int i = 0; i < 3; i++) {
+    ASSERT(memcmp(&d.results[i].pre_fitness, &res[i].pre_fitness, 8) == 0);
+    ASSERT(memcmp(d.results[i].bc, bcs[i], sizeof bcs[i]) == 0);
+    ASSERT(d.results[i].obs_sum[3] == sums[i][3] && d.results[i].obs_sumsq[3] == sums[i][7]);
+  }
+  h.obs_dim = h.bc_dim = 0;
   // a successful result whose pre_fitness is not finite is corrupt
   res[0].pre_fitness = INFINITY;
   ASSERT_EQ(ne__wire_encode_results(&buf, &h, idx, res, 1), 0);
@@ -291,9 +337,9 @@ static void test_result_round_trip(void) {
 // An env failure report: the results before the failure, the env's message, the task entry, the
 // failed candidate and the skipped ones; also with no result at all, and the evaluation time.
 static void test_failure_round_trip(void) {
-  ne_result res[1] = {{7.5, 0, 1, 40, 0, 0, NULL, NULL, NAN}};
+  ne_result res[1] = {{7.5, 0, 1, 40, 0, 0, NULL, NULL, NULL, NAN}};
   uint32_t idx[1] = {3}, skipped[2] = {5, 9};
-  ne__wire_result_hdr h = {"w1", {77, 3, 1, 0xfeed}, 9, 0xf1ull, 0, 0, "", "", 0, 0, NULL};
+  ne__wire_result_hdr h = {"w1", {77, 3, 1, 0xfeed}, 9, 0xf1ull, 0, 0, 0, "", "", 0, 0, NULL};
   h.eval_us = 123456789;
   snprintf(h.error, sizeof h.error, "gym:bridge_envs:Raises-v0: step raised RuntimeError: boom\n");
   snprintf(h.entry, sizeof h.entry, "1700000000000-12");
@@ -356,14 +402,23 @@ static void test_parts_round_trip(void) {
   ASSERT_U64_EQ(t.cands[1].episode_seed, f.cands[0].episode_seed);  // a part keeps the candidate's seeds
   parts[1].n = 3;                                                   // episodes 1..3 of a 3-episode candidate
   ASSERT_EQ(ne__wire_encode_task_parts(&buf, &rd, 3, &f.b, f.norm, 4, idx, parts, 3), NE_EINVAL);
+  parts[1].n = 2;
+  f.b.want_bc = 1;  // behaviours are means over all of a candidate's episodes: never split
+  ASSERT_EQ(ne__wire_encode_task_parts(&buf, &rd, 3, &f.b, f.norm, 4, idx, parts, 3), NE_EINVAL);
+  f.b.want_bc = 0;
   // results: two parts and a whole one
-  ne_result res[3] = {{0.5, 0, 1, 11, 0, 0, NULL, NULL, NAN},
-                      {1.5, 0.5, 2, 23, 0, 0, NULL, NULL, NAN},
-                      {2.0, 0, 3, 30, 0, 0, NULL, NULL, NAN}};
+  ne_result res[3] = {{0.5, 0, 1, 11, 0, 0, NULL, NULL, NULL, NAN},
+                      {1.5, 0.5, 2, 23, 0, 0, NULL, NULL, NULL, NAN},
+                      {2.0, 0, 3, 30, 0, 0, NULL, NULL, NULL, NAN}};
   ne__wire_part rparts[3] = {{0, 1}, {1, 2}, {0, 0}};
   double returns[3] = {0.5, 1.0 / 3.0, -0.0};
   uint32_t ridx[3] = {0, 0, 5};
-  ne__wire_result_hdr h = {"w", rd, 3, 0xf1ull, 0, 0, "", "", 0, 0, NULL};
+  ne__wire_result_hdr h = {"w", rd, 3, 0xf1ull, 0, 0, 0, "", "", 0, 0, NULL};
+  float bc[3][2] = {{0}};
+  for (int i = 0; i < 3; i++) res[i].bc = bc[i];
+  h.bc_dim = 2;  // nor are their results
+  ASSERT_EQ(ne__wire_encode_results_parts(&buf, &h, ridx, res, rparts, returns, 3), NE_EINVAL);
+  h.bc_dim = 0;
   ASSERT_EQ(ne__wire_encode_results_parts(&buf, &h, ridx, res, rparts, returns, 3), 0);
   ne__wire_results d;
   ne__wire_results_init(&d);
@@ -590,6 +645,8 @@ static void test_digest_covers_every_field(void) {
   f.blobs[1].hash--;
   uint64_t other[2] = {f.norm[0] + 1, f.norm[1]};
   ASSERT_NE(ne__wire_batch_digest(&f.b, other, 4), base);
+  f.b.want_bc = 1;  // results with behaviours are not results without
+  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
 }
 
 // Seed chains are hashed in four lanes (redis_wire.c): a bit flipped at any position of chains
@@ -599,7 +656,7 @@ static void test_digest_sees_every_seed(void) {
   uint64_t* seeds = ne_malloc(LONGEST * sizeof *seeds);
   ASSERT(seeds != NULL);
   ne_candidate c = {NE_CAND_CHAIN, 0, 1, 5, seeds, 0, 0.1f, 0, 0, 0};
-  ne_batch b = {3, 0, 1, &c, 0, NULL, 0, NULL, NULL, 0, NULL};
+  ne_batch b = {3, 0, 1, &c, 0, NULL, 0, NULL, NULL, 0, NULL, 0};
   uint32_t lengths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, LONGEST};
   for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
     c.n_seeds = lengths[l];
@@ -639,6 +696,12 @@ static void test_fingerprint(void) {
   setenv("NEUROEVO_TEST_FINGERPRINT_SALT", "other-build", 1);
   ASSERT_NE(ne__wire_fingerprint(env, &p16, 0), a);
   unsetenv("NEUROEVO_TEST_FINGERPRINT_SALT");
+  // a worker whose env.behaviour differs would characterize episodes differently
+  ASSERT_EQ(ne_env_set_behaviour(env, "obs:0,2", err), 0);
+  uint64_t b = ne__wire_fingerprint(env, &p16, 0);
+  ASSERT(b != a);
+  ASSERT_EQ(ne_env_set_behaviour(env, "obs:2,0", err), 0);
+  ASSERT(ne__wire_fingerprint(env, &p16, 0) != b);
   ne_env_spec_destroy(env);
 }
 

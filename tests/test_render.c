@@ -5,6 +5,8 @@
 // names and unsupported envs give errors, and a failed recording leaves no file. MuJoCo's OpenGL
 // rendering is checked end to end by tests/e2e_render.sh.
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>  // mkstemp
 #include <unistd.h>
 
 #include "neuroevo/alloc.h"
@@ -215,11 +217,54 @@ static void test_gif_decodes(void) {
 static void test_gif_decodes(void) { TEST_FAIL("giflib was not found at configure time: run scripts/install-deps"); }
 #endif
 
+// A novelty run's archive.csv is read back row by row; a bad row names its line; behaviours are
+// refused for an env that cannot draw them before any episode runs.
+static void test_behaviours_file(void) {
+  char path[] = "/tmp/ne_test_archive_XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT(fd >= 0);
+  const char good[] = "b0,b1\n36.5,184\n-1e-3,2.25e2\n";
+  ASSERT_EQ(write(fd, good, sizeof good - 1), (ssize_t)(sizeof good - 1));
+  close(fd);
+  float* pts = NULL;
+  int n = 0, dim = 0;
+  char err[NE_ERRSTR_LEN];
+  ASSERT_EQ(ne_render_read_behaviours(path, &pts, &n, &dim, err), 0);
+  ASSERT_EQ(n, 2);
+  ASSERT_EQ(dim, 2);
+  ASSERT(pts[0] == 36.5f && pts[1] == 184.0f && pts[2] == -1e-3f && pts[3] == 225.0f);
+  ne_free(pts);
+  FILE* f = fopen(path, "w");
+  fputs("b0,b1\n1,2\n3\n", f);
+  fclose(f);
+  ASSERT_EQ(ne_render_read_behaviours(path, &pts, &n, &dim, err), NE_EPARSE);
+  ASSERT_CONTAINS(err, ":3: expected 2 numbers");
+  f = fopen(path, "w");
+  fputs("x,y\n1,2\n", f);
+  fclose(f);
+  ASSERT_EQ(ne_render_read_behaviours(path, &pts, &n, &dim, err), NE_EPARSE);
+  ASSERT_CONTAINS(err, ":1: expected a header");
+  unlink(path);
+  ASSERT_EQ(ne_render_read_behaviours(path, &pts, &n, &dim, err), NE_ENOTFOUND);
+  // CartPole draws frames but no behaviours
+  ne_env_spec* env = make_env("CartPole-v1");
+  ne_policy_spec p;
+  char e2[NE_ERRSTR_LEN];
+  ASSERT_EQ(ne_policy_spec_init(&p, 4, NULL, 0, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, e2), 0);
+  float params[16] = {0};
+  const float xy[2] = {1, 2};
+  ne_render_options o = {
+      .width = W, .height = H, .episodes = 1, .behaviours = xy, .n_behaviours = 1, .behaviour_dim = 2};
+  ASSERT_EQ(ne_render_episodes(env, &p, params, NULL, &o, "/tmp/ne_test_never.gif", NULL, e2), NE_EUNSUPPORTED);
+  ASSERT_CONTAINS(e2, "no drawing of behaviours");
+  ASSERT(access("/tmp/ne_test_never.gif", F_OK) != 0);
+  ne_env_spec_destroy(env);
+}
+
 int main(int argc, char** argv) {
   static const test_entry tests[] = {
-      TEST_ENTRY(test_frames_drawn_and_moving),
-      TEST_ENTRY(test_render_errors),
-      TEST_ENTRY(test_gif_decodes),
+      TEST_ENTRY(test_behaviours_file), TEST_ENTRY(test_frames_drawn_and_moving),
+      TEST_ENTRY(test_render_errors),   TEST_ENTRY(test_gif_decodes),
       TEST_ENTRY(test_mp4_writes),
   };
   return test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));

@@ -64,6 +64,9 @@ typedef struct ne_batch {
   // the generator. Owned by the algorithm in the master process; a Redis worker builds its own twin
   // from the stored config (ne_algo_noise_table) and the task says which one it must be.
   const ne_noise_table* noise_table;
+  // 1: results carry the behaviour characterization of each candidate (novelty search): the mean
+  // over its episodes of ne_env_behaviour at each episode's end (env spec's bc_dim floats)
+  int want_bc;
 } ne_batch;
 
 // The outcome of one candidate's evaluation.
@@ -76,6 +79,8 @@ typedef struct ne_result {
   double obs_count;   // observations summed (want_obs_stats)
   double* obs_sum;    // (obs_dim) executor writes here when want_obs_stats; owned by the caller
   double* obs_sumsq;  // (obs_dim) likewise
+  float* bc;          // (bc_dim) executor writes the behaviour characterization here when want_bc;
+                      // owned by the caller (zeros when the evaluation failed)
   // meta-learning (meta.h): the mean return over the tasks before the inner loop (fitness is the one
   // after it); NaN when the evaluation had no inner loop
   double pre_fitness;
@@ -114,6 +119,7 @@ typedef struct ne_problem {
   uint64_t seed;                 // run seed
   int episodes;                  // env.episodes: episodes per fitness evaluation
   int obs_dim;                   // observation length (observation normalization)
+  int bc_dim;                    // behaviour characterization length (novelty search; 0: none)
 } ne_problem;
 
 // An algorithm's implementation: pure ask/tell plus serialization of its whole state.
@@ -135,6 +141,9 @@ typedef struct ne_algo_vt {
   int (*save)(void* self, uint8_t** data, size_t* len);
   // restores a state written by save; NE_ECORRUPT / NE_EVERSION with errstr on bad data
   int (*load)(void* self, const uint8_t* data, size_t len, char* errstr);
+  // novelty search: the archive's behaviour characterizations, *n of *dim floats each, row-major
+  // (valid until the next ask/tell); NE_ENOTFOUND when this run keeps none. Nullable (no archive)
+  int (*archive)(void* self, const float** data, int* n, int* dim);
   // Nullable hook: the message of the last failed ask, tell or save (valid until the next call), or
   // NULL; algorithms that can fail for reasons of their own (an optimizer server) set it
   const char* (*last_error)(void* self);

@@ -20,6 +20,8 @@ extern "C" {
 #define NE_ENV_MAX_ACT 32            // largest continuous action dimension
 #define NE_ENV_MAX_STATE 512         // largest trace/set_state vector
 #define NE_ENV_MAX_RENDER_SIDE 4096  // largest frame side ne_env_render draws
+#define NE_ENV_MAX_BC 4096           // largest behaviour characterization (floats) ne_env_behaviour writes
+#define NE_ENV_MAX_BC_SELECT 64      // most observation components env.behaviour = obs:I,J,... may name
 #define NE_ENV_MAX_TASK 4            // longest task vector of a task family (meta-learning)
 
 typedef struct ne_env_spec ne_env_spec;
@@ -91,6 +93,13 @@ typedef struct ne_env_hooks {
   // a hand-written policy (MinAtar's, for reference comparisons): the action for observation obs as
   // an index into the spec's action set
   int (*scripted_action)(const ne_env_spec* spec, const float* obs);
+  // the family's own behaviour characterization of the current state (spec->bc_dim floats; used
+  // when spec->bc_native): the final x-y position of a robot, Atari's RAM
+  void (*behaviour)(const ne_env_spec* spec, const void* impl, float* out);
+  // draws n behaviour characterizations (dim floats each, e.g. a novelty archive's final
+  // positions) over a frame render drew into rgb; NE_E* with errstr when they cannot be drawn
+  int (*draw_behaviours)(const ne_env_spec* spec, const float* points, int n, int dim, unsigned char* rgb, int width,
+                         int height, char* errstr);
   // task families (spec->task_dim > 0): draws one task (task_dim values) from the family's
   // distribution using rng
   void (*sample_task)(const ne_env_spec* spec, ne_rng* rng, double* task);
@@ -133,6 +142,14 @@ struct ne_env_spec {
   // ne_env_reset/ne_env_step return that code. NULL: cannot fail.
   // Nullable: errstr
   int (*status)(const ne_env_spec* spec, const void* impl, char* errstr);
+  // The behaviour characterization novelty search compares (ne_env_behaviour): bc_dim floats
+  // describing where an episode ended. A family with a native one (hooks->behaviour) sets bc_native
+  // and bc_dim in make; otherwise ne_env_make sets bc_dim = obs_dim (the final observation).
+  // ne_env_set_behaviour applies env.behaviour (obs, or chosen observation components).
+  int bc_dim;                           // floats in the characterization (0: none, e.g. bbob/*)
+  int bc_native;                        // 1: hooks->behaviour writes it; 0: the final observation
+  int bc_n_select;                      // 0: the whole observation; else components bc_select[0..bc_n_select)
+  int bc_select[NE_ENV_MAX_BC_SELECT];  // (bc_n_select) observation components, in the order named
   // Task families (meta-learning, e.g. PointNav2D-v0, HalfCheetahDir-v5): the reward or dynamics
   // depend on a task vector. Each reset draws one from the family's distribution with a stream
   // derived from the reset seed (the task mixture), unless the spec fixes it (env.task: the
@@ -179,6 +196,17 @@ int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr);
 // NE_EINVAL for a probability above 1. (Kept out of ne_env_options, whose positional initializers
 // a new member would break.) Nullable: errstr.
 int ne_env_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ramping, char* errstr);
+
+// Chooses the behaviour characterization, right after ne_env_make and before any state is created
+// (env.behaviour): "auto" keeps the env's (its family's native one, else the final observation),
+// "obs" is the final observation, "obs:I,J,..." those components of it (at most
+// NE_ENV_MAX_BC_SELECT, each in [0, obs_dim)). NE_EINVAL with a message naming the value otherwise.
+// Nullable: errstr.
+int ne_env_set_behaviour(ne_env_spec* spec, const char* text, char* errstr);
+
+// Writes the behaviour characterization of state (spec->bc_dim floats) to out: called at the end of
+// an episode, it describes how the episode ended. NE_EUNSUPPORTED when spec->bc_dim is 0.
+int ne_env_behaviour(const ne_env_spec* spec, const ne_env_state* state, float* out);
 
 // 1 if spec's env has a scripted policy (MinAtar/*: a hand-written player per game, mirrored by the
 // reference comparison tests/py_minatar_compare.py).
@@ -260,6 +288,16 @@ int ne_env_render(const ne_env_spec* spec, const ne_env_state* state, void** ctx
 
 // Releases what ne_env_render kept in ctx. Nullable: ctx.
 void ne_env_render_free(const ne_env_spec* spec, void* ctx);
+
+// 1 if ne_env_draw_behaviours can draw spec's behaviour characterizations (the hard maze: final
+// positions as dots on the maze).
+int ne_env_can_draw_behaviours(const ne_env_spec* spec);
+
+// Draws n behaviour characterizations (points[i * dim + j]) over a frame ne_env_render drew into
+// rgb (width x height). NE_EUNSUPPORTED for envs without such a drawing, NE_EINVAL with errstr
+// for points of the wrong dimension. Nullable: errstr.
+int ne_env_draw_behaviours(const ne_env_spec* spec, const float* points, int n, int dim, unsigned char* rgb, int width,
+                           int height, char* errstr);
 
 // Registry: number of registered ids and the i-th id / one-line summary.
 int ne_env_registry_count(void);

@@ -34,7 +34,8 @@ void ne_evaluator_destroy(ne_evaluator* ev);
 int ne_evaluator_set_meta(ne_evaluator* ev, const ne_meta_spec* meta);
 
 // Evaluates one candidate of batch into *out (out->obs_sum/obs_sumsq must point to obs_dim doubles
-// when batch->want_obs_stats). Returns out->status.
+// when batch->want_obs_stats, out->bc to the env's bc_dim floats when batch->want_bc). Returns
+// out->status.
 int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, ne_result* out);
 
 // Evaluates episodes first .. first + n - 1 of cand (episode e reset with ne_hash2(episode_seed, e),

@@ -71,10 +71,22 @@ typedef struct ne_render_options {
   void (*progress)(void* user, int frames, int total);
   void* progress_user;     // handed to progress
   ne_render_stats* stats;  // where the time went (NULL: not wanted)
+  // behaviour characterizations drawn over every frame (a novelty run's archive.csv; envs whose
+  // ne_env_can_draw_behaviours holds, e.g. the maze's final positions): n_behaviours rows of
+  // behaviour_dim floats. Nullable: behaviours (none)
+  const float* behaviours;
+  int n_behaviours;
+  int behaviour_dim;
 } ne_render_options;
 
+// Reads a novelty run's archive.csv (a header b0,b1,... then one behaviour per row) into a new
+// array (caller frees *out with ne_free): *n rows of *dim floats. NE_ENOTFOUND when the file does
+// not exist, NE_EPARSE naming the file and line of a bad row, NE_ENOMEM. Nullable: errstr.
+int ne_render_read_behaviours(const char* path, float** out, int* n, int* dim, char* errstr);
+
 // Runs `episodes` of the policy (parameters params, observations normalized by norm) and writes
-// their frames to path: an animated GIF for *.gif, an MP4 video for *.mp4 (NE_EUNSUPPORTED for
+// their frames (with options->behaviours drawn over each) to path: an animated GIF for *.gif, an MP4
+// video for *.mp4 (NE_EUNSUPPORTED for
 // other names, or for .mp4 in a build without FFmpeg's libraries). returns (episodes values) receives each episode's
 // return. Nullable: norm, returns, errstr.
 int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, const float* params, const ne_batch* norm,

@@ -160,7 +160,7 @@ static int algo_init(algo_object* self, PyObject* args, PyObject* kw) {
   self->seed = (uint64_t)seed;
   self->theta = PyMem_Malloc(self->policy.n_params * sizeof(float));
   if (!self->theta) return PyErr_NoMemory(), -1;
-  ne_problem prob = {&self->policy, self->policy.n_params, (uint64_t)seed, 1, self->env.obs_dim};
+  ne_problem prob = {&self->policy, self->policy.n_params, (uint64_t)seed, 1, self->env.obs_dim, 0};
   rc = self->vt->create(&prob, self->cfg, &self->algo, err);
   if (rc) {
     self->algo = NULL;

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # neuroevo.algorithms: ask/tell over the C vtables with NumPy arrays and Python fitness functions.
-# CMA-ES minimizes a Python-defined Rosenbrock; every registered algorithm gets a class and
-# improves on a sphere from x0; tell() validates its input; save/load restores a state exactly;
+# CMA-ES minimizes a Python-defined Rosenbrock; every registered algorithm gets a class and (but
+# novelty search, which needs behaviour characterizations a fitness function does not give and
+# says so) improves on a sphere from x0; tell() validates its input; save/load restores a state exactly;
 # the same seed gives the same candidates.
 import numpy as np
 import pytest
@@ -37,7 +38,11 @@ def test_cmaes_minimizes_rosenbrock():
     assert x.shape == (6,) and es.report()["best"] >= 0
 
 
-@pytest.mark.parametrize("name", algorithms.names())
+# novelty search compares behaviour characterizations, which a fitness function does not give
+NOVELTY = {"ns-es", "nsr-es", "nsra-es"}
+
+
+@pytest.mark.parametrize("name", [n for n in algorithms.names() if n not in NOVELTY])
 def test_algorithm_improves_on_a_sphere(name):
     cls = algorithms.get(name)
     x0 = np.full(8, 2.0)
@@ -53,6 +58,12 @@ def test_algorithm_improves_on_a_sphere(name):
     assert opt.generations == 60
     assert fx < 0.5 * sphere(x0), (name, fx)
     assert sphere(x) == pytest.approx(fx, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(NOVELTY & set(algorithms.names())))
+def test_novelty_search_needs_behaviours(name):
+    with pytest.raises(neuroevo.Error, match="needs behaviour characterizations"):
+        algorithms.get(name)(np.zeros(4), 0.3)
 
 
 def test_ask_is_idempotent_and_tell_checks_its_input():
@@ -162,7 +173,7 @@ def test_ga_best_is_a_point_it_asked():
 
 def test_popsize_and_sigma0_for_every_algorithm_and_x0_settings():
     for name in algorithms.names():
-        if name in ("nevergrad", "python"):
+        if name in ("nevergrad", "python") or name in NOVELTY:  # novelty search: no behaviours here
             continue
         opt = algorithms.get(name)(np.zeros(3), 0.1, popsize=10)
         assert opt.ask().shape == (10, 3), name

@@ -384,20 +384,25 @@ int ne__best_load(ne__best_centre* b, ne_reader* r) {
 
 // ---- the shared noise table --------------------------------------------------------------------
 
-// The algorithms that can perturb with a table, and their keys (ars.noise is ARS's nu, so ARS names
-// the source noise_source). ES and ARS send PERTURB candidates, whose slices the evaluators read;
-// PGPE and SNES build explicit vectors (per-parameter sigma) in the master, so only it reads theirs.
+// The algorithms that can perturb with a table, the section holding their keys and the keys
+// (ars.noise is ARS's nu, so ARS names the source noise_source; the NS-ES family shares [es]). ES,
+// ARS and the NS-ES family send PERTURB candidates, whose slices the evaluators read; PGPE and SNES
+// build explicit vectors (per-parameter sigma) in the master, so only it reads theirs.
 static const struct {
   const char* algorithm;  // run.algorithm
+  const char* section;    // where its noise keys are
   const char* mode_key;   // generator|table
   int evaluated;          // 1: evaluators (Redis workers) read the table too
-} table_users[] = {{"es", "noise", 1}, {"ars", "noise_source", 1}, {"pgpe", "noise", 0}, {"snes", "noise", 0}};
+} table_users[] = {{"es", "es", "noise", 1},     {"ars", "ars", "noise_source", 1}, {"pgpe", "pgpe", "noise", 0},
+                   {"snes", "snes", "noise", 0}, {"ns-es", "es", "noise", 1},       {"nsr-es", "es", "noise", 1},
+                   {"nsra-es", "es", "noise", 1}};
 
 int ne_algo_noise_table_evaluated(const ne_config* cfg) {
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (size_t i = 0; i < sizeof table_users / sizeof table_users[0]; i++)
     if (strcmp(algo, table_users[i].algorithm) == 0)
-      return table_users[i].evaluated && strcmp(ne_config_str(cfg, algo, table_users[i].mode_key), "table") == 0;
+      return table_users[i].evaluated &&
+          strcmp(ne_config_str(cfg, table_users[i].section, table_users[i].mode_key), "table") == 0;
   return 0;
 }
 
@@ -406,20 +411,21 @@ int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (size_t i = 0; i < sizeof table_users / sizeof table_users[0]; i++) {
     if (strcmp(algo, table_users[i].algorithm) != 0) continue;
-    if (strcmp(ne_config_str(cfg, algo, table_users[i].mode_key), "table") != 0) return 0;
-    int64_t mb = ne_config_int(cfg, algo, "noise_table_mb");
+    const char* sec = table_users[i].section;
+    if (strcmp(ne_config_str(cfg, sec, table_users[i].mode_key), "table") != 0) return 0;
+    int64_t mb = ne_config_int(cfg, sec, "noise_table_mb");
     size_t floats = mb > 0 ? (size_t)mb << 18 : ne_noise_table_auto_size(n_params);  // 2^20 bytes / 4
     if (floats < n_params)
       return ne__set_error(errstr, NE_EINVAL,
                            "%s.noise_table_mb = %lld holds %zu floats, fewer than the policy's %zu parameters: "
                            "raise %s.noise_table_mb to at least %zu or use %s.%s = generator",
-                           algo, (long long)mb, floats, n_params, algo, ((n_params * 4) >> 20) + 1, algo,
+                           sec, (long long)mb, floats, n_params, sec, ((n_params * 4) >> 20) + 1, sec,
                            table_users[i].mode_key);
     uint64_t seed = ne_seed_derive(run_seed, 0, 0, NE_PURPOSE_NOISE_TABLE);
     *out = ne_noise_table_create(seed, floats);
     return *out ? 0
                 : ne__set_error(errstr, NE_ENOMEM, "out of memory for a %zu MiB noise table (%s.noise_table_mb)",
-                                (floats * sizeof(float)) >> 20, algo);
+                                (floats * sizeof(float)) >> 20, sec);
   }
   return 0;
 }

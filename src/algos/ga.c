@@ -5,19 +5,27 @@
 // is evaluated; then the top C candidates and the previous elite are re-evaluated on extra episodes
 // and the best by that mean becomes the elite. Every draw derives from (run seed, generation, index,
 // purpose), so the run is a pure function of (config, seed).
+//
+// GA-NS (ga.novelty, Such et al. 2017 sec. 4.4 after Lehman & Stanley 2011): the top T by novelty
+// become the parents instead of the top T by reward. A genome's novelty is the mean distance of its
+// behaviour characterization to the k nearest (k = 25) among the archive and the rest of the
+// population; afterwards each genome's behaviour enters the archive with probability
+// novelty.archive_prob (0.01). The elite is still chosen (and re-evaluated) by reward.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algos/chains.h"
 #include "algos/es_common.h"  // ranking, population figures, report serialization
+#include "algos/novelty.h"    // GA-NS: the archive and k-NN novelty
 #include "core/buf.h"
 #include "core/util.h"
 #include "neuroevo/algo.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/rng.h"
 
-#define GA_STATE_MAGIC 0x31304147u  // "GA01"
+#define GA_STATE_MAGIC 0x31304147u    // "GA01"
+#define GA_NOVELTY_MAGIC 0x31534e47u  // "GNS1": the archive that follows a GA-NS state
 
 typedef enum phase { PHASE_POPULATION, PHASE_REEVAL, PHASE_DONE } phase;
 
@@ -49,9 +57,33 @@ typedef struct ga {
   ne_batch batch;       // the batch handed out by ask
   int n_reeval;         // candidates in the re-evaluation round
   int* reeval_idx;      // (C + 1) population index of each re-evaluated candidate
+  // GA-NS (ga.novelty): parents by novelty
+  int novelty;          // 1: select parents by novelty
+  double archive_prob;  // probability a genome's behaviour enters the archive
+  ne__archive archive;  // behaviours of past genomes (checkpointed)
+  ne__knn knn;          // k-NN scratch
+  float* bcs;           // (population, bc_dim) this generation's behaviours
+  double* novelty_of;   // (population) their novelty
 } ga;
 
 // ---- configuration -------------------------------------------------------------------------
+
+// GA-NS: the archive, k-NN scratch and per-generation behaviours.
+static int novelty_create(ga* g, const ne_config* cfg, char* errstr) {
+  int d = g->prob.bc_dim;
+  if (d <= 0)
+    return ne__set_error(errstr, NE_EINVAL,
+                         "ga.novelty = true needs behaviour characterizations, and this problem "
+                         "has none to compare (black-box functions and Python ask/tell have none; see env.behaviour)");
+  g->archive_prob = ne_config_float(cfg, "novelty", "archive_prob");
+  int rc = ne__archive_init(&g->archive, d, (int)ne_config_int(cfg, "novelty", "archive_max"));
+  if (!rc) rc = ne__knn_init(&g->knn, ne__novelty_k(cfg, 1));
+  g->bcs = ne_calloc((size_t)g->population * (size_t)d, sizeof(float));
+  g->novelty_of = ne_calloc((size_t)g->population, sizeof(double));
+  if (rc || !g->bcs || !g->novelty_of)
+    return ne__set_error(errstr, NE_ENOMEM, "out of memory for GA-NS behaviours (%d x %d floats)", g->population, d);
+  return 0;
+}
 
 static int ga_create(const ne_problem* problem, const ne_config* cfg, void** self, char* errstr) {
   ga* g = ne_calloc(1, sizeof *g);
@@ -63,6 +95,7 @@ static int ga_create(const ne_problem* problem, const ne_config* cfg, void** sel
   g->elite_candidates = (int)ne_config_int(cfg, "ga", "elite_candidates");
   g->elite_episodes = (int)ne_config_int(cfg, "ga", "elite_episodes");
   g->elitism = ne_config_bool(cfg, "ga", "elitism");
+  g->novelty = ne_config_bool(cfg, "ga", "novelty");
   if (g->truncation > g->population) g->truncation = g->population;
   if (g->elite_candidates > g->population) g->elite_candidates = g->population;
   g->elite_score = NAN;
@@ -82,7 +115,7 @@ static int ga_create(const ne_problem* problem, const ne_config* cfg, void** sel
     return ne__set_error(errstr, NE_ENOMEM, "out of memory for a population of %d", g->population);
   }
   g->phase = PHASE_DONE;
-  return 0;
+  return g->novelty ? novelty_create(g, cfg, errstr) : 0;
 }
 
 static void ga_destroy(void* self) {
@@ -97,6 +130,10 @@ static void ga_destroy(void* self) {
   ne_free(g->cands);
   ne_free(g->reeval_idx);
   ne_free(g->ranks);
+  ne__archive_free(&g->archive);
+  ne__knn_free(&g->knn);
+  ne_free(g->bcs);
+  ne_free(g->novelty_of);
   ne_free(g);
 }
 
@@ -156,6 +193,7 @@ static int ga_ask(void* self, const ne_batch** out) {
     for (int i = 0; i < g->population; i++)
       set_candidate(g, &g->cands[i], i, i, (uint32_t)g->prob.episodes, NE_PURPOSE_EPISODE);
     set_batch(g, 0, g->population);
+    g->batch.want_bc = g->novelty;  // GA-NS: the population's behaviours
     g->phase = PHASE_POPULATION;
   } else if (g->phase == PHASE_REEVAL) {
     for (int j = 0; j < g->n_reeval; j++)
@@ -179,10 +217,44 @@ static void rank_population(ga* g) {
   for (int i = 0; i < g->population; i++) g->order[i] = g->ranks[i].index;
 }
 
+// GA-NS: each genome's novelty against the archive and the rest of the population (a failed
+// evaluation gets -inf and is never a parent), then the archive insertions, then g->ranks holds
+// the population by novelty, most novel first (ties: lower index first).
+static int rank_by_novelty(ga* g, const ne_result* results) {
+  int d = g->prob.bc_dim, n = g->population;
+  for (int i = 0; i < n; i++) {
+    const float* bc = results[i].bc;
+    if (bc) memcpy(g->bcs + (size_t)i * (size_t)d, bc, (size_t)d * sizeof(float));
+    else memset(g->bcs + (size_t)i * (size_t)d, 0, (size_t)d * sizeof(float));
+  }
+  double best = 0;
+  for (int i = 0; i < n; i++) {
+    int ok = results[i].status == 0 && results[i].bc && isfinite(g->fitness[i]);
+    g->novelty_of[i] = ok ? ne__novelty(&g->knn, g->bcs + (size_t)i * (size_t)d, &g->archive, g->bcs, n, i) : -INFINITY;
+    if (g->novelty_of[i] > best) best = g->novelty_of[i];
+  }
+  // each genome's behaviour joins the archive with probability archive_prob, in index order
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(g->novelty_of[i])) continue;
+    ne_rng rng;
+    ne_rng_seed(&rng, ne__novelty_seed(g->prob.seed, g->generation, 2 * (uint64_t)i));
+    if (ne_rng_uniform(&rng) >= g->archive_prob) continue;
+    int rc = ne__archive_insert(&g->archive, g->bcs + (size_t)i * (size_t)d,
+                                ne__novelty_seed(g->prob.seed, g->generation, 2 * (uint64_t)i + 1));
+    if (rc) return rc;
+  }
+  for (int i = 0; i < n; i++) g->ranks[i] = (ne__ranked){g->novelty_of[i], i};
+  ne__sort_desc(g->ranks, n);
+  g->report.extra[0] = g->archive.n;
+  g->report.extra[1] = best;
+  return 0;
+}
+
+// The top T become parents: by reward (g->order), or for GA-NS by novelty (g->ranks).
 static int keep_parents(ga* g) {
   ne__chains_clear(&g->parents);
   for (int k = 0; k < g->truncation; k++) {
-    int i = g->order[k];
+    int i = g->novelty ? g->ranks[k].index : g->order[k];
     if (ne__chains_add(&g->parents, ne__chain(&g->pop, i), g->pop.len[i], NULL, 0) < 0) return NE_ENOMEM;
   }
   return 0;
@@ -225,7 +297,8 @@ static int tell_population(ga* g, const ne_result* results, int* done) {
   for (int i = 0; i < g->population; i++)
     g->fitness[i] = results[i].status == 0 && !isnan(results[i].fitness) ? results[i].fitness : -INFINITY;
   rank_population(g);
-  int rc = keep_parents(g);
+  int rc = g->novelty ? rank_by_novelty(g, results) : 0;
+  if (!rc) rc = keep_parents(g);
   if (rc) return rc;
   if (g->elite_candidates > 0 && g->elite_episodes > 0) {
     choose_reeval(g);
@@ -277,6 +350,15 @@ static int ga_best(void* self, ne_best* out) {
   return 0;
 }
 
+static int ga_archive(void* self, const float** data, int* n, int* dim) {
+  ga* g = self;
+  if (!g->novelty) return NE_ENOTFOUND;
+  *data = g->archive.data;
+  *n = g->archive.n;
+  *dim = g->archive.dim;
+  return 0;
+}
+
 static int ga_save(void* self, uint8_t** data, size_t* len) {
   ga* g = self;
   if (g->phase != PHASE_DONE) return NE_ESTATE;
@@ -292,6 +374,11 @@ static int ga_save(void* self, uint8_t** data, size_t* len) {
   ne__buf_f64(&b, g->best_score);
   ne__buf_u32(&b, g->best_generation);
   ne__report_save(&g->report, &b);
+  // GA-NS: the archive follows (a plain GA state ends here, as before novelty search existed)
+  if (g->novelty) {
+    ne__buf_u32(&b, GA_NOVELTY_MAGIC);
+    ne__archive_save(&g->archive, &b);
+  }
   return ne__buf_take(&b, data, len);
 }
 
@@ -311,6 +398,9 @@ static int ga_load(void* self, const uint8_t* data, size_t len, char* errstr) {
   g->best_score = ne__reader_f64(&r);
   g->best_generation = ne__reader_u32(&r);
   ne__report_load(&g->report, &r);
+  if (!rc && g->novelty && ne__reader_u32(&r) != GA_NOVELTY_MAGIC)
+    return ne__set_error(errstr, NE_ECORRUPT, "GA state has no novelty archive, but ga.novelty = true");
+  if (!rc && g->novelty) rc = ne__archive_load(&g->archive, &r);
   if (rc == NE_ENOMEM) return ne__set_error(errstr, rc, "out of memory");
   if (rc || r.bad || g->elite.n > 1 || g->best.n > 1)
     return ne__set_error(errstr, NE_ECORRUPT, "GA state is truncated or corrupt");
@@ -329,4 +419,5 @@ const ne_algo_vt ne__algo_ga = {
     .best = ga_best,
     .save = ga_save,
     .load = ga_load,
+    .archive = ga_archive,
 };

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `neuroevo render RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out FILE] [--size WxH]
-// [--max-frames N] [--fps N] [--task V,... [--adapt K]]`: records the best agent of a run (or a
-// genome / params file) as an animated GIF or an MP4 video, by default RUN_DIR/agent.gif (what
-// `neuroevo report` embeds); for task families, on a given task and adapted to it. The
+// [--max-frames N] [--fps N] [--archive FILE|none] [--task V,... [--adapt K]]`: records the best
+// agent of a run (or a genome / params file) as an animated GIF or an MP4 video, by default
+// RUN_DIR/agent.gif (what `neuroevo report` embeds); for task families, on a given task and adapted
+// to it. The
 // file names its env and policy, as for `neuroevo eval`; MuJoCo envs render
 // through EGL or OSMesa (MUJOCO_GL), the others through neuroevo's 2-D drawings.
 #include <stdio.h>
@@ -23,7 +24,8 @@
 static const char USAGE[] =
     "usage: " CMD
     " RUN_DIR | --genome FILE [--episodes N] [--seed S] [--out agent.gif|.mp4] [--size WxH]\n"
-    "                       [--max-frames N] [--fps N] [--task V1,V2,... [--adapt K]]\n"
+    "                       [--max-frames N] [--fps N] [--archive FILE|none]\n"
+    "                       [--task V1,V2,... [--adapt K]]\n"
     "\n"
     "Records N episodes (default 1) of a run's best agent (RUN_DIR/best.genome or best.params) or of\n"
     "a genome/params FILE into an animated GIF (--out NAME.gif; default RUN_DIR/agent.gif, which\n"
@@ -32,7 +34,9 @@ static const char USAGE[] =
     "derive from S (default 0) as in `neuroevo eval`. Frames are WxH pixels (default 400x300); long\n"
     "episodes keep every k-th step so that at most --max-frames (default 500) are written, played at\n"
     "--fps (default 30). MuJoCo envs need a headless OpenGL: MUJOCO_GL=egl or osmesa (default: EGL,\n"
-    "then OSMesa).\n"
+    "then OSMesa). A novelty-search run's archive (RUN_DIR/archive.csv, or --archive FILE) is drawn\n"
+    "over every frame where the env can draw behaviours (HardMaze-v0: the final positions as dots);\n"
+    "--archive none leaves it out.\n"
     "\n"
     "Task families (meta-learning): --task V1,V2,... fixes the task of every episode (otherwise each\n"
     "episode draws one), and --adapt K first runs the agent's inner loop for K steps on that task\n"
@@ -41,7 +45,8 @@ static const char USAGE[] =
 typedef struct render_args {
   const char* run_dir;
   const char* genome;
-  const char* out;  // --out, or NULL: the default (default_out)
+  const char* out;      // --out, or NULL: the default (default_out)
+  const char* archive;  // --archive: a behaviours file, "none", or NULL (RUN_DIR/archive.csv if any)
   long long episodes, seed, width, height, max_frames, fps;
   const char* task;        // task families: --task V1,V2,... (NULL: every episode draws one)
   long long adapt;         // --adapt K inner steps before recording (0: none)
@@ -62,6 +67,7 @@ static int parse_size(const char* s, long long* w, long long* h) {
 static int parse_option(const char* o, const char* v, render_args* a) {
   if (strcmp(o, "--genome") == 0) a->genome = v;
   else if (strcmp(o, "--out") == 0) a->out = v;
+  else if (strcmp(o, "--archive") == 0) a->archive = v;
   else if (strcmp(o, "--episodes") == 0) return ne_cli_parse_int("render", o, v, 1, 1000, &a->episodes);
   else if (strcmp(o, "--seed") == 0) return ne_cli_parse_int("render", o, v, 0, 9000000000000000000LL, &a->seed);
   else if (strcmp(o, "--max-frames") == 0) return ne_cli_parse_int("render", o, v, 1, 100000, &a->max_frames);
@@ -126,6 +132,23 @@ static void source_path(const render_args* a, char* path, size_t size) {
   else (void)ne_agent_path(a->run_dir, path, size);  // not found: the best.genome path, which load names
 }
 
+// The behaviours to draw: --archive FILE, else RUN_DIR/archive.csv when it exists and the env can
+// draw them. 0, or a usage/read error already printed (2).
+static int load_archive(const render_args* a, const ne_env_spec* env, ne_render_options* o, float** owned) {
+  char path[4096], err[NE_ERRSTR_LEN];
+  if (a->archive && strcmp(a->archive, "none") == 0) return 0;
+  if (a->archive) snprintf(path, sizeof path, "%s", a->archive);
+  else if (a->run_dir && ne_env_can_draw_behaviours(env)) snprintf(path, sizeof path, "%s/archive.csv", a->run_dir);
+  else return 0;
+  int n, dim, rc = ne_render_read_behaviours(path, owned, &n, &dim, err);
+  if (rc == NE_ENOTFOUND && !a->archive) return 0;  // not a novelty run: nothing to draw
+  if (rc) return fprintf(stderr, CMD ": %s\n", err), 2;
+  o->behaviours = *owned;
+  o->n_behaviours = n;
+  o->behaviour_dim = dim;
+  return 0;
+}
+
 // Progress on stderr: a line redrawn in place on a terminal (at most 5 times a second), else a
 // line at every tenth of the frames.
 typedef struct progress {
@@ -168,8 +191,20 @@ int ne_cmd_render(int argc, char** argv) {
   const ne_env_spec* env = ne_agent_env(ag);
   progress pr = {env->id, isatty(STDERR_FILENO), 0, -1};
   ne_render_stats stats = {0};
-  ne_render_options o = {(int)a.width, (int)a.height, (int)a.episodes, (uint64_t)a.seed, (int)a.max_frames, (int)a.fps,
-                         on_frame,     &pr,           &stats};
+  ne_render_options o = {.width = (int)a.width,
+                         .height = (int)a.height,
+                         .episodes = (int)a.episodes,
+                         .seed = (uint64_t)a.seed,
+                         .max_frames = (int)a.max_frames,
+                         .fps = (int)a.fps,
+                         .progress = on_frame,
+                         .progress_user = &pr,
+                         .stats = &stats};
+  float* archive = NULL;
+  if ((rc = load_archive(&a, env, &o, &archive)) != 0) {
+    ne_agent_destroy(ag);
+    return rc;
+  }
   double* returns = ne_calloc((size_t)a.episodes, sizeof(double));
   rc = returns
       ? ne_render_episodes(env, ne_agent_policy(ag), ne_agent_params(ag), ne_agent_norm(ag), &o, a.out, returns, err)
@@ -178,6 +213,7 @@ int ne_cmd_render(int argc, char** argv) {
   else {
     printf("%s: wrote %s (", env->id, a.out);
     for (long long e = 0; e < a.episodes; e++) printf("%sreturn %.2f", e ? ", " : "", returns[e]);
+    if (o.n_behaviours > 0) printf(", %d archived behaviours drawn", o.n_behaviours);
     printf(")\n");
     // where the time went: physics (two passes), drawing (the renderer), encoding
     fprintf(stderr, "%d frames of %ld steps: physics %.2f s, drawing %.2f s (%.1f ms a frame), encoding %.2f s\n",
@@ -185,6 +221,7 @@ int ne_cmd_render(int argc, char** argv) {
             stats.encode_s);
   }
   ne_free(returns);
+  ne_free(archive);
   ne_agent_destroy(ag);
   return rc == 0 ? 0 : rc == NE_EUNSUPPORTED || rc == NE_EINVAL ? 2 : 1;
 }

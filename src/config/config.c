@@ -387,7 +387,9 @@ static void drop_other_algorithms(ne_config* cfg, const char* origin) {
   const ne__cfg_section* sections = ne__config_sections(&n);
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (int s = 0; s < n; s++) {
-    if (!sections[s].algorithm || strcmp(sections[s].algorithm, algo) == 0) continue;
+    // only other algorithms' sections: one this algorithm lists behind a switch that is off
+    // ([novelty] for ga) stays, since a later override may turn the switch on
+    if (ne__config_section_use(cfg, &sections[s], algo, NULL) != 0) continue;
     const cfg_value* first = NULL;
     int dropped = 0;
     for (int k = 0; k < sections[s].n_keys; k++) {
@@ -608,7 +610,7 @@ static int apply_legacy_values(ne_config* cfg, unsigned long first_seq, const ch
     const char* legacy = ne__config_legacy_value(&schema[i]);
     if (!legacy || cfg->vals[i].seq >= first_seq) continue;
     const ne__cfg_section* sec = find_section(schema[i].section);
-    if (sec->algorithm && strcmp(sec->algorithm, algo) != 0) continue;
+    if (ne__config_section_use(cfg, sec, algo, NULL) != 1) continue;
     char origin[300];
     snprintf(origin, sizeof origin, "%s (written before [%s] %s existed)", name, schema[i].section, schema[i].key);
     int rc = assign(cfg, i, legacy, origin, ++cfg->next_seq, errstr);
@@ -723,10 +725,47 @@ static const cfg_value* val(const ne_config* cfg, const char* section, const cha
   return &cfg->vals[idx];
 }
 
+int ne__config_section_use(const ne_config* cfg, const ne__cfg_section* sec, const char* algo, char* switch_key) {
+  if (!sec->algorithm) return 1;
+  // walk "a|b|c:key" item by item
+  for (const char* p = sec->algorithm; *p;) {
+    size_t len = strcspn(p, "|"), name = strcspn(p, ":|");
+    if (name == strlen(algo) && strncmp(p, algo, name) == 0) {
+      if (name == len) return 1;
+      char key[48];
+      snprintf(key, sizeof key, "%.*s", (int)(len - name - 1), p + name + 1);
+      if (ne_config_bool(cfg, algo, key)) return 1;
+      if (switch_key) snprintf(switch_key, 64, "%s.%s", algo, key);
+      return -1;
+    }
+    p += len + (p[len] == '|');
+  }
+  return 0;
+}
+
+// A section's "a|b|c:key" as words: "'a' (or b, c with c.key = true)".
+static void algorithm_list(const char* spec, char* out, size_t size) {
+  size_t len = strcspn(spec, "|"), name = strcspn(spec, ":|"), used;
+  used = (size_t)snprintf(out, size, "'%.*s'", (int)name, spec);
+  for (const char *p = spec + len, *sep = " (or "; *p == '|' && used < size; sep = ", ") {
+    p++;
+    len = strcspn(p, "|");
+    name = strcspn(p, ":|");
+    if (name < len)
+      used += (size_t)snprintf(out + used, size - used, "%s%.*s with %.*s.%.*s = true", sep, (int)name, p, (int)name, p,
+                               (int)(len - name - 1), p + name + 1);
+    else used += (size_t)snprintf(out + used, size - used, "%s%.*s", sep, (int)name, p);
+    p += len;
+    if (*p != '|' && used < size) used += (size_t)snprintf(out + used, size - used, ")");
+  }
+}
+
 int ne__config_check_algorithm_sections(const ne_config* cfg, const ne__cfg_section* sections, int n, char* errstr) {
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (int s = 0; s < n; s++) {
-    if (!sections[s].algorithm || strcmp(sections[s].algorithm, algo) == 0) continue;
+    char switch_key[64];
+    int use = ne__config_section_use(cfg, &sections[s], algo, switch_key);
+    if (use == 1) continue;
     // the first key set in this section, in the order the inputs set them
     const cfg_value* first = NULL;
     for (int k = 0; k < sections[s].n_keys; k++) {
@@ -735,10 +774,18 @@ int ne__config_check_algorithm_sections(const ne_config* cfg, const ne__cfg_sect
       if (!first || cfg->vals[idx].seq < first->seq) first = &cfg->vals[idx];
     }
     if (!first) continue;
+    if (use < 0)
+      return ne__set_error(errstr, NE_EINVAL,
+                           "%s: section [%s] has no effect while %s = false (set %s = true or remove [%s])",
+                           where(first), sections[s].name, switch_key, switch_key, sections[s].name);
+    // the first algorithm the section lists is the suggestion; the others are named after it
+    char names[256];
+    size_t first_len = strcspn(sections[s].algorithm, ":|");
+    algorithm_list(sections[s].algorithm, names, sizeof names);
     return ne__set_error(errstr, NE_EINVAL,
-                         "%s: section [%s] configures algorithm '%s', but run.algorithm = %s (remove [%s] or set "
-                         "algorithm = %s)",
-                         where(first), sections[s].name, sections[s].algorithm, algo, sections[s].name,
+                         "%s: section [%s] configures algorithm %s, but run.algorithm = %s (remove [%s] or set "
+                         "algorithm = %.*s)",
+                         where(first), sections[s].name, names, algo, sections[s].name, (int)first_len,
                          sections[s].algorithm);
   }
   return 0;
@@ -856,7 +903,7 @@ char* ne_config_format(const ne_config* cfg) {
   const ne__cfg_section* sections = ne__config_sections(&n);
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (int s = 0; s < n; s++)
-    if (!sections[s].algorithm || strcmp(sections[s].algorithm, algo) == 0) format_section(cfg, &sections[s], &b);
+    if (ne__config_section_use(cfg, &sections[s], algo, NULL) == 1) format_section(cfg, &sections[s], &b);
   if (b.failed) {
     ne_free(b.data);
     return NULL;

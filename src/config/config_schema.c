@@ -13,7 +13,8 @@
 
 // [run]: what to train and when to stop; where results go.
 static const ne_config_key run_keys[] = {
-    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0, "ga|es|ars|pgpe|snes|cmaes|sepcmaes|nevergrad|python",
+    {"run", "algorithm", NE_CFG_ENUM, "ga", 1, 0,
+     "ga|es|ars|pgpe|snes|cmaes|sepcmaes|nevergrad|python|ns-es|nsr-es|nsra-es",
      "training algorithm; its own section ([ga], ...) holds its settings"},
     {"run", "seed", NE_CFG_INT, "0", 0, 9.2e18, NULL,
      "run seed: every random choice derives from it, so a seed reproduces a run bit for bit"},
@@ -53,6 +54,12 @@ static const ne_config_key env_keys[] = {
      "env's default (MinAtar 0.1, ALE off as in the Deep GA paper), -1 = off, 0.25 = Gymnasium v5"},
     {"env", "difficulty_ramping", NE_CFG_BOOL, "true", 1, 0, NULL,
      "MinAtar/*: speed the game up over an episode as MinAtar does (false = a constant difficulty)"},
+    // novelty search (src/envs/env_behaviour.c, src/algos/novelty.c)
+    {"env", "behaviour", NE_CFG_STRING, "auto", 1, 0, NULL,
+     "what novelty search compares between episodes (the behaviour characterization, averaged over "
+     "a candidate's episodes): auto = the env's own (the final x-y position in the maze and MuJoCo "
+     "locomotion, the final RAM for Atari, else the final observation), obs = the final observation, "
+     "obs:I,J,... = those components of it"},
     // task families (meta-learning: src/envs/point, src/envs/mujoco/*_tasks.c)
     {"env", "task", NE_CFG_STRING, "", 1, 0, NULL,
      "task families (PointNav2D-v0, HalfCheetahDir-v5, ...): fix every episode's task, comma-separated "
@@ -97,6 +104,10 @@ static const ne_config_key ga_keys[] = {
     {"ga", "elitism", NE_CFG_BOOL, "true", 1, 0, NULL, "copy the elite unchanged into the next generation"},
     {"ga", "cache_mb", NE_CFG_INT, "512", 1, 1e7, NULL,
      "memory budget (MiB) per worker for cached parameter vectors of parents"},
+    // novelty search (src/algos/novelty.c): GA-NS of Such et al. 2017
+    {"ga", "novelty", NE_CFG_BOOL, "false", 1, 0, NULL,
+     "GA-NS: choose parents by novelty (k-nearest-neighbour distance of their behaviours to the "
+     "archive and the population, [novelty]) instead of reward; the elite is still chosen by reward"},
 };
 
 // ---- the ES family (src/algos/es.c, ars.c, pgpe.c, snes.c) ---------------------------------
@@ -189,6 +200,35 @@ static const ne_config_key snes_keys[] = {
      "run seed) or generator (Philox per parameter)"},
     {"snes", "noise_table_mb", NE_CFG_INT, "0", 0, 65536, NULL,
      "noise = table: its size in MiB (0 = auto, as es.noise_table_mb)"},
+};
+
+// ---- novelty search (src/algos/novelty.c, nses.c; ga.c with ga.novelty) ---------------------
+
+// [novelty]: the archive and k-NN novelty of NS-ES / NSR-ES / NSRA-ES (Conti et al. 2018) and GA-NS.
+static const ne_config_key novelty_keys[] = {
+    {"novelty", "k", NE_CFG_INT, "0", 0, 100000, NULL,
+     "novelty = mean distance to the k nearest behaviours (0 = the papers' k: 10 for the ES family, "
+     "25 for the GA)"},
+    {"novelty", "archive_max", NE_CFG_INT, "10000", 1, 1e8, NULL,
+     "most behaviours the archive keeps; past that, reservoir sampling keeps a uniform sample of every "
+     "behaviour ever added (memory: archive_max x the behaviour's floats x 4 bytes)"},
+    {"novelty", "archive_prob", NE_CFG_FLOAT, "0.01", 0, 1, NULL,
+     "ga.novelty: probability that each genome's behaviour enters the archive each generation (Such et "
+     "al. 2017); the ES family archives every centre it updates"},
+    {"novelty", "meta_population", NE_CFG_INT, "5", 1, 1000, NULL,
+     "ES family: M centres, each with its own optimizer and observation statistics; one is updated "
+     "per generation"},
+    {"novelty", "selection", NE_CFG_ENUM, "novelty", 1, 0, "novelty|round_robin",
+     "ES family: which centre a generation updates: novelty (chosen with probability proportional "
+     "to its novelty, the paper's) or round_robin"},
+    {"novelty", "weight", NE_CFG_FLOAT, "1", 0, 1, NULL,
+     "nsra-es: initial weight w of the reward (1 - w goes to novelty); nsr-es uses 0.5, ns-es 0"},
+    {"novelty", "weight_delta", NE_CFG_FLOAT, "0.05", 0, 1, NULL,
+     "nsra-es: w += delta when the centre's evaluation beats the best so far, w -= delta after "
+     "weight_patience generations without"},
+    {"novelty", "weight_patience", NE_CFG_INT, "10", 1, 1e6, NULL,
+     "nsra-es: generations without a new best centre evaluation before w decreases (Conti et al. use "
+     "10 or 50 depending on the domain)"},
 };
 
 // ---- CMA-ES (src/algos/cmaes.c, sepcmaes.c; shared settings in cma_core.c) ------------------
@@ -312,7 +352,7 @@ static const ne__cfg_section sections[] = {
     {"env", env_keys, COUNT(env_keys), NULL, "the environment and how fitness is measured"},
     {"policy", policy_keys, COUNT(policy_keys), NULL, "the network mapping observations to actions"},
     {"ga", ga_keys, COUNT(ga_keys), "ga", "Deep GA: truncation selection + Gaussian mutation"},
-    {"es", es_keys, COUNT(es_keys), "es", "OpenAI ES: mirrored sampling, centered ranks, Adam"},
+    {"es", es_keys, COUNT(es_keys), "es|ns-es|nsr-es|nsra-es", "OpenAI ES: mirrored sampling, centered ranks, Adam"},
     {"ars", ars_keys, COUNT(ars_keys), "ars", "Augmented Random Search (V1/V2, top-b directions)"},
     {"pgpe", pgpe_keys, COUNT(pgpe_keys), "pgpe", "PGPE with symmetric sampling and ClipUp"},
     {"snes", snes_keys, COUNT(snes_keys), "snes", "separable natural evolution strategies"},
@@ -321,6 +361,8 @@ static const ne__cfg_section sections[] = {
     {"meta", meta_keys, COUNT(meta_keys), NULL, "meta-learning: fitness after an inner loop on sampled tasks"},
     {"nevergrad", nevergrad_keys, COUNT(nevergrad_keys), "nevergrad", "a Nevergrad optimizer in a server process"},
     {"python", python_keys, COUNT(python_keys), "python", "any Python ask/tell class in a server process"},
+    {"novelty", novelty_keys, COUNT(novelty_keys), "ns-es|nsr-es|nsra-es|ga:novelty",
+     "novelty search: behaviour archive, k-NN novelty, the ES meta-population"},
 };
 
 // Item limits of INTLIST keys that have one tighter than NE__CFG_LIST_CAP.

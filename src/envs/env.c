@@ -85,6 +85,9 @@ int ne_env_make(const char* id, const ne_env_options* options, ne_env_spec** out
   snprintf(spec->id, sizeof spec->id, "%s", id);
   // the TimeLimit override replaces the registered max_episode_steps, as gymnasium.make's does
   if (options && options->max_episode_steps > 0) spec->max_episode_steps = options->max_episode_steps;
+  // the behaviour characterization: the family's own, else the final observation (if it fits)
+  assert(!spec->bc_native || (spec->hooks && spec->hooks->behaviour && spec->bc_dim > 0));
+  if (!spec->bc_native) spec->bc_dim = !spec->evaluate && spec->obs_dim <= NE_ENV_MAX_BC ? spec->obs_dim : 0;
   *out = spec;
   return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The env spec that a config's [env] section describes (see env.h's ne_env_from_config): the id,
-// the TimeLimit override, the black-box dimension and shift, the pixel families' options and a task family's fixed task.
+// the TimeLimit override, the black-box dimension and shift, the pixel families' options, the
+// behaviour characterization novelty search compares (env.behaviour) and a task family's fixed task.
 #include <string.h>
 
 #include "core/util.h"  // ne__set_error
@@ -41,6 +42,11 @@ int ne_env_from_config(const ne_config* cfg, ne_env_spec** out, char* errstr) {
   // task families: env.task makes the fixed-task variant
   if (rc == 0) rc = apply_task(cfg, *out, errstr);
   if (rc != 0 && *out) {
+    ne_env_spec_destroy(*out);
+    *out = NULL;
+  }
+  // what novelty search compares between episodes (env.behaviour)
+  if (rc == 0 && (rc = ne_env_set_behaviour(*out, ne_config_str(cfg, "env", "behaviour"), errstr)) != 0) {
     ne_env_spec_destroy(*out);
     *out = NULL;
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Frames of an env state (env.h's ne_env_render): checks the arguments and hands the state to its
-// family's render hook (MuJoCo's offscreen renderer, the Box2D and classic-control drawings). For
+// family's render hook (MuJoCo's offscreen renderer, the Box2D, classic-control and maze drawings),
+// and behaviour characterizations drawn over a frame (the maze's archive of final positions). For
 // humans looking at results, never on a training path.
 #include "core/util.h"  // ne__set_error
 #include "neuroevo/env.h"
@@ -20,4 +21,15 @@ int ne_env_render(const ne_env_spec* spec, const ne_env_state* state, void** ctx
 
 void ne_env_render_free(const ne_env_spec* spec, void* ctx) {
   if (ctx && spec && spec->hooks && spec->hooks->render_free) spec->hooks->render_free(spec, ctx);
+}
+
+int ne_env_can_draw_behaviours(const ne_env_spec* spec) { return spec->hooks && spec->hooks->draw_behaviours; }
+
+int ne_env_draw_behaviours(const ne_env_spec* spec, const float* points, int n, int dim, unsigned char* rgb, int width,
+                           int height, char* errstr) {
+  if (!spec || (!points && n > 0) || n < 0 || !rgb || width < 1 || height < 1)
+    return ne__set_error(errstr, NE_EINVAL, "bad arguments");
+  if (!ne_env_can_draw_behaviours(spec))
+    return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing of behaviours for this environment", spec->id);
+  return spec->hooks->draw_behaviours(spec, points, n, dim, rgb, width, height, errstr);
 }

@@ -19,6 +19,7 @@ typedef struct ne_env_entry {
 // Family tables, each terminated by an entry with id == NULL.
 extern const ne_env_entry ne__classic_envs[];
 extern const ne_env_entry ne__bbob_envs[];  // src/envs/bbob: black-box test functions
+extern const ne_env_entry ne__maze_envs[];  // src/envs/maze: the deceptive hard maze (novelty search)
 // physics families, built only when their library is found (cmake/physics.cmake)
 extern const ne_env_entry ne__mujoco_envs[];  // src/envs/mujoco (NE_HAVE_MUJOCO)
 extern const ne_env_entry ne__box2d_envs[];   // src/envs/box2d (NE_HAVE_BOX2D)

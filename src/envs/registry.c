@@ -10,7 +10,7 @@
 static const ne_env_entry* const families[] = {
     ne__classic_envs,
     ne__point_envs,  // task families (meta-learning); the MuJoCo ones are in ne__mujoco_envs
-    ne__bbob_envs,
+    ne__bbob_envs,    ne__maze_envs,
 // physics families exist only when their library was found at configure time
 #ifdef NE_HAVE_BOX2D
     ne__box2d_envs,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Candidate evaluation (see evaluator.h): parameters, then episodes of policy-in-env. The episode
-// loop allocates nothing; every buffer is made once when the evaluator is created (the kept
-// generator noise of the ES family once, at its first perturbed candidate).
+// Candidate evaluation (see evaluator.h): parameters, then episodes of policy-in-env, and on request
+// the observation sums (ES normalization) and the mean behaviour characterization (novelty search).
+// The episode loop allocates nothing; every buffer is made once when the evaluator is created (the
+// kept generator noise of the ES family once, at its first perturbed candidate).
 #include "neuroevo/evaluator.h"
 
 #include <math.h>
@@ -26,6 +27,8 @@ struct ne_evaluator {
   float* scratch;                  // (policy->scratch_floats) forward scratch
   float* obs;                      // (obs_dim) normalized observation
   float action[NE_ENV_MAX_ACT];    // policy output
+  float* bc;                       // (env->bc_dim) one episode's behaviour characterization
+  double* bc_sum;                  // (env->bc_dim) its sum over a candidate's episodes
   int env_failed;                  // gym: bridge: NE_E* code of an env failure in the last run (0: none)
   char env_errstr[NE_ERRSTR_LEN];  // its message, naming the env
   ne_lockstep* lockstep;           // conv policies: episodes in lockstep (NULL: one at a time)
@@ -45,7 +48,9 @@ ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* 
   ev->params = ne_malloc(policy->n_params * sizeof(float));
   ev->scratch = ne_malloc((policy->scratch_floats + 1) * sizeof(float));
   ev->obs = ne_malloc((size_t)env->obs_dim * sizeof(float));
-  if (!ev->state || !ev->params || !ev->scratch || !ev->obs) {
+  ev->bc = ne_malloc((size_t)(env->bc_dim > 0 ? env->bc_dim : 1) * sizeof(float));
+  ev->bc_sum = ne_malloc((size_t)(env->bc_dim > 0 ? env->bc_dim : 1) * sizeof(double));
+  if (!ev->state || !ev->params || !ev->scratch || !ev->obs || !ev->bc || !ev->bc_sum) {
     ne_evaluator_destroy(ev);
     return NULL;
   }
@@ -63,6 +68,8 @@ void ne_evaluator_destroy(ne_evaluator* ev) {
   ne_free(ev->eps);
   ne_free(ev->scratch);
   ne_free(ev->obs);
+  ne_free(ev->bc);
+  ne_free(ev->bc_sum);
   ne_free(ev);
 }
 
@@ -171,6 +178,19 @@ double ne_evaluator_episode(ne_evaluator* ev, const float* params, uint64_t seed
   return run_episode(ev, params, seed, batch, steps, NULL);
 }
 
+// Adds the behaviour characterization of state (the end of one episode) to ev->bc_sum.
+static void add_behaviour(ne_evaluator* ev, const ne_env_state* state) {
+  int d = ev->env->bc_dim;
+  if (ne_env_behaviour(ev->env, state, ev->bc) != 0) return;
+  for (int i = 0; i < d; i++) ev->bc_sum[i] += ev->bc[i];
+}
+
+// out->bc = the mean characterization over n episodes (summed in episode order), or zeros.
+static void finish_behaviour(ne_evaluator* ev, uint32_t n, ne_result* out) {
+  int d = ev->env->bc_dim;
+  for (int i = 0; i < d; i++) out->bc[i] = n > 0 ? (float)(ev->bc_sum[i] / (double)n) : 0.0f;
+}
+
 int ne_evaluator_set_meta(ne_evaluator* ev, const ne_meta_spec* meta) {
   ne_adapter_destroy(ev->adapter);
   ev->adapter = NULL;
@@ -243,6 +263,9 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
     memset(out->obs_sum, 0, (size_t)ev->env->obs_dim * sizeof(double));
     memset(out->obs_sumsq, 0, (size_t)ev->env->obs_dim * sizeof(double));
   }
+  int want_bc = batch->want_bc && out->bc && ev->env->bc_dim > 0;
+  if (want_bc) memset(ev->bc_sum, 0, (size_t)ev->env->bc_dim * sizeof(double));
+  if (want_bc) finish_behaviour(ev, 0, out);  // zeros unless the episodes run
   const float* params = ne_evaluator_params(ev, batch, c, &out->status);
   if (!params) return out->status;
   if (ev->meta) return run_meta(ev, batch, c, params, want_stats, out);
@@ -259,12 +282,16 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
     double r = lockstep
         ? ne__lockstep_return(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH))
         : run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, want_stats ? out : NULL);
+    // where the episode ended: its env state (lockstep keeps one per episode) holds the final step
+    if (want_bc)
+      add_behaviour(ev, lockstep ? ne__lockstep_state(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH)) : ev->state);
     welford_add(&mean, &m2, r, e);
   }
   if (ev->interrupted) return out->status = NE_EINTR;  // a partial result: the caller drops it
   out->episodes = c->episodes;
   out->fitness = mean;
   out->return_std = c->episodes > 1 ? sqrt(m2 / (double)c->episodes) : 0;
+  if (want_bc) finish_behaviour(ev, c->episodes, out);
   if (!isfinite(mean)) out->status = NE_ERANGE;
   return out->status;
 }

@@ -91,3 +91,5 @@ int ne__lockstep_run(ne_lockstep* ls, const float* params, uint64_t episode_seed
 }
 
 double ne__lockstep_return(const ne_lockstep* ls, int i) { return ls->returns[i]; }
+
+const ne_env_state* ne__lockstep_state(const ne_lockstep* ls, int i) { return ls->states[i]; }

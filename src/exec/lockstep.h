@@ -33,4 +33,7 @@ int ne__lockstep_run(ne_lockstep* ls, const float* params, uint64_t episode_seed
 // The return of episode first + i of the last run.
 double ne__lockstep_return(const ne_lockstep* ls, int i);
 
+// The env state episode first + i of the last run ended in (its behaviour characterization).
+const ne_env_state* ne__lockstep_state(const ne_lockstep* ls, int i);
+
 #endif

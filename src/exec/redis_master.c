@@ -559,6 +559,7 @@ static int classify(master* m, const ne__wire_results* d, int* stale) {
   if (h->round.digest != m->rd.digest) return W_BATCH;
   int want_d = m->batch->want_obs_stats ? m->env->obs_dim : 0;
   if (h->obs_dim != want_d) return W_MALFORMED;
+  if (h->bc_dim != (m->batch->want_bc ? m->env->bc_dim : 0)) return W_MALFORMED;
   for (int i = 0; i < d->n; i++)
     if (d->index[i] >= (uint32_t)m->batch->n) return W_MALFORMED;
   if (h->error[0] && h->failed_index >= (uint32_t)m->batch->n) return W_MALFORMED;
@@ -593,7 +594,9 @@ static void explain_drop(master* m, int kind, const char* entry, const ne__wire_
            h->worker, h->round.generation);
       break;
     default:
-      warn(m, kind, "dropped malformed result entry %s from worker '%s': bad candidate index or observation sums",
+      warn(m, kind,
+           "dropped malformed result entry %s from worker '%s': bad candidate index, observation sums "
+           "or behaviour characterizations",
            entry, h->worker);
   }
 }
@@ -613,6 +616,7 @@ static void accept_whole(master* m, uint32_t i, const ne_result* src) {
     memcpy(dst->obs_sum, src->obs_sum, d * sizeof(double));
     memcpy(dst->obs_sumsq, src->obs_sumsq, d * sizeof(double));
   }
+  if (m->batch->want_bc && dst->bc && src->bc) memcpy(dst->bc, src->bc, (size_t)m->env->bc_dim * sizeof(float));
 }
 
 // A split candidate whose parts have all come in: its result from the episode returns in order
@@ -988,11 +992,11 @@ static int tick(master* m, double now) {
 
 // Episodes per part for this round's split candidates: --episodes-per-task, or automatically the
 // round's episodes per live thread (a candidate with more episodes than that would be its
-// straggler). 0: no split (observation statistics cannot be added up bit-identically; a
-// meta-learning candidate's episodes are tasks, each with its own inner loop, and its fitness is
-// not a mean of per-episode returns).
+// straggler). 0: no split (observation statistics and behaviour characterizations, means over
+// the episodes, cannot be added up bit-identically from parts; a meta-learning candidate's episodes
+// are tasks, each with its own inner loop, and its fitness is not a mean of per-episode returns).
 static uint32_t split_target(const master* m, const ne_batch* b) {
-  if (b->want_obs_stats || m->meta || m->opt.episodes_per_task < 0) return 0;
+  if (b->want_obs_stats || b->want_bc || m->meta || m->opt.episodes_per_task < 0) return 0;
   if (m->opt.episodes_per_task > 0) return (uint32_t)m->opt.episodes_per_task;
   if (m->stats.live_threads < 2) return 0;
   uint64_t total = 0;

@@ -22,6 +22,7 @@
 
 #define MAX_TOTAL_SEEDS ((size_t)1 << 26)  // decoded seeds per message (512 MiB): bounds prefix copies
 #define MAX_OBS_DIM (1 << 20)              // observation sums per result
+#define MAX_BC_DIM NE_ENV_MAX_BC           // behaviour characterization floats per result
 
 // ---- primitives ---------------------------------------------------------------------------
 
@@ -312,8 +313,9 @@ int ne__wire_encode_task_parts(ne_buf* out, const ne__wire_round* round, uint32_
   if (n < 1 || n > NE_WIRE_MAX_CANDS) return NE_EINVAL;
   for (int j = 0; j < n; j++) {
     if (idx[j] < 0 || idx[j] >= batch->n) return NE_EINVAL;
-    if (parts && parts[j].n > 0 && (uint64_t)parts[j].first + parts[j].n > batch->cands[idx[j]].episodes)
-      return NE_EINVAL;
+    if (parts && parts[j].n > 0 &&
+        (batch->want_bc || (uint64_t)parts[j].first + parts[j].n > batch->cands[idx[j]].episodes))
+      return NE_EINVAL;  // behaviours are means over all of a candidate's episodes: never split
   }
   int nb = batch->n_blobs > 0 ? batch->n_blobs : 1;
   int* map = ne_malloc(2 * (size_t)nb * sizeof(int));
@@ -329,7 +331,9 @@ int ne__wire_encode_task_parts(ne_buf* out, const ne__wire_round* round, uint32_
   put_varint(out, task_no);
   int has_norm = batch->obs_mean && batch->obs_std;
   const ne_noise_table* noise = batch->noise_table;
-  put_varint(out, (uint64_t)((batch->want_obs_stats ? 1 : 0) | (has_norm ? 2 : 0) | (noise ? 4 : 0)));
+  put_varint(
+      out,
+      (uint64_t)((batch->want_obs_stats ? 1 : 0) | (has_norm ? 2 : 0) | (noise ? 4 : 0) | (batch->want_bc ? 8 : 0)));
   if (has_norm) {
     put_f32(out, batch->obs_clip);
     for (int k = 0; k < 2; k++) {
@@ -399,7 +403,7 @@ static int get_candidate(ne_reader* r, ne__wire_task* t, size_t* off, int j, siz
   uint64_t index = get_varint(r), episodes = get_varint(r), part = get_varint(r);
   c->episode_seed = ne__reader_u64(r);
   if (r->bad || index > UINT32_MAX || episodes < 1 || episodes > UINT32_MAX || part > UINT32_MAX ||
-      (part && part - 1 + episodes > UINT32_MAX))
+      (part && (part - 1 + episodes > UINT32_MAX || t->want_bc)))
     return NE_ECORRUPT;
   c->index = (uint32_t)index;
   c->episodes = (uint32_t)episodes;
@@ -422,9 +426,10 @@ static int get_candidate(ne_reader* r, ne__wire_task* t, size_t* off, int j, siz
 static int get_task_header(ne_reader* r, ne__wire_task* t) {
   get_round(r, &t->round);
   uint64_t task_no = get_varint(r), flags = get_varint(r);
-  if (task_no > UINT32_MAX || flags > 7) return NE_ECORRUPT;
+  if (task_no > UINT32_MAX || flags > 15) return NE_ECORRUPT;
   t->task_no = (uint32_t)task_no;
   t->want_obs_stats = (int)(flags & 1);
+  t->want_bc = (int)(flags >> 3 & 1);
   t->has_norm = (int)(flags >> 1 & 1);
   t->obs_clip = 0;
   if (t->has_norm) {
@@ -497,12 +502,13 @@ void ne__wire_results_free(ne__wire_results* r) {
   ne_free(r->ret_off);
   ne_free(r->returns);
   ne_free(r->obs);
+  ne_free(r->bc);
   ne_free(r->skipped);
   ne__wire_results_init(r);
 }
 
 static void put_result(ne_buf* b, uint32_t index, const ne_result* res, const ne__wire_part* part,
-                       const double* returns, int obs_dim, int has_pre) {
+                       const double* returns, int obs_dim, int bc_dim, int has_pre) {
   put_varint(b, index);
   put_varint(b, zigzag(res->status));
   ne__buf_f64(b, res->fitness);
@@ -513,10 +519,12 @@ static void put_result(ne_buf* b, uint32_t index, const ne_result* res, const ne
   // a part: its first episode (+ 1; 0: the whole candidate) and its per-episode returns
   put_varint(b, part ? (uint64_t)part->first + 1 : 0);
   for (uint32_t e = 0; part && e < part->n; e++) ne__buf_f64(b, returns[e]);
-  if (obs_dim <= 0) return;
-  ne__buf_f64(b, res->obs_count);
-  for (int i = 0; i < obs_dim; i++) ne__buf_f64(b, res->obs_sum[i]);
-  for (int i = 0; i < obs_dim; i++) ne__buf_f64(b, res->obs_sumsq[i]);
+  if (obs_dim > 0) {
+    ne__buf_f64(b, res->obs_count);
+    for (int i = 0; i < obs_dim; i++) ne__buf_f64(b, res->obs_sum[i]);
+    for (int i = 0; i < obs_dim; i++) ne__buf_f64(b, res->obs_sumsq[i]);
+  }
+  if (bc_dim > 0) ne__buf_f32s(b, res->bc, (size_t)bc_dim);
 }
 
 // The failure part that ends every result message: a flag, then (failures only) the env's message,
@@ -540,17 +548,23 @@ int ne__wire_encode_results_parts(ne_buf* out, const ne__wire_result_hdr* hdr, c
                                   const ne_result* results, const ne__wire_part* parts, const double* returns, int n) {
   int min_n = hdr->error[0] ? 0 : 1;
   if (n < min_n || n > NE_WIRE_MAX_CANDS || hdr->obs_dim < 0 || hdr->obs_dim > MAX_OBS_DIM) return NE_EINVAL;
-  // parts: no observation sums (they could not be added up bit-identically), one return per episode
+  if (hdr->bc_dim < 0 || hdr->bc_dim > MAX_BC_DIM) return NE_EINVAL;
+  // parts: no observation sums or behaviours (they could not be added up bit-identically), one
+  // return per episode
   for (int i = 0; parts && i < n; i++)
-    if (parts[i].n > 0 && (hdr->obs_dim > 0 || !returns || results[i].episodes != parts[i].n)) return NE_EINVAL;
+    if (parts[i].n > 0 && (hdr->obs_dim > 0 || hdr->bc_dim > 0 || !returns || results[i].episodes != parts[i].n))
+      return NE_EINVAL;
   if (hdr->error[0] && (hdr->n_skipped < 0 || hdr->n_skipped > NE_WIRE_MAX_CANDS)) return NE_EINVAL;
   for (int i = 0; hdr->obs_dim > 0 && i < n; i++)
     if (!results[i].obs_sum || !results[i].obs_sumsq) return NE_EINVAL;
+  for (int i = 0; hdr->bc_dim > 0 && i < n; i++)
+    if (!results[i].bc) return NE_EINVAL;
   begin(out, NE_WIRE_RESULT, hdr->worker);
   put_round(out, &hdr->round);
   put_varint(out, hdr->task_no);
   ne__buf_u64(out, hdr->fingerprint);
   put_varint(out, (uint64_t)hdr->obs_dim);
+  put_varint(out, (uint64_t)hdr->bc_dim);
   put_varint(out, hdr->eval_us);
   // meta-learning: a flag, then every result carries its pre-adaptation return
   int has_pre = 0;
@@ -559,7 +573,7 @@ int ne__wire_encode_results_parts(ne_buf* out, const ne__wire_result_hdr* hdr, c
   put_varint(out, (uint64_t)n);
   for (int i = 0; i < n; i++) {
     int part = parts && parts[i].n > 0;
-    put_result(out, idx[i], &results[i], part ? &parts[i] : NULL, returns, hdr->obs_dim, has_pre);
+    put_result(out, idx[i], &results[i], part ? &parts[i] : NULL, returns, hdr->obs_dim, hdr->bc_dim, has_pre);
     if (part) returns += parts[i].n;
   }
   put_failure(out, hdr);
@@ -589,21 +603,30 @@ static int get_result(ne_reader* r, ne__wire_results* m, int i, size_t* used, in
   m->ret_off[i] = *used;
   if (part) {
     if (r->bad || part > UINT32_MAX || episodes < 1 || part - 1 + episodes > UINT32_MAX || m->hdr.obs_dim > 0 ||
-        episodes > ne__reader_left(r) / 8)
+        m->hdr.bc_dim > 0 || episodes > ne__reader_left(r) / 8)
       return NE_ECORRUPT;
     if (reserve((void**)&m->returns, &m->cap_returns, *used + episodes, sizeof(double))) return NE_ENOMEM;
     m->parts[i] = (ne__wire_part){(uint32_t)(part - 1), (uint32_t)episodes};
     for (uint64_t e = 0; e < episodes; e++) m->returns[*used + e] = ne__reader_f64(r);
     *used += episodes;
   }
-  int d = m->hdr.obs_dim;
+  int d = m->hdr.obs_dim, bd = m->hdr.bc_dim;
   res->obs_sum = res->obs_sumsq = NULL;
   res->obs_count = 0;
-  if (d <= 0) return 0;
-  res->obs_sum = m->obs + (size_t)i * 2 * (size_t)d;
-  res->obs_sumsq = res->obs_sum + d;
-  res->obs_count = ne__reader_f64(r);
-  for (int k = 0; k < 2 * d; k++) res->obs_sum[k] = ne__reader_f64(r);
+  res->bc = NULL;
+  if (d > 0) {
+    res->obs_sum = m->obs + (size_t)i * 2 * (size_t)d;
+    res->obs_sumsq = res->obs_sum + d;
+    res->obs_count = ne__reader_f64(r);
+    for (int k = 0; k < 2 * d; k++) res->obs_sum[k] = ne__reader_f64(r);
+  }
+  if (bd > 0) {
+    // a successful evaluation's behaviour is finite: novelty distances are computed from it
+    res->bc = m->bc + (size_t)i * (size_t)bd;
+    ne__reader_f32s(r, res->bc, (size_t)bd);
+    for (int k = 0; status == 0 && k < bd; k++)
+      if (!isfinite(res->bc[k])) return NE_ECORRUPT;
+  }
   return r->bad ? NE_ECORRUPT : 0;
 }
 
@@ -637,16 +660,18 @@ static int get_results_body(ne_reader* r, ne__wire_results* m) {
   get_round(r, &m->hdr.round);
   uint64_t task_no = get_varint(r);
   m->hdr.fingerprint = ne__reader_u64(r);
-  uint64_t d = get_varint(r);
+  uint64_t d = get_varint(r), bd = get_varint(r);
   m->hdr.eval_us = get_varint(r);
   uint8_t has_pre = get_u8(r);
   uint64_t n = get_varint(r);
-  if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || n > NE_WIRE_MAX_CANDS || has_pre > 1) return NE_ECORRUPT;
-  // each result takes at least 21 bytes (+ 8 with pre-adaptation returns, + 8 * (1 + 2d) with sums):
-  // check before allocating
-  if (n > ne__reader_left(r) / (21 + 8 * (has_pre > 0) + 8 * (1 + 2 * d) * (d > 0))) return NE_ECORRUPT;
+  if (r->bad || task_no > UINT32_MAX || d > MAX_OBS_DIM || bd > MAX_BC_DIM || n > NE_WIRE_MAX_CANDS || has_pre > 1)
+    return NE_ECORRUPT;
+  // each result takes at least 21 bytes (+ 8 with pre-adaptation returns, + 8 * (1 + 2d) with sums,
+  // + 4 bd with behaviours): check before allocating
+  if (n > ne__reader_left(r) / (21 + 8 * (has_pre > 0) + 8 * (1 + 2 * d) * (d > 0) + 4 * bd)) return NE_ECORRUPT;
   m->hdr.task_no = (uint32_t)task_no;
   m->hdr.obs_dim = (int)d;
+  m->hdr.bc_dim = (int)bd;
   size_t cap = (size_t)m->cap;
   if (reserve((void**)&m->index, &cap, n, sizeof *m->index)) return NE_ENOMEM;
   cap = (size_t)m->cap;
@@ -657,6 +682,7 @@ static int get_results_body(ne_reader* r, ne__wire_results* m) {
   if (reserve((void**)&m->ret_off, &cap, n, sizeof *m->ret_off)) return NE_ENOMEM;
   m->cap = (int)cap;
   if (d > 0 && reserve((void**)&m->obs, &m->obs_cap, n * 2 * d, sizeof(double))) return NE_ENOMEM;
+  if (bd > 0 && reserve((void**)&m->bc, &m->bc_cap, n * bd, sizeof(float))) return NE_ENOMEM;
   m->n = (int)n;
   size_t used = 0;
   for (int i = 0; i < m->n; i++) {
@@ -772,7 +798,7 @@ static uint64_t digest_candidate(uint64_t h, const ne_batch* b, const ne_candida
 
 uint64_t ne__wire_batch_digest(const ne_batch* b, const uint64_t norm_hash[2], int obs_dim) {
   uint64_t h = ne_hash2(0x6261746368ull, (uint64_t)b->generation << 32 | b->round);
-  h = ne_hash2(h, (uint64_t)(uint32_t)b->n << 1 | (b->want_obs_stats ? 1 : 0));
+  h = ne_hash2(h, (uint64_t)(uint32_t)b->n << 2 | (b->want_bc ? 2 : 0) | (b->want_obs_stats ? 1 : 0));
   if (b->obs_mean && b->obs_std) {
     h = ne_hash2(ne_hash2(ne_hash2(h, norm_hash[0]), norm_hash[1]), (uint64_t)obs_dim);
     h = mix_f32(h, b->obs_clip);
@@ -835,6 +861,9 @@ uint64_t ne__wire_fingerprint(const ne_env_spec* env, const ne_policy_spec* poli
   h = mix_str(h, env->id);
   h = ne_hash2(ne_hash2(h, (uint64_t)env->obs_dim), (uint64_t)env->discrete << 32 | (uint32_t)env->n_actions);
   h = ne_hash2(ne_hash2(h, (uint64_t)env->act_dim), (uint64_t)env->max_episode_steps);
+  // the behaviour characterization (env.behaviour): another one would describe other episodes
+  h = ne_hash2(ne_hash2(h, (uint64_t)env->bc_dim), (uint64_t)env->bc_native << 8 | (uint32_t)env->bc_n_select);
+  for (int i = 0; i < env->bc_n_select; i++) h = ne_hash2(h, (uint64_t)env->bc_select[i]);
   h = ne_hash2(mix_str(h, spec), policy->n_params);
   h = probe_params(probe_env(h, env, policy), policy);
   h = ne_hash2(h, synthetic ? 0x73796eull : 0);

@@ -21,8 +21,11 @@
 // time; workers report env failures
 // 3: a task may carry a part of a candidate's episodes (a candidate with many episodes split over
 // several workers), and the result of a part carries its per-episode returns
-// 4: results carry the pre-adaptation return of meta-learning (ne_result.pre_fitness)
-#define NE_WIRE_VERSION 4
+// 4: (two branches' builds, never both) tasks may ask for behaviour characterizations (novelty
+// search) and results then carry them; or results carry the pre-adaptation return of meta-learning
+// 5: both: a result message's header carries bc_dim after obs_dim and a pre_fitness flag after
+// eval_us; each result its pre_fitness after steps (flag set) and its behaviour last (bc_dim > 0)
+#define NE_WIRE_VERSION 5
 
 #define NE_WIRE_MAX_NAME 64          // longest worker name carried in a message
 #define NE_WIRE_MAX_CANDS (1 << 20)  // most candidates (or results) in one message
@@ -65,6 +68,7 @@ typedef struct ne__wire_task {
   ne__wire_round round;               // the batch this chunk belongs to
   uint32_t task_no;                   // the master's sequence number, for messages
   int want_obs_stats;                 // results must carry observation sums
+  int want_bc;                        // results must carry behaviour characterizations
   int has_norm;                       // observations are normalized with norm[0] (mean), norm[1] (std)
   float obs_clip;                     // clip of normalized observations (0: none)
   ne__wire_blobref norm[2];           // mean and std vectors (has_norm)
@@ -87,6 +91,7 @@ typedef struct ne__wire_result_hdr {
   uint32_t task_no;                   // copied from the task
   uint64_t fingerprint;               // the worker's ne__wire_fingerprint
   int obs_dim;                        // observation sums per result (0: none)
+  int bc_dim;                         // behaviour characterization floats per result (0: none)
   uint64_t eval_us;                   // the worker's wall time evaluating the task (chunk sizing)
   // an env failure (error != ""): the candidates before it are in the results, failed_index is the
   // candidate whose evaluation failed, skipped[0..n_skipped) the task's candidates not attempted
@@ -98,7 +103,7 @@ typedef struct ne__wire_result_hdr {
 } ne__wire_result_hdr;
 
 // A decoded result message; buffers are reused across decodes. results[i].obs_sum/obs_sumsq point
-// into `obs` when hdr.obs_dim > 0.
+// into `obs` when hdr.obs_dim > 0, results[i].bc into `bc` when hdr.bc_dim > 0.
 typedef struct ne__wire_results {
   ne__wire_result_hdr hdr;  // header
   int n;                    // results in the message
@@ -111,6 +116,8 @@ typedef struct ne__wire_results {
   double* obs;              // (cap * 2 * obs_cap) observation sums
   int cap;                  // allocated results
   size_t obs_cap;           // allocated doubles of obs
+  float* bc;                // (cap * bc_dim) behaviour characterizations
+  size_t bc_cap;            // allocated floats of bc
   uint32_t* skipped;        // (cap_skipped) hdr.skipped points here
   size_t cap_skipped;       // allocated skipped indices
 } ne__wire_results;
@@ -143,9 +150,10 @@ int ne__wire_decode_task(ne__wire_task* t, const void* data, size_t len, char* e
 // ---- results ------------------------------------------------------------------------------
 
 // Appends a result message for results[0..n) (candidate indices idx[0..n)) to out (cleared first).
-// With hdr->obs_dim > 0 each result's obs_count and sums are included; when any result has a
-// pre_fitness (meta-learning: not NaN) every result's is. With hdr->error set it is a failure
-// report (n may be 0; failed_index, entry and the skipped list are included).
+// With hdr->obs_dim > 0 each result's obs_count and sums are included, with hdr->bc_dim > 0 its
+// behaviour characterization; when any result has a pre_fitness (meta-learning: not NaN) every
+// result's is. With hdr->error set it is a failure report (n may be 0; failed_index, entry and the
+// skipped list are included).
 int ne__wire_encode_results(ne_buf* out, const ne__wire_result_hdr* hdr, const uint32_t* idx, const ne_result* results,
                             int n);
 

@@ -90,6 +90,7 @@ typedef struct ne__wthread {
   double* returns;       // (cap_returns) per-episode returns of the parts, back to back
   size_t cap_returns;
   double* obs;            // (cap * 2 * obs_dim) observation sums
+  float* bc;              // (cap * bc_dim) behaviour characterizations
   int cap;                // allocated results
   ne_blob* blobs;         // (cap_blobs) the task's blobs as a batch sees them
   ne__blob_entry** held;  // (cap_blobs + 2) cache entries in use

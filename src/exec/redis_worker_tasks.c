@@ -134,17 +134,19 @@ void ne__worker_blobs_free(ne__experiment* ex) {
 // ---- one task -----------------------------------------------------------------------------
 
 // Grows the thread's result and blob buffers for the task in hand.
-static int reserve_thread(ne__wthread* th, int n, int n_blobs, int obs_dim, size_t part_episodes) {
+static int reserve_thread(ne__wthread* th, int n, int n_blobs, int obs_dim, int bc_dim, size_t part_episodes) {
   if (n > th->cap) {
     ne_free(th->res);
     ne_free(th->idx);
     ne_free(th->parts);
     ne_free(th->obs);
+    ne_free(th->bc);
     th->res = ne_calloc((size_t)n, sizeof *th->res);
     th->idx = ne_calloc((size_t)n, sizeof *th->idx);
     th->parts = ne_calloc((size_t)n, sizeof *th->parts);
     th->obs = ne_calloc((size_t)n * 2 * (size_t)(obs_dim > 0 ? obs_dim : 1), sizeof(double));
-    th->cap = th->res && th->idx && th->parts && th->obs ? n : 0;
+    th->bc = ne_calloc((size_t)n * (size_t)(bc_dim > 0 ? bc_dim : 1), sizeof(float));
+    th->cap = th->res && th->idx && th->parts && th->obs && th->bc ? n : 0;
     if (!th->cap) return NE_ENOMEM;
   }
   if (part_episodes > th->cap_returns) {
@@ -219,9 +221,10 @@ static void release_blobs(ne__wthread* th) {
 // bridge) with its message in why.
 static int evaluate_task(ne__wthread* th, char* why) {
   const ne__wire_task* t = &th->task;
-  int d = th->ex->env->obs_dim;
-  ne_batch b = {t->round.generation, t->round.round, t->n, t->cands,    t->n_blobs,   th->blobs,
-                t->want_obs_stats,   NULL,           NULL, t->obs_clip, th->ex->noise};
+  int d = th->ex->env->obs_dim, bd = th->ex->env->bc_dim;
+  int want_bc = t->want_bc && bd > 0;
+  ne_batch b = {t->round.generation, t->round.round, t->n, t->cands,    t->n_blobs,    th->blobs,
+                t->want_obs_stats,   NULL,           NULL, t->obs_clip, th->ex->noise, want_bc};
   if (t->has_norm) {
     b.obs_mean = th->held[t->n_blobs]->data;
     b.obs_std = th->held[t->n_blobs + 1]->data;
@@ -233,6 +236,7 @@ static int evaluate_task(ne__wthread* th, char* why) {
     memset(r, 0, sizeof *r);
     r->obs_sum = t->want_obs_stats ? th->obs + (size_t)j * 2 * (size_t)d : NULL;
     r->obs_sumsq = t->want_obs_stats ? r->obs_sum + d : NULL;
+    r->bc = want_bc ? th->bc + (size_t)j * (size_t)bd : NULL;
     th->idx[j] = t->cands[j].index;
     th->parts[j] = *part;
     if (th->w->delay_s > 0) sleep_s(th->w->delay_s);  // test hook: machine-independent run lengths
@@ -241,6 +245,7 @@ static int evaluate_task(ne__wthread* th, char* why) {
         sleep_s(ne__simulated_episodes_s(&t->cands[j], part->n ? part->first : 0, t->cands[j].episodes,
                                          th->w->opt.simulate_s, th->w->opt.simulate_jitter));
       ne__synthetic_result(&t->cands[j], r);
+      if (r->bc) memset(r->bc, 0, (size_t)bd * sizeof(float));         // a fixed behaviour: the origin
       for (uint32_t e = 0; e < part->n; e++) returns[e] = r->fitness;  // every episode returns the fitness
       returns += part->n;
       continue;
@@ -267,6 +272,7 @@ static ne__slot_state answer_task(ne__wthread* th, ne__slot* s, int done, double
   h.task_no = t->task_no;
   h.fingerprint = th->ex->fingerprint;
   h.obs_dim = t->want_obs_stats ? th->ex->env->obs_dim : 0;
+  h.bc_dim = t->want_bc ? th->ex->env->bc_dim : 0;
   h.eval_us = (uint64_t)(eval_s * 1e6);
   if (done < t->n) {
     // the failed candidate first, then the ones not attempted (their indices follow in th->idx)
@@ -304,7 +310,7 @@ static ne__slot_state process_task(ne__wthread* th, ne__slot* s) {
   }
   size_t part_episodes = 0;
   for (int j = 0; j < th->task.n; j++) part_episodes += th->task.parts[j].n;
-  if (reserve_thread(th, th->task.n, th->task.n_blobs, th->ex->env->obs_dim, part_episodes) != 0) {
+  if (reserve_thread(th, th->task.n, th->task.n_blobs, th->ex->env->obs_dim, th->ex->env->bc_dim, part_episodes) != 0) {
     ne__worker_say(w, "task %s: out of memory for %d results; leaving it for another worker", s->id, th->task.n);
     return NE_SLOT_FREE;
   }
@@ -669,6 +675,7 @@ static void thread_free(ne__wthread* th) {
   ne_free(th->parts);
   ne_free(th->returns);
   ne_free(th->obs);
+  ne_free(th->bc);
   ne_free(th->blobs);
   ne_free(th->held);
 }

@@ -4,6 +4,7 @@
 // once to draw every k-th — so that a long episode still fits in max_frames. The frames go to a
 // frame sink: the GIF writer here or the MP4 writer (video_mp4.c), picked by the file's extension.
 #include <stdio.h>
+#include <stdlib.h>  // strtod
 #include <string.h>
 
 #ifdef NE_HAVE_GIFLIB
@@ -195,7 +196,7 @@ typedef struct recorder {
   long frame;                    // steps seen so far over all episodes (frame candidates)
   long stride;                   // draw every stride-th candidate
   int total;                     // frames the writing pass writes
-  const ne_render_options* opt;  // progress callback
+  const ne_render_options* opt;  // progress callback, behaviours drawn over each frame
   ne_render_stats stats;         // time spent so far
 } recorder;
 
@@ -219,6 +220,9 @@ static int maybe_draw(recorder* r, char* errstr) {
   if (!keep) return 0;
   double t0 = ne__now();
   int rc = ne_env_render(r->env, r->state, &r->ctx, r->rgb, r->width, r->height, errstr);
+  if (!rc && r->opt->behaviours && r->opt->n_behaviours > 0)
+    rc = ne_env_draw_behaviours(r->env, r->opt->behaviours, r->opt->n_behaviours, r->opt->behaviour_dim, r->rgb,
+                                r->width, r->height, errstr);
   double t1 = ne__now();
   if (!rc) rc = r->sink->add(r->sink->writer, r->rgb, errstr);
   r->stats.draw_s += t1 - t0;
@@ -289,6 +293,8 @@ int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, con
   if (!ne_env_can_render(env))
     return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing for this environment", env->id);
   ne_render_options o = resolve(options);
+  if (o.behaviours && o.n_behaviours > 0 && !ne_env_can_draw_behaviours(env))
+    return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing of behaviours for this environment", env->id);
   if (o.width > MAX_SIDE || o.height > MAX_SIDE)
     return ne__set_error(errstr, NE_EINVAL, "frame size %dx%d: at most %d per side", o.width, o.height, MAX_SIDE);
   int rc = sink_check(path, o.width, o.height, errstr);
@@ -319,4 +325,69 @@ int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, con
   // no half-written animation is left behind
   if (opened && (rc || crc)) remove(path);
   return rc ? rc : crc;
+}
+
+// ---- behaviours (a novelty run's archive.csv) -----------------------------------------------------
+
+// the number of comma-separated fields of a line
+static int count_fields(const char* line, const char* end) {
+  int n = 1;
+  for (const char* p = line; p < end; p++) n += *p == ',';
+  return n;
+}
+
+// one row of dim numbers into out; 0, or NE_EPARSE
+static int parse_row(const char* line, const char* end, int dim, float* out) {
+  const char* p = line;
+  for (int j = 0; j < dim; j++) {
+    char* stop = NULL;
+    double v = strtod(p, &stop);
+    if (stop == p || stop > end || (j + 1 < dim ? *stop != ',' : stop != end)) return NE_EPARSE;
+    out[j] = (float)v;
+    p = stop + 1;
+  }
+  return 0;
+}
+
+// rows after the header: complete lines, plus a last one without its newline
+static int count_rows(const char* first, const char* end) {
+  int rows = 0;
+  for (const char* p = first; p < end; p++) rows += *p == '\n';
+  return rows + (first < end && end[-1] != '\n');
+}
+
+int ne_render_read_behaviours(const char* path, float** out, int* n, int* dim, char* errstr) {
+  *out = NULL;
+  *n = *dim = 0;
+  char* text = NULL;
+  size_t len = 0;
+  int rc = ne__read_file(path, &text, &len, errstr);
+  if (rc) return rc;
+  const char* end = text + len;
+  // the header gives the dimension; every line after it is one behaviour
+  const char* eol = memchr(text, '\n', len);
+  if (!eol || strncmp(text, "b0", 2) != 0) {
+    ne_free(text);
+    return ne__set_error(errstr, NE_EPARSE, "%s:1: expected a header b0,b1,...", path);
+  }
+  int d = count_fields(text, eol), rows = count_rows(eol + 1, end);
+  float* v = ne_malloc(((size_t)rows * (size_t)d + 1) * sizeof(float));
+  if (!v) rc = ne__set_error(errstr, NE_ENOMEM, "%s: out of memory for %d behaviours", path, rows);
+  const char* line = eol + 1;
+  for (int i = 0; !rc && i < rows; i++) {
+    const char* stop = memchr(line, '\n', (size_t)(end - line));
+    if (!stop) stop = end;
+    if (parse_row(line, stop, d, v + (size_t)i * (size_t)d))
+      rc = ne__set_error(errstr, NE_EPARSE, "%s:%d: expected %d numbers separated by commas", path, i + 2, d);
+    line = stop + 1;
+  }
+  ne_free(text);
+  if (rc) {
+    ne_free(v);
+    return rc;
+  }
+  *out = v;
+  *n = rows;
+  *dim = d;
+  return 0;
 }

@@ -36,6 +36,10 @@ static const extra_tags EXTRA_TAGS[] = {
     {"ars", {"ars/update_norm", "ars/noise", NULL, NULL}},
     {"cmaes", {"cmaes/sigma", "cmaes/condition", "cmaes/restarts", "cmaes/lambda"}},
     {"sepcmaes", {"sepcmaes/sigma", "sepcmaes/condition", "sepcmaes/restarts", "sepcmaes/lambda"}},
+    // novelty search (src/algos/nses.c): the update's norm, NSRA's reward weight, the archive, the centre
+    {"ns-es", {"nses/update_norm", "nses/reward_weight", "nses/archive_size", "nses/centre"}},
+    {"nsr-es", {"nses/update_norm", "nses/reward_weight", "nses/archive_size", "nses/centre"}},
+    {"nsra-es", {"nses/update_norm", "nses/reward_weight", "nses/archive_size", "nses/centre"}},
 };
 
 static double unix_now(void) {

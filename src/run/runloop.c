@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/buf.h"  // archive.csv
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/checkpoint.h"
@@ -14,7 +15,8 @@
 #include "run/run_tfevents.h"  // TensorBoard events, one per generation
 #include "run/runner_int.h"
 
-// Grows the result buffers to n candidates (with observation sums when the batch wants them).
+// Grows the result buffers to n candidates (with observation sums and behaviour characterizations
+// when the batch wants them).
 static int reserve_results(ne_run* run, const ne_batch* b) {
   if (b->n > run->results_cap) {
     ne_free(run->results);
@@ -28,10 +30,18 @@ static int reserve_results(ne_run* run, const ne_batch* b) {
     if (!run->obs_stats) return NE_ENOMEM;
     run->obs_stats_cap = b->n;
   }
+  size_t bd = (size_t)run->env->bc_dim;
+  if (b->want_bc && bd > 0 && b->n > run->bcs_cap) {
+    ne_free(run->bcs);
+    run->bcs = ne_calloc((size_t)b->n * bd, sizeof(float));
+    if (!run->bcs) return NE_ENOMEM;
+    run->bcs_cap = b->n;
+  }
   size_t d = (size_t)run->env->obs_dim;
   for (int i = 0; i < b->n; i++) {
     run->results[i].obs_sum = b->want_obs_stats ? run->obs_stats + (size_t)i * 2 * d : NULL;
     run->results[i].obs_sumsq = b->want_obs_stats ? run->obs_stats + (size_t)i * 2 * d + d : NULL;
+    run->results[i].bc = b->want_bc && bd > 0 ? run->bcs + (size_t)i * bd : NULL;
   }
   return 0;
 }
@@ -199,13 +209,46 @@ static int boundary_state(ne_run* run, int force, char* errstr) {
   return 0;
 }
 
-// Draws curve.png; 0 if it did. A failure is a warning, printed once per run.
+// ---- novelty search: the archive as archive.csv ------------------------------------------------
+// An algorithm with a novelty archive (ne_algo_vt.archive) gets RUN_DIR/archive.csv, one behaviour
+// characterization per row (b0,b1,...), rewritten atomically with curve.png: what `neuroevo
+// render` draws over the maze. The checkpoint holds the archive itself; this file is for humans.
+static int write_archive(ne_run* run, char* errstr) {
+  const float* data;
+  int n, dim;
+  if (!run->vt->archive || run->vt->archive(run->algo, &data, &n, &dim) != 0) return 0;
+  ne_buf b;
+  ne__buf_init(&b);
+  char line[64];
+  for (int j = 0; j < dim; j++) {
+    int len = snprintf(line, sizeof line, "%sb%d", j ? "," : "", j);
+    ne__buf_bytes(&b, line, (size_t)len);
+  }
+  ne__buf_bytes(&b, "\n", 1);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < dim; j++) {
+      float v = data[(size_t)i * (size_t)dim + (size_t)j];
+      int len = snprintf(line, sizeof line, "%.9g%s", v, j + 1 < dim ? "," : "\n");
+      ne__buf_bytes(&b, line, (size_t)len);
+    }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/archive.csv", run->dir);
+  int rc = b.oom ? ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", path)
+                 : ne__write_file_atomic(path, b.data, b.len, errstr);
+  ne__buf_free(&b);
+  return rc;
+}
+// ---- end of novelty search ----------------------------------------------------------------------
+
+// Draws curve.png (and writes archive.csv); 0 if it drew. A failure is a warning, printed once per run.
 static int plot(ne_run* run) {
   char png[4096], why[NE_ERRSTR_LEN];
   run->plotted_at = ne__now();
   snprintf(png, sizeof png, "%s/curve.png", run->dir);
   const char* dirs[1] = {run->dir};
   int rc = ne_plot_runs(dirs, 1, png, "env_steps", why);
+  char why_archive[NE_ERRSTR_LEN];
+  if (write_archive(run, why_archive) != 0) fprintf(stderr, "neuroevo: warning: no archive.csv: %s\n", why_archive);
   if (rc != 0 && !run->plot_warned) {
     fprintf(stderr, "neuroevo: warning: no curve.png: %s\n", why);
     run->plot_warned = 1;

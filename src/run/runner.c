@@ -178,8 +178,19 @@ static int build(ne_run* run, char* errstr) {
   const char* algo = ne_config_str(run->cfg, "run", "algorithm");
   run->vt = ne_algo_find(algo);
   if (!run->vt) return ne__set_error(errstr, NE_ENOTFOUND, "run.algorithm = %s is not available in this build", algo);
-  ne_problem prob = {&run->policy, run->policy.n_params, (uint64_t)ne_config_int(run->cfg, "run", "seed"),
-                     (int)ne_config_int(run->cfg, "env", "episodes"), run->env->obs_dim};
+  // meta-learning's inner loop measures no behaviour characterizations: novelty would compare zeros
+  int novelty = strncmp(algo, "ns", 2) == 0 || (strcmp(algo, "ga") == 0 && ne_config_bool(run->cfg, "ga", "novelty"));
+  if (run->meta.tasks > 0 && novelty)
+    return ne__set_error(errstr, NE_EINVAL,
+                         "meta.tasks = %d with %s: a meta-evaluation measures no behaviour characterizations for "
+                         "novelty search; set meta.tasks = 0, or use a reward-only algorithm (ga, es, ...)",
+                         run->meta.tasks, strcmp(algo, "ga") == 0 ? "ga.novelty = true" : algo);
+  ne_problem prob = {&run->policy,
+                     run->policy.n_params,
+                     (uint64_t)ne_config_int(run->cfg, "run", "seed"),
+                     (int)ne_config_int(run->cfg, "env", "episodes"),
+                     run->env->obs_dim,
+                     run->env->bc_dim};
   rc = run->vt->create(&prob, run->cfg, &run->algo, errstr);
   if (rc) return rc;
   // budgets (the --generations override is in run->cfg already, see apply_generations)
@@ -345,6 +356,7 @@ void ne_run_destroy(ne_run* run) {
   ne_config_destroy(run->cfg);
   ne_free(run->results);
   ne_free(run->obs_stats);
+  ne_free(run->bcs);
   ne_free(run->pending_state);
   if (run->log) fclose(run->log);
   ne__run_tb_close(run);

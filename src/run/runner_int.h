@@ -43,6 +43,8 @@ struct ne_run {
   int results_cap;
   double* obs_stats;  // (2 * results_cap * obs_dim) when a batch wants observation sums
   int obs_stats_cap;
+  float* bcs;  // (bcs_cap * bc_dim) when a batch wants behaviour characterizations
+  int bcs_cap;
   int plot_warned;        // 1 after the first plotting failure was reported
   double plot_seconds;    // least wall time between two redraws of curve.png
   double plotted_at;      // ne__now() of the last redraw (0: none yet)

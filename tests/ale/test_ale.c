@@ -117,6 +117,32 @@ static void test_spaces_and_limits(void) {
   ASSERT_EQ(ne_env_make("ALE/NoSuchGame-v5", NULL, &spec, err), NE_ENOTFOUND);
 }
 
+// The behaviour characterization is the console's 128 bytes of RAM (Conti et al. 2018), one float
+// per byte; playing changes it, the same reset gives the same one.
+static void test_behaviour_is_ram(void) {
+  ne_env_spec* spec;
+  char err[NE_ERRSTR_LEN];
+  if (ne_env_make("ALE/Pong-v5", NULL, &spec, err)) TEST_FAIL("%s", err);
+  ASSERT_EQ(spec->bc_dim, 128);
+  ASSERT_EQ(spec->bc_native, 1);
+  ne_env_state* st = ne_env_state_create(spec);
+  ASSERT(st);
+  float a[128], b[128];
+  ASSERT_EQ(ne_env_reset(spec, st, 4), 0);
+  ASSERT_EQ(ne_env_behaviour(spec, st, a), 0);
+  for (int i = 0; i < 128; i++) ASSERT(a[i] >= 0 && a[i] <= 255 && a[i] == (float)(int)a[i]);
+  ne_step_out so;
+  float act = 2;
+  for (int t = 0; t < 40; t++) ASSERT_EQ(ne_env_step(spec, st, &act, &so), 0);
+  ASSERT_EQ(ne_env_behaviour(spec, st, b), 0);
+  ASSERT(memcmp(a, b, sizeof a) != 0);
+  ASSERT_EQ(ne_env_reset(spec, st, 4), 0);
+  ASSERT_EQ(ne_env_behaviour(spec, st, b), 0);
+  ASSERT(memcmp(a, b, sizeof a) == 0);
+  ne_env_state_destroy(st);
+  ne_env_spec_destroy(spec);
+}
+
 // every game's listed minimal action set is the one ALE gives for its ROM (making a spec loads no
 // ROM: the set comes from the table in ale.c)
 static void test_action_tables_match_roms(void) {
@@ -257,4 +283,5 @@ static void test_render_colour_frames(void) {
 TEST_MAIN(TEST_ENTRY(test_area_resize_matches_its_definition), TEST_ENTRY(test_simd_kernels_match_portable),
           TEST_ENTRY(test_spaces_and_limits), TEST_ENTRY(test_action_tables_match_roms),
           TEST_ENTRY(test_make_loads_no_rom), TEST_ENTRY(test_resets_reproducible_and_stack_shifts),
-          TEST_ENTRY(test_episode_ends_and_sticky_option), TEST_ENTRY(test_render_colour_frames))
+          TEST_ENTRY(test_behaviour_is_ram), TEST_ENTRY(test_episode_ends_and_sticky_option),
+          TEST_ENTRY(test_render_colour_frames))

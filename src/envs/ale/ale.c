@@ -337,10 +337,25 @@ static int ale_render(const ne_env_spec* spec, const void* impl, void** ctx, uns
   return 0;
 }
 
+// the behaviour characterization: the console's RAM at the end of the episode, one float per byte
+// (Conti et al. 2018 characterize Atari agents by their RAM states)
+static void ale_behaviour(const ne_env_spec* spec, const void* impl, float* out) {
+  (void)spec;
+  uint8_t ram[NE_ALE_RAM];
+  ne__ale_ram(((const ale_state*)impl)->ale, ram);
+  for (int i = 0; i < NE_ALE_RAM; i++) out[i] = ram[i];
+}
+
 static const ne_env_hooks ale_hooks = {.state_init = ale_state_init,
                                        .state_free = ale_state_free,
                                        .render = ale_render,
-                                       .set_pixel_options = ale_set_pixel_options};
+                                       .set_pixel_options = ale_set_pixel_options,
+                                       .behaviour = ale_behaviour};
+}
+
+.set_pixel_options = ale_set_pixel_options, .behaviour = ale_behaviour
+}
+;
 
 int ne__ale_spec_actions(const ne_env_spec* spec, const int** actions) {
   if (spec->family != &ale_family) return 0;
@@ -447,6 +462,8 @@ static int ale_make(const char* id, const ne_env_options* options, ne_env_spec* 
   spec->act_dim = 1;
   spec->max_episode_steps = MAX_EPISODE_STEPS;
   spec->hooks = &ale_hooks;
+  spec->bc_native = 1;  // the final RAM (ale_behaviour)
+  spec->bc_dim = NE_ALE_RAM;
   spec->params[P_STICKY] = 0;
   return 0;
 }

@@ -12,10 +12,10 @@
 #include "ale/ale_interface.hpp"  // from the ale-py source distribution (scripts/build-ale)
 
 struct ne_ale {
-  ale::ALEInterface ale;         // the emulator
-  ale::ActionVect minimal;       // its minimal action set
-  std::vector<unsigned char> gray; // (210 * 160) luminance of the last screen read
-  ale::ALEState initial;         // the console right after loadROM, random generator included
+  ale::ALEInterface ale;            // the emulator
+  ale::ActionVect minimal;          // its minimal action set
+  std::vector<unsigned char> gray;  // (210 * 160) luminance of the last screen read
+  ale::ALEState initial;            // the console right after loadROM, random generator included
 };
 
 extern "C" ne_ale* ne__ale_create(const char* rom_path, char* errstr, size_t errstr_size) {
@@ -88,3 +88,8 @@ extern "C" int ne__ale_minimal_actions(const ne_ale* a, int* out, int max) {
 }
 
 extern "C" long ne__ale_frame_number(const ne_ale* a) { return a->ale.getFrameNumber(); }
+
+extern "C" void ne__ale_ram(const ne_ale* a, uint8_t* out) {
+  const ale::ALERAM& ram = a->ale.getRAM();
+  std::memcpy(out, ram.array(), NE_ALE_RAM);
+}

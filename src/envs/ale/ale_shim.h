@@ -54,6 +54,11 @@ int ne__ale_minimal_actions(const ne_ale* ale, int* out, int max);
 // Frames emulated since the emulator was created.
 long ne__ale_frame_number(const ne_ale* ale);
 
+#define NE_ALE_RAM 128  // bytes of the console's RAM
+
+// The console's RAM (NE_ALE_RAM bytes) into out.
+void ne__ale_ram(const ne_ale* ale, uint8_t* out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -100,4 +100,6 @@ const ne_mj_task ne__mj_ant = {
     ne__mj_ant_observe,
     ne__mj_ant_position,
     reward,
+    2,
+    NULL,
 };

@@ -51,4 +51,6 @@ const ne_mj_task ne__mj_half_cheetah = {
     ne__mj_half_cheetah_observe,
     ne__mj_half_cheetah_position,
     reward,
+    1,
+    NULL,
 };

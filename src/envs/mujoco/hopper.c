@@ -58,5 +58,5 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 }
 
 const ne_mj_task ne__mj_hopper = {
-    "Hopper-v5", "hopper.xml", FRAME_SKIP, 1000, 1, 3800.0, obs_dim, NULL, reset, observe, position, reward,
+    "Hopper-v5", "hopper.xml", FRAME_SKIP, 1000, 1, 3800.0, obs_dim, NULL, reset, observe, position, reward, 1, NULL,
 };

@@ -13,6 +13,16 @@
 // Start state: qpos0 + U(-0.01, 0.01) per coordinate, qvel U(-0.01, 0.01).
 // Termination: not healthy: healthy when 1.0 < z < 2.0 (strict).
 // Truncation: the TimeLimit at 1000 steps. No reward threshold.
+//
+// HumanoidTrap-v5: the same env with the deceptive trap of Conti et al. 2018 (their reference's
+// extra/humanoid_maze.xml, uber-research/deep-neuroevolution): a U-shaped wall open towards the
+// start, three boxes 4 units high (front wall at x = 5.5, side walls at y = +-1.5 from x = 2.5 to
+// 5.5), added to Gymnasium's humanoid.xml when the model is loaded (mjSpec), with the file's
+// default geom class, as the reference's walls have. Walking forward, the reward's direction, ends
+// against the front wall; getting past it means walking around. Behaviour characterization: the
+// final x-y of the mass centre.
+#include <string.h>
+
 #include "core/util.h"  // ne__set_error
 #include "envs/mujoco/mujoco_int.h"
 
@@ -79,11 +89,42 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 
 // body_mass.sum(), once
 static int prepare(ne_mj_spec* s, char* errstr) {
-  if (6 * s->m->nbody > 512) return ne__set_error(errstr, NE_ERANGE, "Humanoid-v5: %d bodies", (int)s->m->nbody);
+  if (6 * s->m->nbody > 512) return ne__set_error(errstr, NE_ERANGE, "%s: %d bodies", s->task->id, (int)s->m->nbody);
   s->total_mass = ne__mj_pairwise_sum(s->m->body_mass, s->m->nbody);
   return 0;
 }
 
+// the trap's walls: name, centre, half sizes (the reference's humanoid_maze.xml)
+static const struct {
+  const char* name;
+  double pos[3], size[3];
+} TRAP[3] = {
+    {"trap_front", {5.5, 0, 0}, {0.1, 1.5, 2}},
+    {"trap_left", {4, 1.5, 0}, {1.5, 0.1, 2}},
+    {"trap_right", {4, -1.5, 0}, {1.5, 0.1, 2}},
+};
+
+// the ne_mj_task edit hook: three boxes in the world body
+static int add_trap(mjSpec* spec, char* errstr) {
+  mjsBody* world = mjs_findBody(spec, "world");
+  if (!world) return ne__set_error(errstr, NE_EINVAL, "HumanoidTrap-v5: humanoid.xml has no world body");
+  for (int i = 0; i < 3; i++) {
+    mjsGeom* g = mjs_addGeom(world, mjs_getSpecDefault(spec));
+    if (!g) return ne__set_error(errstr, NE_ENOMEM, "HumanoidTrap-v5: cannot add %s", TRAP[i].name);
+    g->type = mjGEOM_BOX;
+    memcpy(g->pos, TRAP[i].pos, sizeof g->pos);
+    memcpy(g->size, TRAP[i].size, sizeof g->size);
+    mjs_setName(g->element, TRAP[i].name);
+  }
+  return 0;
+}
+
+const ne_mj_task ne__mj_humanoid_trap = {
+    "HumanoidTrap-v5", "humanoid.xml", FRAME_SKIP, 1000,     0,      0.0, obs_dim,
+    prepare,           reset,          observe,    position, reward, 2,   add_trap,
+};
+
 const ne_mj_task ne__mj_humanoid = {
-    "Humanoid-v5", "humanoid.xml", FRAME_SKIP, 1000, 0, 0.0, obs_dim, prepare, reset, observe, position, reward,
+    "Humanoid-v5", "humanoid.xml", FRAME_SKIP, 1000,     0,      0.0, obs_dim,
+    prepare,       reset,          observe,    position, reward, 2,   NULL,
 };

@@ -58,6 +58,6 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 // clang-format off
 const ne_mj_task ne__mj_inverted_double_pendulum = {
     "InvertedDoublePendulum-v5", "inverted_double_pendulum.xml", FRAME_SKIP, 1000, 1, 9100.0, obs_dim, NULL, reset,
-    observe, NULL, reward,
+    observe, NULL, reward, 0, NULL,
 };
 // clang-format on

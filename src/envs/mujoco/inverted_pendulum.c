@@ -37,6 +37,6 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 // clang-format off
 const ne_mj_task ne__mj_inverted_pendulum = {
     "InvertedPendulum-v5", "inverted_pendulum.xml", FRAME_SKIP, 1000, 1, 950.0, obs_dim, NULL, reset, observe, NULL,
-    reward,
+    reward, 0, NULL,
 };
 // clang-format on

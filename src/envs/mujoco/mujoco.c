@@ -33,9 +33,9 @@ static int mj_make(const char* id, const ne_env_options* options, ne_env_spec* s
 
 // every task, in registry order
 static const ne_mj_task* const tasks[] = {
-    &ne__mj_hopper,   &ne__mj_half_cheetah, &ne__mj_walker2d,          &ne__mj_ant,
-    &ne__mj_humanoid, &ne__mj_swimmer,      &ne__mj_inverted_pendulum, &ne__mj_inverted_double_pendulum,
-    &ne__mj_reacher,
+    &ne__mj_hopper,   &ne__mj_half_cheetah,  &ne__mj_walker2d,          &ne__mj_ant,
+    &ne__mj_humanoid, &ne__mj_swimmer,       &ne__mj_inverted_pendulum, &ne__mj_inverted_double_pendulum,
+    &ne__mj_reacher,  &ne__mj_humanoid_trap,
 };
 #define N_TASKS ((int)(sizeof tasks / sizeof tasks[0]))
 
@@ -61,6 +61,10 @@ const ne_env_entry ne__mujoco_envs[] = {
     {"InvertedPendulum-v5", "MuJoCo cart-pole; obs 4 (qpos, qvel), act Box(-3, 3, (1,))", mj_make},
     {"InvertedDoublePendulum-v5", "MuJoCo cart with two poles; obs 9, act Box(-1, 1, (1,))", mj_make},
     {"Reacher-v5", "MuJoCo two-link arm reaching a target; obs 10, act Box(-1, 1, (2,)); TimeLimit 50", mj_make},
+    {"HumanoidTrap-v5",
+     "Humanoid-v5 facing a U-shaped wall (Conti et al. 2018's deceptive trap, made from humanoid.xml at load "
+     "time); obs 348, act Box(-0.4, 0.4, (17,)); behaviour: final x-y",
+     mj_make},
     // task families for meta-learning (MAML / ProMP), TimeLimit 200
     {"HalfCheetahVel-v5", "MAML's half cheetah running at a goal velocity; reward -|v - goal| - 0.05|a|^2; obs 17",
      mj_make},
@@ -78,7 +82,8 @@ const ne_env_entry ne__mujoco_envs[] = {
 
 // one loaded model and how many specs use it
 typedef struct cached_model {
-  char path[512];  // the XML file it was loaded from ("" when the slot is free)
+  char path[512];  // the XML file it was loaded from, "#<task id>" appended for an edited variant
+                   // ("" when the slot is free)
   mjModel* m;      // owned by the cache
   int refs;        // specs holding it
 } cached_model;
@@ -93,38 +98,58 @@ static const char* assets_dir(void) {
   return env && env[0] ? env : NE_MUJOCO_ASSETS;
 }
 
-// loads path into a free slot (cache_lock held); the slot index or a negative NE_E*
-static int cache_load(const char* path, char* errstr) {
+// a task's variant of its XML file: parsed, edited by the task, compiled (mjSpec, MuJoCo >= 3.2)
+static mjModel* load_edited(const char* file, const ne_mj_task* task, char* err, int size, char* errstr, int* rc) {
+  mjSpec* spec = mj_parseXML(file, NULL, err, size);
+  if (!spec) return NULL;
+  mjModel* m = NULL;
+  *rc = task->edit(spec, errstr);
+  if (*rc == 0 && !(m = mj_compile(spec, NULL))) snprintf(err, (size_t)size, "%s", mjs_getError(spec));
+  mj_deleteSpec(spec);
+  return m;
+}
+
+// loads the task's model into a free slot under `key` (cache_lock held); the slot index or a
+// negative NE_E*
+static int cache_load(const char* file, const char* key, const ne_mj_task* task, char* errstr) {
   int slot = -1;
   for (int i = 0; i < CACHE_SLOTS && slot < 0; i++)
     if (!cache[i].m) slot = i;
   if (slot < 0) return ne__set_error(errstr, NE_ENOMEM, "MuJoCo model cache is full (%d models)", CACHE_SLOTS);
   ne__mj_handlers_install();
   char err[512] = "";
+  int rc = 0;
   ne__mj_loading(1);
-  mjModel* m = mj_loadXML(path, NULL, err, (int)sizeof err);
+  mjModel* m = task->edit ? load_edited(file, task, err, (int)sizeof err, errstr, &rc)
+                          : mj_loadXML(file, NULL, err, (int)sizeof err);
   ne__mj_loading(0);
-  if (!m) return ne__set_error(errstr, NE_EIO, "cannot load MuJoCo model %s: %s", path, err);
-  snprintf(cache[slot].path, sizeof cache[slot].path, "%s", path);
+  if (rc) return rc;
+  if (!m)
+    return ne__set_error(errstr, NE_EIO, "cannot load MuJoCo model %s%s: %s", file,
+                         task->edit ? " (for its variant)" : "", err);
+  snprintf(cache[slot].path, sizeof cache[slot].path, "%s", key);
   cache[slot].m = m;
   cache[slot].refs = 0;
   return slot;
 }
 
-// the shared model for an XML file of the assets folder, loading it on first use
-static int model_acquire(const char* xml, const mjModel** out, char* errstr) {
-  char path[512];
+// the shared model of a task (its XML file of the assets folder, or its edited variant), loading
+// it on first use
+static int model_acquire(const ne_mj_task* task, const mjModel** out, char* errstr) {
+  char path[512], key[512];
   if (!assets_dir()[0])
     return ne__set_error(errstr, NE_ENOTFOUND,
                          "MuJoCo model folder unknown: set NEUROEVO_MUJOCO_ASSETS to gymnasium's "
                          "envs/mujoco/assets (`import neuroevo` and the `neuroevo` command set it)");
-  int len = snprintf(path, sizeof path, "%s/%s", assets_dir(), xml);
-  if (len < 0 || len >= (int)sizeof path) return ne__set_error(errstr, NE_EINVAL, "MuJoCo model path too long");
+  int len = snprintf(path, sizeof path, "%s/%s", assets_dir(), task->xml);
+  int klen = task->edit ? snprintf(key, sizeof key, "%s#%s", path, task->id) : snprintf(key, sizeof key, "%s", path);
+  if (len < 0 || len >= (int)sizeof path || klen < 0 || klen >= (int)sizeof key)
+    return ne__set_error(errstr, NE_EINVAL, "MuJoCo model path too long");
   pthread_mutex_lock(&cache_lock);
   int slot = -1;
   for (int i = 0; i < CACHE_SLOTS && slot < 0; i++)
-    if (cache[i].m && strcmp(cache[i].path, path) == 0) slot = i;
-  if (slot < 0) slot = cache_load(path, errstr);
+    if (cache[i].m && strcmp(cache[i].path, key) == 0) slot = i;
+  if (slot < 0) slot = cache_load(path, key, task, errstr);
   if (slot >= 0) {
     cache[slot].refs++;
     *out = cache[slot].m;
@@ -281,10 +306,20 @@ static const ne_env_family mujoco_family = {
     "mujoco", sizeof(ne_mj_state), mj_reset, mj_env_step, mj_observe, mj_set_state, mj_get_state, mj_destroy,
 };
 
+// the behaviour characterization of locomotion tasks: the final position (mass centre or torso,
+// whatever the forward reward differentiates), x and y (planar robots: x)
+static void mj_behaviour(const ne_env_spec* spec, const void* impl, float* out) {
+  const ne_mj_spec* s = spec->data;
+  double xy[2] = {0.0, 0.0};
+  s->task->position(s, ((const ne_mj_state*)impl)->d, xy);
+  for (int i = 0; i < s->task->position_dims; i++) out[i] = (float)xy[i];
+}
+
 static const ne_env_hooks mujoco_hooks = {.state_init = mj_state_init,
                                           .state_free = mj_state_free,
                                           .render = ne__mj_render,
-                                          .render_free = ne__mj_render_free};
+                                          .render_free = ne__mj_render_free,
+                                          .behaviour = mj_behaviour};
 
 // task families: the distribution and the task of a state's next episodes
 static void mj_sample_task(const ne_env_spec* spec, ne_rng* rng, double* task) {
@@ -301,6 +336,7 @@ static const ne_env_hooks mujoco_task_hooks = {
     .state_free = mj_state_free,
     .render = ne__mj_render,
     .render_free = ne__mj_render_free,
+    .behaviour = mj_behaviour,
     .sample_task = mj_sample_task,
     .set_task = mj_set_task,
 };
@@ -326,6 +362,11 @@ static int spec_fill(const ne_mj_task* task, ne_mj_spec* s, ne_env_spec* spec, c
   spec->has_threshold = task->has_threshold;
   spec->reward_threshold = task->reward_threshold;
   spec->state_dim = m->nq + m->nv;
+  // locomotion: the final position is the behaviour (the others: the final observation)
+  if (task->position) {
+    spec->bc_native = 1;
+    spec->bc_dim = task->position_dims;
+  }
   s->dt = m->opt.timestep * task->frame_skip;
   // task families: the task vector, its meaning and its hooks
   if (s->family) {
@@ -356,7 +397,7 @@ static int mj_make(const char* id, const ne_env_options* options, ne_env_spec* s
   spec->data = s;
   s->task = task;
   s->family = family;
-  int rc = model_acquire(task->xml, &s->m, errstr);
+  int rc = model_acquire(task, &s->m, errstr);
   return rc ? rc : spec_fill(task, s, spec, errstr);
 }
 

@@ -58,6 +58,12 @@ struct ne_mj_task {
   void (*position)(const ne_mj_spec* s, const mjData* d, double xy[2]);
   // the reward of the step just simulated and whether it terminated (NULL for task families)
   double (*reward)(const ne_mj_spec* s, const mjData* d, const double before[2], const float* act, int* terminated);
+  // coordinates of `position` that are meaningful: 1 (planar robots: x), 2 (x and y); they are
+  // also the env's behaviour characterization, its final position (Conti et al. 2018)
+  int position_dims;
+  // a variant of `xml` made at load time (HumanoidTrap-v5 adds walls to humanoid.xml): edits the
+  // parsed model before it is compiled; NE_E* with errstr on failure. Nullable: the file as it is
+  int (*edit)(mjSpec* spec, char* errstr);
 };
 
 // A task family over a v5 env's model (meta-learning; half_cheetah_tasks.c, ant_tasks.c): the env
@@ -77,6 +83,8 @@ struct ne_mj_task_family {
 // The tasks, one per file (hopper.c, ...).
 extern const ne_mj_task ne__mj_hopper, ne__mj_half_cheetah, ne__mj_walker2d, ne__mj_ant, ne__mj_humanoid,
     ne__mj_swimmer, ne__mj_inverted_pendulum, ne__mj_inverted_double_pendulum, ne__mj_reacher;
+// novelty search's deceptive humanoid (humanoid.c): Humanoid-v5 inside a U-shaped wall
+extern const ne_mj_task ne__mj_humanoid_trap;
 
 // Task families over the same models (meta-learning): half_cheetah_tasks.c and ant_tasks.c.
 extern const ne_mj_task_family ne__mj_half_cheetah_vel, ne__mj_half_cheetah_dir, ne__mj_ant_dir, ne__mj_ant_goal;

@@ -77,5 +77,5 @@ static int prepare(ne_mj_spec* s, char* errstr) {
 }
 
 const ne_mj_task ne__mj_reacher = {
-    "Reacher-v5", "reacher.xml", FRAME_SKIP, 50, 1, -3.75, obs_dim, prepare, reset, observe, NULL, reward,
+    "Reacher-v5", "reacher.xml", FRAME_SKIP, 50, 1, -3.75, obs_dim, prepare, reset, observe, NULL, reward, 0, NULL,
 };

@@ -38,5 +38,5 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 }
 
 const ne_mj_task ne__mj_swimmer = {
-    "Swimmer-v5", "swimmer.xml", FRAME_SKIP, 1000, 1, 360.0, obs_dim, NULL, reset, observe, position, reward,
+    "Swimmer-v5", "swimmer.xml", FRAME_SKIP, 1000, 1, 360.0, obs_dim, NULL, reset, observe, position, reward, 2, NULL,
 };

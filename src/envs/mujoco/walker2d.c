@@ -47,5 +47,6 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
 }
 
 const ne_mj_task ne__mj_walker2d = {
-    "Walker2d-v5", "walker2d_v5.xml", FRAME_SKIP, 1000, 0, 0.0, obs_dim, NULL, reset, observe, position, reward,
+    "Walker2d-v5", "walker2d_v5.xml", FRAME_SKIP, 1000,   0, 0.0,  obs_dim, NULL,
+    reset,         observe,           position,   reward, 1, NULL,
 };

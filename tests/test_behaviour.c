@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// Behaviour characterizations (env.h's ne_env_behaviour, the evaluator's want_bc): the final
+// observation by default, the components env.behaviour names, clear errors for bad values, none
+// for black-box functions; the evaluator's mean over a candidate's episodes equals a hand-rolled
+// loop over the same seeds, also when a conv policy runs the episodes in lockstep. (MuJoCo's final
+// positions: test_mujoco; Atari's RAM: tests/ale/test_ale; the maze's x-y: test_maze.)
+#include <stdint.h>
+#include <string.h>
+
+#include "neuroevo/alloc.h"
+#include "neuroevo/conv.h"
+#include "neuroevo/env.h"
+#include "neuroevo/error.h"
+#include "neuroevo/evaluator.h"
+#include "neuroevo/noise.h"
+#include "neuroevo/policy.h"
+#include "neuroevo/rng.h"
+#include "test.h"
+
+static ne_env_spec* make(const char* id) {
+  char err[NE_ERRSTR_LEN] = "";
+  ne_env_spec* spec = NULL;
+  if (ne_env_make(id, NULL, &spec, err)) TEST_FAIL("%s: %s", id, err);
+  return spec;
+}
+
+// CartPole's default is its final observation; obs:I,J picks components in the order named
+static void test_default_and_selected_components(void) {
+  ne_env_spec* spec = make("CartPole-v1");
+  ASSERT_EQ(spec->bc_dim, 4);
+  ASSERT_EQ(spec->bc_native, 0);
+  ne_env_state* st = ne_env_state_create(spec);
+  ASSERT_EQ(ne_env_reset(spec, st, 5), 0);
+  float act = 1, bc[4];
+  ne_step_out so;
+  for (int t = 0; t < 7; t++) ASSERT_EQ(ne_env_step(spec, st, &act, &so), 0);
+  ASSERT_EQ(ne_env_behaviour(spec, st, bc), 0);
+  ASSERT_EQ(memcmp(bc, st->obs, sizeof bc), 0);
+  char err[NE_ERRSTR_LEN];
+  ASSERT_EQ(ne_env_set_behaviour(spec, "obs:2,0", err), 0);
+  ASSERT_EQ(spec->bc_dim, 2);
+  ASSERT_EQ(ne_env_behaviour(spec, st, bc), 0);
+  ASSERT(bc[0] == st->obs[2] && bc[1] == st->obs[0]);
+  ASSERT_EQ(ne_env_set_behaviour(spec, "auto", err), 0);  // auto keeps what is there
+  ASSERT_EQ(spec->bc_dim, 2);
+  ASSERT_EQ(ne_env_set_behaviour(spec, "obs", err), 0);
+  ASSERT_EQ(spec->bc_dim, 4);
+  ne_env_state_destroy(st);
+  ne_env_spec_destroy(spec);
+}
+
+// bad values name the key, the value and what is expected
+static void test_bad_values_are_clear_errors(void) {
+  ne_env_spec* spec = make("CartPole-v1");
+  char err[NE_ERRSTR_LEN];
+  ASSERT_EQ(ne_env_set_behaviour(spec, "obs:4", err), NE_EINVAL);
+  ASSERT_CONTAINS(err, "env.behaviour = 'obs:4'");
+  ASSERT_CONTAINS(err, "0..3");
+  ASSERT_EQ(ne_env_set_behaviour(spec, "obs:1;2", err), NE_EINVAL);
+  ASSERT_CONTAINS(err, "expected ','");
+  ASSERT_EQ(ne_env_set_behaviour(spec, "obs:", err), NE_EINVAL);
+  ASSERT_EQ(ne_env_set_behaviour(spec, "position", err), NE_EINVAL);
+  ASSERT_CONTAINS(err, "expected auto, obs or obs:I,J");
+  ASSERT_EQ(spec->bc_dim, 4);  // a refused value changes nothing
+  ne_env_spec_destroy(spec);
+  // black-box functions have no episodes to characterize
+  spec = make("bbob/sphere");
+  ASSERT_EQ(spec->bc_dim, 0);
+  ASSERT_EQ(ne_env_set_behaviour(spec, "obs", err), NE_EINVAL);
+  ASSERT_CONTAINS(err, "no observations");
+  ne_env_spec_destroy(spec);
+}
+
+// The evaluator's behaviour is the mean of each episode's final characterization, in episode
+// order: a loop over the same seeds with the same parameters gives the same floats.
+static void test_evaluator_mean_over_episodes(void) {
+  ne_env_spec* env = make("Acrobot-v1");
+  char err[NE_ERRSTR_LEN];
+  ASSERT_EQ(ne_env_set_behaviour(env, "obs:0,1,4", err), 0);
+  ne_policy_spec ps;
+  int hidden = 8;
+  ASSERT_EQ(ne_policy_spec_init(&ps, env->obs_dim, &hidden, 1, env->n_actions, NE_ACT_TANH, NE_HEAD_ARGMAX,
+                                NE_INIT_NORMC, NULL, NULL, err),
+            0);
+  float* p = ne_malloc(ps.n_params * sizeof *p);
+  float* scratch = ne_malloc((ps.scratch_floats + 1) * sizeof(float));
+  ne_policy_init_params(&ps, 9, p);
+  ne_noise_axpy(2, 0, ps.n_params, 1.0f, p);
+  ne_evaluator* ev = ne_evaluator_create(env, &ps, NULL);
+  ASSERT(ev && p && scratch);
+  ne_blob blob = {.hash = 1, .n = ps.n_params, .data = p};
+  ne_candidate c = {.kind = NE_CAND_VECTOR, .episodes = 3, .episode_seed = 41, .blob = 0};
+  ne_batch batch = {.n = 1, .cands = &c, .n_blobs = 1, .blobs = &blob, .want_bc = 1};
+  float bc[3] = {-7, -7, -7};
+  ne_result r = {0};
+  r.bc = bc;
+  ASSERT_EQ(ne_evaluator_run(ev, &batch, &c, &r), 0);
+  // the reference: three episodes by hand, characterizations summed in double, then averaged
+  double sum[3] = {0, 0, 0};
+  ne_env_state* st = ne_env_state_create(env);
+  for (uint32_t e = 0; e < 3; e++) {
+    ASSERT_EQ(ne_env_reset(env, st, ne_hash2(41, e)), 0);
+    ne_step_out so = {0};
+    float act;
+    do {
+      ne_policy_forward(&ps, p, st->obs, scratch, &act);
+      ASSERT_EQ(ne_env_step(env, st, &act, &so), 0);
+    } while (!so.terminated && !so.truncated);
+    sum[0] += st->obs[0], sum[1] += st->obs[1], sum[2] += st->obs[4];
+  }
+  for (int i = 0; i < 3; i++) ASSERT(bc[i] == (float)(sum[i] / 3.0));
+  // without want_bc the buffer is left alone
+  float untouched[3] = {5, 5, 5};
+  r.bc = untouched;
+  batch.want_bc = 0;
+  ASSERT_EQ(ne_evaluator_run(ev, &batch, &c, &r), 0);
+  ASSERT(untouched[0] == 5 && untouched[2] == 5);
+  ne_env_state_destroy(st);
+  ne_evaluator_destroy(ev);
+  ne_free(scratch);
+  ne_free(p);
+  ne_env_spec_destroy(env);
+}
+
+// A conv policy's episodes run in lockstep (src/exec/lockstep.c): each episode's own env state
+// gives its characterization, equal to the sequential loop's.
+static void test_lockstep_behaviours_equal_sequential(void) {
+  ne_env_spec* env = make("MinAtar/Breakout-v1");
+  char err[NE_ERRSTR_LEN];
+  ASSERT_EQ(ne_env_set_behaviour(env, "obs:0,5,17,42,99", err), 0);
+  ne_policy_spec ps;
+  int hidden = 16;
+  ne_conv_layer conv;
+  ASSERT_EQ(ne_conv_parse("4x3x3/1", &conv, 1, err), 1);
+  ASSERT_EQ(ne_policy_spec_init_conv(&ps, env->obs_shape, &conv, 1, &hidden, 1, env->n_actions, NE_ACT_RELU,
+                                     NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err),
+            0);
+  float* p = ne_malloc(ps.n_params * sizeof *p);
+  float* scratch = ne_malloc((ps.scratch_floats + 1) * sizeof(float));
+  ne_policy_init_params(&ps, 3, p);
+  ne_noise_axpy(4, 0, ps.n_params, 0.5f, p);
+  ne_evaluator* ev = ne_evaluator_create(env, &ps, NULL);
+  ASSERT(ev && p && scratch);
+  ne_blob blob = {.hash = 1, .n = ps.n_params, .data = p};
+  ne_candidate c = {.kind = NE_CAND_VECTOR, .episodes = 11, .episode_seed = 77, .blob = 0};
+  ne_batch batch = {.n = 1, .cands = &c, .n_blobs = 1, .blobs = &blob, .want_bc = 1};
+  float bc[5];
+  ne_result r = {0};
+  r.bc = bc;
+  ASSERT_EQ(ne_evaluator_run(ev, &batch, &c, &r), 0);
+  double sum[5] = {0};
+  const int pick[5] = {0, 5, 17, 42, 99};
+  ne_env_state* st = ne_env_state_create(env);
+  for (uint32_t e = 0; e < 11; e++) {
+    ASSERT_EQ(ne_env_reset(env, st, ne_hash2(77, e)), 0);
+    ne_step_out so = {0};
+    float act;
+    do {
+      ne_policy_forward(&ps, p, st->obs, scratch, &act);
+      ASSERT_EQ(ne_env_step(env, st, &act, &so), 0);
+    } while (!so.terminated && !so.truncated);
+    for (int i = 0; i < 5; i++) sum[i] += st->obs[pick[i]];
+  }
+  for (int i = 0; i < 5; i++) ASSERT(bc[i] == (float)(sum[i] / 11.0));
+  ne_env_state_destroy(st);
+  ne_evaluator_destroy(ev);
+  ne_free(scratch);
+  ne_free(p);
+  ne_env_spec_destroy(env);
+}
+
+TEST_MAIN(TEST_ENTRY(test_default_and_selected_components), TEST_ENTRY(test_bad_values_are_clear_errors),
+          TEST_ENTRY(test_evaluator_mean_over_episodes), TEST_ENTRY(test_lockstep_behaviours_equal_sequential))
