@@ -351,11 +351,6 @@ static const ne_env_hooks ale_hooks = {.state_init = ale_state_init,
                                        .render = ale_render,
                                        .set_pixel_options = ale_set_pixel_options,
                                        .behaviour = ale_behaviour};
-}
-
-.set_pixel_options = ale_set_pixel_options, .behaviour = ale_behaviour
-}
-;
 
 int ne__ale_spec_actions(const ne_env_spec* spec, const int** actions) {
   if (spec->family != &ale_family) return 0;
