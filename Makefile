@@ -6,7 +6,7 @@ ASAN      ?= build-asan
 CONFIG    ?= cartpole-ga
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test test-fast test-asan bench bench-train bench-box2d clean ale ale-lib box2d-lib
+.PHONY: all build deps run test test-fast test-asan bench bench-train bench-box2d clean ale ale-lib box2d-lib results
 
 all: build
 
@@ -79,6 +79,15 @@ bench-train: build
 # 3000 and 1000 walker ones; KS tests); also run by `make bench BENCH_LONG=1`. See bench/box2d_stats.py.
 bench-box2d: build
 	@python3 bench/box2d_stats.py $(BUILD)
+
+# docs/results.md's experiments: `make results EXP=frostbite` runs or resumes one (frostbite,
+# icehockey, humanoid, lander; EXP=list says where each stands) and redraws its figures; ARGS passes
+# bench/results.sh's options (e.g. ARGS=--no-train). Atari needs ALE in the build.
+EXP ?= list
+results: deps ale-lib
+	@$(call ale_on,$(BUILD),-DCMAKE_BUILD_TYPE=Release)
+	@$(MAKE) --no-print-directory build
+	@bench/results.sh $(ARGS) $(EXP)
 
 clean:
 	rm -rf $(BUILD) $(ASAN)

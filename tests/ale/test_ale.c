@@ -2,7 +2,7 @@
 // The Atari family (src/envs/ale; ctest -L ale): the INTER_AREA resize against its definition, the
 // AVX-512 kernels against the portable ones, spaces and limits, reproducible resets, the frame
 // stack's shift, an episode ending, the sticky-action option, and the listed action sets against the
-// ROMs'. tests/ale/py_ale_compare.py checks frames and rewards against
+// ROMs', and colour frames for videos. tests/ale/py_ale_compare.py checks frames and rewards against
 // Gymnasium's AtariPreprocessing on the same ROM.
 #include <stdio.h>
 #include <string.h>
@@ -250,7 +250,38 @@ static void test_episode_ends_and_sticky_option(void) {
   ne_env_spec_destroy(spec);
 }
 
+// the render hook draws the emulator's colour frame: several colours, nearest-neighbour scaling
+// (a 2x frame is the 1x frame with every pixel doubled), a new picture after some steps
+static void test_render_colour_frames(void) {
+  ne_env_spec* spec;
+  char err[NE_ERRSTR_LEN];
+  if (ne_env_make("ALE/IceHockey-v5", NULL, &spec, err)) TEST_FAIL("%s", err);
+  ASSERT(ne_env_can_render(spec));
+  ne_env_state* st = ne_env_state_create(spec);
+  ASSERT_EQ(ne_env_reset(spec, st, 2), 0);
+  static unsigned char one[210 * 160 * 3], two[420 * 320 * 3], later[210 * 160 * 3];
+  void* ctx = NULL;
+  ASSERT_EQ(ne_env_render(spec, st, &ctx, one, 160, 210, err), 0);
+  ASSERT_EQ(ne_env_render(spec, st, &ctx, two, 320, 420, err), 0);
+  for (int y = 0; y < 420; y++)
+    for (int x = 0; x < 320; x++)
+      ASSERT_EQ(memcmp(two + ((size_t)y * 320 + x) * 3, one + ((size_t)(y / 2) * 160 + x / 2) * 3, 3), 0);
+  int colours = 0;
+  for (int i = 1; i < 210 * 160 && colours < 4; i++)
+    if (memcmp(one + i * 3, one, 3) && memcmp(one + i * 3, one + (i - 1) * 3, 3)) colours++;
+  ASSERT_EQ(colours, 4);
+  ne_step_out so;
+  float act = 3;
+  for (int t = 0; t < 30; t++) ASSERT_EQ(ne_env_step(spec, st, &act, &so), 0);
+  ASSERT_EQ(ne_env_render(spec, st, &ctx, later, 160, 210, err), 0);
+  ASSERT(memcmp(one, later, sizeof one) != 0);
+  ne_env_render_free(spec, ctx);
+  ne_env_state_destroy(st);
+  ne_env_spec_destroy(spec);
+}
+
 TEST_MAIN(TEST_ENTRY(test_area_resize_matches_its_definition), TEST_ENTRY(test_simd_kernels_match_portable),
           TEST_ENTRY(test_spaces_and_limits), TEST_ENTRY(test_action_tables_match_roms),
           TEST_ENTRY(test_make_loads_no_rom), TEST_ENTRY(test_resets_reproducible_and_stack_shifts),
-          TEST_ENTRY(test_behaviour_is_ram), TEST_ENTRY(test_episode_ends_and_sticky_option))
+          TEST_ENTRY(test_behaviour_is_ram), TEST_ENTRY(test_episode_ends_and_sticky_option),
+          TEST_ENTRY(test_render_colour_frames))

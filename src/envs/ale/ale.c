@@ -317,6 +317,26 @@ static void ale_set_pixel_options(ne_env_spec* spec, double sticky_prob, int ram
   spec->params[P_STICKY] = sticky_prob > 0 ? sticky_prob : 0;
 }
 
+// the render hook: the emulator's last frame in colour, scaled to width x height by nearest
+// neighbour (a 2x scale, 320x420, keeps every pixel's shape)
+static int ale_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
+                      char* errstr) {
+  (void)ctx;
+  const ale_state* s = impl;
+  unsigned char* screen = ne_malloc(NE_ALE_H * NE_ALE_W * 3);
+  if (!screen) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", spec->id);
+  if (ne__ale_rgb(s->ale, screen)) {
+    ne_free(screen);
+    return ne__set_error(errstr, NE_EIO, "%s: ALE could not read the screen", spec->id);
+  }
+  for (int y = 0; y < height; y++) {
+    const unsigned char* row = screen + (size_t)(y * NE_ALE_H / height) * NE_ALE_W * 3;
+    for (int x = 0; x < width; x++) memcpy(rgb + ((size_t)y * width + x) * 3, row + (x * NE_ALE_W / width) * 3, 3);
+  }
+  ne_free(screen);
+  return 0;
+}
+
 // the behaviour characterization: the console's RAM at the end of the episode, one float per byte
 // (Conti et al. 2018 characterize Atari agents by their RAM states)
 static void ale_behaviour(const ne_env_spec* spec, const void* impl, float* out) {
@@ -328,6 +348,7 @@ static void ale_behaviour(const ne_env_spec* spec, const void* impl, float* out)
 
 static const ne_env_hooks ale_hooks = {.state_init = ale_state_init,
                                        .state_free = ale_state_free,
+                                       .render = ale_render,
                                        .set_pixel_options = ale_set_pixel_options,
                                        .behaviour = ale_behaviour};
 

@@ -63,6 +63,17 @@ extern "C" void ne__ale_gray(ne_ale* a, uint8_t* out) {
 
 extern "C" const uint8_t* ne__ale_screen(const ne_ale* a) { return a->ale.getScreen().getArray(); }
 
+extern "C" int ne__ale_rgb(const ne_ale* a, uint8_t* out) {
+  try {
+    std::vector<unsigned char> rgb(NE_ALE_H * NE_ALE_W * 3);
+    a->ale.getScreenRGB(rgb);
+    std::memcpy(out, rgb.data(), rgb.size());
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
 extern "C" void ne__ale_gray_lut(ne_ale* a, uint8_t lut[256]) {
   uint8_t index[256];
   for (int i = 0; i < 256; i++) index[i] = static_cast<uint8_t>(i);

@@ -41,6 +41,10 @@ void ne__ale_gray(ne_ale* ale, uint8_t* out);
 // The current screen's 210x160 palette indices, owned by the emulator (valid until the next act).
 const uint8_t* ne__ale_screen(const ne_ale* ale);
 
+// The current screen as 210x160 RGB pixels (ALE's NTSC palette) into out (210 * 160 * 3 bytes),
+// for videos: allocates (getScreenRGB's buffer), never on a training path. 0, or -1 if ALE threw.
+int ne__ale_rgb(const ne_ale* ale, uint8_t* out);
+
 // ALE's grayscale palette: lut[i] is the luminance byte ne__ale_gray writes for palette index i.
 void ne__ale_gray_lut(ne_ale* ale, uint8_t lut[256]);
 

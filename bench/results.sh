@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# bench/results.sh EXP: runs or resumes one of docs/results.md's experiments and regenerates its
+# figures there, so that anyone can reproduce a row. One command per experiment:
+#
+#   bench/results.sh frostbite        # Deep GA, ALE/Frostbite-v5 (configs/frostbite-ga.ini)
+#   bench/results.sh icehockey        # Deep GA, ALE/IceHockey-v5 (configs/icehockey-ga.ini)
+#   bench/results.sh humanoid         # OpenAI ES, Humanoid-v5 (configs/humanoid-es.ini)
+#   bench/results.sh lander           # OpenAI ES, LunarLander-v3 (configs/lander-es.ini)
+#   bench/results.sh list             # the experiments and where each one stands
+#
+# The run lives in $RESULTS_RUNS/EXP (default runs/results/EXP, outside git). It continues from
+# that directory's newest checkpoint; a fresh clone has none, so it starts from the checkpoint
+# committed in docs/results/EXP/ (config.ini, metrics.csv, ckpt-*.bin, and docs/results/EXP.genome
+# or .params as the best agent so far): the run goes on where the
+# last machine left it, with the same results as if it had never stopped. Without either it starts
+# the config from scratch. Ctrl-C stops the run at a checkpoint; the figures are then redrawn from
+# what is there.
+#
+# Each training segment's process CPU time (user + system, all threads) is appended to
+# docs/results/EXP/cost.csv: that is the run's cost in core-hours, whatever else the machine did.
+# Then docs/results/EXP/ gets: curve.png (`neuroevo plot`), eval.txt (`neuroevo eval` over
+# EVAL_EPISODES fresh episodes), agent.gif (`neuroevo render`), the newest checkpoint with the
+# run's config.ini and metrics.csv; and docs/results/EXP.genome (or .params for the ES family) is
+# the best agent, which `neuroevo eval --genome docs/results/EXP.genome` replays.
+#
+# Options: --no-train (figures only), --steps N (stop at N env steps in all: run.max_env_steps).
+# Environment: NEUROEVO (the CLI, default build/neuroevo), THREADS (default: all cores), NICE (a
+# nice level for training, default 0), RESULTS_RUNS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+bin=${NEUROEVO:-$root/build/neuroevo}
+runs=${RESULTS_RUNS:-$root/runs/results}
+
+# experiment -> config, evaluation episodes, render size
+declare -A CONFIG=([frostbite]=frostbite-ga [icehockey]=icehockey-ga [humanoid]=humanoid-es
+                   [lander]=lander-es)
+declare -A EPISODES=([frostbite]=30 [icehockey]=30 [humanoid]=30 [lander]=100)
+declare -A SIZE=([frostbite]=320x420 [icehockey]=320x420 [humanoid]=400x300 [lander]=400x300)
+
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+die() { echo "results.sh: $*" >&2; exit 1; }
+
+train=1 steps=""
+args=()
+while (($#)); do
+  case $1 in
+    -h|--help) usage 0 ;;
+    --no-train) train=0 ;;
+    --steps) steps=${2:?--steps needs a number}; shift ;;
+    -*) die "unknown option $1 (see --help)" ;;
+    *) args+=("$1") ;;
+  esac
+  shift
+done
+((${#args[@]} == 1)) || usage
+exp=${args[0]}
+
+# last metrics.csv field of column NAME in the last row (empty when there is no row yet)
+last_metric() {
+  [ -f "$1" ] || return 0
+  awk -F, -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next } { v = $c } END { print v }' "$1"
+}
+
+if [ "$exp" = list ]; then
+  printf '%-10s %-14s %12s %10s  %s\n' experiment config env_steps cpu_hours state
+  for e in $(printf '%s\n' "${!CONFIG[@]}" | sort); do
+    d=$runs/$e state="not started"
+    [ -d "$d/checkpoints" ] && state="local run $d"
+    [ "$state" = "not started" ] && ls docs/results/"$e"/ckpt-*.bin >/dev/null 2>&1 && state="committed checkpoint"
+    cpu=$(awk -F, 'NR > 1 { s += $6 } END { printf "%.2f", s / 3600 }' "docs/results/$e/cost.csv" 2>/dev/null || echo 0)
+    steps_now=$(last_metric "$d/metrics.csv" env_steps)
+    [ -n "$steps_now" ] || steps_now=$(last_metric "docs/results/$e/metrics.csv" env_steps)
+    printf '%-10s %-14s %12s %10s  %s\n' "$e" "${CONFIG[$e]}" "${steps_now:-0}" "$cpu" "$state"
+  done
+  exit 0
+fi
+[ -n "${CONFIG[$exp]:-}" ] || die "unknown experiment '$exp' (one of: $(printf '%s ' "${!CONFIG[@]}"); see --help)"
+[ -x "$bin" ] || die "no CLI at $bin: build it first (make build; Atari needs make ale)"
+
+out=$root/docs/results/$exp
+dir=$runs/$exp
+mkdir -p "$out" "$runs"
+
+# the run directory: this machine's, else one rebuilt from the committed checkpoint
+if [ ! -d "$dir/checkpoints" ] && ls "$out"/ckpt-*.bin >/dev/null 2>&1; then
+  echo "results.sh: $exp continues from the committed checkpoint $(ls "$out"/ckpt-*.bin)"
+  mkdir -p "$dir/checkpoints"
+  cp "$out/config.ini" "$out/metrics.csv" "$dir/"
+  cp "$out"/ckpt-*.bin "$dir/checkpoints/"
+  # the best agent so far (a resumed run rewrites it only when a better one appears)
+  for ext in genome params; do
+    [ -f "docs/results/$exp.$ext" ] && cp "docs/results/$exp.$ext" "$dir/best.$ext"
+  done
+fi
+
+# one training segment, its CPU time appended to cost.csv
+if ((train)); then
+  overrides=()
+  [ -n "$steps" ] && overrides+=("run.max_env_steps=$steps")
+  threads=${THREADS:-$(nproc)}
+  before=$(last_metric "$dir/metrics.csv" env_steps)
+  start=$(date +%s)
+  if [ -d "$dir/checkpoints" ]; then
+    cmd=(resume "$dir")
+    ((${#overrides[@]} == 0)) || die "--steps applies to a new run only: set run.max_env_steps in $dir/config.ini"
+  else
+    cmd=(run "${CONFIG[$exp]}" "${overrides[@]}" --out "$dir")
+  fi
+  echo "results.sh: neuroevo ${cmd[*]} --threads $threads"
+  set +e
+  nice -n "${NICE:-0}" "$bin" "${cmd[@]}" --threads "$threads"
+  rc=$?
+  set -e
+  # the children's user and system time, as bash's `times` reports them (second line); `times`
+  # runs in this shell, not in a command substitution's subshell, which has no children
+  times > "$dir/.times"
+  cpu=$(sed -n 2p "$dir/.times" | awk '{ for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } print s }')
+  rm -f "$dir/.times"
+  after=$(last_metric "$dir/metrics.csv" env_steps)
+  [ -f "$out/cost.csv" ] || echo "date,host,cpu,threads,wall_s,cpu_s,env_steps_from,env_steps_to" > "$out/cost.csv"
+  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1 | tr ',' ' ')
+  echo "$(date -u +%FT%TZ),$(hostname),$model,$threads,$(($(date +%s) - start)),$cpu,${before:-0},${after:-0}" >> "$out/cost.csv"
+  ((rc == 0 || rc == 130)) || die "training exited with status $rc (the run directory $dir keeps its checkpoints)"
+fi
+[ -f "$dir/metrics.csv" ] || die "no run in $dir yet: run without --no-train first"
+
+# figures, evaluation and video of the best agent so far
+echo "results.sh: figures into docs/results/$exp/"
+"$bin" plot "$dir" --out "$out/curve.png" >/dev/null
+best=$dir/best.genome ext=genome
+[ -f "$best" ] || best=$dir/best.params ext=params
+[ -f "$best" ] || die "$dir has no best.genome or best.params yet"
+cp "$best" "docs/results/$exp.$ext"
+"$bin" eval --genome "docs/results/$exp.$ext" --episodes "${EPISODES[$exp]}" | tee "$out/eval.txt"
+"$bin" render --genome "docs/results/$exp.$ext" --out "$out/agent.gif" --size "${SIZE[$exp]}" >/dev/null
+# the newest checkpoint and what resume needs with it; older committed checkpoints go
+ckpt=$(ls "$dir"/checkpoints/ckpt-*.bin | tail -n 1)
+rm -f "$out"/ckpt-*.bin
+cp "$ckpt" "$dir/config.ini" "$dir/metrics.csv" "$out/"
+cpu_h=$(awk -F, 'NR > 1 { s += $6 } END { printf "%.2f", s / 3600 }' "$out/cost.csv" 2>/dev/null || echo "?")
+echo "results.sh: $exp: $(last_metric "$dir/metrics.csv" env_steps) env steps, $cpu_h core-hours so far," \
+     "checkpoint $(basename "$ckpt") in docs/results/$exp/"
