@@ -100,6 +100,13 @@ PATH=$PWD/wrap:$PATH "$BIN" plot run-a > /dev/null
 grep -q 'set logscale' last.gp && fail "an RL run's plot got a log axis"
 grep -q 'set ylabel "return"' last.gp || fail "an RL run's y axis is not labelled return"
 
+# a single generation's x axis is a range around its one point, not a zero-width axis (ticks all
+# "1.2M")
+PATH=$PWD/wrap:$PATH "$BIN" plot first > /dev/null
+x=$(awk -F, 'NR == 2 { print $3 }' first/metrics.csv)
+grep -q "set xrange \[0:$((2 * x))\]" last.gp || fail "a one-generation plot's x range is not [0, 2 x $x]"
+grep -q 'autoscale xfix' last.gp && fail "a one-generation plot still autoscales x to zero width"
+
 # errors name the path involved
 expect_fail 2 "no-such-run" "$BIN" plot run-a no-such-run
 mkdir -p empty-dir

@@ -266,7 +266,18 @@ static void put_header(FILE* f, const run_data* runs, int n, const char* x_colum
   }
   // SI prefixes keep step counts short (250.0k, 1.5M); seconds stay plain
   if (strcmp(x_column, "wall_s") != 0) fprintf(f, "set format x \"%%.1s%%c\"\n");
-  fprintf(f, "set autoscale xfixmin\nset autoscale xfixmax\n");
+  // one x value (a run's first generation): autoscale would make a zero-width axis whose ticks all
+  // read the same, so the point sits in the middle of [0, 2x] (or [-1, 1] at x = 0)
+  double x_min = INFINITY, x_max = -INFINITY;
+  for (int i = 0; i < n; i++)
+    for (int r = 0; r < runs[i].n_rows; r++) {
+      double x = runs[i].rows[(size_t)r * N_COLS + COL_X];
+      x_min = fmin(x_min, x);
+      x_max = fmax(x_max, x);
+    }
+  if (x_min == x_max)
+    fprintf(f, "set xrange [%.10g:%.10g]\n", x_min != 0 ? fmin(0, 2 * x_min) : -1, x_min != 0 ? fmax(0, 2 * x_min) : 1);
+  else fprintf(f, "set autoscale xfixmin\nset autoscale xfixmax\n");
 }
 
 // one plot clause; *first tracks the comma between clauses
