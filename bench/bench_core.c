@@ -15,40 +15,10 @@
 #include "neuroevo/policy.h"
 #include "neuroevo/rng.h"
 
-#define MIN_SECONDS 0.2
-#define REPEATS 3
+#include "bench_timing.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-// Seconds per call of fn(ctx): median over REPEATS runs of >= MIN_SECONDS each.
-static double time_op(void (*fn)(void*), void* ctx) {
-  double per_op[REPEATS];
-  int done = 0;
-  for (; done < REPEATS; done++) {
-    long iters = 0;
-    double t0 = now(), t;
-    do {
-      fn(ctx);
-      iters++;
-    } while ((t = now()) - t0 < MIN_SECONDS);
-    per_op[done] = (t - t0) / (double)iters;
-    if (per_op[done] > 1.0) {  // a single op over a second: once is enough
-      done++;
-      break;
-    }
-  }
-  qsort(per_op, (size_t)done, sizeof *per_op, cmp_double);
-  return per_op[done / 2];
-}
+// wall seconds per call of fn(ctx) (bench_timing.h)
+static double time_op(void (*fn)(void*), void* ctx) { return bench_time_op(CLOCK_MONOTONIC, fn, ctx); }
 
 static void* xmalloc(size_t n) {
   void* p = malloc(n);
@@ -105,9 +75,9 @@ static void bench_noise(void) {
   printf("noise, %d floats per call, single thread\n", NOISE_N);
   printf("  %-44s %10.1f M samples/s\n", "ne_noise_fill (Philox + Box-Muller)", NOISE_N / time_op(op_fill, &c) / 1e6);
   printf("  %-44s %10.1f M samples/s\n", "ne_noise_axpy", NOISE_N / time_op(op_axpy, &c) / 1e6);
-  double t0 = now();
+  double t0 = bench_clock(CLOCK_MONOTONIC);
   ne_noise_table* table = ne_noise_table_create(12345, (size_t)64 << 20);
-  double created = now() - t0;
+  double created = bench_clock(CLOCK_MONOTONIC) - t0;
   if (!table) {
     printf("  noise table: allocation of 256 MiB failed, skipped\n");
   } else {
@@ -234,11 +204,12 @@ static void bench_materialize(void) {
 }
 
 int main(void) {
-  double t0 = now();
-  printf("bench_core: core numerics (Release build, one thread; medians of %d x >= %.1f s)\n\n", REPEATS, MIN_SECONDS);
+  double t0 = bench_clock(CLOCK_MONOTONIC);
+  printf("bench_core: core numerics (Release build, one thread; medians of %d x >= %.1f s)\n\n", BENCH_REPEATS,
+         BENCH_MIN_SECONDS);
   bench_noise();
   bench_forward();
   bench_materialize();
-  printf("\nbench_core: %.1f s in total\n", now() - t0);
+  printf("\nbench_core: %.1f s in total\n", bench_clock(CLOCK_MONOTONIC) - t0);
   return 0;
 }

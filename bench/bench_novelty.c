@@ -18,41 +18,10 @@
 #include "neuroevo/policy.h"
 #include "neuroevo/rng.h"
 
-#define MIN_SECONDS 0.2
-#define REPEATS 3
+#include "bench_timing.h"
 
-// this thread's CPU seconds: other load on the machine does not count
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-// CPU seconds per call of fn(ctx): median over REPEATS runs of >= MIN_SECONDS each
-static double time_op(void (*fn)(void*), void* ctx) {
-  double per_op[REPEATS];
-  int done = 0;
-  for (; done < REPEATS; done++) {
-    long iters = 0;
-    double t0 = cpu_now(), t;
-    do {
-      fn(ctx);
-      iters++;
-    } while ((t = cpu_now()) - t0 < MIN_SECONDS);
-    per_op[done] = (t - t0) / (double)iters;
-    if (per_op[done] > 1.0) {
-      done++;
-      break;
-    }
-  }
-  qsort(per_op, (size_t)done, sizeof *per_op, cmp_double);
-  return per_op[done / 2];
-}
+// this thread's CPU seconds per call of fn(ctx): other load on the machine does not count
+static double time_op(void (*fn)(void*), void* ctx) { return bench_time_op(CLOCK_THREAD_CPUTIME_ID, fn, ctx); }
 
 // one generation's novelty computation
 typedef struct gen_case {
