@@ -8,7 +8,8 @@
 // worker. A server that raises, crashes or hangs is killed and the failure is reported through the
 // family's status hook with the env id in the message; the next reset starts a fresh server (the
 // evaluator retries a candidate once). Steps allocate nothing; a server start costs one Python start
-// (~0.5 s).
+// (~0.5 s). ne__gym_lookup asks Gymnasium's registry about an id neuroevo does not know, so that the
+// error can suggest its gym: spelling.
 #define _GNU_SOURCE  // pipe2
 
 #include <errno.h>
