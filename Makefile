@@ -44,14 +44,16 @@ ale_on = grep -qx 'NE_ALE:BOOL=ON' $(1)/CMakeCache.txt 2>/dev/null || \
 	cmake -S . -B $(1) -DNE_ALE=ON $(2) $(CMAKE_FLAGS) >/dev/null
 
 # Every test: the layering (includes point down, scripts/check-layers) and the layout
-# (scripts/check-format: clang-format, ~1 s), the release build (warnings are errors), Atari
-# included, then the unit and end-to-end suites under ASan + UBSan (also with ALE linked: the C
-# tests of tests/ale are "unit").
+# (scripts/check-format: clang-format, ~1 s), the release build, Atari included, and the
+# benchmarks (warnings are errors: a benchmark that no longer compiles fails here; they run in
+# `make bench`), then the unit and end-to-end suites under ASan + UBSan (also with ALE linked: the
+# C tests of tests/ale are "unit").
 test: deps ale-lib box2d-lib
 	@scripts/check-layers
 	@scripts/check-format
 	@$(call ale_on,$(BUILD),-DCMAKE_BUILD_TYPE=Release)
 	@$(MAKE) --no-print-directory build
+	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks >/dev/null
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory test-asan
 
