@@ -258,16 +258,9 @@ const float* ne__cma_draw(ne_cma* c, int k) {
 }
 
 static void set_candidate(ne_cma* c, int k, uint32_t episodes, uint64_t episode_seed) {
-  ne_candidate* cand = &c->cands[k];
-  memset(cand, 0, sizeof *cand);
-  cand->kind = NE_CAND_VECTOR;
-  cand->index = (uint32_t)k;
-  cand->episodes = episodes;
-  cand->episode_seed = episode_seed;
-  cand->blob = (uint32_t)k;
-  c->blobs[k].hash = ne_seed_derive(c->prob.seed, c->gen, (uint64_t)k, NE_PURPOSE_ALGO);
-  c->blobs[k].n = (size_t)c->n;
-  c->blobs[k].data = c->x + (size_t)k * (size_t)c->n;
+  ne__vector_candidate(&c->cands[k], &c->blobs[k], (uint32_t)k, episodes, episode_seed,
+                       ne_seed_derive(c->prob.seed, c->gen, (uint64_t)k, NE_PURPOSE_ALGO),
+                       c->x + (size_t)k * (size_t)c->n, (size_t)c->n);
 }
 
 void ne__cma_finish_ask(ne_cma* c) {

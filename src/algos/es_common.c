@@ -297,6 +297,19 @@ void ne__mirrored_pairs(ne_candidate* cands, int n_pairs, const uint64_t* seeds,
   }
 }
 
+void ne__vector_candidate(ne_candidate* c, ne_blob* b, uint32_t k, uint32_t episodes, uint64_t episode_seed,
+                          uint64_t hash, const float* data, size_t n) {
+  memset(c, 0, sizeof *c);
+  c->kind = NE_CAND_VECTOR;
+  c->index = k;
+  c->episodes = episodes;
+  c->episode_seed = episode_seed;
+  c->blob = k;
+  b->hash = hash;
+  b->n = n;
+  b->data = data;
+}
+
 void ne__centre_candidate(ne_candidate* c, uint32_t index, uint32_t blob, uint32_t episodes, uint64_t run_seed,
                           uint32_t generation) {
   memset(c, 0, sizeof *c);

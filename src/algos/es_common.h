@@ -126,6 +126,11 @@ uint64_t ne__blob_hash(const float* v, size_t n, uint64_t salt);
 void ne__mirrored_pairs(ne_candidate* cands, int n_pairs, const uint64_t* seeds, uint32_t blob, float sigma,
                         uint32_t episodes, uint64_t run_seed, uint32_t generation);
 
+// Sets candidate k to evaluate its own explicit vector (NE_CAND_VECTOR) data[0..n) as blob k, whose
+// hash is `hash` (CMA-ES samples, an optimizer server's asks).
+void ne__vector_candidate(ne_candidate* c, ne_blob* b, uint32_t k, uint32_t episodes, uint64_t episode_seed,
+                          uint64_t hash, const float* data, size_t n);
+
 // Sets c to evaluate blob `blob` unperturbed (a centre evaluation) on `episodes` episodes.
 void ne__centre_candidate(ne_candidate* c, uint32_t index, uint32_t blob, uint32_t episodes, uint64_t run_seed,
                           uint32_t generation);

@@ -271,16 +271,9 @@ static int reserve_rows(pyopt* s, int count) {
 }
 
 static void set_candidate(pyopt* s, int k, uint32_t episodes, uint64_t episode_seed) {
-  ne_candidate* c = &s->cands[k];
-  memset(c, 0, sizeof *c);
-  c->kind = NE_CAND_VECTOR;
-  c->index = (uint32_t)k;
-  c->episodes = episodes;
-  c->episode_seed = episode_seed;
-  c->blob = (uint32_t)k;
-  s->blobs[k].hash = ne_seed_derive(s->prob.seed, s->gen, (uint64_t)k, NE_PURPOSE_ALGO);
-  s->blobs[k].n = (size_t)s->n;
-  s->blobs[k].data = s->x + (size_t)k * (size_t)s->n;
+  ne__vector_candidate(&s->cands[k], &s->blobs[k], (uint32_t)k, episodes, episode_seed,
+                       ne_seed_derive(s->prob.seed, s->gen, (uint64_t)k, NE_PURPOSE_ALGO),
+                       s->x + (size_t)k * (size_t)s->n, (size_t)s->n);
 }
 
 // ---- ask / tell ----------------------------------------------------------------------------------
