@@ -10,11 +10,11 @@
 #
 # The run lives in $RESULTS_RUNS/EXP (default runs/results/EXP, outside git). It continues from
 # that directory's newest checkpoint; a fresh clone has none, so it starts from the checkpoint
-# committed in docs/results/EXP/ (config.ini, metrics.csv, ckpt-*.bin, and docs/results/EXP.genome
-# or .params as the best agent so far): the run goes on where the
-# last machine left it, with the same results as if it had never stopped. Without either it starts
-# the config from scratch. Ctrl-C stops the run at a checkpoint; the figures are then redrawn from
-# what is there.
+# committed in docs/results/EXP/ (config.ini, metrics.csv, ckpt-*.bin, partial.log with the
+# finished candidates of the generation in progress, and docs/results/EXP.genome or .params as the
+# best agent so far): the run goes on where the last machine left it, with the same results as if
+# it had never stopped. Without either it starts the config from scratch. Ctrl-C stops the run (keeping the checkpoint and the finished candidates
+# of the generation in progress); the figures are then redrawn from what is there.
 #
 # Each training segment's process CPU time (user + system, all threads) is appended to
 # docs/results/EXP/cost.csv: that is the run's cost in core-hours, whatever else the machine did.
@@ -38,7 +38,7 @@ declare -A CONFIG=([frostbite]=frostbite-ga [icehockey]=icehockey-ga [humanoid]=
 declare -A EPISODES=([frostbite]=30 [icehockey]=30 [humanoid]=30 [lander]=100)
 declare -A SIZE=([frostbite]=320x420 [icehockey]=320x420 [humanoid]=400x300 [lander]=400x300)
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 die() { echo "results.sh: $*" >&2; exit 1; }
 
 train=1 steps=""
@@ -88,6 +88,8 @@ if [ ! -d "$dir/checkpoints" ] && ls "$out"/ckpt-*.bin >/dev/null 2>&1; then
   mkdir -p "$dir/checkpoints"
   cp "$out/config.ini" "$out/metrics.csv" "$dir/"
   cp "$out"/ckpt-*.bin "$dir/checkpoints/"
+  # the candidates the last machine finished of the generation in progress
+  [ -f "$out/partial.log" ] && cp "$out/partial.log" "$dir/checkpoints/"
   # the best agent so far (a resumed run rewrites it only when a better one appears)
   for ext in genome params; do
     [ -f "docs/results/$exp.$ext" ] && cp "docs/results/$exp.$ext" "$dir/best.$ext"
@@ -134,10 +136,12 @@ best=$dir/best.genome ext=genome
 cp "$best" "docs/results/$exp.$ext"
 "$bin" eval --genome "docs/results/$exp.$ext" --episodes "${EPISODES[$exp]}" | tee "$out/eval.txt"
 "$bin" render --genome "docs/results/$exp.$ext" --out "$out/agent.gif" --size "${SIZE[$exp]}" >/dev/null
-# the newest checkpoint and what resume needs with it; older committed checkpoints go
+# the newest checkpoint and what resume needs with it (the finished candidates of the generation
+# in progress too); older committed checkpoints go
 ckpt=$(ls "$dir"/checkpoints/ckpt-*.bin | tail -n 1)
-rm -f "$out"/ckpt-*.bin
+rm -f "$out"/ckpt-*.bin "$out/partial.log"
 cp "$ckpt" "$dir/config.ini" "$dir/metrics.csv" "$out/"
+[ -f "$dir/checkpoints/partial.log" ] && cp "$dir/checkpoints/partial.log" "$out/"
 cpu_h=$(awk -F, 'NR > 1 { s += $6 } END { printf "%.2f", s / 3600 }' "$out/cost.csv" 2>/dev/null || echo "?")
 echo "results.sh: $exp: $(last_metric "$dir/metrics.csv" env_steps) env steps, $cpu_h core-hours so far," \
      "checkpoint $(basename "$ckpt") in docs/results/$exp/"

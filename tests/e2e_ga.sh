@@ -42,7 +42,7 @@ INI
 "$BIN" run det.ini --threads 1 --out A --quiet
 for f in config.ini metrics.csv best.genome log.txt; do [ -s "A/$f" ] || fail "A/$f missing or empty"; done
 ls A/checkpoints/ckpt-*.bin >/dev/null || fail "no checkpoints"
-[ "$(ls A/checkpoints | wc -l)" -eq 3 ] || fail "expected the last 3 checkpoints, got $(ls A/checkpoints)"
+[ "$(ls A/checkpoints/ckpt-*.bin | wc -l)" -eq 3 ] || fail "expected the last 3 checkpoints, got $(ls A/checkpoints)"
 [ "$(head -1 A/metrics.csv)" = "generation,evaluations,env_steps,wall_s,best,mean,median,elite_mean" ] || fail "metrics header"
 [ "$(($(wc -l < A/metrics.csv) - 1))" -eq 40 ] || fail "expected 40 metric rows"
 grep -q '^env.id = CartPole-v1' A/best.genome || fail "genome lacks env.id"

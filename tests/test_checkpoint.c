@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Checkpoints: round trip, only the newest K kept, and corrupt or truncated files are named in the
-// error and skipped in favour of the previous checkpoint.
+// error and skipped in favour of the previous checkpoint. The partial-generation log: results come
+// back bit for bit (observation sums and behaviours too) for the same batch only, a torn tail is cut
+// off, a log of another checkpoint or another batch is not used.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 #include "core/crc32c.h"
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/error.h"
+#include "run/partial.h"
 #include "test.h"
 
 static char dir[256];
@@ -120,5 +123,103 @@ static void crc32c_paths_agree(void) {
     }
 }
 
+// ---- the partial-generation log (run/partial.h) ----
+enum { OBS = 3, BC = 2 };
+
+static ne_result result_for(int i, double* sums, float* bc) {
+  ne_result r = {.fitness = -1.5 + i,
+                 .return_std = 0.25 * i,
+                 .episodes = 3,
+                 .steps = 100u + (uint64_t)i,
+                 .obs_count = 7.0,
+                 .obs_sum = sums,
+                 .obs_sumsq = sums + OBS,
+                 .bc = bc,
+                 .pre_fitness = NAN};
+  for (int k = 0; k < 2 * OBS; k++) sums[k] = i * 10.0 + k + 0.1;
+  for (int k = 0; k < BC; k++) bc[k] = (float)i - 0.5f * (float)k;
+  return r;
+}
+
+static ne__partial* open_log(uint32_t base) {
+  ne__partial* log = NULL;
+  char err[NE_ERRSTR_LEN];
+  ASSERT_EQ(ne__partial_open(dir, base, OBS, BC, &log, err), 0);
+  return log;
+}
+
+static void partial_log_round_trip(void) {
+  make_dir();
+  ne_batch round0 = {.generation = 4, .round = 0, .n = 10, .want_obs_stats = 1, .want_bc = 1};
+  ne_batch round1 = {.generation = 4, .round = 1, .n = 3};
+  double sums[10][2 * OBS], got_sums[10][2 * OBS];
+  float bcs[10][BC], got_bc[10][BC];
+  ne_result res[10], got[10];
+  uint8_t have[10];
+  for (int i = 0; i < 10; i++) {
+    res[i] = result_for(i, sums[i], bcs[i]);
+    got[i] = (ne_result){.obs_sum = got_sums[i], .obs_sumsq = got_sums[i] + OBS, .bc = got_bc[i]};
+  }
+  ne__partial* log = open_log(4);
+  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 0);
+  ne__partial_add(log, 2, &res[2]);
+  ne__partial_add(log, 7, &res[7]);
+  ne__partial_close(log);
+  // the same batch gets its two results back, bit for bit
+  log = open_log(4);
+  ASSERT_EQ(ne__partial_count(log), 2);
+  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 2);
+  ASSERT(have[2] && have[7] && !have[0] && !have[9]);
+  ASSERT_EQ(memcmp(&got[7].fitness, &res[7].fitness, sizeof(double)), 0);
+  ASSERT_EQ(got[7].steps, res[7].steps);
+  ASSERT(isnan(got[7].pre_fitness));
+  ASSERT_EQ(memcmp(got_sums[7], sums[7], sizeof sums[7]), 0);
+  ASSERT_EQ(memcmp(got_bc[2], bcs[2], sizeof bcs[2]), 0);
+  for (int i = 0; i < 10; i++)
+    if (!have[i]) ne__partial_add(log, (uint32_t)i, &res[i]);
+  ASSERT_EQ(ne__partial_round(log, &round1, 12, got, have), 0);  // round 1 begins
+  ne__partial_add(log, 1, &res[1]);
+  ne__partial_close(log);
+  // a torn record at the end (a lost machine mid-write) is cut off; what precedes it stays
+  char path[512];
+  snprintf(path, sizeof path, "%s/partial.log", dir);
+  FILE* f = fopen(path, "ab");
+  ASSERT(f != NULL);
+  fwrite("\x40\0\0\0garbage", 1, 11, f);
+  fclose(f);
+  log = open_log(4);
+  ASSERT_EQ(ne__partial_count(log), 11);
+  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 10);
+  ASSERT_EQ(ne__partial_round(log, &round1, 12, got, have), 1);
+  ASSERT(have[1] && !have[0]);
+  ne__partial_close(log);
+  // another batch under round 1 (digest 13): round 1 goes, round 0 stays
+  log = open_log(4);
+  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 10);
+  ASSERT_EQ(ne__partial_round(log, &round1, 13, got, have), 0);
+  ne__partial_close(log);
+  log = open_log(4);
+  ASSERT_EQ(ne__partial_count(log), 10);
+  ASSERT_EQ(ne__partial_round(log, &round0, 99, got, have), 0);  // another round-0 batch: all go
+  ne__partial_close(log);
+  log = open_log(4);
+  ASSERT_EQ(ne__partial_count(log), 0);
+  ne__partial_add(log, 3, &res[3]);                 // (round 0 of digest 99 is current)
+  ASSERT_EQ(ne__partial_restart(log, 5, NULL), 0);  // checkpoint 5 is on disk: the log starts over
+  ne__partial_close(log);
+  log = open_log(5);
+  ASSERT_EQ(ne__partial_count(log), 0);
+  ne__partial_close(log);
+  // a log of checkpoint 5 is not one of checkpoint 4
+  log = open_log(5);
+  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 0);
+  ne__partial_add(log, 0, &res[0]);
+  ne__partial_close(log);
+  log = open_log(4);
+  ASSERT_EQ(ne__partial_count(log), 0);
+  ne__partial_close(log);
+}
+
 TEST_MAIN(TEST_ENTRY(round_trip_and_keep_last_k), TEST_ENTRY(corrupt_newest_falls_back),
-          TEST_ENTRY(truncated_file_is_named), TEST_ENTRY(reader_never_reads_past_end), TEST_ENTRY(crc32c_paths_agree))
+          TEST_ENTRY(truncated_file_is_named), TEST_ENTRY(reader_never_reads_past_end), TEST_ENTRY(crc32c_paths_agree),
+          TEST_ENTRY(partial_log_round_trip))

@@ -57,8 +57,8 @@ static void make_fixture(fixture* f) {
     f->blobs[k] = (ne_blob){0xb10b0000ull + (uint64_t)k, 8, f->blob_data[k]};
   }
   for (int j = 0; j < 4; j++) f->mean[j] = 0.1f * (float)j, f->std[j] = 1.0f + (float)j;
-  f->norm[0] = ne__wire_hash_floats(f->mean, 4);
-  f->norm[1] = ne__wire_hash_floats(f->std, 4);
+  f->norm[0] = ne_hash_floats(f->mean, 4);
+  f->norm[1] = ne_hash_floats(f->std, 4);
   f->b = (ne_batch){7, 1, 28, f->cands, 2, f->blobs, 1, f->mean, f->std, 5.0f, NULL, 0};
 }
 
@@ -89,7 +89,7 @@ static void assert_same_candidate(const ne_candidate* a, const ne_candidate* b, 
 }
 
 static ne__wire_round test_round(const fixture* f) {
-  return (ne__wire_round){0x1234567890abcdefull, f->b.generation, f->b.round, ne__wire_batch_digest(&f->b, f->norm, 4)};
+  return (ne__wire_round){0x1234567890abcdefull, f->b.generation, f->b.round, ne_batch_digest(&f->b, f->norm, 4)};
 }
 
 // ---- tasks --------------------------------------------------------------------------------
@@ -147,9 +147,9 @@ static void test_task_names_noise_table(void) {
   make_fixture(&f);
   ne_noise_table* table = ne_noise_table_create(0x7ab1e, 1000);
   ASSERT(table != NULL);
-  uint64_t plain = ne__wire_batch_digest(&f.b, f.norm, 4);
+  uint64_t plain = ne_batch_digest(&f.b, f.norm, 4);
   f.b.noise_table = table;
-  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), plain);
+  ASSERT_NE(ne_batch_digest(&f.b, f.norm, 4), plain);
   int idx[28];
   ne_buf buf;
   ne__buf_init(&buf);
@@ -190,7 +190,7 @@ static void test_task_long_chain_size(void) {
   ne_candidate c = {NE_CAND_CHAIN, 0, 1, 99, seeds, 1000, 0.002f, 0, 0, 0};
   ne_batch b = {999, 0, 1, &c, 0, NULL, 0, NULL, NULL, 0, NULL, 0};
   uint64_t norm[2] = {0, 0};
-  ne__wire_round rd = {1, 999, 0, ne__wire_batch_digest(&b, norm, 4)};
+  ne__wire_round rd = {1, 999, 0, ne_batch_digest(&b, norm, 4)};
   int idx = 0;
   ne_buf buf;
   ne__buf_init(&buf);
@@ -628,25 +628,25 @@ static void test_rejects_random_bytes(void) {
 static void test_digest_covers_every_field(void) {
   fixture f;
   make_fixture(&f);
-  uint64_t base = ne__wire_batch_digest(&f.b, f.norm, 4);
-  ASSERT_U64_EQ(ne__wire_batch_digest(&f.b, f.norm, 4), base);
+  uint64_t base = ne_batch_digest(&f.b, f.norm, 4);
+  ASSERT_U64_EQ(ne_batch_digest(&f.b, f.norm, 4), base);
   f.seeds[3][5] ^= 1;
-  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
+  ASSERT_NE(ne_batch_digest(&f.b, f.norm, 4), base);
   f.seeds[3][5] ^= 1;
   f.cands[21].coef = 0.03f;
-  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
+  ASSERT_NE(ne_batch_digest(&f.b, f.norm, 4), base);
   f.cands[21].coef = -0.02f;
-  ASSERT_U64_EQ(ne__wire_batch_digest(&f.b, f.norm, 4), base);
+  ASSERT_U64_EQ(ne_batch_digest(&f.b, f.norm, 4), base);
   f.b.round = 0;
-  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
+  ASSERT_NE(ne_batch_digest(&f.b, f.norm, 4), base);
   f.b.round = 1;
   f.blobs[1].hash++;
-  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
+  ASSERT_NE(ne_batch_digest(&f.b, f.norm, 4), base);
   f.blobs[1].hash--;
   uint64_t other[2] = {f.norm[0] + 1, f.norm[1]};
-  ASSERT_NE(ne__wire_batch_digest(&f.b, other, 4), base);
+  ASSERT_NE(ne_batch_digest(&f.b, other, 4), base);
   f.b.want_bc = 1;  // results with behaviours are not results without
-  ASSERT_NE(ne__wire_batch_digest(&f.b, f.norm, 4), base);
+  ASSERT_NE(ne_batch_digest(&f.b, f.norm, 4), base);
 }
 
 // Seed chains are hashed in four lanes (redis_wire.c): a bit flipped at any position of chains
@@ -661,21 +661,21 @@ static void test_digest_sees_every_seed(void) {
   for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
     c.n_seeds = lengths[l];
     for (uint32_t k = 0; k < c.n_seeds; k++) seeds[k] = ne_hash2(0x5eed, k);
-    uint64_t base = ne__wire_batch_digest(&b, NULL, 0);
+    uint64_t base = ne_batch_digest(&b, NULL, 0);
     for (uint32_t k = 0; k < c.n_seeds; k++) {
       seeds[k] ^= 1ull << (k % 64);
-      ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
+      ASSERT_NE(ne_batch_digest(&b, NULL, 0), base);
       seeds[k] ^= 1ull << (k % 64);
       if (k + 1 < c.n_seeds) {
         uint64_t t = seeds[k];
         seeds[k] = seeds[k + 1], seeds[k + 1] = t;
-        ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
+        ASSERT_NE(ne_batch_digest(&b, NULL, 0), base);
         seeds[k + 1] = seeds[k], seeds[k] = t;
       }
     }
-    ASSERT_U64_EQ(ne__wire_batch_digest(&b, NULL, 0), base);
+    ASSERT_U64_EQ(ne_batch_digest(&b, NULL, 0), base);
     c.n_seeds--;  // the same seeds one shorter
-    if (c.n_seeds) ASSERT_NE(ne__wire_batch_digest(&b, NULL, 0), base);
+    if (c.n_seeds) ASSERT_NE(ne_batch_digest(&b, NULL, 0), base);
   }
   ne_free(seeds);
 }

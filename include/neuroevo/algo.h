@@ -165,6 +165,15 @@ int ne_algo_noise_table(const ne_config* cfg, uint64_t run_seed, size_t n_params
 // master builds explicit vectors from its table.
 int ne_algo_noise_table_evaluated(const ne_config* cfg);
 
+// A hash of everything a batch's results depend on (every candidate field, blob hashes and sizes,
+// the noise table, the observation normalization given as the content hashes norm_hash of obs_mean
+// and obs_std over obs_dim floats): results are only used for the exact batch they were computed
+// for (Redis tasks carry it; a resumed run checks its partial-generation log with it).
+uint64_t ne_batch_digest(const ne_batch* batch, const uint64_t norm_hash[2], int obs_dim);
+
+// Content hash of a float vector (obs_mean and obs_std's norm_hash above).
+uint64_t ne_hash_floats(const float* v, size_t n);
+
 // Registered algorithms, for listings and error messages.
 int ne_algo_count(void);
 const ne_algo_vt* ne_algo_at(int i);

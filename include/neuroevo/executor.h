@@ -42,6 +42,15 @@ int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* polic
 // experiment's config instead. NE_EINVAL for other executors, NE_ENOMEM. Nullable: meta, errstr.
 int ne_local_executor_set_meta(ne_executor* ex, const ne_meta_spec* meta, char* errstr);
 
+// Called once a candidate's result is complete (not for a candidate a stop request cut short), on
+// the thread that evaluated it: calls may run concurrently, the hook locks what it shares.
+typedef void (*ne_result_hook)(void* user, const ne_candidate* cand, const ne_result* result);
+
+// Makes a local executor call hook(user, ...) for every result it completes (what the run's
+// partial-generation log records). hook NULL: none. NE_EINVAL for other executors (the Redis
+// master keeps a round's results in Redis itself). Nullable: hook, user.
+int ne_local_executor_set_result_hook(ne_executor* ex, ne_result_hook hook, void* user);
+
 // Evaluates a batch (see ne_executor_vt.evaluate). Nullable: stop, errstr.
 int ne_executor_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
                          char* errstr);

@@ -50,7 +50,8 @@ int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out,
 int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, char* errstr);
 
 // Trains until a budget (generations, env steps, seconds) or the target is reached. Returns 0,
-// NE_EINTR after a stop request (a checkpoint of the last completed generation exists), or an error.
+// NE_EINTR after a stop request (a checkpoint of the last completed generation exists, and the
+// finished candidates of the one in progress are in its partial-generation log), or an error.
 int ne_run_loop(ne_run* run, char* errstr);
 
 // The run directory (owned by run).

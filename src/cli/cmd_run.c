@@ -45,14 +45,17 @@ static const char RESUME_USAGE[] =
     "usage: neuroevo resume RUN_DIR [--generations G] [--threads N] [--quiet] [--redis URL]\n"
     "\n"
     "Continues a run from its newest valid checkpoint (older ones are tried if it is corrupt).\n"
-    "The results are identical to an uninterrupted run. --generations G sets a new total budget\n"
+    "The results are identical to an uninterrupted run. Candidates the interrupted generation had\n"
+    "finished (checkpoints/partial.log) are not evaluated again. --generations G sets a new total budget\n"
     "(0 = no limit), written to the run's config.ini; --threads N (0 = all cores).\n"
     "--redis URL continues on Redis workers; results of the interrupted generation already in\n"
     "Redis are reused (--task-timeout S, --join-timeout S, --chunk N and --episodes-per-task as\n"
     "for run).\n";
 
-// What the first Ctrl-C or SIGTERM prints: the episodes in hand end at their next step.
-#define STOPPING "stopping: the generation in progress is dropped, the last completed one is kept"
+// What the first Ctrl-C or SIGTERM prints: the episodes in hand end at their next step; the
+// candidates already finished are in checkpoints/partial.log (local runs; Redis keeps its own).
+#define STOPPING \
+  "stopping: the episodes in hand end, the finished candidates and the last completed generation are kept"
 
 // Parses the options shared by run and resume; returns 0, or the exit code on a bad option.
 static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_options* opt) {

@@ -26,6 +26,8 @@ typedef struct local_exec {
   int failure_index;                // lowest candidate index whose env failed (-1: none)
   int failure_code;                 // its NE_E* code
   char failure_msg[NE_ERRSTR_LEN];  // its message, naming the env
+  ne_result_hook on_result;         // called with each completed result (NULL: none)
+  void* on_result_user;
 } local_exec;
 
 // gym: bridge: keeps the env failure of the lowest candidate index, so the message is deterministic
@@ -51,6 +53,7 @@ static void eval_items(void* data, int thread, int begin, int end) {
     }
     const char* why = rc < 0 ? ne_evaluator_env_error(le->evaluators[thread]) : NULL;
     if (why) record_env_failure(le, i, rc, why);
+    else if (le->on_result) le->on_result(le->on_result_user, &le->batch->cands[i], &le->results[i]);
   }
 }
 
@@ -129,6 +132,14 @@ int ne_local_executor_set_meta(ne_executor* ex, const ne_meta_spec* meta, char* 
   for (int t = 0; t < le->n_threads; t++)
     if (ne_evaluator_set_meta(le->evaluators[t], meta) != 0)
       return ne__set_error(errstr, NE_ENOMEM, "out of memory for the inner loops of %d threads", le->n_threads);
+  return 0;
+}
+
+int ne_local_executor_set_result_hook(ne_executor* ex, ne_result_hook hook, void* user) {
+  if (!ex || ex->vt != &local_vt) return NE_EINVAL;
+  local_exec* le = ex->impl;
+  le->on_result = hook;
+  le->on_result_user = user;
   return 0;
 }
 

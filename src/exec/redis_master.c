@@ -1087,9 +1087,9 @@ static int begin_round(master* m, const ne_batch* b, ne_result* results) {
   m->batch = b;
   m->results = results;
   size_t d = (size_t)m->env->obs_dim;
-  m->norm_hash[0] = b->obs_mean ? ne__wire_hash_floats(b->obs_mean, d) : 0;
-  m->norm_hash[1] = b->obs_std ? ne__wire_hash_floats(b->obs_std, d) : 0;
-  m->rd = (ne__wire_round){m->exp, b->generation, b->round, ne__wire_batch_digest(b, m->norm_hash, (int)d)};
+  m->norm_hash[0] = b->obs_mean ? ne_hash_floats(b->obs_mean, d) : 0;
+  m->norm_hash[1] = b->obs_std ? ne_hash_floats(b->obs_std, d) : 0;
+  m->rd = (ne__wire_round){m->exp, b->generation, b->round, ne_batch_digest(b, m->norm_hash, (int)d)};
   for (int i = 0; i < b->n; i++) {
     results[i].status = NE_ESTATE;
     results[i].fitness = NAN;

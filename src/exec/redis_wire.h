@@ -46,7 +46,7 @@ typedef struct ne__wire_round {
   uint64_t exp;         // experiment id
   uint32_t generation;  // batch->generation
   uint32_t round;       // batch->round
-  uint64_t digest;      // ne__wire_batch_digest of the whole batch
+  uint64_t digest;      // ne_batch_digest (algo.h) of the whole batch
 } ne__wire_round;
 
 // A broadcast vector named by a task: fetched once per worker from its own key.
@@ -183,13 +183,6 @@ int ne__wire_decode_blob(const void* data, size_t len, uint64_t hash, size_t n, 
 // Reads the fixed prefix of any message: kind, version and sender name (sender may be NULL).
 // Returns 0, or NE_ECORRUPT when even that is unreadable.
 int ne__wire_peek(const void* data, size_t len, uint32_t* kind, int* version, char* sender, size_t sender_size);
-
-// A hash of the whole batch (every candidate field, blob hashes and sizes, normalization): results
-// are only accepted for the exact batch they were computed for (resume reuses them safely).
-uint64_t ne__wire_batch_digest(const ne_batch* batch, const uint64_t norm_hash[2], int obs_dim);
-
-// Content hash of a float vector (normalization vectors are broadcast under it).
-uint64_t ne__wire_hash_floats(const float* v, size_t n);
 
 // The build/spec fingerprint: library and wire versions, env and policy specs, and a short probe of
 // the noise generator, the policy initializer and the env dynamics, so a worker whose build would

@@ -12,6 +12,7 @@
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/plot.h"
 #include "run/params_file.h"   // best.params for vector solutions
+#include "run/partial.h"       // the finished candidates of the generation in progress
 #include "run/run_tfevents.h"  // TensorBoard events, one per generation
 #include "run/runner_int.h"
 
@@ -68,6 +69,80 @@ static const char* algo_error(const ne_run* run, int rc) {
   return msg ? msg : ne_strerror(rc);
 }
 
+// ---- the partial-generation log (partial.h) ---------------------------------------------------
+// Each finished candidate goes to the log; a resumed run evaluates only the candidates its log
+// lacks, as a sub-batch of just those (any executor evaluates it; results do not depend on a
+// candidate's position), and takes the others' results from the log.
+static void log_result(void* user, const ne_candidate* c, const ne_result* r) {
+  ne_run* run = user;
+  ne__partial_add(run->partial, run->partial_index ? run->partial_index[c->index] : c->index, r);
+}
+
+static uint64_t digest(const ne_run* run, const ne_batch* b) {
+  int d = run->env->obs_dim;
+  uint64_t norm[2] = {b->obs_mean ? ne_hash_floats(b->obs_mean, (size_t)d) : 0,
+                      b->obs_std ? ne_hash_floats(b->obs_std, (size_t)d) : 0};
+  return ne_batch_digest(b, norm, d);
+}
+
+// Evaluates the candidates of b that the log lacks (have[i] = 0) into run->results.
+static int evaluate_missing(ne_run* run, const ne_batch* b, const uint8_t* have, int missing, char* errstr) {
+  ne_candidate* cands = ne_malloc((size_t)missing * sizeof *cands);
+  ne_result* results = ne_malloc((size_t)missing * sizeof *results);
+  uint32_t* index = ne_malloc((size_t)missing * sizeof *index);
+  int rc = cands && results && index ? 0 : ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  for (int i = 0, j = 0; !rc && i < b->n; i++) {
+    if (have[i]) continue;
+    cands[j] = b->cands[i];
+    cands[j].index = (uint32_t)j;
+    results[j] = run->results[i];  // its observation-sum and behaviour buffers
+    index[j++] = (uint32_t)i;
+  }
+  if (!rc) {
+    ne_batch sub = *b;
+    sub.n = missing;
+    sub.cands = cands;
+    run->partial_index = index;
+    rc = ne_executor_evaluate(run->exec, &sub, results, run->opt.stop, errstr);
+    run->partial_index = NULL;
+    for (int j = 0; j < missing; j++) run->results[index[j]] = results[j];
+  }
+  ne_free(cands);
+  ne_free(results);
+  ne_free(index);
+  return rc;
+}
+
+// Evaluates one round's batch into run->results, through the log when the run keeps one.
+static int evaluate_round(ne_run* run, const ne_batch* b, char* errstr) {
+  if (!run->partial_on) return ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
+  uint8_t* have = ne_malloc(b->n > 0 ? (size_t)b->n : 1);
+  if (!have) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", b->n);
+  int kept = ne__partial_round(run->partial, b, digest(run, b), run->results, have);
+  if (kept > 0) {
+    char round[32] = "";
+    if (b->round > 0) snprintf(round, sizeof round, " (round %u)", b->round);
+    ne__run_say(run, "gen %5u  %d of %d candidates%s evaluated before the interruption: taken from %s\n", b->generation,
+                kept, b->n, round, "checkpoints/partial.log");
+  }
+  ne_local_executor_set_result_hook(run->exec, log_result, run);
+  int rc = 0;
+  if (kept == 0) rc = ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
+  else if (kept < b->n) rc = evaluate_missing(run, b, have, b->n - kept, errstr);
+  ne_local_executor_set_result_hook(run->exec, NULL, NULL);
+  ne_free(have);
+  return rc;
+}
+
+// After a completed generation: the log starts over for the next one when this generation's
+// checkpoint is on disk, else it is off until the next checkpoint (its base must be one on disk).
+static int restart_partial(ne_run* run, char* errstr) {
+  if (!run->partial) return 0;
+  run->partial_on = run->checkpointed_generation == run->generation;
+  return ne__partial_restart(run->partial, run->partial_on ? run->generation : UINT32_MAX, errstr);
+}
+// ---- end of the partial-generation log -------------------------------------------------------
+
 // Runs the rounds of one generation. *evals and *steps get this generation's counts.
 static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* errstr) {
   *evals = *steps = 0;
@@ -77,7 +152,7 @@ static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* e
     int rc = run->vt->ask(run->algo, &batch);
     if (rc) return ne__set_error(errstr, rc, "%s: ask failed: %s", run->vt->name, algo_error(run, rc));
     if (reserve_results(run, batch)) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
-    rc = ne_executor_evaluate(run->exec, batch, run->results, run->opt.stop, errstr);
+    rc = evaluate_round(run, batch, errstr);
     if (rc) return rc;
     if (batch->round == 0 && run->meta.tasks > 0) meta_means(run, batch);
     for (int i = 0; i < batch->n; i++) *steps += run->results[i].steps;
@@ -282,23 +357,32 @@ static void finish(ne_run* run, const char* reason) {
     ne__run_say(run, "adapt:         neuroevo eval %s --adapt %d\n", run->dir, run->meta.inner_steps);
 }
 
-// On a stop request: make sure the last completed generation is on disk.
+// On a stop request: make sure the last completed generation is on disk, and the finished
+// candidates of the one in progress (the partial-generation log).
 static int on_interrupt(ne_run* run, char* errstr) {
   if (run->pending_state && run->checkpointed_generation != run->generation) {
     int rc = write_checkpoint(run, run->pending_state, run->pending_len, errstr);
     if (rc) return rc;
   }
-  // stopped before the first generation completed: there is nothing to save (and nothing to plot)
+  int kept = 0;
+  if (run->partial_on) {
+    int rc = ne__partial_sync(run->partial, errstr);
+    if (rc) return rc;
+    kept = ne__partial_count(run->partial);
+  }
+  char candidates[160] = "";
+  if (kept > 0)
+    snprintf(candidates, sizeof candidates, "; %d finished candidates of generation %u are in checkpoints/partial.log",
+             kept, run->generation);
+  // stopped before the first generation completed: no checkpoint (and nothing to plot)
   if (run->generation == 0) {
-    ne__run_say(run,
-                "interrupted during generation 0: nothing saved yet (`neuroevo resume %s` starts the run "
-                "from the beginning)\n",
-                run->dir);
+    ne__run_say(run, "interrupted during generation 0%s (`neuroevo resume %s` %s)\n", candidates, run->dir,
+                kept > 0 ? "continues from them" : "starts the run from the beginning");
     return ne__set_error(errstr, NE_EINTR, "interrupted");
   }
   plot(run);
-  ne__run_say(run, "interrupted: checkpoint at generation %u in %s (continue with `neuroevo resume %s`)\n",
-              run->checkpointed_generation, run->dir, run->dir);
+  ne__run_say(run, "interrupted: checkpoint at generation %u in %s%s (continue with `neuroevo resume %s`)\n",
+              run->checkpointed_generation, run->dir, candidates, run->dir);
   return ne__set_error(errstr, NE_EINTR, "interrupted");
 }
 
@@ -336,6 +420,7 @@ int ne_run_loop(ne_run* run, char* errstr) {
     const char* why = stop_reason(run, &r);
     if (!why && hook_stop) why = "stopped by the on_generation hook";
     if (!rc) rc = boundary_state(run, why != NULL, errstr);
+    if (!rc) rc = restart_partial(run, errstr);
     if (rc) return rc;
     progress_line(run, &r, gen_s, evals, steps, ne__now() - session_start, session_gens);
     if (why) {

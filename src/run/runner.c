@@ -20,6 +20,7 @@
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/plot.h"
 #include "neuroevo/run.h"
+#include "run/partial.h"
 #include "run/run_tfevents.h"  // TensorBoard events of the run directory
 #include "run/runner_int.h"
 
@@ -247,6 +248,18 @@ static int resolve_nevergrad_budget(ne_run* run, char* errstr) {
   return ne_config_set(run->cfg, "nevergrad", "budget", value, "run.generations x nevergrad.population", errstr);
 }
 
+// The partial-generation log (partial.h) for the generation after checkpoint `base`, when the run
+// has episodes and its executor reports each result.
+static int open_partial(ne_run* run, uint32_t base, char* errstr) {
+  if (run->minimize || ne_local_executor_set_result_hook(run->exec, NULL, NULL) != 0) return 0;
+  char path[4096];
+  path_in(run, path, sizeof path, "checkpoints");
+  int rc = ne__partial_open(path, base, run->env->obs_dim, run->env->bc_dim, &run->partial, errstr);
+  if (rc) return rc;
+  run->partial_on = 1;
+  return 0;
+}
+
 static int open_log(ne_run* run, char* errstr) {
   char path[4096];
   path_in(run, path, sizeof path, "log.txt");
@@ -276,6 +289,7 @@ int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out,
   if (!rc) rc = truncate_metrics(run, 0, errstr);
   if (!rc) ne__run_tb_open(run);  // TensorBoard events (run_tfevents.c); warns, never fails
   if (!rc) rc = open_log(run, errstr);
+  if (!rc) rc = open_partial(run, 0, errstr);
   if (rc) {
     ne_run_destroy(run);
     return rc;
@@ -338,6 +352,7 @@ int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, 
   // TensorBoard events: drops those of generations >= the checkpoint's, as metrics.csv does
   if (!rc) ne__run_tb_open(run);
   if (!rc) rc = open_log(run, errstr);
+  if (!rc) rc = open_partial(run, run->generation, errstr);
   if (rc) {
     ne_run_destroy(run);
     return rc;
@@ -358,6 +373,7 @@ void ne_run_destroy(ne_run* run) {
   ne_free(run->obs_stats);
   ne_free(run->bcs);
   ne_free(run->pending_state);
+  ne__partial_close(run->partial);
   if (run->log) fclose(run->log);
   ne__run_tb_close(run);
   ne_free(run);

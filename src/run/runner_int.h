@@ -54,6 +54,12 @@ struct ne_run {
   // before and after it (metrics.csv's pre_adapt, post_adapt columns)
   ne_meta_spec meta;         // meta.tasks 0: no inner loop
   double gen_pre, gen_post;  // NaN until the population round was evaluated
+  // the partial-generation log (partial.h): the finished candidates of the generation in progress;
+  // NULL for black-box functions (a generation takes milliseconds) and executors without a result
+  // hook (the Redis master keeps its round's results in Redis)
+  struct ne__partial* partial;
+  int partial_on;                 // 1 while the log's base is the newest checkpoint (run.checkpoint_every > 1)
+  const uint32_t* partial_index;  // the round's evaluated sub-batch position -> batch index (NULL: same)
 };
 
 // Prints a line to stdout (unless quiet) and log.txt.

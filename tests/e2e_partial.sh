@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# End to end through the CLI: the partial-generation log (checkpoints/partial.log). A run killed
+# with SIGKILL in the middle of a generation keeps the candidates it finished, a resume evaluates
+# only the others (it says how many it kept) and ends identical to the uninterrupted run — for the
+# GA (seed chains, the elite's re-evaluation round), and for ES with observation normalization (the
+# results carry observation sums). A Ctrl-C in generation 0 keeps its candidates too.
+# usage: e2e_partial.sh NEUROEVO_BINARY SCRATCH_DIR
+set -euo pipefail
+BIN=$1
+TMP=$2
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e_common.sh
+source "$HERE/e2e_common.sh"
+
+# Every result goes to the file at once (not a second later), so generations of a fraction of a
+# second leave a kill room to land mid-generation; sanitizer builds are ~10x slower, so smaller
+# populations last as long there.
+export NEUROEVO_PARTIAL_FLUSH_S=0
+GA_POP=3000 ES_POP=300
+case "$BIN" in *asan*) GA_POP=400 ES_POP=60 ;; esac
+
+cat > ga.ini <<INI
+[run]
+algorithm = ga
+seed = 7
+generations = 2
+target = none
+plot_every = 0
+[env]
+id = CartPole-v1
+episodes = 3
+[policy]
+hidden = 32,32
+[ga]
+population = $GA_POP
+truncation = 20
+sigma = 0.05
+elite_candidates = 3
+elite_episodes = 5
+INI
+
+cat > es.ini <<INI
+[run]
+algorithm = es
+seed = 3
+generations = 2
+target = none
+plot_every = 0
+[env]
+id = LunarLander-v3
+[policy]
+hidden = 32,32
+[es]
+population = $ES_POP
+sigma = 0.05
+obs_norm = true
+eval_episodes = 5
+INI
+
+# log_bytes DIR: the size of DIR's partial.log (a 16-byte header and a 33-byte ROUND record, then
+# ~90 bytes a result): above 400 it holds results, so a kill lands mid-generation
+log_bytes() { stat -c %s "$1/checkpoints/partial.log" 2>/dev/null || echo 0; }
+
+# kill_mid_generation INI DIR GEN: starts INI into DIR, waits until generation GEN's log holds
+# results (GEN 0: no checkpoint yet; GEN 1: ckpt-00000001.bin on disk), then SIGKILL
+kill_mid_generation() {
+  "$BIN" run "$1" --threads 2 --out "$2" --quiet &
+  local pid=$! ckpt=1
+  for _ in $(seq 1 3000); do
+    if [ "$3" -eq 0 ] || [ -f "$2/checkpoints/ckpt-00000001.bin" ]; then
+      [ "$(log_bytes "$2")" -gt 400 ] && break
+    fi
+    sleep 0.01
+  done
+  kill -9 $pid 2>/dev/null || true
+  wait $pid 2>/dev/null || true
+  [ "$(rows "$2")" -eq "$3" ] || fail "$2: killed after $(rows "$2") generations, expected during generation $3"
+  [ -f "$2/checkpoints/ckpt-00000002.bin" ] && ckpt=0
+  [ "$ckpt" -eq 1 ] || fail "$2: the run finished before the kill"
+}
+
+# resume_kept DIR: resumes DIR and checks it reused finished candidates
+resume_kept() {
+  local out
+  out=$("$BIN" resume "$1" --threads 1)
+  echo "$out" | grep -Eq "^gen +[01]  [0-9]+ of [0-9]+ candidates evaluated before the interruption" ||
+    fail "$1: resume did not take finished candidates from partial.log: $(echo "$out" | head -n 2)"
+}
+
+# --- GA: killed in generation 1 and in generation 0 ----------------------------------------------
+"$BIN" run ga.ini --threads 1 --out ga-ref --quiet
+kill_mid_generation ga.ini ga-k1 1
+resume_kept ga-k1
+same_run ga-ref ga-k1 "GA killed in generation 1"
+kill_mid_generation ga.ini ga-k0 0
+resume_kept ga-k0
+same_run ga-ref ga-k0 "GA killed in generation 0"
+
+# --- ES with observation normalization ----------------------------------------------------------
+"$BIN" run es.ini --threads 1 --out es-ref --quiet
+kill_mid_generation es.ini es-k1 1
+resume_kept es-k1
+diff <(strip_wall es-ref/metrics.csv) <(strip_wall es-k1/metrics.csv) >/dev/null || fail "ES: metrics differ after kill"
+cmp -s es-ref/best.params es-k1/best.params || fail "ES: best.params differs after kill"
+
+# --- Ctrl-C in generation 0 keeps what it finished ------------------------------------------------
+"$BIN" run ga.ini --threads 2 --out ga-int --quiet &
+pid=$!
+for _ in $(seq 1 3000); do
+  [ "$(log_bytes ga-int)" -gt 400 ] && break
+  sleep 0.01
+done
+kill -INT $pid
+set +e; wait $pid; rc=$?; set -e
+[ "$rc" -eq 130 ] || fail "SIGINT exit code $rc, expected 130"
+grep -Eq "interrupted during generation 0; [0-9]+ finished candidates of generation 0 are in checkpoints/partial.log" \
+  ga-int/log.txt || fail "no kept-candidates message: $(tail -n 2 ga-int/log.txt)"
+resume_kept ga-int
+same_run ga-ref ga-int "GA interrupted in generation 0"
+
+# --- a log of other batches (here: another seed's run) is not used --------------------------------
+sed 's/^seed = 7/seed = 8/' ga.ini > ga8.ini
+kill_mid_generation ga8.ini ga-other 1
+cp ga-other/checkpoints/partial.log ga-k1-copy.log
+"$BIN" run ga.ini --threads 2 --out ga-swap --generations 1 --quiet
+cp ga-k1-copy.log ga-swap/checkpoints/partial.log
+out=$("$BIN" resume ga-swap --generations 2 --threads 1)
+echo "$out" | grep -q "before the interruption" && fail "another run's log was used: $(echo "$out" | head -n 2)"
+same_run ga-ref ga-swap "GA with another run's partial.log"
+echo "e2e_partial: all checks passed"
