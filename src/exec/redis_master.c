@@ -960,8 +960,10 @@ static int recover(master* m, const volatile int* stop, char* errstr) {
 // Keeps the experiment's keys alive while a master works on it; abandoned ones expire.
 static int keep_alive(master* m) {
   int rc = 0;
-  const char* keys[] = {m->k_meta, m->k_tasks, m->k_results, m->k_workers};
-  for (int k = 0; k < 4 && !rc; k++) rc = pipe_cmd(m, "EXPIRE %s %d", keys[k], KEEP_S);
+  // (the refusal hash too: workers give it KEEP_S when they write it, and an experiment that runs
+  // longer must keep reporting them; EXPIRE of a missing key does nothing)
+  const char* keys[] = {m->k_meta, m->k_tasks, m->k_results, m->k_workers, m->k_refused};
+  for (int k = 0; k < 5 && !rc; k++) rc = pipe_cmd(m, "EXPIRE %s %d", keys[k], KEEP_S);
   return rc ? rc : flush(m);
 }
 
