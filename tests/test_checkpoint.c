@@ -197,6 +197,7 @@ static void partial_log_round_trip(void) {
   log = open_log(4);
   ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 10);
   ASSERT_EQ(ne__partial_round(log, &round1, 13, got, have), 0);
+  ASSERT_EQ(ne__partial_count(log), 10);
   ne__partial_close(log);
   log = open_log(4);
   ASSERT_EQ(ne__partial_count(log), 10);

@@ -33,7 +33,8 @@ typedef struct round_rec {
   uint32_t round;
   uint64_t digest;
   uint32_t n, obs_dim, bc_dim;
-  size_t offset;  // of its frame in the file (and in `data`)
+  size_t offset;       // of its frame in the file (and in `data`)
+  int results_before;  // RESULT records ahead of it
 } round_rec;
 
 struct ne__partial {
@@ -58,6 +59,15 @@ struct ne__partial {
   int io_errno;                             // first failure of a write, fsync or truncate (0: none)
   const char* io_op;                        // which of them failed
 };
+
+// The scratch payload, emptied, with a record's type and round written (both kinds start so).
+static ne_buf* begin_record(ne__partial* log, uint8_t type, uint32_t round) {
+  ne_buf* p = &log->payload;
+  p->len = 0;
+  ne__buf_bytes(p, &type, 1);
+  ne__buf_u32(p, round);
+  return p;
+}
 
 static void frame(ne_buf* out, const ne_buf* payload) {
   ne__buf_u32(out, (uint32_t)payload->len);
@@ -151,7 +161,8 @@ static size_t load_records(ne__partial* log) {
     ne__reader_bytes(&r, &type, 1);
     if (type == REC_ROUND) {
       round_rec rec = {ne__reader_u32(&r), ne__reader_u64(&r), ne__reader_u32(&r),
-                       ne__reader_u32(&r), ne__reader_u32(&r), pos};
+                       ne__reader_u32(&r), ne__reader_u32(&r), pos,
+                       log->results};
       if (r.bad || ne__reader_left(&r) != 0) break;
       if (log->n_rounds == cap) {
         cap = cap ? 2 * cap : 8;
@@ -295,15 +306,12 @@ int ne__partial_round(ne__partial* log, const ne_batch* batch, uint64_t digest, 
     if (ftruncate(log->fd, (off_t)rec->offset) != 0 || lseek(log->fd, 0, SEEK_END) != (off_t)rec->offset)
       io_failed(log, "truncate", errno);
     log->file_len = log->data_len = rec->offset;
+    log->results = rec->results_before;
     log->n_rounds = k;
     break;
   }
   if (!found) {
-    ne_buf* p = &log->payload;
-    p->len = 0;
-    uint8_t type = REC_ROUND;
-    ne__buf_bytes(p, &type, 1);
-    ne__buf_u32(p, batch->round);
+    ne_buf* p = begin_record(log, REC_ROUND, batch->round);
     ne__buf_u64(p, digest);
     ne__buf_u32(p, (uint32_t)batch->n);
     ne__buf_u32(p, stats_dim);
@@ -317,11 +325,7 @@ int ne__partial_round(ne__partial* log, const ne_batch* batch, uint64_t digest, 
 
 void ne__partial_add(ne__partial* log, uint32_t index, const ne_result* res) {
   pthread_mutex_lock(&log->mu);
-  ne_buf* p = &log->payload;
-  p->len = 0;
-  uint8_t type = REC_RESULT;
-  ne__buf_bytes(p, &type, 1);
-  ne__buf_u32(p, log->round);
+  ne_buf* p = begin_record(log, REC_RESULT, log->round);
   ne__buf_u32(p, index);
   ne__buf_f64(p, res->fitness);
   ne__buf_f64(p, res->return_std);
