@@ -3,7 +3,8 @@
 # with SIGKILL in the middle of a generation keeps the candidates it finished, a resume evaluates
 # only the others (it says how many it kept) and ends identical to the uninterrupted run — for the
 # GA (seed chains, the elite's re-evaluation round), and for ES with observation normalization (the
-# results carry observation sums). A Ctrl-C in generation 0 keeps its candidates too.
+# results carry observation sums). A Ctrl-C in generation 0 keeps its candidates too. A round that
+# runs long prints progress lines (run.progress_seconds).
 # usage: e2e_partial.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
 BIN=$1
@@ -117,6 +118,11 @@ grep -Eq "interrupted during generation 0; [0-9]+ finished candidates of generat
   ga-int/log.txt || fail "no kept-candidates message: $(tail -n 2 ga-int/log.txt)"
 resume_kept ga-int
 same_run ga-ref ga-int "GA interrupted in generation 0"
+
+# --- a long round says how far it is (run.progress_seconds) ------------------------------------------
+out=$("$BIN" run ga.ini run.progress_seconds=0.02 --generations 1 --threads 2 --out ga-progress)
+echo "$out" | grep -Eq "^gen +0  [0-9]+/$GA_POP candidates done  steps .* steps/s  \(.* in\)" ||
+  fail "no progress line within the generation: $(echo "$out" | head -n 3)"
 
 # --- a log of other batches (here: another seed's run) is not used --------------------------------
 sed 's/^seed = 7/seed = 8/' ga.ini > ga8.ini

@@ -35,6 +35,9 @@ static const ne_config_key run_keys[] = {
     {"run", "plot_seconds", NE_CFG_FLOAT, "10", 0, 1e9, NULL,
      "and at most once every S seconds: a redraw stops training for ~40 ms of gnuplot (0 = no limit)"},
     {"run", "eval_episodes", NE_CFG_INT, "100", 1, 1e6, NULL, "episodes of the final evaluation of the best genome"},
+    {"run", "progress_seconds", NE_CFG_FLOAT, "60", 0, 1e9, NULL,
+     "a generation still running after S seconds says how far it is every S seconds (local threads; 0 = "
+     "never)"},
 };
 
 // [env]: the environment and how fitness is measured on it.

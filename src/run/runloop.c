@@ -69,13 +69,57 @@ static const char* algo_error(const ne_run* run, int rc) {
   return msg ? msg : ne_strerror(rc);
 }
 
+// numbers and durations for progress lines
+static void human(char* buf, size_t size, double v) {
+  if (v >= 1e9) snprintf(buf, size, "%.2fG", v / 1e9);
+  else if (v >= 1e6) snprintf(buf, size, "%.2fM", v / 1e6);
+  else if (v >= 1e4) snprintf(buf, size, "%.1fk", v / 1e3);
+  else snprintf(buf, size, "%.0f", v);
+}
+
+static void duration(char* buf, size_t size, double s) {
+  if (s < 60) snprintf(buf, size, "%.1fs", s);
+  else if (s < 3600) snprintf(buf, size, "%dm%02ds", (int)s / 60, (int)s % 60);
+  else snprintf(buf, size, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
+}
+
+// ---- progress within a round ----------------------------------------------------------------------
+// A long round (a Deep GA generation on Atari: 15-35 minutes) says how far it is every
+// run.progress_seconds once it has run that long, from whichever evaluating thread finishes a
+// candidate then; the generation's own line still closes it.
+static void start_round_progress(ne_run* run, const ne_batch* b, int kept) {
+  run->round_start = run->said_at = ne__now();
+  run->round = b->round;
+  run->round_n = b->n;
+  run->round_done = kept;
+  run->round_steps = 0;
+}
+
+static void round_progress(ne_run* run, const ne_result* r) {
+  pthread_mutex_lock(&run->progress_mu);
+  run->round_done++;
+  run->round_steps += r->steps;
+  double now = ne__now();
+  if (run->progress_seconds > 0 && now - run->said_at >= run->progress_seconds) {
+    run->said_at = now;
+    char steps[16], rate[16], elapsed[16];
+    human(steps, sizeof steps, (double)run->round_steps);
+    human(rate, sizeof rate, (double)run->round_steps / (now - run->round_start));
+    duration(elapsed, sizeof elapsed, now - run->round_start);
+    ne__run_say(run, "gen %5u  %d/%d candidates%s done  steps %8s  %7s steps/s  (%s in)\n", run->generation,
+                run->round_done, run->round_n, run->round > 0 ? " of the re-evaluation" : "", steps, rate, elapsed);
+  }
+  pthread_mutex_unlock(&run->progress_mu);
+}
+
 // ---- the partial-generation log (partial.h) ---------------------------------------------------
 // Each finished candidate goes to the log; a resumed run evaluates only the candidates its log
 // lacks, as a sub-batch of just those (any executor evaluates it; results do not depend on a
 // candidate's position), and takes the others' results from the log.
-static void log_result(void* user, const ne_candidate* c, const ne_result* r) {
+static void on_result(void* user, const ne_candidate* c, const ne_result* r) {
   ne_run* run = user;
-  ne__partial_add(run->partial, run->partial_index ? run->partial_index[c->index] : c->index, r);
+  if (run->partial_on) ne__partial_add(run->partial, run->partial_index ? run->partial_index[c->index] : c->index, r);
+  round_progress(run, r);
 }
 
 static uint64_t digest(const ne_run* run, const ne_batch* b) {
@@ -113,19 +157,22 @@ static int evaluate_missing(ne_run* run, const ne_batch* b, const uint8_t* have,
   return rc;
 }
 
-// Evaluates one round's batch into run->results, through the log when the run keeps one.
+// Evaluates one round's batch into run->results, through the log when the run keeps one, with
+// progress lines when it runs long.
 static int evaluate_round(ne_run* run, const ne_batch* b, char* errstr) {
-  if (!run->partial_on) return ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
-  uint8_t* have = ne_malloc(b->n > 0 ? (size_t)b->n : 1);
+  if (run->minimize || ne_local_executor_set_result_hook(run->exec, NULL, NULL) != 0)  // no hook: as is
+    return ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
+  uint8_t* have = ne_calloc(b->n > 0 ? (size_t)b->n : 1, 1);
   if (!have) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", b->n);
-  int kept = ne__partial_round(run->partial, b, digest(run, b), run->results, have);
+  int kept = run->partial_on ? ne__partial_round(run->partial, b, digest(run, b), run->results, have) : 0;
+  start_round_progress(run, b, kept);
   if (kept > 0) {
     char round[32] = "";
     if (b->round > 0) snprintf(round, sizeof round, " (round %u)", b->round);
     ne__run_say(run, "gen %5u  %d of %d candidates%s evaluated before the interruption: taken from %s\n", b->generation,
                 kept, b->n, round, "checkpoints/partial.log");
   }
-  ne_local_executor_set_result_hook(run->exec, log_result, run);
+  ne_local_executor_set_result_hook(run->exec, on_result, run);
   int rc = 0;
   if (kept == 0) rc = ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
   else if (kept < b->n) rc = evaluate_missing(run, b, have, b->n - kept, errstr);
@@ -161,19 +208,6 @@ static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* e
     if (rc) return ne__set_error(errstr, rc, "%s: tell failed: %s", run->vt->name, algo_error(run, rc));
   }
   return 0;
-}
-
-static void human(char* buf, size_t size, double v) {
-  if (v >= 1e9) snprintf(buf, size, "%.2fG", v / 1e9);
-  else if (v >= 1e6) snprintf(buf, size, "%.2fM", v / 1e6);
-  else if (v >= 1e4) snprintf(buf, size, "%.1fk", v / 1e3);
-  else snprintf(buf, size, "%.0f", v);
-}
-
-static void duration(char* buf, size_t size, double s) {
-  if (s < 60) snprintf(buf, size, "%.1fs", s);
-  else if (s < 3600) snprintf(buf, size, "%dm%02ds", (int)s / 60, (int)s % 60);
-  else snprintf(buf, size, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
 }
 
 // The throughput shown counts all the generation's work: env steps of every round, the elite's

@@ -202,6 +202,7 @@ static int build(ne_run* run, char* errstr) {
   run->keep_checkpoints = (int)ne_config_int(run->cfg, "run", "keep_checkpoints");
   run->plot_every = (int)ne_config_int(run->cfg, "run", "plot_every");
   run->plot_seconds = ne_config_float(run->cfg, "run", "plot_seconds");
+  run->progress_seconds = ne_config_float(run->cfg, "run", "progress_seconds");
   run->best_score = NAN;
   run->gen_pre = run->gen_post = NAN;
   // executor: the caller's, or a local pool
@@ -268,13 +269,21 @@ static int open_log(ne_run* run, char* errstr) {
   return 0;
 }
 
+// An empty run with the caller's options (NULL: defaults); ne_run_destroy frees it.
+static ne_run* new_run(const ne_run_options* opt) {
+  ne_run* run = ne_calloc(1, sizeof *run);
+  if (!run) return NULL;
+  if (opt) run->opt = *opt;
+  pthread_mutex_init(&run->progress_mu, NULL);
+  return run;
+}
+
 int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out, char* errstr) {
   *out = NULL;
   int rc = ne_config_validate(cfg, errstr);
   if (rc) return rc;
-  ne_run* run = ne_calloc(1, sizeof *run);
+  ne_run* run = new_run(opt);
   if (!run) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
-  if (opt) run->opt = *opt;
   run->cfg = ne_config_clone(cfg);
   int changed;
   rc = run->cfg ? apply_generations(run, &changed, errstr) : ne__set_error(errstr, NE_ENOMEM, "out of memory");
@@ -319,9 +328,8 @@ static int never_started(ne_run* run) {
 
 int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, char* errstr) {
   *out = NULL;
-  ne_run* run = ne_calloc(1, sizeof *run);
+  ne_run* run = new_run(opt);
   if (!run) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
-  if (opt) run->opt = *opt;
   run->opt.out_dir = NULL;
   snprintf(run->dir, sizeof run->dir, "%s", run_dir);
   char path[4096];
@@ -374,6 +382,7 @@ void ne_run_destroy(ne_run* run) {
   ne_free(run->bcs);
   ne_free(run->pending_state);
   ne__partial_close(run->partial);
+  pthread_mutex_destroy(&run->progress_mu);
   if (run->log) fclose(run->log);
   ne__run_tb_close(run);
   ne_free(run);

@@ -3,6 +3,7 @@
 #ifndef NEUROEVO_RUNNER_INT_H
 #define NEUROEVO_RUNNER_INT_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -60,6 +61,13 @@ struct ne_run {
   struct ne__partial* partial;
   int partial_on;                 // 1 while the log's base is the newest checkpoint (run.checkpoint_every > 1)
   const uint32_t* partial_index;  // the round's evaluated sub-batch position -> batch index (NULL: same)
+  // progress within a long round (runloop.c's round_progress), from the evaluating threads
+  double progress_seconds;      // run.progress_seconds (0: never)
+  pthread_mutex_t progress_mu;  // guards the fields below
+  double round_start, said_at;  // ne__now() at the round's start and at the last progress line
+  uint32_t round;               // the batch's round (0: the population)
+  int round_n, round_done;      // candidates of the round, and finished (kept ones included)
+  uint64_t round_steps;         // env steps of the candidates this session finished
 };
 
 // Prints a line to stdout (unless quiet) and log.txt.
