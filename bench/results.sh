@@ -141,7 +141,14 @@ cp "$best" "docs/results/$exp.$ext"
 ckpt=$(ls "$dir"/checkpoints/ckpt-*.bin | tail -n 1)
 rm -f "$out"/ckpt-*.bin "$out/partial.log"
 cp "$ckpt" "$dir/config.ini" "$dir/metrics.csv" "$out/"
-[ -f "$dir/checkpoints/partial.log" ] && cp "$dir/checkpoints/partial.log" "$out/"
+# (the ES family's log holds each candidate's observation sums: Humanoid's reaches ~50 MB, too much
+# for git, so a log over 2 MiB stays in the run directory)
+partial=$dir/checkpoints/partial.log
+if [ -f "$partial" ] && [ "$(stat -c %s "$partial")" -le $((2 << 20)) ]; then
+  cp "$partial" "$out/"
+elif [ -f "$partial" ]; then
+  echo "results.sh: $partial ($(($(stat -c %s "$partial") >> 20)) MiB) not copied: a run elsewhere redoes those candidates"
+fi
 cpu_h=$(awk -F, 'NR > 1 { s += $6 } END { printf "%.2f", s / 3600 }' "$out/cost.csv" 2>/dev/null || echo "?")
 echo "results.sh: $exp: $(last_metric "$dir/metrics.csv" env_steps) env steps, $cpu_h core-hours so far," \
      "checkpoint $(basename "$ckpt") in docs/results/$exp/"
