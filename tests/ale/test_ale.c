@@ -49,56 +49,78 @@ static void test_area_resize_matches_its_definition(void) {
     }
 }
 
-// the AVX-512 kernels give the portable kernels' bytes: random screens (palette indices), a random
-// table, the pooled and plain lookups, and the resize of the result; on a CPU without AVX-512 VBMI
-// the env runs the portable code alone, and the test says so
-static void test_simd_kernels_match_portable(void) {
-  if (!ne__ale_simd()) {
-    printf("  (this CPU has no AVX-512 VBMI: the env uses the portable kernels, nothing to compare)\n");
-    return;
-  }
+// The SIMD kernels (one set: AVX-512's or AVX2's) give the portable kernels' bytes: random screens
+// (palette indices), a random table, the pooled and plain lookups (odd lengths too: the tails), the
+// resize of the result, the HWC stack, and exact ties.
+typedef struct kernel_set {
+  const char* name;
+  void (*luma)(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n);
+  void (*resize)(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out);
+  void (*stack)(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
+} kernel_set;
+
+static void kernels_match_portable(const kernel_set* k) {
   ne_area_resize r;
   ASSERT_EQ(ne__area_resize_init(&r, 210, 160, 84, 84), 0);
   ASSERT_EQ(r.grouped, 1);
+  ASSERT_EQ(r.quad, 1);
   static uint8_t src[210 * 160], prev[210 * 160], lut[256], a[210 * 160], b[210 * 160], oa[84 * 84], ob[84 * 84];
   static float tmp_a[(210 + NE_AREA_TAPS - 1) * 84], tmp_b[(210 + NE_AREA_TAPS - 1) * 84], row[160 + NE_AREA_TAPS - 1];
   ne_rng rng;
   ne_rng_seed(&rng, 9);
   for (int trial = 0; trial < 20; trial++) {
     for (int i = 0; i < 256; i++) lut[i] = (uint8_t)ne_rng_below(&rng, 256);
+    // screens of even indices only, as the TIA makes them (the AVX2 lookup's 8-table path), or
+    // odd ones too; tables that repeat each colour at the odd index (that path again)
+    int even = trial % 8 == 5;  // (the other odd trials: all 256 indices, the 16-table path)
+    if (trial % 4 == 3)
+      for (int i = 0; i < 256; i += 2) lut[i + 1] = lut[i];
     // a few colours in runs, as screens have, and every value in some trials
     int colours = trial % 2 ? 256 : 8;
     for (int i = 0; i < 210 * 160; i++) src[i] = (uint8_t)(ne_rng_below(&rng, (uint64_t)colours) * (256 / colours));
+    if (even)
+      for (int i = 0; i < 210 * 160; i++) src[i] &= 0xfe;
     for (int i = 0; i < 210 * 160; i++) prev[i] = (uint8_t)ne_rng_below(&rng, 256);
-    // plain lookup, pooled lookup (an odd length too: the masked tail)
+    // plain lookup, pooled lookup (an odd length too: the tail)
     ne__ale_luma(src, lut, NULL, a, 210 * 160);
-    ne__ale_luma_avx512(src, lut, NULL, b, 210 * 160);
+    k->luma(src, lut, NULL, b, 210 * 160);
     ASSERT_EQ(memcmp(a, b, sizeof a), 0);
     ne__ale_luma(src, lut, prev, a, 210 * 160 - 7);
-    ne__ale_luma_avx512(src, lut, prev, b, 210 * 160 - 7);
+    k->luma(src, lut, prev, b, 210 * 160 - 7);
     ASSERT_EQ(memcmp(a, b, 210 * 160 - 7), 0);
     // the resize, with stale garbage in the scratch buffers
     memset(tmp_a, 0x7f, sizeof tmp_a), memset(tmp_b, 0x7f, sizeof tmp_b);
     ne__area_resize(&r, a, tmp_a, row, oa);
-    ne__area_resize_avx512(&r, a, tmp_b, ob);
+    k->resize(&r, a, tmp_b, ob);
     ASSERT_EQ(memcmp(oa, ob, sizeof oa), 0);
   }
   // the observation: four frames interleaved as HWC floats
   static uint8_t frames[4][84 * 84];
   static float obs_a[84 * 84 * 4], obs_b[84 * 84 * 4];
-  for (int k = 0; k < 4; k++)
-    for (int i = 0; i < 84 * 84; i++) frames[k][i] = (uint8_t)ne_rng_below(&rng, 256);
+  for (int f = 0; f < 4; f++)
+    for (int i = 0; i < 84 * 84; i++) frames[f][i] = (uint8_t)ne_rng_below(&rng, 256);
   const uint8_t* f[4] = {frames[2], frames[3], frames[0], frames[1]};
   ne__ale_stack(f, 84 * 84, obs_a);
-  ne__ale_stack_avx512(f, 84 * 84, obs_b);
+  k->stack(f, 84 * 84, obs_b);
   ASSERT_EQ(memcmp(obs_a, obs_b, sizeof obs_a), 0);
   // exact ties: constant images whose area means end in .5 before rounding
   for (int v = 0; v < 256; v += 51) {
     memset(a, v, sizeof a);
     ne__area_resize(&r, a, tmp_a, row, oa);
-    ne__area_resize_avx512(&r, a, tmp_b, ob);
+    k->resize(&r, a, tmp_b, ob);
     ASSERT_EQ(memcmp(oa, ob, sizeof oa), 0);
   }
+  printf("  %s kernels: the portable kernels' bytes\n", k->name);
+}
+
+// on a CPU without them the env runs the portable code alone, and the test says so
+static void test_simd_kernels_match_portable(void) {
+  const kernel_set avx512 = {"AVX-512", ne__ale_luma_avx512, ne__area_resize_avx512, ne__ale_stack_avx512};
+  const kernel_set avx2 = {"AVX2", ne__ale_luma_avx2, ne__area_resize_avx2, ne__ale_stack_avx2};
+  if (ne__ale_simd()) kernels_match_portable(&avx512);
+  else printf("  (this CPU has no AVX-512 VBMI: nothing to compare for those kernels)\n");
+  if (ne__ale_simd_avx2()) kernels_match_portable(&avx2);
+  else printf("  (this CPU has no AVX2: the env uses the portable kernels)\n");
 }
 
 static void test_spaces_and_limits(void) {

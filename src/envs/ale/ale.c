@@ -3,7 +3,7 @@
 // ale_shim.cpp), with the DeepMind preprocessing the Deep GA paper used (Such et al. 2017, after
 // Mnih et al. 2015), step for step as Gymnasium 1.x's AtariPreprocessing wrapper on a frameskip-1
 // ALE/<Game>-v5 env followed by FrameStackObservation(4). Built with -DNE_ALE=ON (`make test`,
-// `make ale`); the per-pixel work has AVX-512 kernels in frame_avx512.c.
+// `make ale`); the per-pixel work has AVX-512 and AVX2 kernels in frame_avx512.c and frame_avx2.c.
 //
 // Action space: the game's minimal action set (v5's default), Discrete(n <= 18).
 // Observation: 84x84x4 floats in [0, 1] (HWC; channel 0 the oldest of the 4 stacked frames): each
@@ -44,13 +44,16 @@
 // spec->params layout
 enum { P_STICKY = 0 };
 
+// The per-step pixel kernels: ale.c's portable C, frame_avx2.c's or frame_avx512.c's (same bytes).
+enum { KERNELS_PORTABLE, KERNELS_AVX2, KERNELS_AVX512 };
+
 // Per-spec immutable data (spec->data, freed by ale_destroy).
 typedef struct ale_data {
   char rom[1024];            // ROM file path
   int actions[MAX_ACTIONS];  // minimal action set (full-set action codes)
   int n_actions;
   ne_area_resize resize;  // 210x160 -> 84x84 tables
-  int simd;               // 1: the AVX-512 kernels of frame_avx512.c (the CPU has them)
+  int kernels;            // KERNELS_*: which pixel kernels this CPU runs
 } ale_data;
 
 // Per-instance state (one per worker thread).
@@ -113,6 +116,27 @@ static void area_groups(ne_area_resize* r) {
   }
 }
 
+// the column taps again, 4 output columns at a time, as vpshufb controls into each quad's 16-byte
+// window (AVX2 kernel): byte 4k of a tap's control is column k's offset, the other three 0x80 (zero),
+// so the shuffle leaves each tap byte zero-extended in its dword. quad = 0 if some quad's taps
+// spread wider, out_w is not a multiple of 4 or the padded last row would not hold in_w + 16 bytes.
+static void area_quads(ne_area_resize* r) {
+  r->quad = r->out_w % 4 == 0 && r->in_w + 16 <= NE_AREA_QUAD_ROW;
+  for (int q = 0; q * 4 < r->out_w; q++) {
+    int base = r->qx_base[q] = r->x0[4 * q];
+    memset(r->qx_idx[q], 0x80, sizeof r->qx_idx[q]);
+    for (int k = 0; k < 4; k++) {
+      int x = 4 * q + k;
+      for (int j = 0; j < NE_AREA_TAPS; j++) {
+        int live = x < r->out_w && r->wx[x][j] != 0.0f, col = live ? r->x0[x] + j : base;
+        if (col - base >= 16) r->quad = 0;
+        r->qx_idx[q][j][4 * k] = (uint8_t)(col - base);
+        r->qx_w[q][j][k] = live ? r->wx[x][j] : 0.0f;
+      }
+    }
+  }
+}
+
 int ne__area_resize_init(ne_area_resize* r, int in_h, int in_w, int out_h, int out_w) {
   memset(r, 0, sizeof *r);
   if (out_h < 1 || out_w < 1 || out_h > NE_ALE_OUT || out_w > NE_ALE_OUT || in_h < out_h || in_w < out_w ||
@@ -121,6 +145,7 @@ int ne__area_resize_init(ne_area_resize* r, int in_h, int in_w, int out_h, int o
   r->in_h = in_h, r->in_w = in_w, r->out_h = out_h, r->out_w = out_w;
   if (area_axis(in_w, out_w, r->x0, r->wx) || area_axis(in_h, out_h, r->y0, r->wy)) return NE_EINVAL;
   area_groups(r);
+  area_quads(r);
   return 0;
 }
 
@@ -193,7 +218,8 @@ void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* poo
 // pooled with pool when it is not NULL
 static void capture(const ale_data* d, ale_state* s, const uint8_t* pool, uint8_t* dst) {
   const uint8_t* src = ne__ale_screen(s->ale);
-  if (d->simd) ne__ale_luma_avx512(src, s->lut, pool, dst, SCREEN);
+  if (d->kernels == KERNELS_AVX512) ne__ale_luma_avx512(src, s->lut, pool, dst, SCREEN);
+  else if (d->kernels == KERNELS_AVX2) ne__ale_luma_avx2(src, s->lut, pool, dst, SCREEN);
   else ne__ale_luma(src, s->lut, pool, dst, SCREEN);
 }
 
@@ -207,7 +233,8 @@ static void pool(ale_state* s) {
 // the pooled screen, resized into the next stack slot
 static void push_frame(const ale_data* d, ale_state* s) {
   s->head = (s->head + 1) % STACK;
-  if (d->simd) ne__area_resize_avx512(&d->resize, s->screens[0], s->tmp, s->stack[s->head]);
+  if (d->kernels == KERNELS_AVX512) ne__area_resize_avx512(&d->resize, s->screens[0], s->tmp, s->stack[s->head]);
+  else if (d->kernels == KERNELS_AVX2) ne__area_resize_avx2(&d->resize, s->screens[0], s->tmp, s->stack[s->head]);
   else ne__area_resize(&d->resize, s->screens[0], s->tmp, s->row, s->stack[s->head]);
 }
 
@@ -268,7 +295,8 @@ static void ale_observe(const ne_env_spec* spec, const void* impl, float* obs) {
   // HWC with the oldest frame in channel 0
   const uint8_t* f[STACK];
   for (int k = 0; k < STACK; k++) f[k] = s->stack[(s->head + 1 + k) % STACK];
-  if (d->simd) ne__ale_stack_avx512(f, OUT_PIXELS, obs);
+  if (d->kernels == KERNELS_AVX512) ne__ale_stack_avx512(f, OUT_PIXELS, obs);
+  else if (d->kernels == KERNELS_AVX2) ne__ale_stack_avx2(f, OUT_PIXELS, obs);
   else ne__ale_stack(f, OUT_PIXELS, obs);
 }
 
@@ -447,7 +475,9 @@ static int ale_make(const char* id, const ne_env_options* options, ne_env_spec* 
   memcpy(d->actions, g->actions, sizeof d->actions);
   if (ne__area_resize_init(&d->resize, NE_ALE_H, NE_ALE_W, NE_ALE_OUT, NE_ALE_OUT))
     return ne__set_error(errstr, NE_EINVAL, "%s: resize tables", id);
-  d->simd = ne__ale_simd() && d->resize.grouped && OUT_PIXELS % 16 == 0;
+  d->kernels = ne__ale_simd() && d->resize.grouped && OUT_PIXELS % 16 == 0 ? KERNELS_AVX512
+      : ne__ale_simd_avx2() && d->resize.quad && OUT_PIXELS % 8 == 0       ? KERNELS_AVX2
+                                                                           : KERNELS_PORTABLE;
   spec->obs_dim = OUT_PIXELS * STACK;
   spec->obs_rank = 3;
   spec->obs_always_finite = 1;  // bytes / 255

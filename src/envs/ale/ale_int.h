@@ -33,6 +33,8 @@ const char* ne__ale_rom_path(const ne_env_spec* spec);
 // the 64 input bytes from its first tap on, gathered with one byte permute per tap.
 #define NE_AREA_GROUP 16
 #define NE_AREA_GROUPS ((NE_ALE_OUT + NE_AREA_GROUP - 1) / NE_AREA_GROUP)
+#define NE_AREA_QUADS ((NE_ALE_OUT + 3) / 4)
+#define NE_AREA_QUAD_ROW 256  // the AVX2 kernel's padded copy of the last input row (in_w + 16 at most)
 typedef struct ne_area_resize {
   int in_h, in_w, out_h, out_w;
   int x0[NE_ALE_OUT];                  // first input column of each output column
@@ -44,6 +46,12 @@ typedef struct ne_area_resize {
   int gx_base[NE_AREA_GROUPS];                                  // first input column of each group's window
   uint8_t gx_idx[NE_AREA_GROUPS][NE_AREA_TAPS][NE_AREA_GROUP];  // tap's offset in the window
   float gx_w[NE_AREA_GROUPS][NE_AREA_TAPS][NE_AREA_GROUP];      // tap's weight
+  // the same column taps by quad (AVX2 kernel): 4 output columns whose taps lie in the 16 input
+  // bytes from the quad's first tap on, gathered into dwords by one vpshufb per tap
+  int quad;                                         // 1 if every quad's taps fit its 16-byte window
+  int qx_base[NE_AREA_QUADS];                       // first input column of each quad's window
+  uint8_t qx_idx[NE_AREA_QUADS][NE_AREA_TAPS][16];  // vpshufb control: byte 4k = column k's offset, 0x80s
+  float qx_w[NE_AREA_QUADS][NE_AREA_TAPS][4];       // tap's weight (0 for a missing tap)
 } ne_area_resize;
 
 // Fills the tables (out sides at most NE_ALE_OUT, scale factors in [1, 2.5] so that no output
@@ -67,9 +75,17 @@ int ne__ale_simd(void);
 void ne__area_resize_avx512(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out);
 void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n);
 
+// The same with AVX2 (src/envs/ale/frame_avx2.c), for CPUs without AVX-512 VBMI: callable when
+// ne__ale_simd_avx2() says so, the resize only with r->quad (its rows are read up to 16 bytes past
+// each quad's first tap: every row but the last may be read past its end).
+int ne__ale_simd_avx2(void);
+void ne__area_resize_avx2(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out);
+void ne__ale_luma_avx2(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n);
+
 // The observation: n pixels of the NE_ALE_STACK frames f (oldest first) as (n, NE_ALE_STACK) floats
-// byte / 255 (HWC); the AVX-512 one needs n % 16 == 0.
+// byte / 255 (HWC); the AVX-512 one needs n % 16 == 0, the AVX2 one n % 8 == 0.
 void ne__ale_stack(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
 void ne__ale_stack_avx512(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
+void ne__ale_stack_avx2(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
 
 #endif
