@@ -84,7 +84,7 @@ kill_mid_generation() {
 resume_kept() {
   local out
   out=$("$BIN" resume "$1" --threads 1)
-  echo "$out" | grep -Eq "^gen +[01]  [0-9]+ of [0-9]+ candidates evaluated before the interruption" ||
+  echo "$out" | grep -Eq "^gen +[01]  [0-9]+/[0-9]+ candidates( of the re-evaluation)? evaluated before the interruption" ||
     fail "$1: resume did not take finished candidates from partial.log: $(echo "$out" | head -n 2)"
 }
 

@@ -166,12 +166,9 @@ static int evaluate_round(ne_run* run, const ne_batch* b, char* errstr) {
   if (!have) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", b->n);
   int kept = run->partial_on ? ne__partial_round(run->partial, b, digest(run, b), run->results, have) : 0;
   start_round_progress(run, b, kept);
-  if (kept > 0) {
-    char round[32] = "";
-    if (b->round > 0) snprintf(round, sizeof round, " (round %u)", b->round);
-    ne__run_say(run, "gen %5u  %d of %d candidates%s evaluated before the interruption: taken from %s\n", b->generation,
-                kept, b->n, round, "checkpoints/partial.log");
-  }
+  if (kept > 0)
+    ne__run_say(run, "gen %5u  %d/%d candidates%s evaluated before the interruption: taken from %s\n", b->generation,
+                kept, b->n, b->round > 0 ? " of the re-evaluation" : "", "checkpoints/partial.log");
   ne_local_executor_set_result_hook(run->exec, on_result, run);
   int rc = 0;
   if (kept == 0) rc = ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
