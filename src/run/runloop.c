@@ -160,8 +160,7 @@ static int evaluate_missing(ne_run* run, const ne_batch* b, const uint8_t* have,
 // Evaluates one round's batch into run->results, through the log when the run keeps one, with
 // progress lines when it runs long.
 static int evaluate_round(ne_run* run, const ne_batch* b, char* errstr) {
-  if (run->minimize || ne_local_executor_set_result_hook(run->exec, NULL, NULL) != 0)  // no hook: as is
-    return ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
+  if (!run->result_hook) return ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
   uint8_t* have = ne_calloc(b->n > 0 ? (size_t)b->n : 1, 1);
   if (!have) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", b->n);
   int kept = run->partial_on ? ne__partial_round(run->partial, b, digest(run, b), run->results, have) : 0;

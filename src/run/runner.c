@@ -214,6 +214,9 @@ static int build(ne_run* run, char* errstr) {
     rc = ne_local_executor_create(run->env, &run->policy, threads, cache_bytes, &run->exec, errstr);
     run->own_exec = rc == 0;
   }
+  // the partial-generation log and progress lines within a round take each result from a local
+  // executor; black-box functions (a generation takes milliseconds) need neither
+  if (!rc) run->result_hook = !run->minimize && ne_local_executor_set_result_hook(run->exec, NULL, NULL) == 0;
   // meta-learning: local evaluators run the inner loop (a caller's local executor too, e.g.
   // compare's); Redis workers read [meta] from the experiment's config themselves
   if (!rc && run->meta.tasks > 0) {
@@ -252,7 +255,7 @@ static int resolve_nevergrad_budget(ne_run* run, char* errstr) {
 // The partial-generation log (partial.h) for the generation after checkpoint `base`, when the run
 // has episodes and its executor reports each result.
 static int open_partial(ne_run* run, uint32_t base, char* errstr) {
-  if (run->minimize || ne_local_executor_set_result_hook(run->exec, NULL, NULL) != 0) return 0;
+  if (!run->result_hook) return 0;
   char path[4096];
   path_in(run, path, sizeof path, "checkpoints");
   int rc = ne__partial_open(path, base, run->env->obs_dim, run->env->bc_dim, &run->partial, errstr);

@@ -58,6 +58,7 @@ struct ne_run {
   // the partial-generation log (partial.h): the finished candidates of the generation in progress;
   // NULL for black-box functions (a generation takes milliseconds) and executors without a result
   // hook (the Redis master keeps its round's results in Redis)
+  int result_hook;  // 1: the executor reports each result (a local one) and the run has episodes
   struct ne__partial* partial;
   int partial_on;                 // 1 while the log's base is the newest checkpoint (run.checkpoint_every > 1)
   const uint32_t* partial_index;  // the round's evaluated sub-batch position -> batch index (NULL: same)
