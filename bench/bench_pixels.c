@@ -319,84 +319,150 @@ static void bench_minatar(void) {
 // ---- ALE ----------------------------------------------------------------------------------------
 
 #ifdef NE_HAVE_ALE
-typedef struct raw_ctx {
-  ne_ale* ale;
-  ne_rng rng, noop_rng;
-  int actions[18], n;
-  int read_screens;  // 1: also read the last two screens of each skip (grayscale)
-  uint8_t gray[NE_ALE_H * NE_ALE_W];
-} raw_ctx;
+// The env and raw ALE are timed on one fixed piece of Frostbite play that both emulate frame for
+// frame: REPLAY_STEPS agent steps of random minimal-set actions (generator seed 1) from episode 0's
+// reset, a game over ending the frame skip and followed by the next episode's reset. The env plays
+// it and records its no-op starts; raw ALE replays the same actions and no-ops, so the two timings
+// differ only by the env's own work (screens, max-pool, resize, stack, float obs), not by which
+// frames each side happened to emulate: timing two independent random plays gave pair ratios from
+// 0.71 to 1.24 for the same code. The scores of the two plays must match.
+#define REPLAY_STEPS 1000
+#define REPLAY_MAX_RESETS 256
 
-// ALE's reset followed by the env's 1..30 no-op frames (emulated, not counted, in both loops)
-static void raw_reset(raw_ctx* c) {
-  ne__ale_reset(c->ale);
-  int noops = 1 + (int)ne_rng_below(&c->noop_rng, 30);
+typedef struct ale_replay {
+  ne_env_spec* spec;  // ALE/Frostbite-v5, sticky actions off (the env's default)
+  ne_env_state* st;
+  ne_ale* ale;  // raw emulator, same ROM
+  int actions[18], n;
+  int noops[REPLAY_MAX_RESETS], n_resets;  // the env's no-op starts, in order
+  long env_score, raw_score;               // total reward of each side's last play
+  int read_screens;                        // raw side: also read the last two screens of each skip
+  uint8_t gray[NE_ALE_H * NE_ALE_W];
+} ale_replay;
+
+// the env's reset of episode `episode`, its no-op count recorded
+static void env_start(ale_replay* r, uint64_t episode) {
+  ne_env_reset(r->spec, r->st, episode);
+  if (r->n_resets < REPLAY_MAX_RESETS) r->noops[r->n_resets] = ne__ale_noops(r->st->impl);
+  r->n_resets++;
+}
+
+// ALE's reset followed by the env's no-op frames for that episode (a game over restarts, as there)
+static void raw_start(ale_replay* r, int noops) {
+  ne__ale_reset(r->ale);
   for (int i = 0; i < noops; i++) {
-    ne__ale_act(c->ale, 0);
-    if (ne__ale_game_over(c->ale)) ne__ale_reset(c->ale);
+    ne__ale_act(r->ale, 0);
+    if (ne__ale_game_over(r->ale)) ne__ale_reset(r->ale);
   }
 }
 
-// 1000 agent steps of raw ALE: the emulation the env does and nothing else -- the same random
-// minimal-set actions (same generator and seed as env_op) held for 4 frames, a game over ending
-// the skip and the episode, the same no-op starts -- with the screens read or not
-static void raw_op(void* p) {
-  raw_ctx* c = p;
-  for (int i = 0; i < 1000; i++) {
-    int a = c->actions[ne_rng_below(&c->rng, (uint64_t)c->n)], over = 0;
-    for (int f = 0; f < FRAME_SKIP && !over; f++) {
-      ne__ale_act(c->ale, a);
-      over = ne__ale_game_over(c->ale);
-      if (c->read_screens && !over && f >= FRAME_SKIP - 2) ne__ale_gray(c->ale, c->gray);
-    }
-    if (over) raw_reset(c);
+// Where each side is in the play: its own copy of the action generator, and the episodes begun.
+typedef struct play_pos {
+  ne_rng rng;
+  int episodes;
+} play_pos;
+
+static void env_begin(ale_replay* r, play_pos* e) {
+  ne_rng_seed(&e->rng, 1);
+  r->n_resets = 0;
+  r->env_score = 0;
+  env_start(r, 0);
+  e->episodes = 1;
+}
+
+static void env_advance(ale_replay* r, play_pos* e) {
+  ne_step_out so;
+  float a = (float)ne_rng_below(&e->rng, (uint64_t)r->n);
+  ne_env_step(r->spec, r->st, &a, &so);
+  r->env_score += (long)so.reward;
+  if (so.terminated || so.truncated) env_start(r, (uint64_t)e->episodes++);
+}
+
+static void raw_begin(ale_replay* r, play_pos* w) {
+  ne_rng_seed(&w->rng, 1);
+  r->raw_score = 0;
+  raw_start(r, r->noops[0]);
+  w->episodes = 1;
+}
+
+// the env's step again on raw ALE: the emulation the env does and nothing else, with the screens
+// read (ALE's grayscale) or not
+static void raw_advance(ale_replay* r, play_pos* w) {
+  int a = r->actions[ne_rng_below(&w->rng, (uint64_t)r->n)], over = 0;
+  for (int f = 0; f < FRAME_SKIP && !over; f++) {
+    r->raw_score += ne__ale_act(r->ale, a);
+    over = ne__ale_game_over(r->ale);
+    if (r->read_screens && !over && f >= FRAME_SKIP - 2) ne__ale_gray(r->ale, r->gray);
   }
+  if (over) raw_start(r, r->noops[w->episodes < REPLAY_MAX_RESETS ? w->episodes++ : 0]);
+}
+
+static void env_play(void* p) {
+  play_pos e;
+  env_begin(p, &e);
+  for (int i = 0; i < REPLAY_STEPS; i++) env_advance(p, &e);
+}
+
+static void raw_play(void* p) {
+  play_pos w;
+  raw_begin(p, &w);
+  for (int i = 0; i < REPLAY_STEPS; i++) raw_advance(p, &w);
+}
+
+// Sets up both sides and plays once each; 0, or 1 with a message when ALE is missing or the two
+// plays differ (then the timings would compare different work).
+static int replay_setup(ale_replay* r) {
+  char err[256];
+  memset(r, 0, sizeof *r);
+  if (ne_env_make("ALE/Frostbite-v5", NULL, &r->spec, err)) {
+    printf("ALE: %s\n", err);
+    return 1;
+  }
+  r->st = ne_env_state_create(r->spec);
+  r->ale = ne__ale_create(ne__ale_rom_path(r->spec), err, sizeof err);
+  if (!r->st || !r->ale) {
+    printf("ALE: %s\n", r->ale ? "out of memory" : err);
+    return 1;
+  }
+  r->n = ne__ale_minimal_actions(r->ale, r->actions, 18);
+  env_play(r);
+  raw_play(r);
+  if (r->n_resets > REPLAY_MAX_RESETS || r->env_score != r->raw_score) {
+    printf("ALE: the env and raw ALE did not play alike (scores %ld and %ld, %d resets)\n", r->env_score, r->raw_score,
+           r->n_resets);
+    return 1;
+  }
+  return 0;
+}
+
+static void replay_free(ale_replay* r) {
+  if (r->ale) ne__ale_destroy(r->ale);
+  ne_env_state_destroy(r->st);
+  ne_env_spec_destroy(r->spec);
 }
 
 // env seconds per agent step (4 frames) through ALE/Frostbite-v5, and the raw/env frame ratio
 static double bench_ale(void) {
-  const char* id = "ALE/Frostbite-v5";
-  char err[256];
-  ne_env_spec* spec;
-  if (ne_env_make(id, NULL, &spec, err)) {
-    printf("\nALE: %s\n", err);
+  static ale_replay r;
+  if (replay_setup(&r)) {
+    replay_free(&r);
     return 0;
   }
-  env_ctx c = {.spec = spec};
-  c.st = ne_env_state_create(spec);
-  ne_rng_seed(&c.rng, 1);
-  ne_env_reset(spec, c.st, c.episode++);
-  double t_step = time_op(env_op, &c) / 1000.0;
-  static raw_ctx r;
-  r.ale = ne__ale_create(ne__ale_rom_path(spec), err, sizeof err);
-  r.n = ne__ale_minimal_actions(r.ale, r.actions, 18);
-  ne_rng_seed(&r.rng, 1);
-  ne_rng_seed(&r.noop_rng, 2);
-  raw_reset(&r);
-  double t_raw = time_op(raw_op, &r) / 1000.0;
+  double t_step = time_op(env_play, &r) / REPLAY_STEPS;
+  double t_raw = time_op(raw_play, &r) / REPLAY_STEPS;
   r.read_screens = 1;
-  double t_read = time_op(raw_op, &r) / 1000.0;
+  double t_read = time_op(raw_play, &r) / REPLAY_STEPS;
   printf(
-      "\nALE (%s, random actions, frame skip 4, 1 core; frames/s = 4 x agent steps/s, the 1..30\n"
-      "no-op frames after each reset emulated but not counted, on both sides):\n"
+      "\nALE (ALE/Frostbite-v5, the same %d agent steps of random play on both sides, frame skip 4, 1 core;\n"
+      "frames/s = 4 x agent steps/s, the 1..30 no-op frames after each reset emulated but not counted):\n"
       "  raw ALE, act() only, no screen read          %8.0f frames/s\n"
       "  raw ALE + the 2 grayscale screens per step    %8.0f frames/s (ALE's getScreenGrayscale)\n"
       "  through the env (+ max-pool, 84x84 area       %8.0f frames/s\n"
       "    resize, 4-stack, float obs, TimeLimit)\n"
       "  env / raw act-only = %.3f (target >= 0.95); env / raw + screens = %.3f\n",
-      id, FRAME_SKIP / t_raw, FRAME_SKIP / t_read, FRAME_SKIP / t_step, t_raw / t_step, t_read / t_step);
-  ne__ale_destroy(r.ale);
-  ne_env_state_destroy(c.st);
-  ne_env_spec_destroy(spec);
+      REPLAY_STEPS, FRAME_SKIP / t_raw, FRAME_SKIP / t_read, FRAME_SKIP / t_step, t_raw / t_step, t_read / t_step);
+  replay_free(&r);
   return t_step;
-}
-#endif
-
-#ifdef NE_HAVE_ALE
-static double thread_cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int cmp_double(const void* a, const void* b) {
@@ -404,51 +470,48 @@ static int cmp_double(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
-// CPU seconds per call of fn(ctx) over at least `seconds` of thread CPU time.
-static double cpu_per_op(void (*fn)(void*), void* ctx, double seconds) {
-  long iters = 0;
-  double t0 = thread_cpu(), t;
-  do {
-    fn(ctx);
-    iters++;
-  } while ((t = thread_cpu()) - t0 < seconds);
-  return (t - t0) / (double)iters;
-}
-
-// `bench_pixels --ale-ratio PAIRS`: env / raw emulation as thread CPU time, the two interleaved
-// PAIRS times (0.5 s each); prints one line "ale_ratio MEDIAN MIN MAX PATH" for bench_peers.py's
-// table. NEUROEVO_SIMD=avx2 measures the path of a CPU without AVX-512.
+// `bench_pixels --ale-ratio PAIRS`: raw / env emulation of the same play as thread CPU time, the
+// two sides played in lockstep and timed step by step (one agent step, ~0.3 ms, of each in turn,
+// the order alternating), so that the swings of this shared machine's speed (the same play took
+// 0.6 s or 0.94 s minutes apart; whole-play interleaving still gave ratios up to 1.14) fall on
+// both sides alike. A pair is one play (REPLAY_STEPS steps). Prints one line "ale_ratio MEDIAN MIN
+// MAX PATH" for peer_goals.py's table. NEUROEVO_SIMD=avx2 measures the path of a CPU without AVX-512.
 static int ale_ratio(int pairs) {
-  char err[256];
-  ne_env_spec* spec;
-  if (ne_env_make("ALE/Frostbite-v5", NULL, &spec, err)) {
-    printf("ale_ratio n/a %s\n", err);
+  static ale_replay r;
+  if (replay_setup(&r)) {
+    replay_free(&r);
     return 1;
   }
-  env_ctx c = {.spec = spec};
-  c.st = ne_env_state_create(spec);
-  ne_rng_seed(&c.rng, 1);
-  ne_env_reset(spec, c.st, c.episode++);
-  static raw_ctx r;
-  r.ale = ne__ale_create(ne__ale_rom_path(spec), err, sizeof err);
-  r.n = ne__ale_minimal_actions(r.ale, r.actions, 18);
-  ne_rng_seed(&r.rng, 1);
-  ne_rng_seed(&r.noop_rng, 2);
-  raw_reset(&r);
   double ratios[64];
   if (pairs > 64) pairs = 64;
   for (int i = 0; i < pairs; i++) {
-    double env = cpu_per_op(env_op, &c, 0.5), raw = cpu_per_op(raw_op, &r, 0.5);
-    ratios[i] = raw / env;
+    play_pos e, w;
+    env_begin(&r, &e);
+    raw_begin(&r, &w);
+    double t_env = 0, t_raw = 0;
+    for (int k = 0; k < REPLAY_STEPS; k++) {
+      int raw_first = k % 2;
+      double t0 = now();
+      raw_first ? raw_advance(&r, &w) : env_advance(&r, &e);
+      double t1 = now();
+      raw_first ? env_advance(&r, &e) : raw_advance(&r, &w);
+      double t2 = now();
+      t_env += raw_first ? t2 - t1 : t1 - t0;
+      t_raw += raw_first ? t1 - t0 : t2 - t1;
+    }
+    if (r.env_score != r.raw_score) {
+      printf("ale_ratio n/a: the env and raw ALE did not play alike (scores %ld and %ld)\n", r.env_score, r.raw_score);
+      replay_free(&r);
+      return 1;
+    }
+    ratios[i] = t_raw / t_env;
   }
   qsort(ratios, (size_t)pairs, sizeof *ratios, cmp_double);
   printf("ale_ratio %.3f %.3f %.3f %s\n", ratios[pairs / 2], ratios[0], ratios[pairs - 1],
          ne__ale_simd()            ? "avx512"
              : ne__ale_simd_avx2() ? "avx2"
                                    : "portable");
-  ne__ale_destroy(r.ale);
-  ne_env_state_destroy(c.st);
-  ne_env_spec_destroy(spec);
+  replay_free(&r);
   return 0;
 }
 #endif

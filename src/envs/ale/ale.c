@@ -65,6 +65,7 @@ typedef struct ale_state {
   int noops;                   // no-op frames at the start of this episode
   uint8_t screens[2][SCREEN];  // AtariPreprocessing's obs_buffer: [0] last frame (then the pooled
                                // one, in place, as the wrapper does), [1] the one before
+  uint8_t indices1[SCREEN];    // the palette indices screens[1] was looked up from
   uint8_t lut[256];            // ALE's grayscale palette (palette index -> luminance)
   float tmp[(NE_ALE_H + NE_AREA_TAPS - 1) * NE_ALE_OUT];  // horizontal pass of the resize, padded
   float row[NE_ALE_W + NE_AREA_TAPS - 1];                 // one input row as floats, padded
@@ -204,23 +205,32 @@ static int frame(const ne_env_spec* spec, ale_state* s, int action) {
   return ne__ale_act(s->ale, action);
 }
 
-void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n) {
-  if (!pool)
+void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
+                  uint8_t* dst, int n) {
+  if (!pool) {
     for (int i = 0; i < n; i++) dst[i] = lut[src[i]];
-  else
-    for (int i = 0; i < n; i++) {
-      uint8_t v = lut[src[i]];
-      dst[i] = v > pool[i] ? v : pool[i];
+    return;
+  }
+  for (int i = 0; i < n; i += 8) {
+    int len = n - i < 8 ? n - i : 8;
+    if (pool_src && len == 8 && memcmp(src + i, pool_src + i, 8) == 0) {  // a word compare
+      memmove(dst + i, pool + i, 8);                                      // dst may be pool
+      continue;
     }
+    for (int k = i; k < i + len; k++) {
+      uint8_t v = lut[src[k]];
+      dst[k] = v > pool[k] ? v : pool[k];
+    }
+  }
 }
 
 // the current screen's luminance into dst (the palette lookup of ALE's getScreenGrayscale), max-
-// pooled with pool when it is not NULL
-static void capture(const ale_data* d, ale_state* s, const uint8_t* pool, uint8_t* dst) {
+// pooled with pool when it is not NULL (pool_src: the indices pool came from, or NULL)
+static void capture(const ale_data* d, ale_state* s, const uint8_t* pool, const uint8_t* pool_src, uint8_t* dst) {
   const uint8_t* src = ne__ale_screen(s->ale);
-  if (d->kernels == KERNELS_AVX512) ne__ale_luma_avx512(src, s->lut, pool, dst, SCREEN);
-  else if (d->kernels == KERNELS_AVX2) ne__ale_luma_avx2(src, s->lut, pool, dst, SCREEN);
-  else ne__ale_luma(src, s->lut, pool, dst, SCREEN);
+  if (d->kernels == KERNELS_AVX512) ne__ale_luma_avx512(src, s->lut, pool, pool_src, dst, SCREEN);
+  else if (d->kernels == KERNELS_AVX2) ne__ale_luma_avx2(src, s->lut, pool, pool_src, dst, SCREEN);
+  else ne__ale_luma(src, s->lut, pool, pool_src, dst, SCREEN);
 }
 
 // screens[0] = max(screens[0], screens[1]) in place: a skip cut short by a game over pools what
@@ -252,7 +262,7 @@ static void ale_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
     frame(spec, s, 0);
     if (ne__ale_game_over(s->ale)) ne__ale_reset(s->ale);
   }
-  capture(d, s, NULL, s->screens[0]);
+  capture(d, s, NULL, NULL, s->screens[0]);
   memset(s->screens[1], 0, SCREEN);  // pooling with zeros leaves screens[0] as it is
   // FrameStackObservation pads with the reset frame
   push_frame(d, s);
@@ -275,8 +285,15 @@ static void ale_step(const ne_env_spec* spec, void* impl, const float* act, doub
     }
     // the last frame's luminance pooled with screens[1] straight into screens[0]: the wrapper's
     // obs_buffer[0] = max(obs_buffer[0], obs_buffer[1]) in place, fused with the capture
-    if (t == FRAME_SKIP - 2) capture(d, s, NULL, s->screens[1]);
-    else if (t == FRAME_SKIP - 1) capture(d, s, s->screens[1], s->screens[0]), pooled = 1;
+    // (the indices of the first are kept: where the second frame's equal them, ~99% of an Atari
+    // frame, the pooled byte is the first's and the lookup is skipped)
+    if (t == FRAME_SKIP - 2) {
+      capture(d, s, NULL, NULL, s->screens[1]);
+      memcpy(s->indices1, ne__ale_screen(s->ale), SCREEN);
+    } else if (t == FRAME_SKIP - 1) {
+      capture(d, s, s->screens[1], s->indices1, s->screens[0]);
+      pooled = 1;
+    }
   }
   if (!pooled) pool(s);
   push_frame(d, s);

@@ -65,7 +65,11 @@ void ne__area_resize(const ne_area_resize* r, const uint8_t* in, float* tmp, flo
 
 // Palette indices to luminance bytes through lut: dst[i] = lut[src[i]], or, with pool non-NULL,
 // max(lut[src[i]], pool[i]) (the max-pool of the last two frames fused in). dst may be pool.
-void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n);
+// pool_src (nullable; only with pool): the indices pool was looked up from. Where src equals them,
+// max(lut[src[i]], pool[i]) is pool[i], so the kernels copy those blocks without the lookup: an
+// Atari frame differs from the one before in ~1% of its 32-byte blocks.
+void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
+                  uint8_t* dst, int n);
 
 // The same two operations with AVX-512 (F, BW and VBMI: byte permutes do the palette lookup and
 // the column gathers), bit for bit equal to the portable ones (same products, same order of
@@ -73,14 +77,16 @@ void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* poo
 // only with r->grouped. src/envs/ale/frame_avx512.c.
 int ne__ale_simd(void);
 void ne__area_resize_avx512(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out);
-void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n);
+void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
+                         uint8_t* dst, int n);
 
 // The same with AVX2 (src/envs/ale/frame_avx2.c), for CPUs without AVX-512 VBMI: callable when
 // ne__ale_simd_avx2() says so, the resize only with r->quad (its rows are read up to 16 bytes past
 // each quad's first tap: every row but the last may be read past its end).
 int ne__ale_simd_avx2(void);
 void ne__area_resize_avx2(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out);
-void ne__ale_luma_avx2(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n);
+void ne__ale_luma_avx2(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
+                       uint8_t* dst, int n);
 
 // The observation: n pixels of the NE_ALE_STACK frames f (oldest first) as (n, NE_ALE_STACK) floats
 // byte / 255 (HWC); the AVX-512 one needs n % 16 == 0, the AVX2 one n % 8 == 0.

@@ -50,7 +50,8 @@ AVX2 static int all_even(const uint8_t* src, int n) {
 // 128 entries of the table, in 8 vpshufb tables, serve them: half the work of all 256. A screen
 // with an odd byte (or any src, when the table repeats each even entry at the odd index too) is
 // checked first: the pre-scan is ~1/20 of the lookup.
-AVX2 void ne__ale_luma_avx2(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n) {
+AVX2 void ne__ale_luma_avx2(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
+                            uint8_t* dst, int n) {
   int half = 1;
   for (int i = 0; i < 256 && half; i += 2) half = lut[i] == lut[i + 1];
   half = half || all_even(src, n);
@@ -63,47 +64,71 @@ AVX2 void ne__ale_luma_avx2(const uint8_t* src, const uint8_t lut[256], const ui
   }
   int i = 0;
   for (; i + 32 <= n; i += 32) {
-    __m256i v = lookup32(tables, n_tables, shift, _mm256_loadu_si256((const __m256i*)(src + i)));
+    __m256i idx = _mm256_loadu_si256((const __m256i*)(src + i));
+    if (pool_src &&
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(idx, _mm256_loadu_si256((const __m256i*)(pool_src + i)))) == -1) {
+      _mm256_storeu_si256((__m256i*)(dst + i), _mm256_loadu_si256((const __m256i*)(pool + i)));
+      continue;
+    }
+    __m256i v = lookup32(tables, n_tables, shift, idx);
     if (pool) v = _mm256_max_epu8(v, _mm256_loadu_si256((const __m256i*)(pool + i)));
     _mm256_storeu_si256((__m256i*)(dst + i), v);
   }
-  ne__ale_luma(src + i, lut, pool ? pool + i : NULL, dst + i, n - i);  // the tail, < 32 bytes
+  // the tail, < 32 bytes
+  ne__ale_luma(src + i, lut, pool ? pool + i : NULL, pool_src ? pool_src + i : NULL, dst + i, n - i);
 }
 
 // ---- area resize --------------------------------------------------------------------------------
 
-// 4 output columns of quad q from one lane's 16-byte window: each tap's bytes zero-extended to
+// One quad pair's (or a lone quad's, in the low lane) column taps in registers: vpshufb controls
+// and weights, the low lane quad q's, the high lane quad q+1's.
+typedef struct quad_taps {
+  __m256i ctl[NE_AREA_TAPS];
+  __m256 w[NE_AREA_TAPS];
+} quad_taps;
+
+AVX2 static inline quad_taps load_taps(const ne_area_resize* r, int q, int pair) {
+  quad_taps t;
+  for (int j = 0; j < NE_AREA_TAPS; j++) {
+    const __m128i* lo = (const __m128i*)r->qx_idx[q][j];
+    const float* wlo = r->qx_w[q][j];
+    t.ctl[j] = pair ? _mm256_loadu2_m128i((const __m128i*)r->qx_idx[q + 1][j], lo)
+                    : _mm256_castsi128_si256(_mm_loadu_si128(lo));
+    t.w[j] = pair ? _mm256_loadu2_m128(r->qx_w[q + 1][j], wlo) : _mm256_castps128_ps256(_mm_loadu_ps(wlo));
+  }
+  return t;
+}
+
+// 4 output columns per lane from that lane's 16-byte window: each tap's bytes zero-extended to
 // dwords by the shuffle, as floats, times the tap's weights, added in tap order
-AVX2 static inline __m256 two_quads(const ne_area_resize* r, int q, __m256i window) {
-  __m256 acc = _mm256_setzero_ps();
-  for (int j = 0; j < NE_AREA_TAPS; j++) {
-    __m256i ctl = _mm256_loadu2_m128i((const __m128i*)r->qx_idx[q + 1][j], (const __m128i*)r->qx_idx[q][j]);
-    __m256 p = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(window, ctl));
-    __m256 w = _mm256_loadu2_m128((const float*)r->qx_w[q + 1][j], (const float*)r->qx_w[q][j]);
-    acc = j == 0 ? _mm256_mul_ps(w, p) : _mm256_add_ps(acc, _mm256_mul_ps(w, p));
-  }
+AVX2 static inline __m256 apply_taps(const quad_taps* t, __m256i window) {
+  __m256 acc = _mm256_mul_ps(t->w[0], _mm256_cvtepi32_ps(_mm256_shuffle_epi8(window, t->ctl[0])));
+  for (int j = 1; j < NE_AREA_TAPS; j++)
+    acc = _mm256_add_ps(acc, _mm256_mul_ps(t->w[j], _mm256_cvtepi32_ps(_mm256_shuffle_epi8(window, t->ctl[j]))));
   return acc;
 }
 
-AVX2 static inline __m128 one_quad(const ne_area_resize* r, int q, __m128i window) {
-  __m128 acc = _mm_setzero_ps();
-  for (int j = 0; j < NE_AREA_TAPS; j++) {
-    __m128 p = _mm_cvtepi32_ps(_mm_shuffle_epi8(window, _mm_loadu_si128((const __m128i*)r->qx_idx[q][j])));
-    __m128 w = _mm_loadu_ps(r->qx_w[q][j]);
-    acc = j == 0 ? _mm_mul_ps(w, p) : _mm_add_ps(acc, _mm_mul_ps(w, p));
+// Horizontal pass over `rows` rows of src (each with at least the last quad's window of readable
+// bytes after it) into tmp, out_w floats a row. Column by column (a quad pair at a time, all rows)
+// so that the taps are loaded once per pair rather than once per row.
+AVX2 static void area_rows(const ne_area_resize* r, const uint8_t* src, int rows, float* tmp) {
+  int quads = (r->out_w + 3) / 4;
+  size_t in_w = (size_t)r->in_w, out_w = (size_t)r->out_w;
+  for (int q = 0; q < quads; q += 2) {
+    const uint8_t *s0 = src + r->qx_base[q], *s1 = q + 1 < quads ? src + r->qx_base[q + 1] : NULL;
+    float* t = tmp + 4 * q;
+    quad_taps taps = load_taps(r, q, s1 != NULL);
+    if (s1)
+      for (int y = 0; y < rows; y++)
+        _mm256_storeu_ps(
+            t + y * out_w,
+            apply_taps(&taps, _mm256_loadu2_m128i((const __m128i*)(s1 + y * in_w), (const __m128i*)(s0 + y * in_w))));
+    else
+      for (int y = 0; y < rows; y++)
+        _mm_storeu_ps(t + y * out_w,
+                      _mm256_castps256_ps128(
+                          apply_taps(&taps, _mm256_castsi128_si256(_mm_loadu_si128((const __m128i*)(s0 + y * in_w))))));
   }
-  return acc;
-}
-
-// horizontal pass: one input row (at least the last quad's window of readable bytes) into out_w floats
-AVX2 static void area_row(const ne_area_resize* r, const uint8_t* src, float* t) {
-  int quads = (r->out_w + 3) / 4, q = 0;
-  for (; q + 2 <= quads; q += 2) {
-    __m256i window =
-        _mm256_loadu2_m128i((const __m128i*)(src + r->qx_base[q + 1]), (const __m128i*)(src + r->qx_base[q]));
-    _mm256_storeu_ps(t + 4 * q, two_quads(r, q, window));
-  }
-  if (q < quads) _mm_storeu_ps(t + 4 * q, one_quad(r, q, _mm_loadu_si128((const __m128i*)(src + r->qx_base[q]))));
 }
 
 // 8 (4) floats rounded to nearest even, clamped to bytes
@@ -141,13 +166,13 @@ AVX2 void ne__area_resize_avx2(const ne_area_resize* r, const uint8_t* in, float
   memset(tmp + (size_t)r->in_h * (size_t)r->out_w, 0, (NE_AREA_TAPS - 1) * (size_t)r->out_w * sizeof(float));
   // a row's last windows read up to 16 bytes from their base, past the row's end (into the next
   // row, whose bytes no tap selects); the image's last row goes through a padded copy
-  int y = 0;
-  for (; y < r->in_h - 1; y++) area_row(r, in + (size_t)y * (size_t)r->in_w, tmp + (size_t)y * (size_t)r->out_w);
+  int last_row = r->in_h - 1;
+  area_rows(r, in, last_row, tmp);
   uint8_t last[NE_AREA_QUAD_ROW];
   memset(last, 0, sizeof last);
-  memcpy(last, in + (size_t)y * (size_t)r->in_w, (size_t)r->in_w);
-  area_row(r, last, tmp + (size_t)y * (size_t)r->out_w);
-  for (y = 0; y < r->out_h; y++) area_col(r, tmp, y, out);
+  memcpy(last, in + (size_t)last_row * (size_t)r->in_w, (size_t)r->in_w);
+  area_rows(r, last, 1, tmp + (size_t)last_row * (size_t)r->out_w);
+  for (int y = 0; y < r->out_h; y++) area_col(r, tmp, y, out);
 }
 
 // ---- observation --------------------------------------------------------------------------------

@@ -26,12 +26,17 @@ int ne__ale_simd(void) {
 
 // the 256-byte table as four registers; vpermi2b looks up the low 7 bits in two of them, the top
 // bit picks which pair
-AVX512 void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, uint8_t* dst, int n) {
+AVX512 void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool,
+                                const uint8_t* pool_src, uint8_t* dst, int n) {
   __m512i t0 = _mm512_loadu_si512(lut), t1 = _mm512_loadu_si512(lut + 64);
   __m512i t2 = _mm512_loadu_si512(lut + 128), t3 = _mm512_loadu_si512(lut + 192);
   for (int i = 0; i < n; i += 64) {
     __mmask64 live = n - i >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (n - i)) - 1;
     __m512i idx = _mm512_maskz_loadu_epi8(live, src + i);
+    if (pool_src && _mm512_cmpeq_epi8_mask(idx, _mm512_maskz_loadu_epi8(live, pool_src + i)) == ~(__mmask64)0) {
+      _mm512_mask_storeu_epi8(dst + i, live, _mm512_maskz_loadu_epi8(live, pool + i));
+      continue;
+    }
     __m512i lo = _mm512_permutex2var_epi8(t0, idx, t1), hi = _mm512_permutex2var_epi8(t2, idx, t3);
     __m512i v = _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), lo, hi);
     if (pool) v = _mm512_max_epu8(v, _mm512_maskz_loadu_epi8(live, pool + i));
