@@ -124,14 +124,19 @@ static void bench_forward_one(const char* label, ne_policy_spec s) {
   // tanh hidden units in their working range: unit-scale observations
   ne_noise_fill(99, 0, (size_t)N_OBS * (size_t)s.sizes[0], c.obs);
   double t = time_op(op_forward, &c) / FORWARDS_PER_OP;
-  printf("  %-44s %10.2f M forwards/s  (%.0f ns, %zu params)\n", label, 1e-6 / t, t * 1e9, s.n_params);
+  printf("  %-50s %8.2f M forwards/s  (%.0f ns, %zu params)\n", label, 1e-6 / t, t * 1e9, s.n_params);
   free(c.params), free(c.obs), free(c.scratch);
 }
 
+// each with tanh in double (runs before policy.tanh) and in float (the default of new runs)
 static void bench_forward(void) {
   printf("\nMLP forward, single thread\n");
-  bench_forward_one("4-64-64-2 tanh argmax (CartPole)", make_spec(4, 64, 2, NE_HEAD_ARGMAX));
-  bench_forward_one("17-64-64-6 tanh, tanh head", make_spec(17, 64, 6, NE_HEAD_TANH));
+  ne_policy_spec cartpole = make_spec(4, 64, 2, NE_HEAD_ARGMAX), mujoco = make_spec(17, 64, 6, NE_HEAD_TANH);
+  bench_forward_one("4-64-64-2 tanh argmax (CartPole), tanh double", cartpole);
+  bench_forward_one("17-64-64-6 tanh, tanh head, tanh double", mujoco);
+  cartpole.tanh_eval = mujoco.tanh_eval = NE_TANH_FLOAT;
+  bench_forward_one("4-64-64-2 tanh argmax (CartPole), tanh float", cartpole);
+  bench_forward_one("17-64-64-6 tanh, tanh head, tanh float", mujoco);
 }
 
 // ---- materialization -----------------------------------------------------------------------------

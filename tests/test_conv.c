@@ -239,7 +239,7 @@ static void test_config_keys(void) {
                              "MinAtar/Breakout-v0", &s, err),
             0);
   ne_policy_spec_format(&s, buf, sizeof buf);
-  ASSERT_STR_EQ(buf, "conv 10x10x4 8x3x3/1,4x2x2/2 64-32-6 tanh argmax normc");
+  ASSERT_STR_EQ(buf, "conv 10x10x4 8x3x3/1,4x2x2/2 64-32-6 tanh argmax normc tanh=float");  // a config: tanh in float
   // a flat observation cannot feed a conv net; type = conv needs layers
   ASSERT_EQ(policy_from_text("[policy]\npreset = nature\n", "CartPole-v1", &s, err), NE_EINVAL);
   ASSERT_CONTAINS(err, "image observation");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "neuroevo/alloc.h"
+#include "neuroevo/config.h"
 #include "neuroevo/conv.h"
 #include "neuroevo/error.h"
 #include "neuroevo/genome.h"
@@ -340,8 +341,28 @@ static void test_materialize_is_init_plus_axpys(void) {
   free(eps);
 }
 
+// A header from before policy.tanh existed rebuilds a policy with tanh in double (what it was
+// trained with); a new run's header carries policy.tanh = float and keeps it.
+static void test_header_without_tanh_means_double(void) {
+  ne_config* cfg = ne_config_create();
+  ne_genome_header h;
+  memset(&h, 0, sizeof h);
+  ASSERT_EQ(ne_genome_header_set(&h, "env.id", "CartPole-v1"), 0);
+  ASSERT_STR_EQ(ne_config_str(cfg, "policy", "tanh"), "float");  // the default of new configs
+  ASSERT_EQ(ne_genome_header_to_config(&h, cfg, "old.genome", NULL), 0);
+  ASSERT_STR_EQ(ne_config_str(cfg, "policy", "tanh"), "double");
+  ne_config_destroy(cfg);
+  cfg = ne_config_create();
+  ne_genome_header from;
+  ASSERT_EQ(ne_genome_header_from_config(cfg, &from), 0);
+  ASSERT_STR_EQ(ne_genome_header_get(&from, "policy.tanh"), "float");
+  ASSERT_EQ(ne_genome_header_to_config(&from, cfg, "new.genome", NULL), 0);
+  ASSERT_STR_EQ(ne_config_str(cfg, "policy", "tanh"), "float");
+  ne_config_destroy(cfg);
+}
+
 TEST_MAIN(TEST_ENTRY(test_format_exact_text), TEST_ENTRY(test_round_trip), TEST_ENTRY(test_parse_lenient_layout),
           TEST_ENTRY(test_parse_errors_name_file_and_line), TEST_ENTRY(test_parse_failure_leaves_outputs_untouched),
           TEST_ENTRY(test_header_get_set), TEST_ENTRY(test_set_push_free), TEST_ENTRY(test_write_and_read_file),
           TEST_ENTRY(test_allocation_failures), TEST_ENTRY(test_chain_hash_identities),
-          TEST_ENTRY(test_materialize_is_init_plus_axpys))
+          TEST_ENTRY(test_materialize_is_init_plus_axpys), TEST_ENTRY(test_header_without_tanh_means_double))

@@ -168,7 +168,10 @@ static void reference_forward(const ne_policy_spec* s, const float* p, const flo
         b[j] = b[j] + prod;
       }
     for (int j = 0; j < o; j++)
-      a[j] = l < s->n_layers - 1 ? (s->activation == NE_ACT_TANH ? ne__tanhf(b[j]) : (b[j] < 0 ? 0 : b[j])) : b[j];
+      a[j] = l == s->n_layers - 1         ? b[j]
+          : s->activation == NE_ACT_RELU  ? (b[j] < 0 ? 0 : b[j])
+          : s->tanh_eval == NE_TANH_FLOAT ? ne__tanhf_float(b[j])
+                                          : ne__tanhf(b[j]);
     p += in * o + o;
   }
   memcpy(out, a, (size_t)s->sizes[s->n_layers] * sizeof *out);
@@ -201,9 +204,49 @@ static void test_forward_matches_naive_loop(void) {
   }
 }
 
+// ulps between a float and the exact value v, in units of the float spacing at v
+static double ulps(float got, double v) {
+  float vf = (float)v;
+  double spacing = (double)nextafterf(fabsf(vf), INFINITY) - (double)fabsf(vf);
+  return fabs((double)got - v) / spacing;
+}
+
+// The float tanh: within 6.3 ulp of libm's double tanh over [0, 10] and at tiny arguments, odd,
+// never beyond +-1, exactly +-1 from 9.1 on, NaN for NaN; the inplace loop (vectorized) gives the
+// scalar kernel's bits, as does the double tanh's.
+static void test_float_tanh_accuracy_and_edges(void) {
+  double worst = 0;
+  for (int i = 0; i <= 2000000; i++) {
+    float x = (float)i * 5e-6f;
+    float y = ne__tanhf_float(x);
+    double u = ulps(y, tanh((double)x));
+    if (u > worst) worst = u;
+    ASSERT(y <= 1.0f);
+    ASSERT_EQ(ne__tanhf_float(-x), -y);
+  }
+  for (float x = 1e-30f; x < 1e-2f; x *= 1.7f) {
+    double u = ulps(ne__tanhf_float(x), tanh((double)x));
+    if (u > worst) worst = u;
+  }
+  printf("  float tanh: worst %.2f ulp\n", worst);
+  ASSERT(worst <= 6.3);
+  ASSERT_EQ(ne__tanhf_float(9.1f), 1.0f);
+  ASSERT_EQ(ne__tanhf_float(1e30f), 1.0f);
+  ASSERT_EQ(ne__tanhf_float(-INFINITY), -1.0f);
+  ASSERT(isnan(ne__tanhf_float(NAN)));
+  float a[37], b[37], c[37];
+  for (int i = 0; i < 37; i++) a[i] = b[i] = c[i] = (float)(i - 18) * 0.61f;
+  ne__tanhf_float_inplace(b, 37);
+  ne__tanhf_inplace(c, 37);
+  for (int i = 0; i < 37; i++) {
+    ASSERT_EQ(b[i], ne__tanhf_float(a[i]));
+    ASSERT_EQ(c[i], ne__tanhf(a[i]));
+  }
+}
+
 // Every SIMD path (core/cpu.h: baseline, AVX2, AVX-512) gives the naive loop's bits, for widths that
-// exercise each path's blocks (4 vectors, 1 vector, 4 floats, 1-3 floats) and both activations;
-// paths the CPU lacks are reported, not run.
+// exercise each path's blocks (4 vectors, 1 vector, 4 floats, 1-3 floats), both activations and
+// both evaluations of tanh; paths the CPU lacks are reported, not run.
 static void test_forward_simd_paths_match_naive_loop(void) {
   static const int widths[][3] = {{37, 22, 3}, {64, 64, 2}, {130, 17, 6}, {8, 71, 1}};
   float lo[6], hi[6];
@@ -213,9 +256,11 @@ static void test_forward_simd_paths_match_naive_loop(void) {
       printf("  (SIMD path %s: not on this CPU, not run)\n", ne__simd_name(level));
       continue;
     }
-    for (int v = 0; v < 8; v++) {
-      const int* w = widths[v / 2];
-      ne_policy_spec s = make_spec(7, w, 2, w[2], (ne_activation)(v % 2), NE_HEAD_CLIP, NE_INIT_XAVIER, lo, hi);
+    for (int v = 0; v < 12; v++) {
+      const int* w = widths[v / 3 % 4];
+      ne_policy_spec s =
+          make_spec(7, w, 2, w[2], v % 3 == 1 ? NE_ACT_RELU : NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_XAVIER, lo, hi);
+      if (v % 3 == 2) s.tanh_eval = NE_TANH_FLOAT;
       float* p = alloc_floats(s.n_params);
       ne_policy_init_params(&s, 3 + (uint64_t)v, p);
       ne_rng r;
@@ -228,8 +273,8 @@ static void test_forward_simd_paths_match_naive_loop(void) {
         ne_policy_forward(&s, p, obs, scratch, got);
         reference_forward(&s, p, obs, want);
         if (memcmp(got, want, (size_t)w[2] * sizeof *got) != 0)
-          TEST_FAIL("%s path, widths 7-%d-%d-%d %s: %a vs naive %a", ne__simd_name(level), w[0], w[1], w[2],
-                    ne_activation_name(s.activation), got[0], want[0]);
+          TEST_FAIL("%s path, widths 7-%d-%d-%d %s%s: %a vs naive %a", ne__simd_name(level), w[0], w[1], w[2],
+                    ne_activation_name(s.activation), s.tanh_eval == NE_TANH_FLOAT ? " (float)" : "", got[0], want[0]);
       }
       free(p);
       free(scratch);
@@ -413,10 +458,11 @@ static void test_init_is_deterministic_per_seed_and_layer(void) {
   free(b);
 }
 
-TEST_MAIN(TEST_ENTRY(test_n_params_formula), TEST_ENTRY(test_forward_simd_paths_match_naive_loop),
-          TEST_ENTRY(test_spec_errors_name_the_value), TEST_ENTRY(test_names_and_format),
-          TEST_ENTRY(test_forward_hand_computed), TEST_ENTRY(test_forward_matches_naive_loop),
-          TEST_ENTRY(test_init_and_forward_known_answer), TEST_ENTRY(test_argmax_ties_and_nan),
-          TEST_ENTRY(test_tanh_and_clip_heads_stay_in_bounds), TEST_ENTRY(test_forward_stays_in_buffers),
-          TEST_ENTRY(test_normc_column_norms), TEST_ENTRY(test_xavier_and_he_scales), TEST_ENTRY(test_zeros_init),
+TEST_MAIN(TEST_ENTRY(test_n_params_formula), TEST_ENTRY(test_float_tanh_accuracy_and_edges),
+          TEST_ENTRY(test_forward_simd_paths_match_naive_loop), TEST_ENTRY(test_spec_errors_name_the_value),
+          TEST_ENTRY(test_names_and_format), TEST_ENTRY(test_forward_hand_computed),
+          TEST_ENTRY(test_forward_matches_naive_loop), TEST_ENTRY(test_init_and_forward_known_answer),
+          TEST_ENTRY(test_argmax_ties_and_nan), TEST_ENTRY(test_tanh_and_clip_heads_stay_in_bounds),
+          TEST_ENTRY(test_forward_stays_in_buffers), TEST_ENTRY(test_normc_column_norms),
+          TEST_ENTRY(test_xavier_and_he_scales), TEST_ENTRY(test_zeros_init),
           TEST_ENTRY(test_init_is_deterministic_per_seed_and_layer))

@@ -79,7 +79,8 @@ const char* ne_genome_header_get(const ne_genome_header* h, const char* key);
 int ne_genome_header_from_config(const ne_config* cfg, ne_genome_header* header);
 
 // Applies such header fields onto cfg as overrides; `origin` names them in messages (e.g. the file).
-// Nullable: errstr.
+// A header without policy.tanh was written before that key existed: its policy computed tanh in
+// double, so cfg gets policy.tanh = double unless the header names it. Nullable: errstr.
 int ne_genome_header_to_config(const ne_genome_header* header, ne_config* cfg, const char* origin, char* errstr);
 
 // Materializes by replaying the whole chain: O(n * P). The reference the cache must agree with.

@@ -6,7 +6,8 @@
 #include <math.h>  // sqrt
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>  // access: best.genome or best.params
+#include <sys/stat.h>  // stat: a run directory or an agent file
+#include <unistd.h>    // access: best.genome or best.params
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -23,7 +24,8 @@ static const char USAGE[] =
     "seeds derived from S (default 0) and prints mean ± std, min and max return. The genome file\n"
     "names its env and policy, so nothing else is needed to reproduce the agent. Runs of the ES\n"
     "family leave RUN_DIR/best.params (explicit parameters plus observation normalization)\n"
-    "instead; eval falls back to it, and --genome accepts such a file too.\n"
+    "instead; eval falls back to it, and --genome accepts such a file too (as does RUN_DIR: a file\n"
+    "there is taken as the agent file).\n"
     "\n"
     "Task families (meta-learning, `neuroevo envs tasks`): --adapt K runs the agent's inner loop (its\n"
     "file's [meta] keys: meta.update, inner_episodes, inner_lr, ...) for K steps on each of N tasks\n"
@@ -100,6 +102,12 @@ static int parse_args(int argc, char** argv, eval_args* a, char* path, size_t si
   if (tasks_given && a->task) {
     fprintf(stderr, "neuroevo eval: --tasks draws tasks, --task fixes one: give one of them\n");
     return 2;
+  }
+  // a file where RUN_DIR goes (`neuroevo eval runs/x/best.params`) is the agent file itself
+  struct stat st;
+  if (run_dir && stat(run_dir, &st) == 0 && S_ISREG(st.st_mode)) {
+    snprintf(path, size, "%s", run_dir);
+    return 0;
   }
   if (run_dir) snprintf(path, size, "%s/best.genome", run_dir);
   else snprintf(path, size, "%s", a->genome_path);

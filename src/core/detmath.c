@@ -66,3 +66,12 @@ void ne__tanhf_inplace(float* x, int n) {
     for (int j = 0; j < 8; j++) x[i + j] = ne__tanhf_kernel(x[i + j]);
   for (; i < n; i++) x[i] = ne__tanhf_kernel(x[i]);
 }
+
+float ne__tanhf_float(float x) { return ne__tanhf_float_kernel(x); }
+
+void ne__tanhf_float_inplace(float* x, int n) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; j++) x[i + j] = ne__tanhf_float_kernel(x[i + j]);
+  for (; i < n; i++) x[i] = ne__tanhf_float_kernel(x[i]);
+}

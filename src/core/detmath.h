@@ -28,6 +28,13 @@ float ne__tanhf(float x);
 // x[i] = ne__tanhf(x[i]) for i < n; the vectorizable form the MLP uses on whole layers.
 void ne__tanhf_inplace(float* x, int n);
 
+// The same function evaluated in float (ne__tanhf_float_kernel): within 6.3 ulp of the exact
+// value (relative error < 3.5e-7), |result| <= 1, odd, exactly +-1 for |x| >= 9.1, NaN for NaN.
+// About 3x faster on whole layers than ne__tanhf (single-precision vectors, one float division);
+// policies choose between the two (policy.tanh).
+float ne__tanhf_float(float x);
+void ne__tanhf_float_inplace(float* x, int n);
+
 // Philox4x32-10 (Random123) of one 128-bit counter under one 64-bit key: the bit source of the
 // noise, defined in noise.c and exposed for the known-answer test against Random123's vectors.
 void ne__philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
@@ -121,6 +128,20 @@ static inline void ne__sincos_turns_kernel(double t, double* s, double* c) {
   ne__sincos_quadrant(y * pio2, ne__dbits(qm), s, c);
 }
 
+// |x| clamped to 9.1 on the float's bits (sign-magnitude order is numeric order); NaN keeps its bits.
+// Integer selects keep gcc from threading the saturated path into a branch, which would stop
+// vectorization.
+static inline float ne__tanhf_clamp(float xf) {
+  uint32_t bits;
+  memcpy(&bits, &xf, sizeof bits);
+  int32_t mag = (int32_t)(bits & 0x7fffffffu);
+  int32_t clamped = mag > 0x4111999a ? 0x4111999a : mag;  // 0x4111999a = 9.1f
+  mag = mag > 0x7f800000 ? mag : clamped;
+  bits = (bits & 0x80000000u) | (uint32_t)mag;
+  memcpy(&xf, &bits, sizeof xf);
+  return xf;
+}
+
 // tanh(x)/x ~ P(x^2)/Q(x^2) on |x| <= 9.1, relative error 1.1e-9 (our own weighted least-squares
 // minimax fit; every coefficient and term is positive, so the evaluation has no cancellation).
 static inline float ne__tanhf_kernel(float xf) {
@@ -130,23 +151,31 @@ static inline float ne__tanhf_kernel(float xf) {
   const double q1 = 0.47114889428382536168, q2 = 0.027719970015593808671;
   const double q3 = 0.00041986277494077707727, q4 = 1.6092888030783556572e-6;
   const double q5 = 7.2995637758416281131e-10;
-  // clamp |x| to 9.1 on the float's bits (sign-magnitude order is numeric order): beyond 9.1 the
-  // result is exactly +-1. Integer selects keep gcc from threading the saturated path into a
-  // branch, which would stop vectorization. NaN keeps its bits and comes out as NaN.
-  uint32_t bits;
-  memcpy(&bits, &xf, sizeof bits);
-  int32_t mag = (int32_t)(bits & 0x7fffffffu);
-  int32_t clamped = mag > 0x4111999a ? 0x4111999a : mag;  // 0x4111999a = 9.1f
-  mag = mag > 0x7f800000 ? mag : clamped;
-  bits = (bits & 0x80000000u) | (uint32_t)mag;
-  float xc;
-  memcpy(&xc, &bits, sizeof xc);
-  double x = (double)xc;
+  // beyond 9.1 the result is exactly +-1; NaN comes out as NaN
+  double x = (double)ne__tanhf_clamp(xf);
   // Estrin's scheme: short dependency chains, so independent elements overlap in the pipeline
   double z = x * x, z2 = z * z, z4 = z2 * z2;
   double p = (p0 + p1 * z) + z2 * (p2 + p3 * z) + z4 * p4;
   double q = (1.0 + q1 * z) + z2 * (q2 + q3 * z) + z4 * (q4 + q5 * z);
   return (float)(x * p / q);
+}
+
+// tanh(x)/x ~ P(x^2)/Q(x^2) on |x| <= 9.1 with (4, 4) float coefficients (our own iteratively
+// reweighted least-squares fit, then rounded to float; every coefficient positive), evaluated in
+// float with Estrin's scheme. The rational overshoots 1 by an ulp near saturation: the final
+// clamp keeps |tanh| <= 1 (and passes NaN, for which both comparisons are false).
+static inline float ne__tanhf_float_kernel(float xf) {
+  const float p1 = 0.13374441862106323f, p2 = 0.0034877725411206484f;
+  const float p3 = 2.0480620150920004e-05f, p4 = 1.3176857827090771e-08f;
+  const float q1 = 0.4670775532722473f, q2 = 0.025847237557172775f;
+  const float q3 = 0.0003272860194556415f, q4 = 7.703748678977718e-07f;
+  float x = ne__tanhf_clamp(xf);
+  float z = x * x, z2 = z * z, z4 = z2 * z2;
+  float p = (1.0f + p1 * z) + z2 * (p2 + p3 * z) + z4 * p4;
+  float q = (1.0f + q1 * z) + z2 * (q2 + q3 * z) + z4 * q4;
+  float y = x * p / q;
+  y = y > 1.0f ? 1.0f : y;
+  return y < -1.0f ? -1.0f : y;
 }
 
 #endif

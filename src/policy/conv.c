@@ -197,8 +197,9 @@ int ne__conv_format(const ne_policy_spec* spec, char* buf, size_t size) {
   for (int l = 0; l <= spec->n_layers && len < sizeof sizes; l++)
     len += (size_t)snprintf(sizes + len, sizeof sizes - len, l ? "-%d" : "%d", spec->sizes[l]);
   const ne_conv_layer* in = &spec->conv[0];
-  return snprintf(buf, size, "conv %dx%dx%d %s %s %s %s %s", in->in_h, in->in_w, in->in_c, layers, sizes,
-                  ne_activation_name(spec->activation), ne_head_name(spec->head), ne_init_name(spec->init));
+  return snprintf(buf, size, "conv %dx%dx%d %s %s %s %s %s%s", in->in_h, in->in_w, in->in_c, layers, sizes,
+                  ne_activation_name(spec->activation), ne_head_name(spec->head), ne_init_name(spec->init),
+                  ne__policy_tanh_suffix(spec));
 }
 
 double ne_policy_macs(const ne_policy_spec* spec) {
@@ -440,7 +441,7 @@ void ne__conv_forward_batch(const ne_policy_spec* spec, const float* params, con
     const ne_conv_layer* L = &spec->conv[l];
     float* y = scratch + (size_t)(layer & 1) * half;
     conv_layer(L, p, x, n, y);
-    ne__policy_activate(spec->activation, y, n * L->out_h * L->out_w * L->filters);
+    ne__policy_activate(spec, y, n * L->out_h * L->out_w * L->filters);
     p += (size_t)L->kernel * (size_t)L->kernel * (size_t)L->in_c * (size_t)L->filters + (size_t)L->filters;
     x = y;
   }
@@ -448,7 +449,7 @@ void ne__conv_forward_batch(const ne_policy_spec* spec, const float* params, con
     int in = spec->sizes[l], out = spec->sizes[l + 1];
     float* y = scratch + (size_t)(layer & 1) * half;
     dense_layer(in, out, p, x, n, y);
-    if (l < spec->n_layers - 1) ne__policy_activate(spec->activation, y, n * out);
+    if (l < spec->n_layers - 1) ne__policy_activate(spec, y, n * out);
     p += (size_t)in * (size_t)out + (size_t)out;
     x = y;
   }

@@ -149,8 +149,8 @@ int ne_policy_spec_format(const ne_policy_spec* spec, char* buf, size_t size) {
   size_t len = 0;
   for (int l = 0; l <= spec->n_layers && len < sizeof sizes; l++)
     len += (size_t)snprintf(sizes + len, sizeof sizes - len, l ? "-%d" : "%d", spec->sizes[l]);
-  return snprintf(buf, size, "mlp %s %s %s %s", sizes, ne_activation_name(spec->activation), ne_head_name(spec->head),
-                  ne_init_name(spec->init));
+  return snprintf(buf, size, "mlp %s %s %s %s%s", sizes, ne_activation_name(spec->activation), ne_head_name(spec->head),
+                  ne_init_name(spec->init), ne__policy_tanh_suffix(spec));
 }
 
 // ---- initial parameters --------------------------------------------------------------------------
@@ -248,7 +248,8 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
 // The dense layer and the activation at vector width VL (8: AVX2, 16: AVX-512): blocks of 8, then 4
 // vectors of outputs with their accumulators held across the input loop, then blocks of VL, then the
 // baseline's blocks of 4 and its tail; the same sums in the same order as ne__policy_dense(). The tanh runs
-// the same inline kernel as ne__tanhf_inplace in blocks of VL, which gcc vectorizes at that width.
+// the same inline kernel as ne__tanhf_inplace (or, for NE_TANH_FLOAT, ne__tanhf_float_inplace) in
+// blocks of VL, which gcc vectorizes at that width.
 #define MLP_VARIANT(name, attr, VL)                                                                                \
   typedef float name##_v __attribute__((vector_size(VL * 4)));                                                     \
   attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                         \
@@ -284,9 +285,15 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
     for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);                                             \
     if (o < out) dense_tail(x, in, w, b, out, o, y);                                                               \
   }                                                                                                                \
-  attr static void name##_activate(ne_activation a, float* y, int n) {                                             \
+  attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                  \
     int i = 0;                                                                                                     \
-    if (a == NE_ACT_TANH) {                                                                                        \
+    if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                     \
+      for (; i + VL <= n; i += VL)                                                                                 \
+        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_float_kernel(y[i + j]);                                  \
+      for (; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);                                                      \
+      return;                                                                                                      \
+    }                                                                                                              \
+    if (spec->activation == NE_ACT_TANH) {                                                                         \
       for (; i + VL <= n; i += VL)                                                                                 \
         for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                        \
       for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                            \
@@ -304,7 +311,7 @@ MLP_VARIANT(mlp_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512v
 
 typedef void (*dense_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
                          float* restrict y);
-typedef void (*activate_fn)(ne_activation a, float* y, int n);
+typedef void (*activate_fn)(const ne_policy_spec* spec, float* y, int n);
 
 // The dense and activation variants of the SIMD level in use (core/cpu.h).
 static void pick_variant(dense_fn* d, activate_fn* a) {
@@ -339,7 +346,7 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
     int in = spec->sizes[l], out = spec->sizes[l + 1];
     float* y = scratch + (l & 1) * half;
     dense_v(x, in, p, p + (size_t)in * (size_t)out, out, y);
-    if (l < spec->n_layers - 1) activate_v(spec->activation, y, out);
+    if (l < spec->n_layers - 1) activate_v(spec, y, out);
     p += (size_t)in * (size_t)out + (size_t)out;
     x = y;
   }

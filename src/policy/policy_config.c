@@ -47,10 +47,13 @@ int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_polic
                          env->discrete ? "argmax" : "tanh, clip, gaussian");
   int out_dim = env->discrete ? env->n_actions : env->act_dim;
   // conv policies over image observations (src/policy/conv_config.c): policy.type = conv or a preset
-  if (ne__config_wants_conv(cfg)) return ne__conv_policy_from_config(cfg, env, out_dim, head, init, out, errstr);
-  int rc = ne_policy_spec_init(out, env->obs_dim, hidden, n_hidden, out_dim, act, head, init,
-                               env->discrete ? NULL : env->act_low, env->discrete ? NULL : env->act_high, errstr);
-  // gaussian head: the initial log standard deviations
-  if (!rc) out->init_log_std = (float)ne_config_float(cfg, "policy", "init_log_std");
-  return rc;
+  int rc = ne__config_wants_conv(cfg)
+      ? ne__conv_policy_from_config(cfg, env, out_dim, head, init, out, errstr)
+      : ne_policy_spec_init(out, env->obs_dim, hidden, n_hidden, out_dim, act, head, init,
+                            env->discrete ? NULL : env->act_low, env->discrete ? NULL : env->act_high, errstr);
+  if (rc) return rc;
+  // gaussian head (MLPs): the initial log standard deviations
+  if (out->kind == NE_POLICY_MLP) out->init_log_std = (float)ne_config_float(cfg, "policy", "init_log_std");
+  out->tanh_eval = strcmp(ne_config_str(cfg, "policy", "tanh"), "float") == 0 ? NE_TANH_FLOAT : NE_TANH_DOUBLE;
+  return 0;
 }

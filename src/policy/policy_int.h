@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/detmath.h"  // ne__tanhf_inplace, ne__tanhf_kernel
+#include "core/detmath.h"  // the tanh kernels
 #include "neuroevo/policy.h"
 
 // ---- layer helpers: layers.c, and inline below so the forwards of mlp.c and conv.c inline them ----
@@ -20,14 +20,27 @@
 // layer).
 void ne__policy_init_layer(ne_init init, uint64_t seed, int index, int in, int o, int is_output, float* p);
 
-// The hidden nonlinearity over y[0..n) in place. relu keeps NaN (y < 0 is false for NaN) so bad
-// inputs stay visible.
-static inline void ne__policy_activate(ne_activation a, float* y, int n) {
-  if (a == NE_ACT_TANH) {
-    ne__tanhf_inplace(y, n);
+// The hidden nonlinearity of spec over y[0..n) in place. relu keeps NaN (y < 0 is false for NaN) so
+// bad inputs stay visible.
+static inline void ne__policy_activate(const ne_policy_spec* spec, float* y, int n) {
+  if (spec->activation == NE_ACT_TANH) {
+    if (spec->tanh_eval == NE_TANH_FLOAT) ne__tanhf_float_inplace(y, n);
+    else ne__tanhf_inplace(y, n);
     return;
   }
   for (int i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];
+}
+
+// The end of a spec's description: " tanh=float" when it computes some tanh in float, else "" (a
+// description without it is what every spec described before policy.tanh existed).
+static inline const char* ne__policy_tanh_suffix(const ne_policy_spec* spec) {
+  int uses_tanh = spec->activation == NE_ACT_TANH || spec->head == NE_HEAD_TANH;
+  return uses_tanh && spec->tanh_eval == NE_TANH_FLOAT ? " tanh=float" : "";
+}
+
+// tanh of one value as spec evaluates it (the tanh head)
+static inline float ne__policy_tanh(const ne_policy_spec* spec, float x) {
+  return spec->tanh_eval == NE_TANH_FLOAT ? ne__tanhf_float_kernel(x) : ne__tanhf_kernel(x);
 }
 
 // Index of the largest value, lowest index on ties; NaN entries are skipped (all NaN: 0).
@@ -58,7 +71,7 @@ static inline void ne__policy_head(const ne_policy_spec* spec, const float* y, f
   for (int i = 0; i < n; i++) {
     float lo = spec->act_low[i], hi = spec->act_high[i], a = y[i];
     // tanh maps onto [-1, 1], then affinely onto [low, high]; the clamp absorbs rounding at the ends
-    if (spec->head == NE_HEAD_TANH) a = lo + (ne__tanhf_kernel(a) + 1.0f) * 0.5f * (hi - lo);
+    if (spec->head == NE_HEAD_TANH) a = lo + (ne__policy_tanh(spec, a) + 1.0f) * 0.5f * (hi - lo);
     // gaussian: the mean in normalized units, mapped as rllab's normalize() maps actions, then clipped
     else if (spec->head == NE_HEAD_GAUSSIAN) a = ne__policy_unnormalize(a, lo, hi);
     action[i] = ne__policy_clampf(a, lo, hi);
