@@ -26,6 +26,7 @@ plot_every = 0
 id = Pendulum-v1
 [policy]
 hidden = 16
+tanh = double
 [es]
 population = 100
 sigma = 0.1
@@ -88,10 +89,11 @@ hidden = 8
 obs_norm = true
 INI
 
-# the same with a shared noise table (the default of new runs; [es] and [ars] are the last
-# sections); ES with a smaller population (its kill test needs the 120 generations, not their size)
+# the same with a shared noise table and tanh in float (the defaults of new runs; [es] and [ars]
+# are the last sections); ES with a smaller population (its kill test needs the 120 generations,
+# not their size)
 { sed -e 's/^population = 100$/population = 40/' -e 's/^eval_episodes = 20$/eval_episodes = 10/' \
-    -e '/^noise = generator$/d' es.ini
+    -e '/^noise = generator$/d' -e '/^tanh = double$/d' es.ini
   printf 'noise_table_mb = 2\n'; } > estable.ini
 { sed -e '/^noise_source = generator$/d' ars.ini; printf 'noise_table_mb = 1\n'; } > arstable.ini
 
@@ -117,14 +119,21 @@ grep -q '^obs_mean = ' es1/best.params || fail "es: best.params lacks the observ
 ! diff -q <(strip_wall ars1/metrics.csv) <(strip_wall arstable1/metrics.csv) >/dev/null ||
   fail "ars.noise_source = table gave the generator's metrics"
 
-# --- a resolved config written before es.noise existed means the generator ------------------
-# (what a run directory of an older build holds: its config.ini lacks the noise keys, so it must
-# resume with the noise it started with, while new runs get the table)
+# --- a resolved config written before es.noise and policy.tanh existed: generator, double tanh --
+# (what a run directory of an older build holds: its config.ini lacks those keys, so it must
+# resume with the noise and the tanh it started with, while new runs get the table and float)
 grep -q '^noise = table$' estable1/config.ini || fail "a new ES run's config.ini does not record noise = table"
-sed -e '/^noise = /d' -e '/^noise_table_mb = /d' es1/config.ini > old-config.ini
+grep -q '^tanh = float$' estable1/config.ini || fail "a new ES run's config.ini does not record tanh = float"
+sed -e '/^noise = /d' -e '/^noise_table_mb = /d' -e '/^tanh = /d' es1/config.ini > old-config.ini
 "$BIN" run old-config.ini --threads 2 --out old --quiet
 grep -q '^noise = generator$' old/config.ini || fail "an old resolved config did not resolve to noise = generator"
+grep -q '^tanh = double$' old/config.ini || fail "an old resolved config did not resolve to tanh = double"
 diff <(strip_wall es1/metrics.csv) <(strip_wall old/metrics.csv) || fail "an old resolved config's run differs"
+# an agent file of an older build: its header lacks policy.tanh, so it is evaluated in double
+grep -q '^policy.tanh = double$' es1/best.params || fail "best.params does not record policy.tanh"
+sed '/^policy.tanh = /d' es1/best.params > old.params
+[ "$("$BIN" eval --genome old.params --episodes 3)" = "$("$BIN" eval --genome es1/best.params --episodes 3)" ] ||
+  fail "an agent file without policy.tanh is not evaluated with tanh in double"
 { sed -e '/^noise_source = /d' -e '/^noise_table_mb = /d' ars1/config.ini; } > old-ars.ini
 "$BIN" run old-ars.ini --threads 2 --out oldars --quiet
 diff <(strip_wall ars1/metrics.csv) <(strip_wall oldars/metrics.csv) || fail "an old resolved ARS config's run differs"
