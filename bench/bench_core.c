@@ -113,17 +113,29 @@ static void op_forward(void* p) {
   }
 }
 
-static void bench_forward_one(const char* label, ne_policy_spec s) {
+// the same forwards 8 rows at a time (episodes in lockstep: ne_policy_forward_batch)
+#define BATCH_ROWS 8
+static void op_forward_batch(void* p) {
+  forward_ctx* c = p;
+  int d = c->spec->sizes[0];
+  float act[BATCH_ROWS * NE_POLICY_MAX_ACT];
+  for (int i = 0; i < FORWARDS_PER_OP; i += BATCH_ROWS) {
+    ne_policy_forward_batch(c->spec, c->params, c->obs + (size_t)(i % N_OBS) * (size_t)d, BATCH_ROWS, c->scratch, act);
+    c->sink += act[0];
+  }
+}
+
+static void bench_forward_one(const char* label, ne_policy_spec s, int batched) {
   forward_ctx c = {&s,
                    xmalloc(s.n_params * sizeof(float)),
                    xmalloc((size_t)N_OBS * (size_t)s.sizes[0] * sizeof(float)),
-                   xmalloc(s.scratch_floats * sizeof(float)),
+                   xmalloc(ne_policy_batch_scratch_floats(&s, BATCH_ROWS) * sizeof(float)),
                    {0},
                    0};
   ne_policy_init_params(&s, 7, c.params);
   // tanh hidden units in their working range: unit-scale observations
   ne_noise_fill(99, 0, (size_t)N_OBS * (size_t)s.sizes[0], c.obs);
-  double t = time_op(op_forward, &c) / FORWARDS_PER_OP;
+  double t = time_op(batched ? op_forward_batch : op_forward, &c) / FORWARDS_PER_OP;
   printf("  %-50s %8.2f M forwards/s  (%.0f ns, %zu params)\n", label, 1e-6 / t, t * 1e9, s.n_params);
   free(c.params), free(c.obs), free(c.scratch);
 }
@@ -132,11 +144,13 @@ static void bench_forward_one(const char* label, ne_policy_spec s) {
 static void bench_forward(void) {
   printf("\nMLP forward, single thread\n");
   ne_policy_spec cartpole = make_spec(4, 64, 2, NE_HEAD_ARGMAX), mujoco = make_spec(17, 64, 6, NE_HEAD_TANH);
-  bench_forward_one("4-64-64-2 tanh argmax (CartPole), tanh double", cartpole);
-  bench_forward_one("17-64-64-6 tanh, tanh head, tanh double", mujoco);
+  bench_forward_one("4-64-64-2 tanh argmax (CartPole), tanh double", cartpole, 0);
+  bench_forward_one("17-64-64-6 tanh, tanh head, tanh double", mujoco, 0);
   cartpole.tanh_eval = mujoco.tanh_eval = NE_TANH_FLOAT;
-  bench_forward_one("4-64-64-2 tanh argmax (CartPole), tanh float", cartpole);
-  bench_forward_one("17-64-64-6 tanh, tanh head, tanh float", mujoco);
+  bench_forward_one("4-64-64-2 tanh argmax (CartPole), tanh float", cartpole, 0);
+  bench_forward_one("17-64-64-6 tanh, tanh head, tanh float", mujoco, 0);
+  bench_forward_one("4-64-64-2 CartPole, tanh float, batches of 8", cartpole, 1);
+  bench_forward_one("17-64-64-6 tanh head, tanh float, batches of 8", mujoco, 1);
 }
 
 // ---- materialization -----------------------------------------------------------------------------

@@ -37,6 +37,9 @@ MINATAR_GENS = 5         # generations timed per MinAtar measurement (both sides
 MINATAR_STEPS = 1000     # episode cap: gymnax's Breakout-MinAtar default, set on both sides
 CARTPOLE = dict(hidden=16, population=50, sigma=0.1, lr=0.03, eval_episodes=10, max_gens=200)  # cartpole-es
 ASKTELL = dict(dim=10_000, population=100, gens_ours=200, gens_peer=50)
+# episodes per rollout measurement (ours, the peer's): ~1 s of CPU a side (these weights end
+# episodes after ~14 steps); at 20000 and 300 (~0.1 s) a pair's ratio ranged 36-78x
+ROLLOUT_EPISODES = (200_000, 3_000)
 
 
 # ---- neuroevo's side ------------------------------------------------------------------------------
@@ -83,7 +86,8 @@ def ours(row, seed):
         p = neuroevo.Params(theta, fields)
         p.evaluate(episodes=10, seed=seed, threads=1)  # warm-up
         t0 = time.process_time()
-        returns = neuroevo.evaluate_policy(p, episodes=20000, seed=seed, threads=1, return_episodes=True)
+        returns = neuroevo.evaluate_policy(p, episodes=ROLLOUT_EPISODES[0], seed=seed, threads=1,
+                                           return_episodes=True)
         return {"cpu": time.process_time() - t0, "steps": int(returns.sum())}
     raise ValueError(row)
 
@@ -284,7 +288,7 @@ def peer_rollout(seed):
     rng = np.random.default_rng(seed)
     t0 = time.process_time()
     steps = 0
-    for _ in range(300):
+    for _ in range(ROLLOUT_EPISODES[1]):
         obs, _ = env.reset(seed=int(rng.integers(2**31)))
         done = False
         while not done:

@@ -244,9 +244,24 @@ static void test_float_tanh_accuracy_and_edges(void) {
   }
 }
 
+// A batch of 9 observations (two groups of 4 rows for the output tails, and one left) gives the
+// single forwards' bits, row by row.
+static void batch_matches_single(const ne_policy_spec* s, const float* p, ne_rng* r) {
+  enum { N = 9 };
+  int d = s->sizes[0];
+  float obs[N * 8], got[N * 6], want[N * 6];
+  float* scratch = alloc_floats(ne_policy_batch_scratch_floats(s, N));
+  for (int i = 0; i < N * d; i++) obs[i] = (float)ne_rng_range(r, -3, 3);
+  ne_policy_forward_batch(s, p, obs, N, scratch, got);
+  for (int i = 0; i < N; i++) ne_policy_forward(s, p, obs + i * d, scratch, want + i * s->act_dim);
+  ASSERT_EQ(memcmp(got, want, (size_t)N * (size_t)s->act_dim * sizeof *got), 0);
+  free(scratch);
+}
+
 // Every SIMD path (core/cpu.h: baseline, AVX2, AVX-512) gives the naive loop's bits, for widths that
 // exercise each path's blocks (4 vectors, 1 vector, 4 floats, 1-3 floats), both activations and
-// both evaluations of tanh; paths the CPU lacks are reported, not run.
+// both evaluations of tanh, one observation at a time and batched; paths the CPU lacks are
+// reported, not run.
 static void test_forward_simd_paths_match_naive_loop(void) {
   static const int widths[][3] = {{37, 22, 3}, {64, 64, 2}, {130, 17, 6}, {8, 71, 1}};
   float lo[6], hi[6];
@@ -276,6 +291,7 @@ static void test_forward_simd_paths_match_naive_loop(void) {
           TEST_FAIL("%s path, widths 7-%d-%d-%d %s%s: %a vs naive %a", ne__simd_name(level), w[0], w[1], w[2],
                     ne_activation_name(s.activation), s.tanh_eval == NE_TANH_FLOAT ? " (float)" : "", got[0], want[0]);
       }
+      batch_matches_single(&s, p, &r);
       free(p);
       free(scratch);
     }

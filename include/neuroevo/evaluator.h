@@ -20,6 +20,10 @@ extern "C" {
 
 typedef struct ne_evaluator ne_evaluator;
 
+// Episodes of one parameter vector that run together, in lockstep with batched forwards (an
+// in-process env): a good chunk for pools that hand out ne_evaluator_episodes work.
+#define NE_EVALUATOR_LOCKSTEP 8
+
 // Creates an evaluator for (env, policy) that materializes chains through cache. The specs and the
 // cache must outlive it. Caller frees with ne_evaluator_destroy. NULL on OOM. Nullable: cache.
 ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* policy, ne_param_cache* cache);
@@ -61,6 +65,12 @@ void ne_evaluator_set_stop(ne_evaluator* ev, const volatile int* stop);
 // that made the last ne_evaluator_run fail, or NULL when its env did not fail. Owned by ev, valid
 // until the next run.
 const char* ne_evaluator_env_error(const ne_evaluator* ev);
+
+// Runs n episodes of params from reset seeds seeds[0..n): returns[k] and steps[k] (set) of each,
+// exactly what n calls of ne_evaluator_episode give, NE_EVALUATOR_LOCKSTEP at a time in lockstep
+// where the env runs in this process. Nullable: batch (no observation normalization).
+void ne_evaluator_episodes(ne_evaluator* ev, const float* params, const uint64_t* seeds, int n, const ne_batch* batch,
+                           double* returns, uint64_t* steps);
 
 // Runs one episode of the given parameters from reset seed `seed`; returns the episode return and
 // adds the steps taken to *steps. Nullable: batch (no observation normalization), steps.

@@ -119,7 +119,8 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
 // Computes the actions for n observations (obs: n rows of the input size, actions: n rows of
 // act_dim) with the same parameters, bit-identical to n calls of ne_policy_forward: conv policies
 // run each layer as one matrix product over the whole batch (elite re-evaluation, eval episodes),
-// MLPs loop. `scratch` holds ne_policy_batch_scratch_floats(spec, n) floats. Allocates nothing.
+// MLPs each layer over all rows (the short output layers' addition chains of 4 rows overlap).
+// `scratch` holds ne_policy_batch_scratch_floats(spec, n) floats. Allocates nothing.
 void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
                              float* actions);
 

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "exec/lockstep.h"  // conv policies: a candidate's episodes in lockstep, batched forwards
+#include "exec/lockstep.h"  // several episodes of one vector in lockstep, batched forwards
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 #include "neuroevo/noise.h"
@@ -31,7 +31,8 @@ struct ne_evaluator {
   double* bc_sum;                  // (env->bc_dim) its sum over a candidate's episodes
   int env_failed;                  // gym: bridge: NE_E* code of an env failure in the last run (0: none)
   char env_errstr[NE_ERRSTR_LEN];  // its message, naming the env
-  ne_lockstep* lockstep;           // conv policies: episodes in lockstep (NULL: one at a time)
+  ne_lockstep* lockstep;           // episodes in lockstep, made at the first multi-episode run (NULL: not yet)
+  int lockstep_ok;                 // 1 while lockstep may be made (an in-process env, no failed allocation)
   const volatile int* stop;        // raised by the caller: end the episode in hand now (NULL: never)
   int interrupted;                 // 1 when the last run ended an episode early for *stop
   const ne_meta_spec* meta;        // meta-learning: the inner loop (NULL: plain evaluations)
@@ -54,8 +55,9 @@ ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* 
     ne_evaluator_destroy(ev);
     return NULL;
   }
-  // conv policies on in-process envs batch their forwards over episodes (none: the plain loop)
-  if (policy->kind == NE_POLICY_CONV && !env->evaluate && !env->status) ev->lockstep = ne__lockstep_create(env, policy);
+  // in-process envs run several episodes of one vector in lockstep (the gym: bridge's episodes
+  // live in another process; black-box functions have none)
+  ev->lockstep_ok = !env->evaluate && !env->status;
   return ev;
 }
 
@@ -115,16 +117,33 @@ const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const 
 
 // The observation the policy sees: raw, or normalized and clipped as the batch asks.
 static const float* policy_input(ne_evaluator* ev, const ne_batch* batch) {
-  const float* raw = ev->state->obs;
-  if (!batch || !batch->obs_mean) return raw;
-  int d = ev->env->obs_dim;
-  float clip = batch->obs_clip;
-  for (int i = 0; i < d; i++) {
-    float z = (raw[i] - batch->obs_mean[i]) / batch->obs_std[i];
-    if (clip > 0) z = z < -clip ? -clip : (z > clip ? clip : z);
-    ev->obs[i] = z;
-  }
+  if (!batch || !batch->obs_mean) return ev->state->obs;
+  ne__policy_input(ev->state->obs, ev->env->obs_dim, batch, ev->obs);
   return ev->obs;
+}
+
+// ev's lockstep, made on first use; NULL where episodes run one at a time
+static ne_lockstep* lockstep_of(ne_evaluator* ev) {
+  if (!ev->lockstep && ev->lockstep_ok && !(ev->lockstep = ne__lockstep_create(ev->env, ev->policy)))
+    ev->lockstep_ok = 0;  // out of memory: the plain loop, which needs nothing more
+  return ev->lockstep;
+}
+
+// Runs w (<= NE_LOCKSTEP_WIDTH) episodes of params in lockstep, episode k reset with seeds[k];
+// adds their steps to *steps and marks ev interrupted on a stop request.
+static void lockstep_chunk(ne_evaluator* ev, const float* params, const uint64_t* seeds, int w, const ne_batch* batch,
+                           uint64_t* steps) {
+  if (ne__lockstep_run(ev->lockstep, params, seeds, w, batch, ev->stop) == NE_EINTR) ev->interrupted = 1;
+  for (int k = 0; steps && k < w; k++) *steps += ne__lockstep_steps(ev->lockstep, k);
+}
+
+// Episodes first .. first + w - 1 of a candidate in lockstep: its reset seeds as run_episode's loop
+// derives them (w <= NE_LOCKSTEP_WIDTH)
+static void candidate_chunk(ne_evaluator* ev, const float* params, uint64_t episode_seed, uint32_t first, uint32_t w,
+                            const ne_batch* batch, uint64_t* steps) {
+  uint64_t seeds[NE_LOCKSTEP_WIDTH];
+  for (uint32_t k = 0; k < w; k++) seeds[k] = ne_hash2(episode_seed, first + k);
+  lockstep_chunk(ev, params, seeds, (int)w, batch, steps);
 }
 
 static void add_obs_stats(const float* obs, int d, ne_result* out) {
@@ -176,6 +195,21 @@ static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, 
 double ne_evaluator_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch,
                             uint64_t* steps) {
   return run_episode(ev, params, seed, batch, steps, NULL);
+}
+
+void ne_evaluator_episodes(ne_evaluator* ev, const float* params, const uint64_t* seeds, int n, const ne_batch* batch,
+                           double* returns, uint64_t* steps) {
+  int lockstep = n > 1 && lockstep_of(ev);
+  for (int k = 0; k < n; k++) {
+    if (lockstep && k % NE_LOCKSTEP_WIDTH == 0) {
+      int w = n - k < NE_LOCKSTEP_WIDTH ? n - k : NE_LOCKSTEP_WIDTH;
+      lockstep_chunk(ev, params, seeds + k, w, batch, NULL);
+    }
+    int i = k % NE_LOCKSTEP_WIDTH;
+    steps[k] = lockstep ? ne__lockstep_steps(ev->lockstep, i) : 0;
+    returns[k] =
+        lockstep ? ne__lockstep_return(ev->lockstep, i) : run_episode(ev, params, seeds[k], batch, &steps[k], NULL);
+  }
 }
 
 // Adds the behaviour characterization of state (the end of one episode) to ev->bc_sum.
@@ -271,13 +305,14 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
   if (ev->meta) return run_meta(ev, batch, c, params, want_stats, out);
   // Welford's running mean and variance of the episode returns
   double mean = 0, m2 = 0;
-  // conv policies: up to NE_LOCKSTEP_WIDTH episodes at a time with batched forwards, the same
-  // returns in the same order (src/exec/lockstep.c); not with obs normalization or statistics
-  int lockstep = ev->lockstep && c->episodes > 1 && !want_stats && !batch->obs_mean;
+  // several episodes: up to NE_LOCKSTEP_WIDTH at a time with batched forwards, the same returns
+  // in the same order (src/exec/lockstep.c); not while observation statistics are gathered
+  int lockstep = c->episodes > 1 && !want_stats && lockstep_of(ev);
   for (uint32_t e = 0; e < c->episodes && !ev->env_failed && !ev->interrupted; e++) {  // gym: a failed env
     if (lockstep && e % NE_LOCKSTEP_WIDTH == 0) {
       uint32_t n = c->episodes - e < NE_LOCKSTEP_WIDTH ? c->episodes - e : NE_LOCKSTEP_WIDTH;
-      ne__lockstep_run(ev->lockstep, params, c->episode_seed, e, (int)n, &out->steps);
+      candidate_chunk(ev, params, c->episode_seed, e, n, batch, &out->steps);
+      if (ev->interrupted) break;
     }
     double r = lockstep
         ? ne__lockstep_return(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH))
@@ -318,12 +353,13 @@ static int run_part(ne_evaluator* ev, const ne_batch* batch, const ne_candidate*
   out->obs_count = 0;
   const float* params = ne_evaluator_params(ev, batch, c, &out->status);
   if (!params) return out->status;
-  int lockstep = ev->lockstep && n > 1 && !batch->obs_mean;
+  int lockstep = n > 1 && lockstep_of(ev);
   for (uint32_t k = 0; k < n && !ev->env_failed && !ev->interrupted; k++) {
     uint32_t e = first + k;
     if (lockstep && k % NE_LOCKSTEP_WIDTH == 0) {
       uint32_t w = n - k < NE_LOCKSTEP_WIDTH ? n - k : NE_LOCKSTEP_WIDTH;
-      ne__lockstep_run(ev->lockstep, params, c->episode_seed, e, (int)w, &out->steps);
+      candidate_chunk(ev, params, c->episode_seed, e, w, batch, &out->steps);
+      if (ev->interrupted) break;
     }
     returns[k] = lockstep ? ne__lockstep_return(ev->lockstep, (int)(k % NE_LOCKSTEP_WIDTH))
                           : run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, NULL);

@@ -229,15 +229,50 @@ static void dense_tail(const float* restrict x, int in, const float* restrict w,
   if (r > 2) y[o + 2] = a2;
 }
 
+// The last 1-3 outputs of 4 rows of x (in floats apart) into 4 rows of y (out floats apart), c
+// outputs each (a constant after inlining, so the 4c accumulators stay in registers): the rows'
+// addition chains are independent, so they overlap where one row's run back to back. Each output
+// sums in dense_tail's order.
+static inline __attribute__((always_inline)) void tail_rows4(const float* restrict x, int in, const float* restrict w,
+                                                             const float* restrict b, int out, int o, float* restrict y,
+                                                             const int c) {
+  float a[4][3];
+  for (int r = 0; r < 4; r++)
+    for (int k = 0; k < c; k++) a[r][k] = b[o + k];
+  for (int i = 0; i < in; i++) {
+    const float* wr = w + (size_t)i * (size_t)out + (size_t)o;
+    for (int k = 0; k < c; k++)
+      for (int r = 0; r < 4; r++) a[r][k] += x[(size_t)r * (size_t)in + (size_t)i] * wr[k];
+  }
+  for (int r = 0; r < 4; r++)
+    for (int k = 0; k < c; k++) y[(size_t)r * (size_t)out + (size_t)(o + k)] = a[r][k];
+}
+
+static void dense_tail_rows4(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                             int o, float* restrict y) {
+  switch (out - o) {
+    case 1: tail_rows4(x, in, w, b, out, o, y, 1); break;
+    case 2: tail_rows4(x, in, w, b, out, o, y, 2); break;
+    default: tail_rows4(x, in, w, b, out, o, y, 3); break;
+  }
+}
+
+// The outputs of y = b + x W before the last 1-3 (blocks of 16, then 4); returns where they start.
+static int dense_blocks(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                        float* restrict y) {
+  int o = 0;
+  for (; o + 16 <= out; o += 16) dense_block16(x, in, w, b, out, o, y);
+  for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);
+  return o;
+}
+
 // y = b + x W for W (in, out) input-major: blocks of 16 outputs, then 4, then the last 1-3. Each
 // output sums b, x0*w0, x1*w1, ... in that order (products rounded to float, no FMA) in every path,
 // so the result does not depend on the block size or the vector width. (mlp_grad.c's forward calls
 // it too, so its mean is forward's to the bit.)
 void ne__policy_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
                       float* restrict y) {
-  int o = 0;
-  for (; o + 16 <= out; o += 16) dense_block16(x, in, w, b, out, o, y);
-  for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);
+  int o = dense_blocks(x, in, w, b, out, y);
   if (o < out) dense_tail(x, in, w, b, out, o, y);
 }
 
@@ -271,7 +306,7 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
     }                                                                                                              \
     for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                   \
   }                                                                                                                \
-  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, \
+  attr static int name##_blocks(const float* restrict x, int in, const float* restrict w, const float* restrict b, \
                                 int out, float* restrict y) {                                                      \
     int o = 0;                                                                                                     \
     for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                \
@@ -283,6 +318,11 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
       memcpy(y + o, &a0, sizeof a0);                                                                               \
     }                                                                                                              \
     for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);                                             \
+    return o;                                                                                                      \
+  }                                                                                                                \
+  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, \
+                                int out, float* restrict y) {                                                      \
+    int o = name##_blocks(x, in, w, b, out, y);                                                                    \
     if (o < out) dense_tail(x, in, w, b, out, o, y);                                                               \
   }                                                                                                                \
   attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                  \
@@ -311,22 +351,25 @@ MLP_VARIANT(mlp_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512v
 
 typedef void (*dense_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
                          float* restrict y);
+typedef int (*blocks_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                         float* restrict y);
 typedef void (*activate_fn)(const ne_policy_spec* spec, float* y, int n);
 
-// The dense and activation variants of the SIMD level in use (core/cpu.h).
-static void pick_variant(dense_fn* d, activate_fn* a) {
+// The kernels of the SIMD level in use (core/cpu.h): the dense layer, its outputs but the last 1-3
+// (batched forwards do those rows together), the activation.
+typedef struct mlp_kernels {
+  dense_fn dense;
+  blocks_fn blocks;
+  activate_fn activate;
+} mlp_kernels;
+
+static mlp_kernels pick_variant(void) {
 #ifdef HAVE_X86_VARIANTS
   int level = ne__simd_level();
-  if (level >= NE_SIMD_AVX512) {
-    *d = mlp_avx512_dense, *a = mlp_avx512_activate;
-    return;
-  }
-  if (level == NE_SIMD_AVX2) {
-    *d = mlp_avx2_dense, *a = mlp_avx2_activate;
-    return;
-  }
+  if (level >= NE_SIMD_AVX512) return (mlp_kernels){mlp_avx512_dense, mlp_avx512_blocks, mlp_avx512_activate};
+  if (level == NE_SIMD_AVX2) return (mlp_kernels){mlp_avx2_dense, mlp_avx2_blocks, mlp_avx2_activate};
 #endif
-  *d = ne__policy_dense, *a = ne__policy_activate;  // the baseline (policy_int.h)
+  return (mlp_kernels){ne__policy_dense, dense_blocks, ne__policy_activate};  // the baseline (policy_int.h)
 }
 
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
@@ -338,31 +381,60 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
   const float* x = obs;
   const float* p = params;
   size_t half = spec->scratch_floats / 2;
-  dense_fn dense_v;
-  activate_fn activate_v;
-  pick_variant(&dense_v, &activate_v);
+  mlp_kernels k = pick_variant();
   // layer l writes into one half of scratch and reads the other (or the observation)
   for (int l = 0; l < spec->n_layers; l++) {
     int in = spec->sizes[l], out = spec->sizes[l + 1];
     float* y = scratch + (l & 1) * half;
-    dense_v(x, in, p, p + (size_t)in * (size_t)out, out, y);
-    if (l < spec->n_layers - 1) activate_v(spec, y, out);
+    k.dense(x, in, p, p + (size_t)in * (size_t)out, out, y);
+    if (l < spec->n_layers - 1) k.activate(spec, y, out);
     p += (size_t)in * (size_t)out + (size_t)out;
     x = y;
   }
   ne__policy_head(spec, x, action);
 }
 
-// conv policies batch whole layers (conv.c); an MLP's rows are independent forwards
+// One MLP layer over n rows: each row's outputs but the last 1-3 as forward computes them, then
+// those last few 4 rows at a time (their short addition chains overlap: a CartPole 64-2 output
+// layer costs ~0.6x as much a row), the same sums in the same order.
+static void dense_rows(const mlp_kernels* k, const float* x, int n, int in, const float* w, const float* b, int out,
+                       float* y) {
+  size_t xs = (size_t)in, ys = (size_t)out;
+  int o = out;
+  for (int r = 0; r < n; r++) o = k->blocks(x + r * xs, in, w, b, out, y + r * ys);
+  if (o == out) return;
+  int r = 0;
+  for (; r + 4 <= n; r += 4) dense_tail_rows4(x + r * xs, in, w, b, out, o, y + r * ys);
+  for (; r < n; r++) dense_tail(x + r * xs, in, w, b, out, o, y + r * ys);
+}
+
+// conv policies batch whole layers (conv.c); an MLP too, layer by layer over all n rows (each row
+// gets forward's bits: the same sums in the same order, the same activation per element)
 void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
                              float* actions) {
   if (spec->kind == NE_POLICY_CONV) {
     ne__conv_forward_batch(spec, params, obs, n, scratch, actions);
     return;
   }
+  if (n == 1) {
+    ne_policy_forward(spec, params, obs, scratch, actions);
+    return;
+  }
+  const float* x = obs;
+  const float* p = params;
+  size_t half = (size_t)n * (spec->scratch_floats / 2);  // n rows of the widest layer
+  mlp_kernels k = pick_variant();
+  for (int l = 0; l < spec->n_layers; l++) {
+    int in = spec->sizes[l], out = spec->sizes[l + 1];
+    float* y = scratch + (l & 1) * half;
+    dense_rows(&k, x, n, in, p, p + (size_t)in * (size_t)out, out, y);
+    if (l < spec->n_layers - 1) k.activate(spec, y, n * out);
+    p += (size_t)in * (size_t)out + (size_t)out;
+    x = y;
+  }
+  int out = spec->sizes[spec->n_layers];
   for (int i = 0; i < n; i++)
-    ne_policy_forward(spec, params, obs + (size_t)i * (size_t)spec->sizes[0], scratch,
-                      actions + (size_t)i * (size_t)spec->act_dim);
+    ne__policy_head(spec, x + (size_t)i * (size_t)out, actions + (size_t)i * (size_t)spec->act_dim);
 }
 
 size_t ne_policy_batch_scratch_floats(const ne_policy_spec* spec, int n) {
