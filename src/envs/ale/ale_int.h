@@ -58,6 +58,18 @@ typedef struct ne_area_resize {
 // pixel spans more than 3 inputs per axis); 0 or NE_EINVAL.
 int ne__area_resize_init(ne_area_resize* r, int in_h, int in_w, int out_h, int out_w);
 
+// Consecutive Atari frames share most rows, so the env resizes the pooled screen in horizontal
+// bands and keeps the previous frame's output rows where a band's input rows did not change. At
+// 210 -> 84 rows every NE_AREA_BAND_IN input rows map onto exactly NE_AREA_BAND_OUT output rows.
+#define NE_AREA_BAND_IN 5
+#define NE_AREA_BAND_OUT 2
+
+// 1 if band (NE_AREA_BAND_IN -> NE_AREA_BAND_OUT rows, full's columns) resizes every band of full's
+// input exactly as full resizes it: the same column tables, and each output row's taps and row
+// weights those of full's row at the same place in its band, within the band. Then a band resized
+// alone gives full's bytes (a zero-weight tap past the band reads a zeroed padding row: x + 0*0).
+int ne__area_bands_match(const ne_area_resize* full, const ne_area_resize* band);
+
 // Resizes the (in_h, in_w) bytes at in into (out_h, out_w) bytes at out, using tmp
 // ((in_h + NE_AREA_TAPS - 1) * out_w floats) for the horizontal pass and row
 // (in_w + NE_AREA_TAPS - 1 floats) for one input row. Portable C.
