@@ -5,7 +5,8 @@
 // forward rate, MinAtar env steps/s per game against the reference Python implementation (timed by
 // bench/minatar_ref.py), ALE frames/s through the env against raw ALE (builds with -DNE_ALE=ON),
 // and the projected core-hours of 1 billion Atari frames of Deep GA. Times are this thread's CPU
-// time, each the best of 5 runs of >= 0.2 s, so other load on the machine inflates them little.
+// time, each the best of 5 runs of >= 0.2 s, so other load on the machine inflates them little;
+// the ALE comparison times both sides on the same frames in lockstep (lockstep_play).
 // About 30-60 s in all.
 #include <dlfcn.h>  // OpenBLAS is optional: looked up at run time, never linked
 #include <stdio.h>
@@ -441,28 +442,55 @@ static void replay_free(ale_replay* r) {
   ne_env_spec_destroy(r->spec);
 }
 
-// env seconds per agent step (4 frames) through ALE/Frostbite-v5, and the raw/env frame ratio
+// One play of both sides in lockstep, timed step by step (one agent step, ~0.3 ms, of each in
+// turn, the order alternating), so that the swings of this shared machine's speed (the same play
+// took 0.6 s or 0.94 s minutes apart; timing whole plays one after the other gave env/raw from
+// 0.79 to 0.92 for the same code) fall on both sides alike; timing 10 or 50 steps of a side at a
+// time gave the same ratios, so the two sides' caches do not tax each other measurably. Adds each
+// side's thread CPU seconds; 0, or 1 when the two plays differed.
+static int lockstep_play(ale_replay* r, double* t_env, double* t_raw) {
+  play_pos e, w;
+  env_begin(r, &e);
+  raw_begin(r, &w);
+  for (int k = 0; k < REPLAY_STEPS; k++) {
+    int raw_first = k % 2;
+    double t0 = now();
+    raw_first ? raw_advance(r, &w) : env_advance(r, &e);
+    double t1 = now();
+    raw_first ? env_advance(r, &e) : raw_advance(r, &w);
+    double t2 = now();
+    *t_env += raw_first ? t2 - t1 : t1 - t0;
+    *t_raw += raw_first ? t1 - t0 : t2 - t1;
+  }
+  if (r->env_score == r->raw_score) return 0;
+  printf("ALE: the env and raw ALE did not play alike (scores %ld and %ld)\n", r->env_score, r->raw_score);
+  return 1;
+}
+
+// env seconds per agent step (4 frames) through ALE/Frostbite-v5, and the raw/env frame ratios:
+// 3 plays in lockstep against raw act() only, 3 against raw act() + the grayscale screens
 static double bench_ale(void) {
   static ale_replay r;
-  if (replay_setup(&r)) {
-    replay_free(&r);
-    return 0;
-  }
-  double t_step = time_op(env_play, &r) / REPLAY_STEPS;
-  double t_raw = time_op(raw_play, &r) / REPLAY_STEPS;
+  double t_env = 0, t_raw = 0, t_env2 = 0, t_read = 0;
+  int bad = replay_setup(&r);
+  for (int i = 0; i < 3 && !bad; i++) bad = lockstep_play(&r, &t_env, &t_raw);
   r.read_screens = 1;
-  double t_read = time_op(raw_play, &r) / REPLAY_STEPS;
+  for (int i = 0; i < 3 && !bad; i++) bad = lockstep_play(&r, &t_env2, &t_read);
+  replay_free(&r);
+  if (bad) return 0;
+  double steps = 3.0 * REPLAY_STEPS;
   printf(
-      "\nALE (ALE/Frostbite-v5, the same %d agent steps of random play on both sides, frame skip 4, 1 core;\n"
-      "frames/s = 4 x agent steps/s, the 1..30 no-op frames after each reset emulated but not counted):\n"
+      "\nALE (ALE/Frostbite-v5, the same %d agent steps of random play on both sides, in lockstep, x3;\n"
+      "frame skip 4, 1 core; frames/s = 4 x agent steps/s, the 1..30 no-op frames after each reset\n"
+      "emulated but not counted):\n"
       "  raw ALE, act() only, no screen read          %8.0f frames/s\n"
       "  raw ALE + the 2 grayscale screens per step    %8.0f frames/s (ALE's getScreenGrayscale)\n"
       "  through the env (+ max-pool, 84x84 area       %8.0f frames/s\n"
       "    resize, 4-stack, float obs, TimeLimit)\n"
       "  env / raw act-only = %.3f (target >= 0.95); env / raw + screens = %.3f\n",
-      REPLAY_STEPS, FRAME_SKIP / t_raw, FRAME_SKIP / t_read, FRAME_SKIP / t_step, t_raw / t_step, t_read / t_step);
-  replay_free(&r);
-  return t_step;
+      REPLAY_STEPS, FRAME_SKIP * steps / t_raw, FRAME_SKIP * steps / t_read, FRAME_SKIP * steps / t_env, t_raw / t_env,
+      t_read / t_env2);
+  return t_env / steps;
 }
 
 static int cmp_double(const void* a, const void* b) {
@@ -470,12 +498,9 @@ static int cmp_double(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
-// `bench_pixels --ale-ratio PAIRS`: raw / env emulation of the same play as thread CPU time, the
-// two sides played in lockstep and timed step by step (one agent step, ~0.3 ms, of each in turn,
-// the order alternating), so that the swings of this shared machine's speed (the same play took
-// 0.6 s or 0.94 s minutes apart; whole-play interleaving still gave ratios up to 1.14) fall on
-// both sides alike. A pair is one play (REPLAY_STEPS steps). Prints one line "ale_ratio MEDIAN MIN
-// MAX PATH" for peer_goals.py's table. NEUROEVO_SIMD=avx2 measures the path of a CPU without AVX-512.
+// `bench_pixels --ale-ratio PAIRS`: raw / env emulation of the same play as thread CPU time, one
+// play in lockstep per pair (lockstep_play). Prints one line "ale_ratio MEDIAN MIN MAX PATH" for
+// peer_goals.py's table. NEUROEVO_SIMD=avx2 measures the path of a CPU without AVX-512.
 static int ale_ratio(int pairs) {
   static ale_replay r;
   if (replay_setup(&r)) {
@@ -485,22 +510,8 @@ static int ale_ratio(int pairs) {
   double ratios[64];
   if (pairs > 64) pairs = 64;
   for (int i = 0; i < pairs; i++) {
-    play_pos e, w;
-    env_begin(&r, &e);
-    raw_begin(&r, &w);
     double t_env = 0, t_raw = 0;
-    for (int k = 0; k < REPLAY_STEPS; k++) {
-      int raw_first = k % 2;
-      double t0 = now();
-      raw_first ? raw_advance(&r, &w) : env_advance(&r, &e);
-      double t1 = now();
-      raw_first ? env_advance(&r, &e) : raw_advance(&r, &w);
-      double t2 = now();
-      t_env += raw_first ? t2 - t1 : t1 - t0;
-      t_raw += raw_first ? t1 - t0 : t2 - t1;
-    }
-    if (r.env_score != r.raw_score) {
-      printf("ale_ratio n/a: the env and raw ALE did not play alike (scores %ld and %ld)\n", r.env_score, r.raw_score);
+    if (lockstep_play(&r, &t_env, &t_raw)) {
       replay_free(&r);
       return 1;
     }
