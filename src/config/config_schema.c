@@ -77,7 +77,7 @@ static const ne_config_key policy_keys[] = {
     {"policy", "activation", NE_CFG_ENUM, "tanh", 1, 0, "tanh|relu", "hidden-layer nonlinearity"},
     {"policy", "tanh", NE_CFG_ENUM, "float", 1, 0, "float|double",
      "how tanh (activation and head) is computed, the same bits on every CPU either way: float = a "
-     "single-precision rational (6.3 ulp, ~3x faster), double = a double-precision one (0.53 ulp; what "
+     "single-precision rational (6.3 ulp, ~1.8x faster), double = a double-precision one (0.53 ulp; what "
      "run directories and agent files written before this key used)"},
     {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip|gaussian",
      "output head: argmax (discrete actions), tanh or clip (continuous), gaussian (continuous, stochastic: "

@@ -260,7 +260,6 @@ static void pool(ale_state* s) {
   for (int i = 0; i < SCREEN; i++) a[i] = a[i] > b[i] ? a[i] : b[i];
 }
 
-// the pooled screen, resized into the next stack slot
 // in resized by r's tables into out, with this CPU's kernel
 static void resize(const ale_data* d, const ne_area_resize* r, ale_state* s, const uint8_t* in, uint8_t* out) {
   if (d->kernels == KERNELS_AVX512) ne__area_resize_avx512(r, in, s->tmp, out);
