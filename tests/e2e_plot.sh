@@ -156,4 +156,13 @@ out=$("$BIN" run cartpole-ga run.generations=2 --threads 1 --out train-with 2>&1
 grep -q "^curve: *train-with/curve.png" <<<"$out" || fail "a run with gnuplot should name its curve.png: $out"
 echo "ok: a run without gnuplot says it has no curve"
 
+# run.plot_every = -1: never drawn (sweeps, benchmarks), and the summary says how to draw it
+out=$("$BIN" run cartpole-ga run.generations=12 run.plot_every=-1 --threads 1 --out train-off 2>&1) ||
+  fail "a run with plot_every = -1 failed: $out"
+[ ! -e train-off/curve.png ] || fail "curve.png drawn although run.plot_every = -1"
+grep -q "^curve: *off (run.plot_every = -1; .neuroevo plot train-off. draws it)" <<<"$out" ||
+  fail "the summary should say the curve is off: $out"
+! grep -q "warning" <<<"$out" || fail "plot_every = -1 warned: $out"
+echo "ok: run.plot_every = -1 draws no curve"
+
 echo "e2e_plot: all checks passed"

@@ -31,7 +31,9 @@ static const ne_config_key run_keys[] = {
      "parent directory of run directories (each run gets <config>-<timestamp> inside)"},
     {"run", "checkpoint_every", NE_CFG_INT, "1", 1, 1e6, NULL, "write a checkpoint every N generations"},
     {"run", "keep_checkpoints", NE_CFG_INT, "3", 1, 1000, NULL, "number of most recent checkpoints kept"},
-    {"run", "plot_every", NE_CFG_INT, "10", 0, 1e6, NULL, "redraw curve.png every N generations (0 = only at the end)"},
+    {"run", "plot_every", NE_CFG_INT, "10", -1, 1e6, NULL,
+     "redraw curve.png every N generations (0 = only at the end; -1 = never, e.g. in sweeps and benchmarks: "
+     "gnuplot costs ~60 ms of CPU a drawing; `neuroevo plot RUN_DIR` draws it later)"},
     {"run", "plot_seconds", NE_CFG_FLOAT, "10", 0, 1e9, NULL,
      "and at most once every S seconds: a redraw stops training for ~40 ms of gnuplot (0 = no limit)"},
     {"run", "eval_episodes", NE_CFG_INT, "100", 1, 1e6, NULL, "episodes of the final evaluation of the best genome"},

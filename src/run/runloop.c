@@ -345,15 +345,17 @@ static int write_archive(ne_run* run, char* errstr) {
 }
 // ---- end of novelty search ----------------------------------------------------------------------
 
-// Draws curve.png (and writes archive.csv); 0 if it drew. A failure is a warning, printed once per run.
+// Draws curve.png (unless run.plot_every = -1) and writes archive.csv; 0 if it drew. A failure is a
+// warning, printed once per run.
 static int plot(ne_run* run) {
   char png[4096], why[NE_ERRSTR_LEN];
   run->plotted_at = ne__now();
+  char why_archive[NE_ERRSTR_LEN];
+  if (write_archive(run, why_archive) != 0) fprintf(stderr, "neuroevo: warning: no archive.csv: %s\n", why_archive);
+  if (run->plot_every < 0) return NE_EINVAL;  // never drawn: finish says so
   snprintf(png, sizeof png, "%s/curve.png", run->dir);
   const char* dirs[1] = {run->dir};
   int rc = ne_plot_runs(dirs, 1, png, "env_steps", why);
-  char why_archive[NE_ERRSTR_LEN];
-  if (write_archive(run, why_archive) != 0) fprintf(stderr, "neuroevo: warning: no archive.csv: %s\n", why_archive);
   if (rc != 0 && !run->plot_warned) {
     fprintf(stderr, "neuroevo: warning: no curve.png: %s\n", why);
     run->plot_warned = 1;
@@ -381,6 +383,8 @@ static void finish(ne_run* run, const char* reason) {
                 (unsigned long long)run->env_steps, run->wall_s, run->best_score);
   ne__run_say(run, "run directory: %s\n", run->dir);
   if (plotted) ne__run_say(run, "curve:         %s/curve.png\n", run->dir);
+  else if (run->plot_every < 0)
+    ne__run_say(run, "curve:         off (run.plot_every = -1; `neuroevo plot %s` draws it)\n", run->dir);
   else ne__run_say(run, "curve:         none (see the warning above; `neuroevo plot %s` draws it later)\n", run->dir);
   // meta-learning: the returns before and after each inner step, per task
   if (run->meta.tasks > 0)
