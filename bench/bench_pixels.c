@@ -398,16 +398,17 @@ static void raw_advance(ale_replay* r, play_pos* w) {
   if (over) raw_start(r, r->noops[w->episodes < REPLAY_MAX_RESETS ? w->episodes++ : 0]);
 }
 
-static void env_play(void* p) {
+// a whole play of one side (setup: the env records its no-op starts, raw ALE checks it replays them)
+static void env_play(ale_replay* r) {
   play_pos e;
-  env_begin(p, &e);
-  for (int i = 0; i < REPLAY_STEPS; i++) env_advance(p, &e);
+  env_begin(r, &e);
+  for (int i = 0; i < REPLAY_STEPS; i++) env_advance(r, &e);
 }
 
-static void raw_play(void* p) {
+static void raw_play(ale_replay* r) {
   play_pos w;
-  raw_begin(p, &w);
-  for (int i = 0; i < REPLAY_STEPS; i++) raw_advance(p, &w);
+  raw_begin(r, &w);
+  for (int i = 0; i < REPLAY_STEPS; i++) raw_advance(r, &w);
 }
 
 // Sets up both sides and plays once each; 0, or 1 with a message when ALE is missing or the two

@@ -50,7 +50,7 @@ int ne_genome_header_to_config(const ne_genome_header* header, ne_config* cfg, c
   if (rc) return rc;
   for (int i = 0; i < header->n; i++) {
     snprintf(assignment, sizeof assignment, "%s=%s", header->key[i], header->value[i]);
-    int rc = ne_config_override(cfg, assignment, origin, errstr);
+    rc = ne_config_override(cfg, assignment, origin, errstr);
     if (rc) return rc;
   }
   return 0;

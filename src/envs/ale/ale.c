@@ -277,17 +277,21 @@ static void push_frame(const ale_data* d, ale_state* s) {
   const uint8_t* pooled = s->screens[0];
   if (!d->banded || !s->have_resized) {
     resize(d, &d->resize, s, pooled, out);
-  } else {
-    const size_t in_band = (size_t)NE_AREA_BAND_IN * NE_ALE_W, out_band = (size_t)NE_AREA_BAND_OUT * NE_ALE_OUT;
-    for (size_t k = 0; k < NE_ALE_H / NE_AREA_BAND_IN; k++) {
-      const uint8_t* in = pooled + k * in_band;
-      if (memcmp(in, s->resized + k * in_band, in_band) == 0)
-        memcpy(out + k * out_band, before + k * out_band, out_band);
-      else resize(d, &d->band, s, in, out + k * out_band);
-    }
+    memcpy(s->resized, pooled, SCREEN);
+    s->have_resized = 1;
+    return;
   }
-  memcpy(s->resized, pooled, SCREEN);
-  s->have_resized = 1;
+  // s->resized already holds the unchanged bands: only the changed ones are copied in
+  const size_t in_band = (size_t)NE_AREA_BAND_IN * NE_ALE_W, out_band = (size_t)NE_AREA_BAND_OUT * NE_ALE_OUT;
+  for (size_t k = 0; k < NE_ALE_H / NE_AREA_BAND_IN; k++) {
+    const uint8_t* in = pooled + k * in_band;
+    if (memcmp(in, s->resized + k * in_band, in_band) == 0) {
+      memcpy(out + k * out_band, before + k * out_band, out_band);
+      continue;
+    }
+    resize(d, &d->band, s, in, out + k * out_band);
+    memcpy(s->resized + k * in_band, in, in_band);
+  }
 }
 
 int ne__ale_noops(const void* impl) { return ((const ale_state*)impl)->noops; }
