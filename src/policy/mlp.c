@@ -280,67 +280,109 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_X86_VARIANTS 1
+#include <immintrin.h>
 // The dense layer and the activation at vector width VL (8: AVX2, 16: AVX-512): blocks of 8, then 4
-// vectors of outputs with their accumulators held across the input loop, then blocks of VL, then the
-// baseline's blocks of 4 and its tail; the same sums in the same order as ne__policy_dense(). The tanh runs
+// vectors of outputs with their accumulators held across the input loop, then blocks of VL, then
+// the rest: one masked vector in a single forward (name##_rest), the baseline's blocks of 4 and the
+// 4-row tails in a batched one; the same sums in the same order as ne__policy_dense(). The tanh runs
 // the same inline kernel as ne__tanhf_inplace (or, for NE_TANH_FLOAT, ne__tanhf_float_inplace) in
 // blocks of VL, which gcc vectorizes at that width.
-#define MLP_VARIANT(name, attr, VL)                                                                                \
-  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                     \
-  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                         \
-    name##_v v;                                                                                                    \
-    memcpy(&v, p, sizeof v);                                                                                       \
-    return v;                                                                                                      \
-  }                                                                                                                \
-  /* NA accumulators (a constant after inlining) held across the whole input loop: independent  */                 \
-  /* addition chains, so their latencies overlap                                                */                 \
-  attr static inline __attribute__((always_inline)) void name##_block(                                             \
-      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,           \
-      float* restrict y, int NA) {                                                                                 \
-    name##_v acc[8];                                                                                               \
-    for (int v = 0; v < NA; v++) acc[v] = name##_load(b + o + v * VL);                                             \
-    for (int i = 0; i < in; i++) {                                                                                 \
-      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                   \
-      name##_v xi = x[i] + (name##_v){0};                                                                          \
-      for (int v = 0; v < NA; v++) acc[v] += xi * name##_load(wr + v * VL);                                        \
-    }                                                                                                              \
-    for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                   \
-  }                                                                                                                \
-  attr static int name##_blocks(const float* restrict x, int in, const float* restrict w, const float* restrict b, \
-                                int out, float* restrict y) {                                                      \
-    int o = 0;                                                                                                     \
-    for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                \
-    for (; o + 4 * VL <= out; o += 4 * VL) name##_block(x, in, w, b, out, o, y, 4);                                \
-    for (; o + VL <= out; o += VL) {                                                                               \
-      name##_v a0 = name##_load(b + o);                                                                            \
-      for (int i = 0; i < in; i++)                                                                                 \
-        a0 += (x[i] + (name##_v){0}) * name##_load(w + (size_t)i * (size_t)out + (size_t)o);                       \
-      memcpy(y + o, &a0, sizeof a0);                                                                               \
-    }                                                                                                              \
-    for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);                                             \
-    return o;                                                                                                      \
-  }                                                                                                                \
-  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, \
-                                int out, float* restrict y) {                                                      \
-    int o = name##_blocks(x, in, w, b, out, y);                                                                    \
-    if (o < out) dense_tail(x, in, w, b, out, o, y);                                                               \
-  }                                                                                                                \
-  attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                  \
-    int i = 0;                                                                                                     \
-    if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                     \
-      for (; i + VL <= n; i += VL)                                                                                 \
-        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_float_kernel(y[i + j]);                                  \
-      for (; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);                                                      \
-      return;                                                                                                      \
-    }                                                                                                              \
-    if (spec->activation == NE_ACT_TANH) {                                                                         \
-      for (; i + VL <= n; i += VL)                                                                                 \
-        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                        \
-      for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                            \
-      return;                                                                                                      \
-    }                                                                                                              \
-    for (; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];                                                           \
+#define MLP_VARIANT(name, attr, VL)                                                                                    \
+  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                         \
+  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                             \
+    name##_v v;                                                                                                        \
+    memcpy(&v, p, sizeof v);                                                                                           \
+    return v;                                                                                                          \
+  }                                                                                                                    \
+  /* NA accumulators (a constant after inlining) held across the whole input loop: independent  */                     \
+  /* addition chains, so their latencies overlap                                                */                     \
+  attr static inline __attribute__((always_inline)) void name##_block(                                                 \
+      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,               \
+      float* restrict y, int NA) {                                                                                     \
+    name##_v acc[8];                                                                                                   \
+    for (int v = 0; v < NA; v++) acc[v] = name##_load(b + o + v * VL);                                                 \
+    for (int i = 0; i < in; i++) {                                                                                     \
+      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                       \
+      name##_v xi = x[i] + (name##_v){0};                                                                              \
+      for (int v = 0; v < NA; v++) acc[v] += xi * name##_load(wr + v * VL);                                            \
+    }                                                                                                                  \
+    for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                       \
+  }                                                                                                                    \
+  /* the outputs in whole vectors; returns where the rest (< VL) starts */                                             \
+  attr static inline __attribute__((always_inline)) int name##_vectors(                                                \
+      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, float* restrict y) { \
+    int o = 0;                                                                                                         \
+    for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                    \
+    for (; o + 4 * VL <= out; o += 4 * VL) name##_block(x, in, w, b, out, o, y, 4);                                    \
+    for (; o + VL <= out; o += VL) {                                                                                   \
+      name##_v a0 = name##_load(b + o);                                                                                \
+      for (int i = 0; i < in; i++)                                                                                     \
+        a0 += (x[i] + (name##_v){0}) * name##_load(w + (size_t)i * (size_t)out + (size_t)o);                           \
+      memcpy(y + o, &a0, sizeof a0);                                                                                   \
+    }                                                                                                                  \
+    return o;                                                                                                          \
+  }                                                                                                                    \
+  attr static int name##_blocks(const float* restrict x, int in, const float* restrict w, const float* restrict b,     \
+                                int out, float* restrict y) {                                                          \
+    int o = name##_vectors(x, in, w, b, out, y);                                                                       \
+    for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);                                                 \
+    return o;                                                                                                          \
+  }                                                                                                                    \
+  /* one forward: the last out % VL outputs in one masked vector (a small layer: one in all) */                        \
+  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b,     \
+                                int out, float* restrict y) {                                                          \
+    int o = name##_vectors(x, in, w, b, out, y);                                                                       \
+    if (o < out) name##_rest(x, in, w, b, out, o, y);                                                                  \
+  }                                                                                                                    \
+  attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                      \
+    int i = 0;                                                                                                         \
+    if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                         \
+      for (; i + VL <= n; i += VL)                                                                                     \
+        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_float_kernel(y[i + j]);                                      \
+      for (; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);                                                          \
+      return;                                                                                                          \
+    }                                                                                                                  \
+    if (spec->activation == NE_ACT_TANH) {                                                                             \
+      for (; i + VL <= n; i += VL)                                                                                     \
+        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                            \
+      for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                                \
+      return;                                                                                                          \
+    }                                                                                                                  \
+    for (; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];                                                               \
   }
+
+// The last r = out - o < VL outputs of y = b + x W in one vector whose other lanes are masked off:
+// each lane sums b, x0*w0, x1*w1, ... in ne__policy_dense's order (separate rounded products and
+// sums, -ffp-contract=off), one chain per lane where dense_tail runs up to three scalar ones plus
+// the loop's branches. The lanes leave through a whole-vector store and float copies: the next
+// layer or the head reads them one float at a time, which a masked store could not forward to
+// (a masked store made a whole CartPole ES run ~9% slower here).
+__attribute__((target("avx512f"))) static void mlp_avx512_rest(const float* restrict x, int in, const float* restrict w,
+                                                               const float* restrict b, int out, int o,
+                                                               float* restrict y) {
+  __mmask16 m = (__mmask16)((1u << (out - o)) - 1u);
+  __m512 a = _mm512_maskz_loadu_ps(m, b + o);
+  for (int i = 0; i < in; i++) {
+    __m512 wi = _mm512_maskz_loadu_ps(m, w + (size_t)i * (size_t)out + (size_t)o);
+    a = _mm512_add_ps(a, _mm512_mul_ps(_mm512_set1_ps(x[i]), wi));
+  }
+  float lanes[16];
+  _mm512_storeu_ps(lanes, a);
+  for (int k = 0; k < out - o; k++) y[o + k] = lanes[k];
+}
+
+__attribute__((target("avx2"))) static void mlp_avx2_rest(const float* restrict x, int in, const float* restrict w,
+                                                          const float* restrict b, int out, int o, float* restrict y) {
+  __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(out - o), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256 a = _mm256_maskload_ps(b + o, m);
+  for (int i = 0; i < in; i++) {
+    __m256 wi = _mm256_maskload_ps(w + (size_t)i * (size_t)out + (size_t)o, m);
+    a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(x[i]), wi));
+  }
+  float lanes[8];
+  _mm256_storeu_ps(lanes, a);
+  for (int k = 0; k < out - o; k++) y[o + k] = lanes[k];
+}
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // the vectors never cross a real call

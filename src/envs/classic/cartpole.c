@@ -10,6 +10,10 @@
 // Start state: x, x_dot, theta, theta_dot each uniform in [-0.05, 0.05).
 // Termination: |x| > 2.4 or |theta| > 12 degrees (strict comparisons; NaN never terminates).
 // Truncation: the TimeLimit at 500 steps (applied by ne_env_step).
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "envs/classic/classic_int.h"
 
 // constants of CartPoleEnv.__init__, derived ones computed the same way
@@ -72,10 +76,21 @@ static void cp_step(const ne_env_spec* spec, void* impl, const float* act, doubl
 static void cp_observe(const ne_env_spec* spec, const void* impl, float* obs) {
   (void)spec;
   const cartpole* s = impl;
+#ifdef __SSE2__
+  // four scalar loads of the state (cp_step has just stored it double by double: a wider load could
+  // not be forwarded from those stores), one 16-byte store of the observation (so a reader's wider
+  // load can); the same roundings as the casts below
+  __m128 x = _mm_cvtsd_ss(_mm_setzero_ps(), _mm_load_sd(&s->x));
+  __m128 x_dot = _mm_cvtsd_ss(_mm_setzero_ps(), _mm_load_sd(&s->x_dot));
+  __m128 theta = _mm_cvtsd_ss(_mm_setzero_ps(), _mm_load_sd(&s->theta));
+  __m128 theta_dot = _mm_cvtsd_ss(_mm_setzero_ps(), _mm_load_sd(&s->theta_dot));
+  _mm_storeu_ps(obs, _mm_movelh_ps(_mm_unpacklo_ps(x, x_dot), _mm_unpacklo_ps(theta, theta_dot)));
+#else
   obs[0] = (float)s->x;
   obs[1] = (float)s->x_dot;
   obs[2] = (float)s->theta;
   obs[3] = (float)s->theta_dot;
+#endif
 }
 
 static int cp_set_state(const ne_env_spec* spec, void* impl, const double* v, int n, char* errstr) {
