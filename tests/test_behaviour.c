@@ -2,7 +2,8 @@
 // Behaviour characterizations (env.h's ne_env_behaviour, the evaluator's want_bc): the final
 // observation by default, the components env.behaviour names, clear errors for bad values, none
 // for black-box functions; the evaluator's mean over a candidate's episodes equals a hand-rolled
-// loop over the same seeds, also when a conv policy runs the episodes in lockstep. (MuJoCo's final
+// loop over the same seeds, also when a conv policy runs the episodes in lockstep, and several
+// candidates' episodes in lockstep equal their evaluations one at a time. (MuJoCo's final
 // positions: test_mujoco; Atari's RAM: tests/ale/test_ale; the maze's x-y: test_maze.)
 #include <stdint.h>
 #include <string.h>
@@ -206,6 +207,76 @@ static void test_mlp_lockstep_with_normalization_equals_sequential(void) {
   ne_env_spec_destroy(env);
 }
 
+// One-episode candidates in lockstep (ne_evaluator_run_many: 8 slots, a slot whose episode ends
+// takes the next candidate) give each candidate what ne_evaluator_run gives it alone: fitness,
+// steps, observation sums and behaviour, a failed candidate's status; the run stops before a
+// candidate of several episodes; a raised stop flag drops every candidate of the run.
+static void test_candidates_in_lockstep_equal_one_at_a_time(void) {
+  ne_env_spec* env = make("CartPole-v1");
+  char err[NE_ERRSTR_LEN];
+  ne_policy_spec ps;
+  int hidden = 16;
+  ASSERT_EQ(ne_policy_spec_init(&ps, env->obs_dim, &hidden, 1, env->n_actions, NE_ACT_TANH, NE_HEAD_ARGMAX,
+                                NE_INIT_NORMC, NULL, NULL, err),
+            0);
+  ps.tanh_eval = NE_TANH_FLOAT;
+  float* centre = ne_malloc(ps.n_params * sizeof *centre);
+  ne_policy_init_params(&ps, 2, centre);
+  enum { N = 23, MULTI = 20 };  // candidate 7's blob does not exist; 20 has 3 episodes
+  ne_candidate c[N];
+  for (int j = 0; j < N; j++)
+    c[j] = (ne_candidate){.kind = NE_CAND_PERTURB,
+                          .index = (uint32_t)j,
+                          .episodes = j == MULTI ? 3 : 1,
+                          .episode_seed = 500 + (uint64_t)j,
+                          .blob = j == 7 ? 9 : 0,
+                          .noise_seed = 40 + (uint64_t)j / 2,
+                          .coef = j % 2 ? -0.5f : 0.5f};
+  ne_blob blob = {.hash = 1, .n = ps.n_params, .data = centre};
+  ne_batch batch = {.n = N, .cands = c, .n_blobs = 1, .blobs = &blob, .want_obs_stats = 1, .want_bc = 1};
+  double sums[2][N][8];
+  float bcs[2][N][4];
+  ne_result r[2][N];
+  memset(r, 0, sizeof r);
+  for (int v = 0; v < 2; v++)
+    for (int j = 0; j < N; j++)
+      r[v][j].obs_sum = sums[v][j], r[v][j].obs_sumsq = sums[v][j] + 4, r[v][j].bc = bcs[v][j];
+  ne_evaluator* ev = ne_evaluator_create(env, &ps, NULL);
+  ne_evaluator* alone = ne_evaluator_create(env, &ps, NULL);
+  ASSERT(ev && alone && centre);
+  ASSERT_EQ(ne_evaluator_candidate_width(ev), NE_EVALUATOR_LOCKSTEP);
+  ASSERT_EQ(ne_evaluator_run_many(ev, &batch, c, N, r[0]), MULTI);
+  ASSERT_EQ(ne_evaluator_run_many(ev, &batch, c + MULTI, N - MULTI, r[0] + MULTI), 1);
+  ASSERT_EQ(ne_evaluator_run_many(ev, &batch, c + MULTI + 1, N - MULTI - 1, r[0] + MULTI + 1), N - MULTI - 1);
+  uint64_t lengths = 0;
+  for (int j = 0; j < N; j++) {
+    ASSERT_EQ(ne_evaluator_run(alone, &batch, &c[j], &r[1][j]), r[1][j].status);
+    ASSERT_EQ(r[0][j].status, r[1][j].status);
+    ASSERT_EQ(r[0][j].steps, r[1][j].steps);
+    if (j == 7) {
+      ASSERT_EQ(r[0][j].status, NE_EINVAL);
+      continue;
+    }
+    ASSERT(r[0][j].fitness == r[1][j].fitness);
+    ASSERT_EQ(r[0][j].episodes, c[j].episodes);
+    ASSERT(r[0][j].obs_count == r[1][j].obs_count);
+    ASSERT_EQ(memcmp(sums[0][j], sums[1][j], sizeof sums[0][j]), 0);
+    ASSERT_EQ(memcmp(bcs[0][j], bcs[1][j], sizeof bcs[0][j]), 0);
+    lengths |= 1ull << (r[0][j].steps % 64);
+  }
+  ASSERT(__builtin_popcountll(lengths) > 3);  // episodes of many lengths: slots were refilled
+  volatile int stop = 1;
+  ne_evaluator_set_stop(ev, &stop);
+  ASSERT_EQ(ne_evaluator_run_many(ev, &batch, c, MULTI, r[0]), MULTI);
+  for (int j = 0; j < MULTI; j++)
+    if (j != 7) ASSERT_EQ(r[0][j].status, NE_EINTR);
+  ne_evaluator_destroy(ev);
+  ne_evaluator_destroy(alone);
+  ne_free(centre);
+  ne_env_spec_destroy(env);
+}
+
 TEST_MAIN(TEST_ENTRY(test_default_and_selected_components), TEST_ENTRY(test_bad_values_are_clear_errors),
           TEST_ENTRY(test_evaluator_mean_over_episodes), TEST_ENTRY(test_lockstep_behaviours_equal_sequential),
-          TEST_ENTRY(test_mlp_lockstep_with_normalization_equals_sequential))
+          TEST_ENTRY(test_mlp_lockstep_with_normalization_equals_sequential),
+          TEST_ENTRY(test_candidates_in_lockstep_equal_one_at_a_time))

@@ -245,7 +245,7 @@ static void test_float_tanh_accuracy_and_edges(void) {
 }
 
 // A batch of 9 observations (two groups of 4 rows for the output tails, and one left) gives the
-// single forwards' bits, row by row.
+// single forwards' bits, row by row; so do 9 rows with 9 different parameter vectors.
 static void batch_matches_single(const ne_policy_spec* s, const float* p, ne_rng* r) {
   enum { N = 9 };
   int d = s->sizes[0];
@@ -255,6 +255,17 @@ static void batch_matches_single(const ne_policy_spec* s, const float* p, ne_rng
   ne_policy_forward_batch(s, p, obs, N, scratch, got);
   for (int i = 0; i < N; i++) ne_policy_forward(s, p, obs + i * d, scratch, want + i * s->act_dim);
   ASSERT_EQ(memcmp(got, want, (size_t)N * (size_t)s->act_dim * sizeof *got), 0);
+  // each row with its own parameters (ne_policy_forward_rows): row i scaled by 1 + i/8
+  float* own = alloc_floats(N * s->n_params);
+  const float* rows[N];
+  for (int i = 0; i < N; i++) {
+    for (size_t k = 0; k < s->n_params; k++) own[(size_t)i * s->n_params + k] = p[k] * (1.0f + (float)i / 8);
+    rows[i] = own + (size_t)i * s->n_params;
+  }
+  ne_policy_forward_rows(s, rows, obs, N, scratch, got);
+  for (int i = 0; i < N; i++) ne_policy_forward(s, rows[i], obs + i * d, scratch, want + i * s->act_dim);
+  ASSERT_EQ(memcmp(got, want, (size_t)N * (size_t)s->act_dim * sizeof *got), 0);
+  free(own);
   free(scratch);
 }
 

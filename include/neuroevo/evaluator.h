@@ -42,6 +42,21 @@ int ne_evaluator_set_meta(ne_evaluator* ev, const ne_meta_spec* meta);
 // out->status.
 int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, ne_result* out);
 
+// Evaluates cands[0..n) into out[0..n) as n calls of ne_evaluator_run would, bit for bit, but runs
+// a leading run of one-episode candidates (up to all n) NE_EVALUATOR_LOCKSTEP at a time in lockstep
+// where ne_evaluator_candidate_width allows: their episodes are independent, so their steps overlap
+// in the core (a slot whose episode ends takes the next candidate). Returns how many candidates from
+// the front it evaluated, k >= 1 (n >= 1): out[0..k) hold their results and statuses (NE_EINTR for
+// the unfinished ones after a stop request; ne_evaluator_env_error tells of an env failure of
+// out[0] when k is 1); the caller goes on from cands + k.
+int ne_evaluator_run_many(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cands, int n, ne_result* out);
+
+// How many one-episode candidates ne_evaluator_run_many runs at once: NE_EVALUATOR_LOCKSTEP for an
+// MLP of at most 16384 parameters in an in-process env without an inner loop (meta-learning), else
+// 1 (a bigger policy keeps its own weights in cache while its episode runs). A pool handing out
+// candidates in chunks of at least this many lets it fill its slots.
+int ne_evaluator_candidate_width(const ne_evaluator* ev);
+
 // Evaluates episodes first .. first + n - 1 of cand (episode e reset with ne_hash2(episode_seed, e),
 // as ne_evaluator_run does), a part of a candidate whose other episodes run elsewhere: returns[k]
 // gets the return of episode first + k, out->steps their steps, out->status the status. No

@@ -124,6 +124,14 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
 void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
                              float* actions);
 
+// Computes the actions for n observations, row i with its own parameters params[i] (several
+// candidates' episodes in lockstep), bit-identical to n calls of ne_policy_forward: MLPs run each
+// layer over all rows, so the rows' independent chains overlap in the core and the activation runs
+// over all rows at once; conv policies one row after the other. `scratch` holds
+// ne_policy_batch_scratch_floats(spec, n) floats. Allocates nothing.
+void ne_policy_forward_rows(const ne_policy_spec* spec, const float* const* params, const float* obs, int n,
+                            float* scratch, float* actions);
+
 // Floats of scratch ne_policy_forward_batch needs for n observations (n * scratch_floats).
 size_t ne_policy_batch_scratch_floats(const ne_policy_spec* spec, int n);
 

@@ -14,6 +14,9 @@
 #include "neuroevo/noise.h"
 #include "neuroevo/rng.h"
 
+// The largest policy whose single-episode candidates run several at once: 8 of them take 512 kB.
+#define STREAM_MAX_PARAMS 16384
+
 struct ne_evaluator {
   const ne_env_spec* env;          // shared, read-only
   const ne_policy_spec* policy;    // shared, read-only
@@ -33,6 +36,8 @@ struct ne_evaluator {
   char env_errstr[NE_ERRSTR_LEN];  // its message, naming the env
   ne_lockstep* lockstep;           // episodes in lockstep, made at the first multi-episode run (NULL: not yet)
   int lockstep_ok;                 // 1 while lockstep may be made (an in-process env, no failed allocation)
+  int stream_ok;                   // 1 while single-episode candidates may share the lockstep (a small MLP)
+  float* slot_params;              // (NE_LOCKSTEP_WIDTH, n_params) their parameters, made at first use
   const volatile int* stop;        // raised by the caller: end the episode in hand now (NULL: never)
   int interrupted;                 // 1 when the last run ended an episode early for *stop
   const ne_meta_spec* meta;        // meta-learning: the inner loop (NULL: plain evaluations)
@@ -58,6 +63,9 @@ ne_evaluator* ne_evaluator_create(const ne_env_spec* env, const ne_policy_spec* 
   // in-process envs run several episodes of one vector in lockstep (the gym: bridge's episodes
   // live in another process; black-box functions have none)
   ev->lockstep_ok = !env->evaluate && !env->status;
+  // ...and runs of single-episode candidates with small MLPs: their parameters stay in L1/L2 side
+  // by side (bigger policies would evict each other: a candidate alone keeps its own in cache)
+  ev->stream_ok = ev->lockstep_ok && policy->kind == NE_POLICY_MLP && policy->n_params <= STREAM_MAX_PARAMS;
   return ev;
 }
 
@@ -67,6 +75,7 @@ void ne_evaluator_destroy(ne_evaluator* ev) {
   ne__lockstep_destroy(ev->lockstep);
   ne_adapter_destroy(ev->adapter);
   ne_free(ev->params);
+  ne_free(ev->slot_params);
   ne_free(ev->eps);
   ne_free(ev->scratch);
   ne_free(ev->obs);
@@ -78,12 +87,12 @@ void ne_evaluator_destroy(ne_evaluator* ev) {
 // params = centre + coef * eps(seed). A table slice costs a read; the generator costs Philox and
 // Box–Muller per parameter, so its eps is kept and the mirrored twin (same seed, -coef, usually
 // next on the same thread) reuses it: the same floats, so the same bits as generating again.
-static void perturb(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c) {
+static void perturb(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, float* dst) {
   size_t n = ev->policy->n_params;
   const float* centre = batch->blobs[c->blob].data;
   if (!ev->eps && !batch->noise_table) ev->eps = ne_malloc(n * sizeof(float));
   if (batch->noise_table || !ev->eps) {  // (no memory for eps: generate in one pass, same bits)
-    ne_noise_perturb(batch->noise_table, c->noise_seed, n, centre, c->coef, ev->params);
+    ne_noise_perturb(batch->noise_table, c->noise_seed, n, centre, c->coef, dst);
     return;
   }
   if (!ev->has_eps || ev->eps_seed != c->noise_seed) {
@@ -91,28 +100,34 @@ static void perturb(ne_evaluator* ev, const ne_batch* batch, const ne_candidate*
     ev->eps_seed = c->noise_seed;
     ev->has_eps = 1;
   }
-  for (size_t i = 0; i < n; i++) ev->params[i] = centre[i] + c->coef * ev->eps[i];
+  for (size_t i = 0; i < n; i++) dst[i] = centre[i] + c->coef * ev->eps[i];
 }
 
-const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, int* status) {
+// A candidate's parameters: built into dst (n_params floats), or a batch vector as it is
+static const float* candidate_params(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, float* dst,
+                                     int* status) {
   size_t n = ev->policy->n_params;
   *status = 0;
   switch (c->kind) {
     case NE_CAND_CHAIN:
       if (c->n_seeds < 1 || !c->seeds) break;
-      *status = ne_cache_materialize(ev->cache, ev->policy, c->seeds, c->n_seeds, c->sigma, ev->params);
-      return *status ? NULL : ev->params;
+      *status = ne_cache_materialize(ev->cache, ev->policy, c->seeds, c->n_seeds, c->sigma, dst);
+      return *status ? NULL : dst;
     case NE_CAND_PERTURB:
       if (c->blob >= (uint32_t)batch->n_blobs || batch->blobs[c->blob].n != n) break;
       if (batch->noise_table && batch->noise_table->size < n) break;
-      perturb(ev, batch, c);
-      return ev->params;
+      perturb(ev, batch, c, dst);
+      return dst;
     case NE_CAND_VECTOR:
       if (c->blob >= (uint32_t)batch->n_blobs || batch->blobs[c->blob].n != n) break;
       return batch->blobs[c->blob].data;
   }
   *status = NE_EINVAL;
   return NULL;
+}
+
+const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, int* status) {
+  return candidate_params(ev, batch, c, ev->params, status);
 }
 
 // The observation the policy sees: raw, or normalized and clipped as the batch asks.
@@ -146,15 +161,6 @@ static void candidate_chunk(ne_evaluator* ev, const float* params, uint64_t epis
   lockstep_chunk(ev, params, seeds, (int)w, batch, steps);
 }
 
-static void add_obs_stats(const float* obs, int d, ne_result* out) {
-  for (int i = 0; i < d; i++) {
-    double x = obs[i];
-    out->obs_sum[i] += x;
-    out->obs_sumsq[i] += x * x;
-  }
-  out->obs_count += 1;
-}
-
 // One episode; obs statistics go to `stats` when non-NULL.
 static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch, uint64_t* steps,
                           ne_result* stats) {
@@ -177,7 +183,7 @@ static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, 
       ev->interrupted = 1;
       break;
     }
-    if (stats) add_obs_stats(st->obs, env->obs_dim, stats);
+    if (stats) ne__add_obs_stats(st->obs, env->obs_dim, stats);
     ne_policy_forward(ev->policy, params, policy_input(ev, batch), ev->scratch, ev->action);
     if ((rc = ne_env_step(env, st, ev->action, &so)) != 0) break;
     ret += so.reward;
@@ -285,13 +291,17 @@ void ne_evaluator_summarize(const double* returns, uint32_t n, ne_result* out) {
   if (!isfinite(mean) && out->status == 0) out->status = NE_ERANGE;
 }
 
-static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, ne_result* out) {
+// Starts out afresh, as every evaluation of a candidate does: no fitness yet, zero counts and sums
+// (the behaviour zeros unless the episodes run). Returns want_stats | want_bc << 1: whether the
+// batch asks for observation sums and behaviours and out has room for them.
+static int begin_result(ne_evaluator* ev, const ne_batch* batch, ne_result* out) {
   out->fitness = NAN;
   out->pre_fitness = NAN;  // no inner loop unless meta-learning
   out->return_std = 0;
   out->episodes = 0;
   out->steps = 0;
   out->obs_count = 0;
+  out->status = 0;
   int want_stats = batch->want_obs_stats && out->obs_sum && out->obs_sumsq;
   if (want_stats) {
     memset(out->obs_sum, 0, (size_t)ev->env->obs_dim * sizeof(double));
@@ -299,7 +309,23 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
   }
   int want_bc = batch->want_bc && out->bc && ev->env->bc_dim > 0;
   if (want_bc) memset(ev->bc_sum, 0, (size_t)ev->env->bc_dim * sizeof(double));
-  if (want_bc) finish_behaviour(ev, 0, out);  // zeros unless the episodes run
+  if (want_bc) finish_behaviour(ev, 0, out);
+  return want_stats | want_bc << 1;
+}
+
+// Completes out from its episodes' Welford mean and m2 (and ev->bc_sum). Returns out->status.
+static int end_result(ne_evaluator* ev, uint32_t episodes, double mean, double m2, int want_bc, ne_result* out) {
+  out->episodes = episodes;
+  out->fitness = mean;
+  out->return_std = episodes > 1 ? sqrt(m2 / (double)episodes) : 0;
+  if (want_bc) finish_behaviour(ev, episodes, out);
+  if (!isfinite(mean)) out->status = NE_ERANGE;
+  return out->status;
+}
+
+static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, ne_result* out) {
+  int wants = begin_result(ev, batch, out);
+  int want_stats = wants & 1, want_bc = wants >> 1;
   const float* params = ne_evaluator_params(ev, batch, c, &out->status);
   if (!params) return out->status;
   if (ev->meta) return run_meta(ev, batch, c, params, want_stats, out);
@@ -323,12 +349,7 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
     welford_add(&mean, &m2, r, e);
   }
   if (ev->interrupted) return out->status = NE_EINTR;  // a partial result: the caller drops it
-  out->episodes = c->episodes;
-  out->fitness = mean;
-  out->return_std = c->episodes > 1 ? sqrt(m2 / (double)c->episodes) : 0;
-  if (want_bc) finish_behaviour(ev, c->episodes, out);
-  if (!isfinite(mean)) out->status = NE_ERANGE;
-  return out->status;
+  return end_result(ev, c->episodes, mean, m2, want_bc, out);
 }
 
 // gym: bridge: a candidate whose env failed outside the process is run once more (the failed env
@@ -343,6 +364,86 @@ int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate
   }
   if (ev->env_failed) rc = out->status = ev->env_failed;
   return rc;
+}
+
+// ---- runs of single-episode candidates in lockstep ------------------------------------------------
+
+int ne_evaluator_candidate_width(const ne_evaluator* ev) { return ev->stream_ok && !ev->meta ? NE_LOCKSTEP_WIDTH : 1; }
+
+// Starts the next candidates of cands[*next .. n) in free slot s until one runs: each gets out[j]
+// afresh and its parameters in the slot's buffer (one whose parameters fail is done, with their
+// status; one whose reset fails is done at the next pass, with no steps, as run_episode ends it).
+// cand_of[s] gets the candidate, or -1 when none was left.
+static void fill_slot(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cands, int n, int* next,
+                      ne_result* out, int s, int* cand_of) {
+  size_t np = ev->policy->n_params;
+  cand_of[s] = -1;
+  while (*next < n) {
+    int j = (*next)++;
+    int want_stats = begin_result(ev, batch, &out[j]) & 1;
+    const float* params = candidate_params(ev, batch, &cands[j], ev->slot_params + (size_t)s * np, &out[j].status);
+    if (!params) continue;
+    cand_of[s] = j;
+    ne__lockstep_begin(ev->lockstep, s, params, ne_hash2(cands[j].episode_seed, 0), want_stats ? &out[j] : NULL);
+    return;
+  }
+}
+
+// out from the episode that slot s just ended, as run_candidate completes a one-episode candidate
+static void finish_slot(ne_evaluator* ev, const ne_batch* batch, int s, ne_result* out) {
+  int want_bc = batch->want_bc && out->bc && ev->env->bc_dim > 0;
+  double mean = 0, m2 = 0;
+  welford_add(&mean, &m2, ne__lockstep_return(ev->lockstep, s), 0);
+  out->steps = ne__lockstep_steps(ev->lockstep, s);
+  if (want_bc) {
+    memset(ev->bc_sum, 0, (size_t)ev->env->bc_dim * sizeof(double));
+    add_behaviour(ev, ne__lockstep_state(ev->lockstep, s));
+  }
+  end_result(ev, 1, mean, m2, want_bc, out);
+}
+
+// Candidates cands[0..n) of one episode each, NE_LOCKSTEP_WIDTH at a time: a slot whose episode
+// ends takes the next candidate, so the slots stay full while episode lengths differ. On a stop
+// request the unfinished candidates get NE_EINTR.
+static void run_streamed(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cands, int n, ne_result* out) {
+  int cand_of[NE_LOCKSTEP_WIDTH], next = 0;
+  ne__lockstep_clear(ev->lockstep);
+  for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) fill_slot(ev, batch, cands, n, &next, out, s, cand_of);
+  for (;;) {
+    int busy = 0;
+    for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
+      if (cand_of[s] >= 0 && !ne__lockstep_running(ev->lockstep, s)) {
+        finish_slot(ev, batch, s, &out[cand_of[s]]);
+        fill_slot(ev, batch, cands, n, &next, out, s, cand_of);
+      }
+      busy |= cand_of[s] >= 0;
+    }
+    if (!busy) return;
+    if (ev->stop && *ev->stop) break;
+    ne__lockstep_step(ev->lockstep, batch);
+  }
+  // a stop request: the episodes in hand and the candidates not started are dropped
+  ev->interrupted = 1;
+  ne__lockstep_clear(ev->lockstep);
+  for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++)
+    if (cand_of[s] >= 0) out[cand_of[s]].status = NE_EINTR;
+  for (int j = next; j < n; j++) out[j].status = NE_EINTR;
+}
+
+int ne_evaluator_run_many(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cands, int n, ne_result* out) {
+  int k = 0;
+  if (ne_evaluator_candidate_width(ev) > 1)
+    while (k < n && cands[k].episodes == 1) k++;
+  if (k > 1 && lockstep_of(ev) && !ev->slot_params)
+    ev->slot_params = ne_malloc((size_t)NE_LOCKSTEP_WIDTH * ev->policy->n_params * sizeof(float));
+  if (k < 2 || !ev->lockstep || !ev->slot_params) {
+    ne_evaluator_run(ev, batch, cands, out);
+    return 1;
+  }
+  ev->env_failed = 0;
+  ev->interrupted = 0;
+  run_streamed(ev, batch, cands, k, out);
+  return k;
 }
 
 // Episodes first .. first + n - 1 of c into returns[0..n) (no observation statistics); out gets the

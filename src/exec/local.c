@@ -44,17 +44,34 @@ static void record_env_failure(local_exec* le, int i, int code, const char* why)
 
 static void eval_items(void* data, int thread, int begin, int end) {
   local_exec* le = data;
-  for (int i = begin; i < end; i++) {
+  ne_evaluator* ev = le->evaluators[thread];
+  for (int i = begin; i < end;) {
     if (le->caller_stop && *le->caller_stop) le->abort = 1;
-    int rc = ne_evaluator_run(le->evaluators[thread], le->batch, &le->batch->cands[i], &le->results[i]);
-    if (rc == NE_EINTR) {  // ended early by the caller's stop: the batch is abandoned
-      le->abort = 1;
-      return;
+    // one candidate, or a run of one-episode candidates in lockstep (small MLPs)
+    int k = ne_evaluator_run_many(ev, le->batch, &le->batch->cands[i], end - i, &le->results[i]);
+    for (int j = i; j < i + k; j++) {
+      int rc = le->results[j].status;
+      if (rc == NE_EINTR) {  // ended early by the caller's stop: the batch is abandoned
+        le->abort = 1;
+        return;
+      }
+      const char* why = rc < 0 && k == 1 ? ne_evaluator_env_error(ev) : NULL;
+      if (why) record_env_failure(le, j, rc, why);
+      else if (le->on_result) le->on_result(le->on_result_user, &le->batch->cands[j], &le->results[j]);
     }
-    const char* why = rc < 0 ? ne_evaluator_env_error(le->evaluators[thread]) : NULL;
-    if (why) record_env_failure(le, i, rc, why);
-    else if (le->on_result) le->on_result(le->on_result_user, &le->batch->cands[i], &le->results[i]);
+    i += k;
   }
+}
+
+// Candidates per pool chunk: one (episode lengths vary by orders of magnitude, so threads take the
+// next candidate as they finish), or where candidates run in lockstep enough to keep the slots
+// busy while every thread still gets several chunks.
+static int chunk_size(const local_exec* le, int n) {
+  int width = ne_evaluator_candidate_width(le->evaluators[0]);
+  if (width == 1) return 1;
+  if (le->n_threads == 1) return n;  // one thread: every candidate through the same slots
+  int chunk = n / (4 * le->n_threads);
+  return chunk < width ? width : (chunk > 4 * width ? 4 * width : chunk);
 }
 
 static int local_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
@@ -67,7 +84,7 @@ static int local_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* res
   le->failure_index = -1;
   // a stop request ends the episodes in hand too: the generation is dropped anyway
   for (int t = 0; t < le->n_threads; t++) ne_evaluator_set_stop(le->evaluators[t], stop);
-  int rc = ne_pool_for(le->pool, batch->n, 1, eval_items, le, &le->abort);
+  int rc = ne_pool_for(le->pool, batch->n, chunk_size(le, batch->n), eval_items, le, &le->abort);
   if (le->failure_index >= 0) return ne__set_error(errstr, le->failure_code, "%s", le->failure_msg);
   if (rc == NE_EINTR) return ne__set_error(errstr, rc, "evaluation interrupted");
   return rc;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Episodes in lockstep with batched forwards (lockstep.h). All memory is allocated at create; a
-// run allocates nothing. Workload: several episodes of one parameter vector (elite re-evaluation,
-// a candidate's episodes, `neuroevo eval`): a conv forward of 8 frames costs much less than 8
-// forwards of one (weights read once), an MLP's short output layers overlap their addition chains.
+// Episodes in lockstep (lockstep.h). All memory is allocated at create; a step allocates nothing.
+// Workloads: several episodes of one parameter vector (elite re-evaluation, a candidate's episodes,
+// `neuroevo eval`): a conv forward of 8 frames costs much less than 8 forwards of one (weights read
+// once), an MLP's short output layers overlap their addition chains; and the single episodes of
+// several small-MLP candidates (ES and GA populations on classic control), whose steps overlap.
 #include "exec/lockstep.h"
 
 #include <string.h>
@@ -11,16 +12,21 @@
 #include "neuroevo/error.h"
 
 struct ne_lockstep {
-  const ne_env_spec* env;                   // shared, read-only
-  const ne_policy_spec* policy;             // shared, read-only
-  ne_env_state* states[NE_LOCKSTEP_WIDTH];  // one env per episode
-  float* obs;                               // (NE_LOCKSTEP_WIDTH, obs_dim) policy inputs of running episodes
-  float* scratch;                           // batched forward scratch
+  const ne_env_spec* env;                                // shared, read-only
+  const ne_policy_spec* policy;                          // shared, read-only
+  ne_env_state* states[NE_LOCKSTEP_WIDTH];               // one env per slot
+  float* obs;                                            // (NE_LOCKSTEP_WIDTH, obs_dim) policy inputs of running slots
+  float* scratch;                                        // batched forward scratch: NE_LOCKSTEP_WIDTH rows' worth
   float actions[NE_LOCKSTEP_WIDTH * NE_POLICY_MAX_ACT];  // (running, act_dim) actions
-  double returns[NE_LOCKSTEP_WIDTH];                     // episode returns of the last run
-  uint64_t steps[NE_LOCKSTEP_WIDTH];                     // episode steps of the last run
-  int row_of[NE_LOCKSTEP_WIDTH];                         // episode -> row of obs this step
-  int live[NE_LOCKSTEP_WIDTH];                           // 1 while the episode runs
+  const float* params[NE_LOCKSTEP_WIDTH];                // each running slot's parameters (borrowed)
+  const float* row_params[NE_LOCKSTEP_WIDTH];            // the parameters of each row of obs this step
+  ne_result* stats[NE_LOCKSTEP_WIDTH];                   // each slot's observation sums (NULL: none)
+  double returns[NE_LOCKSTEP_WIDTH];                     // each slot's episode return so far
+  uint64_t steps[NE_LOCKSTEP_WIDTH];                     // each slot's episode steps so far
+  int row_of[NE_LOCKSTEP_WIDTH];                         // slot -> row of obs this step
+  int live[NE_LOCKSTEP_WIDTH];                           // 1 while the slot's episode runs
+  int n_live;                                            // slots running
+  int failed;                                            // the first NE_E* code of an env since the last clear
 };
 
 ne_lockstep* ne__lockstep_create(const ne_env_spec* env, const ne_policy_spec* policy) {
@@ -47,51 +53,86 @@ void ne__lockstep_destroy(ne_lockstep* ls) {
   ne_free(ls);
 }
 
-// gathers the running episodes' policy inputs into rows of ls->obs; returns how many
-static int gather(ne_lockstep* ls, int n, const ne_batch* norm) {
+int ne__lockstep_begin(ne_lockstep* ls, int slot, const float* params, uint64_t seed, ne_result* stats) {
+  ls->returns[slot] = 0;
+  ls->steps[slot] = 0;
+  ls->params[slot] = params;
+  ls->stats[slot] = stats;
+  int rc = ne_env_reset(ls->env, ls->states[slot], seed);
+  ls->live[slot] = rc == 0;
+  ls->n_live += rc == 0;
+  if (rc && !ls->failed) ls->failed = rc;
+  return rc;
+}
+
+int ne__lockstep_running(const ne_lockstep* ls, int slot) { return ls->live[slot]; }
+
+void ne__lockstep_clear(ne_lockstep* ls) {
+  memset(ls->live, 0, sizeof ls->live);
+  ls->n_live = 0;
+  ls->failed = 0;
+}
+
+// Gathers the running slots' policy inputs into rows of ls->obs (adding each raw observation to
+// its slot's sums); returns how many, *shared = 1 when they all run one parameter vector.
+static int gather(ne_lockstep* ls, const ne_batch* norm, int* shared) {
   int d = ls->env->obs_dim;
   int rows = 0;
-  for (int i = 0; i < n; i++) {
+  const float* first = NULL;
+  *shared = 1;
+  for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
     if (!ls->live[i]) continue;
+    if (ls->stats[i]) ne__add_obs_stats(ls->states[i]->obs, d, ls->stats[i]);
     ne__policy_input(ls->states[i]->obs, d, norm, ls->obs + (size_t)rows * (size_t)d);
+    if (!first) first = ls->params[i];
+    *shared &= ls->params[i] == first;
+    ls->row_params[rows] = ls->params[i];
     ls->row_of[i] = rows++;
   }
   return rows;
 }
 
+// The actions of the gathered rows: one batched forward of a shared vector, else a forward of each
+// row's own vector, layer by layer over all rows (their chains overlap)
+static void act(ne_lockstep* ls, int rows, int shared) {
+  if (shared) ne_policy_forward_batch(ls->policy, ls->row_params[0], ls->obs, rows, ls->scratch, ls->actions);
+  else ne_policy_forward_rows(ls->policy, ls->row_params, ls->obs, rows, ls->scratch, ls->actions);
+}
+
+int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
+  int shared;
+  int rows = gather(ls, norm, &shared);
+  if (rows == 0) return 0;
+  act(ls, rows, shared);
+  ne_step_out so;
+  for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
+    if (!ls->live[i]) continue;
+    const float* a = ls->actions + (size_t)ls->row_of[i] * (size_t)ls->policy->act_dim;
+    int rc = ne_env_step(ls->env, ls->states[i], a, &so);
+    if (rc == 0) {
+      ls->returns[i] += so.reward;
+      ls->steps[i]++;
+    } else if (!ls->failed) {
+      ls->failed = rc;
+    }
+    if (rc || so.terminated || so.truncated) ls->live[i] = 0, ls->n_live--;
+  }
+  return ls->n_live;
+}
+
 int ne__lockstep_run(ne_lockstep* ls, const float* params, const uint64_t* seeds, int n, const ne_batch* norm,
                      const volatile int* stop) {
-  const ne_env_spec* env = ls->env;
-  int failed = 0, running = 0;
+  ne__lockstep_clear(ls);
   // every episode from its own seed, as the sequential loop resets them
-  for (int i = 0; i < n; i++) {
-    ls->returns[i] = 0;
-    ls->steps[i] = 0;
-    int rc = ne_env_reset(env, ls->states[i], seeds[i]);
-    ls->live[i] = rc == 0;
-    running += ls->live[i];
-    if (rc && !failed) failed = rc;
-  }
-  // one batched forward per step over the episodes still running
-  ne_step_out so;
-  while (running > 0) {
-    if (stop && *stop) return NE_EINTR;  // the episodes in hand end here: a partial result
-    int rows = gather(ls, n, norm);
-    ne_policy_forward_batch(ls->policy, params, ls->obs, rows, ls->scratch, ls->actions);
-    for (int i = 0; i < n; i++) {
-      if (!ls->live[i]) continue;
-      const float* act = ls->actions + (size_t)ls->row_of[i] * (size_t)ls->policy->act_dim;
-      int rc = ne_env_step(env, ls->states[i], act, &so);
-      if (rc == 0) {
-        ls->returns[i] += so.reward;
-        ls->steps[i]++;
-      } else if (!failed) {
-        failed = rc;
-      }
-      if (rc || so.terminated || so.truncated) ls->live[i] = 0, running--;
+  for (int i = 0; i < n; i++) ne__lockstep_begin(ls, i, params, seeds[i], NULL);
+  while (ls->n_live > 0) {
+    if (stop && *stop) {  // the episodes in hand end here: a partial result
+      ne__lockstep_clear(ls);
+      return NE_EINTR;
     }
+    ne__lockstep_step(ls, norm);
   }
-  return failed;
+  return ls->failed;
 }
 
 double ne__lockstep_return(const ne_lockstep* ls, int i) { return ls->returns[i]; }

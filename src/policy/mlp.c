@@ -479,6 +479,36 @@ void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, co
     ne__policy_head(spec, x + (size_t)i * (size_t)out, actions + (size_t)i * (size_t)spec->act_dim);
 }
 
+// MLPs layer by layer over all rows, each row through forward's own kernels (so its bits)
+void ne_policy_forward_rows(const ne_policy_spec* spec, const float* const* params, const float* obs, int n,
+                            float* scratch, float* actions) {
+  if (spec->kind == NE_POLICY_CONV) {
+    const ne_conv_layer* in = &spec->conv[0];
+    size_t d = (size_t)in->in_h * (size_t)in->in_w * (size_t)in->in_c;
+    for (int i = 0; i < n; i++)
+      ne_policy_forward(spec, params[i], obs + (size_t)i * d, scratch, actions + (size_t)i * (size_t)spec->act_dim);
+    return;
+  }
+  size_t half = (size_t)n * (spec->scratch_floats / 2);
+  mlp_kernels k = pick_variant();
+  const float* x = obs;
+  size_t offset = 0;  // of this layer's parameters
+  for (int l = 0; l < spec->n_layers; l++) {
+    int in = spec->sizes[l], out = spec->sizes[l + 1];
+    float* y = scratch + (l & 1) * half;
+    for (int r = 0; r < n; r++) {
+      const float* p = params[r] + offset;
+      k.dense(x + (size_t)r * (size_t)in, in, p, p + (size_t)in * (size_t)out, out, y + (size_t)r * (size_t)out);
+    }
+    if (l < spec->n_layers - 1) k.activate(spec, y, n * out);
+    offset += (size_t)in * (size_t)out + (size_t)out;
+    x = y;
+  }
+  int out = spec->sizes[spec->n_layers];
+  for (int i = 0; i < n; i++)
+    ne__policy_head(spec, x + (size_t)i * (size_t)out, actions + (size_t)i * (size_t)spec->act_dim);
+}
+
 size_t ne_policy_batch_scratch_floats(const ne_policy_spec* spec, int n) {
   return (size_t)(n > 0 ? n : 1) * spec->scratch_floats;
 }
