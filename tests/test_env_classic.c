@@ -4,6 +4,7 @@
 // ranges and determinism, set/get_state, action checks, NE_ESTATE, OOM paths, and golden steps
 // dumped from Gymnasium 1.4.0 (the full comparison is tests/py_gym_compare.py).
 #include <stdint.h>
+#include <string.h>
 
 #include "neuroevo/alloc.h"
 #include "neuroevo/env.h"
@@ -346,6 +347,52 @@ static void test_step_before_reset_is_estate(void) {
   }
 }
 
+// ne_env_step_many equals one ne_env_step per state, bit for bit: CartPole through its vector
+// lanes (9 states: a full chunk of 8 and one more; one never reset: NE_ESTATE; one given action 5:
+// NE_ERANGE; episodes ending at different steps), Acrobot (no lanes) through the plain loop.
+static void test_step_many_equals_one_at_a_time(void) {
+  const char* ids[2] = {"CartPole-v1", "Acrobot-v1"};
+  enum { N = 9 };
+  for (int k = 0; k < 2; k++) {
+    ne_env_spec* spec = make_env(ids[k]);
+    ne_env_state *many[N], *one[N];
+    for (int i = 0; i < N; i++) {
+      many[i] = ne_env_state_create(spec), one[i] = ne_env_state_create(spec);
+      ASSERT(many[i] && one[i]);
+      if (i == 4) continue;  // never reset
+      ASSERT_EQ(ne_env_reset(spec, many[i], 70 + (uint64_t)i), 0);
+      ASSERT_EQ(ne_env_reset(spec, one[i], 70 + (uint64_t)i), 0);
+    }
+    float act[N];
+    const float* acts[N];
+    ne_step_out out_many[N], out_one[N];
+    int rcs[N], ended = 0;
+    for (int t = 0; t < 300; t++) {
+      for (int i = 0; i < N; i++) act[i] = (float)((t * 7 + i * 3) / 5 % 2), acts[i] = &act[i];
+      if (t == 3) act[6] = 5.0f;
+      ne_env_step_many(spec, many, acts, N, out_many, rcs);
+      for (int i = 0; i < N; i++) {
+        ASSERT_EQ(rcs[i], ne_env_step(spec, one[i], acts[i], &out_one[i]));
+        if (i == 4) ASSERT_EQ(rcs[i], NE_ESTATE);
+        if (i == 6 && t == 3) ASSERT_EQ(rcs[i], NE_ERANGE);
+        if (rcs[i]) continue;
+        ASSERT(out_many[i].reward == out_one[i].reward);
+        ASSERT_EQ(out_many[i].terminated, out_one[i].terminated);
+        ASSERT_EQ(out_many[i].truncated, out_one[i].truncated);
+        ASSERT_EQ(memcmp(many[i]->obs, one[i]->obs, (size_t)spec->obs_dim * sizeof(float)), 0);
+        if (out_one[i].terminated || out_one[i].truncated) {
+          ended++;
+          ASSERT_EQ(ne_env_reset(spec, many[i], (uint64_t)t), 0);
+          ASSERT_EQ(ne_env_reset(spec, one[i], (uint64_t)t), 0);
+        }
+      }
+    }
+    if (k == 0) ASSERT(ended > 20);  // CartPole's episodes end at many different steps
+    for (int i = 0; i < N; i++) ne_env_state_destroy(many[i]), ne_env_state_destroy(one[i]);
+    ne_env_spec_destroy(spec);
+  }
+}
+
 static void test_invalid_discrete_action_in_step_is_erange(void) {
   ne_env_spec* spec = make_env("Acrobot-v1");
   ne_env_state* st = ne_env_state_create(spec);
@@ -484,11 +531,12 @@ static void test_allocation_failures_are_clean(void) {
   ASSERT(succeeded);
 }
 
-TEST_MAIN(TEST_ENTRY(test_registry_lists_classic_ids), TEST_ENTRY(test_unknown_id_lists_valid_ids_and_suggests),
-          TEST_ENTRY(test_spec_fields_match_gymnasium), TEST_ENTRY(test_time_limit_truncates_at_registered_steps),
-          TEST_ENTRY(test_max_episode_steps_override), TEST_ENTRY(test_terminated_is_not_truncated),
-          TEST_ENTRY(test_reset_ranges), TEST_ENTRY(test_reset_is_deterministic),
-          TEST_ENTRY(test_set_get_state_round_trip), TEST_ENTRY(test_check_action_names_value_and_space),
-          TEST_ENTRY(test_step_before_reset_is_estate), TEST_ENTRY(test_invalid_discrete_action_in_step_is_erange),
-          TEST_ENTRY(test_golden_steps_match_gymnasium), TEST_ENTRY(test_continuous_mountain_car_state_becomes_float32),
-          TEST_ENTRY(test_nan_observations_are_counted), TEST_ENTRY(test_allocation_failures_are_clean))
+TEST_MAIN(TEST_ENTRY(test_step_many_equals_one_at_a_time), TEST_ENTRY(test_registry_lists_classic_ids),
+          TEST_ENTRY(test_unknown_id_lists_valid_ids_and_suggests), TEST_ENTRY(test_spec_fields_match_gymnasium),
+          TEST_ENTRY(test_time_limit_truncates_at_registered_steps), TEST_ENTRY(test_max_episode_steps_override),
+          TEST_ENTRY(test_terminated_is_not_truncated), TEST_ENTRY(test_reset_ranges),
+          TEST_ENTRY(test_reset_is_deterministic), TEST_ENTRY(test_set_get_state_round_trip),
+          TEST_ENTRY(test_check_action_names_value_and_space), TEST_ENTRY(test_step_before_reset_is_estate),
+          TEST_ENTRY(test_invalid_discrete_action_in_step_is_erange), TEST_ENTRY(test_golden_steps_match_gymnasium),
+          TEST_ENTRY(test_continuous_mountain_car_state_becomes_float32), TEST_ENTRY(test_nan_observations_are_counted),
+          TEST_ENTRY(test_allocation_failures_are_clean))

@@ -93,6 +93,11 @@ typedef struct ne_env_hooks {
   // a hand-written policy (MinAtar's, for reference comparisons): the action for observation obs as
   // an index into the spec's action set
   int (*scripted_action)(const ne_env_spec* spec, const float* obs);
+  // steps n <= 8 instances of the spec at once (impls[i] with action acts[i], already checked
+  // against the action space), exactly as n calls of the family's step would: rewards[i] and
+  // terminated[i] of each, the same bits (ne_env_step_many)
+  void (*step_many)(const ne_env_spec* spec, void* const* impls, const float* const* acts, int n, double* rewards,
+                    int* terminated);
   // the family's own behaviour characterization of the current state (spec->bc_dim floats; used
   // when spec->bc_native): the final x-y position of a robot, Atari's RAM
   void (*behaviour)(const ne_env_spec* spec, const void* impl, float* out);
@@ -247,6 +252,13 @@ void ne_env_get_state(const ne_env_spec* spec, const ne_env_state* state, double
 
 // Advances one step with the TimeLimit applied. NE_ESTATE if the episode ended and no reset followed.
 int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, ne_step_out* out);
+
+// Steps n states of spec, state i with action acts[i]: exactly what n calls of ne_env_step give
+// (rcs[i] the code of each, outs[i] its outcome), in one call of the family's step_many hook for
+// up to 8 of them where the family has one (CartPole: its float64 arithmetic in vector lanes,
+// several episodes in lockstep).
+void ne_env_step_many(const ne_env_spec* spec, ne_env_state* const* states, const float* const* acts, int n,
+                      ne_step_out* outs, int* rcs);
 
 // Checks an action against the action space (integer in range, or inside the Box); NE_ERANGE with a
 // message naming the value otherwise. Nullable: errstr.

@@ -219,27 +219,20 @@ static inline int discrete_action_ok(const ne_env_spec* spec, float a) {
 _Static_assert(offsetof(ne_step_out, truncated) == offsetof(ne_step_out, terminated) + sizeof(int),
                "ne_env_step stores both flags at once");
 
-// one step of the family's dynamics, then Gymnasium's TimeLimit; an ended episode needs a reset
-int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, ne_step_out* out) {
+// what makes a step impossible: bad arguments, an ended episode, an action outside the space
+static int step_check(const ne_env_spec* spec, const ne_env_state* state, const float* act, const ne_step_out* out) {
   if (!spec || !state || !act || !out || state->spec != spec) return NE_EINVAL;
   if (state->needs_reset) return NE_ESTATE;
   // Gymnasium asserts a discrete action is in its space; continuous ones are clipped by the family
   if (spec->discrete && !discrete_action_ok(spec, act[0])) return NE_ERANGE;
+  return 0;
+}
 
-  // dynamics, observation and counters
-  double reward = 0.0;
-  int terminated = 0;
-  spec->family->step(spec, state->impl, act, &reward, &terminated);
-  // gym: bridge: a failure outside the process (env server) ends the episode with its code
-  int failed = spec->status ? spec->status(spec, state->impl, NULL) : 0;
-  if (failed) {
-    state->needs_reset = 1;
-    return failed;
-  }
+// after the family's dynamics: the observation, the counters and Gymnasium's TimeLimit
+static void step_finish(const ne_env_spec* spec, ne_env_state* state, double reward, int terminated, ne_step_out* out) {
   observe(spec, state);
   state->t++;
   state->n_steps_total++;
-
   // the TimeLimit wrapper: truncated only when the episode did not also terminate
   int ended[2];
   ended[0] = terminated != 0;
@@ -249,7 +242,52 @@ int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, 
   // 8-byte load, which two 4-byte stores could not forward (a stall of every step)
   memcpy((char*)out + offsetof(ne_step_out, terminated), ended, sizeof ended);
   if (ended[0] || ended[1]) state->needs_reset = 1;
+}
+
+// one step of the family's dynamics, then Gymnasium's TimeLimit; an ended episode needs a reset
+int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, ne_step_out* out) {
+  int rc = step_check(spec, state, act, out);
+  if (rc) return rc;
+  double reward = 0.0;
+  int terminated = 0;
+  spec->family->step(spec, state->impl, act, &reward, &terminated);
+  // gym: bridge: a failure outside the process (env server) ends the episode with its code
+  int failed = spec->status ? spec->status(spec, state->impl, NULL) : 0;
+  if (failed) {
+    state->needs_reset = 1;
+    return failed;
+  }
+  step_finish(spec, state, reward, terminated, out);
   return 0;
+}
+
+// Families with a step_many hook step up to 8 instances in one call (the width of their lanes).
+#define STEP_MANY_CHUNK 8
+
+void ne_env_step_many(const ne_env_spec* spec, ne_env_state* const* states, const float* const* acts, int n,
+                      ne_step_out* outs, int* rcs) {
+  void (*many)(const ne_env_spec*, void* const*, const float* const*, int, double*, int*) =
+      spec && spec->hooks && !spec->status ? spec->hooks->step_many : NULL;
+  if (!many) {
+    for (int i = 0; i < n; i++) rcs[i] = ne_env_step(spec, states[i], acts[i], &outs[i]);
+    return;
+  }
+  for (int first = 0; first < n; first += STEP_MANY_CHUNK) {
+    int end = n - first < STEP_MANY_CHUNK ? n : first + STEP_MANY_CHUNK, m = 0;
+    void* impls[STEP_MANY_CHUNK];
+    const float* lane_acts[STEP_MANY_CHUNK];
+    int lane_of[STEP_MANY_CHUNK], terminated[STEP_MANY_CHUNK];
+    double rewards[STEP_MANY_CHUNK];
+    for (int i = first; i < end; i++) {
+      if ((rcs[i] = step_check(spec, states[i], acts[i], &outs[i])) != 0) continue;
+      impls[m] = states[i]->impl;
+      lane_acts[m] = acts[i];
+      lane_of[m++] = i;
+    }
+    if (m == 0) continue;
+    many(spec, impls, lane_acts, m, rewards, terminated);
+    for (int k = 0; k < m; k++) step_finish(spec, states[lane_of[k]], rewards[k], terminated[k], &outs[lane_of[k]]);
+  }
 }
 
 // "Discrete(3)", "Box(-2, 2, (1,))", or "Box((6,))" when the bounds differ per component, into buf

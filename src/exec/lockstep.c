@@ -104,18 +104,28 @@ int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
   int rows = gather(ls, norm, &shared);
   if (rows == 0) return 0;
   act(ls, rows, shared);
-  ne_step_out so;
+  // the envs of the running slots, row by row (families with lanes step them together)
+  ne_env_state* states[NE_LOCKSTEP_WIDTH];
+  const float* acts[NE_LOCKSTEP_WIDTH];
+  ne_step_out so[NE_LOCKSTEP_WIDTH];
+  int rcs[NE_LOCKSTEP_WIDTH], slot_of[NE_LOCKSTEP_WIDTH];
   for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
     if (!ls->live[i]) continue;
-    const float* a = ls->actions + (size_t)ls->row_of[i] * (size_t)ls->policy->act_dim;
-    int rc = ne_env_step(ls->env, ls->states[i], a, &so);
-    if (rc == 0) {
-      ls->returns[i] += so.reward;
+    int r = ls->row_of[i];
+    states[r] = ls->states[i];
+    acts[r] = ls->actions + (size_t)r * (size_t)ls->policy->act_dim;
+    slot_of[r] = i;
+  }
+  ne_env_step_many(ls->env, states, acts, rows, so, rcs);
+  for (int r = 0; r < rows; r++) {
+    int i = slot_of[r];
+    if (rcs[r] == 0) {
+      ls->returns[i] += so[r].reward;
       ls->steps[i]++;
     } else if (!ls->failed) {
-      ls->failed = rc;
+      ls->failed = rcs[r];
     }
-    if (rc || so.terminated || so.truncated) ls->live[i] = 0, ls->n_live--;
+    if (rcs[r] || so[r].terminated || so[r].truncated) ls->live[i] = 0, ls->n_live--;
   }
   return ls->n_live;
 }

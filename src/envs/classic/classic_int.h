@@ -25,6 +25,10 @@ void ne__classic_spec_init(ne_env_spec* spec, const char* id, const ne_env_famil
 // The family's hooks: render draws every classic id after Gymnasium's pictures (render.c).
 extern const ne_env_hooks ne__classic_hooks;
 
+// That render hook, for ids with hooks of their own (CartPole's step_many).
+int ne__classic_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
+                       char* errstr);
+
 // Sets a Discrete(n) action space.
 void ne__classic_discrete(ne_env_spec* spec, int n);
 

@@ -101,8 +101,8 @@ static drawing find(const char* id) {
 }
 
 // the hook: Gymnasium's state vector of impl, then the id's drawing
-static int classic_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width,
-                          int height, char* errstr) {
+int ne__classic_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
+                       char* errstr) {
   (void)ctx;  // nothing kept between frames
   drawing d = find(spec->id);
   if (!d) return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no drawing for this environment", spec->id);
@@ -112,4 +112,4 @@ static int classic_render(const ne_env_spec* spec, const void* impl, void** ctx,
   return 0;
 }
 
-const ne_env_hooks ne__classic_hooks = {.render = classic_render};
+const ne_env_hooks ne__classic_hooks = {.render = ne__classic_render};
