@@ -69,7 +69,7 @@ static void eval_items(void* data, int thread, int begin, int end) {
 static int chunk_size(const local_exec* le, int n) {
   int width = ne_evaluator_candidate_width(le->evaluators[0]);
   if (width == 1) return 1;
-  if (le->n_threads == 1) return n;  // one thread: every candidate through the same slots
+  if (le->n_threads == 1) return n > 1 ? n : 1;  // one thread: every candidate through the same slots
   int chunk = n / (4 * le->n_threads);
   return chunk < width ? width : (chunk > 4 * width ? 4 * width : chunk);
 }
