@@ -132,18 +132,27 @@ void ne_env_state_destroy(ne_env_state* state) {
   ne_free(state);
 }
 
-// 1 if any of the n floats is NaN or inf (exponent bits all ones): a branch-free OR over the bits
-// that vectorizes, because pixel observations (28,224 floats per Atari step) pass through here
-// One float at a time with an early exit, so gcc does not vectorize it: the family has just written
-// the observation with scalar stores, and a 16-byte load of four of them cannot be forwarded from
-// the store buffer (it waits for the stores to retire, ~10% of a CartPole step).
+// 1 if any of the n floats is NaN or inf (exponent bits all ones). Long observations (MinAtar,
+// pixels) take a branch-free OR over the bits that vectorizes. Short ones (classic control,
+// MuJoCo) are read one float at a time with an early exit, which gcc does not vectorize: the
+// family has just written them with scalar stores, and a 16-byte load over four of those cannot
+// be forwarded from the store buffer (it waits for the stores to retire, ~10% of a CartPole step).
 static int any_nonfinite(const float* v, int n) {
+  if (n <= 64) {
+    for (int i = 0; i < n; i++) {
+      uint32_t bits;
+      memcpy(&bits, &v[i], sizeof bits);
+      if ((bits & 0x7f800000u) == 0x7f800000u) return 1;
+    }
+    return 0;
+  }
+  uint32_t bad = 0;
   for (int i = 0; i < n; i++) {
     uint32_t bits;
     memcpy(&bits, &v[i], sizeof bits);
-    if ((bits & 0x7f800000u) == 0x7f800000u) return 1;
+    bad |= (uint32_t)((bits & 0x7f800000u) == 0x7f800000u);
   }
-  return 0;
+  return bad != 0;
 }
 
 // writes the observation and counts it if it holds NaN or inf

@@ -291,6 +291,11 @@ void ne_evaluator_summarize(const double* returns, uint32_t n, ne_result* out) {
   if (!isfinite(mean) && out->status == 0) out->status = NE_ERANGE;
 }
 
+// 1 when the batch asks for behaviours and out has room for them (and the env has any)
+static int wants_bc(const ne_evaluator* ev, const ne_batch* batch, const ne_result* out) {
+  return batch->want_bc && out->bc && ev->env->bc_dim > 0;
+}
+
 // Starts out afresh, as every evaluation of a candidate does: no fitness yet, zero counts and sums
 // (the behaviour zeros unless the episodes run). Returns want_stats | want_bc << 1: whether the
 // batch asks for observation sums and behaviours and out has room for them.
@@ -307,7 +312,7 @@ static int begin_result(ne_evaluator* ev, const ne_batch* batch, ne_result* out)
     memset(out->obs_sum, 0, (size_t)ev->env->obs_dim * sizeof(double));
     memset(out->obs_sumsq, 0, (size_t)ev->env->obs_dim * sizeof(double));
   }
-  int want_bc = batch->want_bc && out->bc && ev->env->bc_dim > 0;
+  int want_bc = wants_bc(ev, batch, out);
   if (want_bc) memset(ev->bc_sum, 0, (size_t)ev->env->bc_dim * sizeof(double));
   if (want_bc) finish_behaviour(ev, 0, out);
   return want_stats | want_bc << 1;
@@ -391,7 +396,7 @@ static void fill_slot(ne_evaluator* ev, const ne_batch* batch, const ne_candidat
 
 // out from the episode that slot s just ended, as run_candidate completes a one-episode candidate
 static void finish_slot(ne_evaluator* ev, const ne_batch* batch, int s, ne_result* out) {
-  int want_bc = batch->want_bc && out->bc && ev->env->bc_dim > 0;
+  int want_bc = wants_bc(ev, batch, out);
   double mean = 0, m2 = 0;
   welford_add(&mean, &m2, ne__lockstep_return(ev->lockstep, s), 0);
   out->steps = ne__lockstep_steps(ev->lockstep, s);

@@ -450,8 +450,37 @@ static void dense_rows(const mlp_kernels* k, const float* x, int n, int in, cons
   for (; r < n; r++) dense_tail(x + r * xs, in, w, b, out, o, y + r * ys);
 }
 
-// conv policies batch whole layers (conv.c); an MLP too, layer by layer over all n rows (each row
-// gets forward's bits: the same sums in the same order, the same activation per element)
+// An MLP over n rows, layer by layer: with one shared vector (rows == NULL) each layer through
+// dense_rows, else each row through forward's own kernel with its parameters rows[r]; then the
+// activation over all rows at once and the head per row. Each row gets forward's bits (the same
+// sums in the same order, the same activation per element).
+static void mlp_rows(const ne_policy_spec* spec, const float* shared, const float* const* rows, const float* obs, int n,
+                     float* scratch, float* actions) {
+  const float* x = obs;
+  size_t offset = 0;                                     // of this layer's parameters
+  size_t half = (size_t)n * (spec->scratch_floats / 2);  // n rows of the widest layer
+  mlp_kernels k = pick_variant();
+  for (int l = 0; l < spec->n_layers; l++) {
+    int in = spec->sizes[l], out = spec->sizes[l + 1];
+    size_t bias = (size_t)in * (size_t)out;
+    float* y = scratch + (l & 1) * half;
+    if (!rows) {
+      dense_rows(&k, x, n, in, shared + offset, shared + offset + bias, out, y);
+    } else {
+      for (int r = 0; r < n; r++)
+        k.dense(x + (size_t)r * (size_t)in, in, rows[r] + offset, rows[r] + offset + bias, out,
+                y + (size_t)r * (size_t)out);
+    }
+    if (l < spec->n_layers - 1) k.activate(spec, y, n * out);
+    offset += bias + (size_t)out;
+    x = y;
+  }
+  int out = spec->sizes[spec->n_layers];
+  for (int i = 0; i < n; i++)
+    ne__policy_head(spec, x + (size_t)i * (size_t)out, actions + (size_t)i * (size_t)spec->act_dim);
+}
+
+// conv policies batch whole layers (conv.c); an MLP too, layer by layer over all n rows
 void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, const float* obs, int n, float* scratch,
                              float* actions) {
   if (spec->kind == NE_POLICY_CONV) {
@@ -462,21 +491,7 @@ void ne_policy_forward_batch(const ne_policy_spec* spec, const float* params, co
     ne_policy_forward(spec, params, obs, scratch, actions);
     return;
   }
-  const float* x = obs;
-  const float* p = params;
-  size_t half = (size_t)n * (spec->scratch_floats / 2);  // n rows of the widest layer
-  mlp_kernels k = pick_variant();
-  for (int l = 0; l < spec->n_layers; l++) {
-    int in = spec->sizes[l], out = spec->sizes[l + 1];
-    float* y = scratch + (l & 1) * half;
-    dense_rows(&k, x, n, in, p, p + (size_t)in * (size_t)out, out, y);
-    if (l < spec->n_layers - 1) k.activate(spec, y, n * out);
-    p += (size_t)in * (size_t)out + (size_t)out;
-    x = y;
-  }
-  int out = spec->sizes[spec->n_layers];
-  for (int i = 0; i < n; i++)
-    ne__policy_head(spec, x + (size_t)i * (size_t)out, actions + (size_t)i * (size_t)spec->act_dim);
+  mlp_rows(spec, params, NULL, obs, n, scratch, actions);
 }
 
 // MLPs layer by layer over all rows, each row through forward's own kernels (so its bits)
@@ -489,24 +504,7 @@ void ne_policy_forward_rows(const ne_policy_spec* spec, const float* const* para
       ne_policy_forward(spec, params[i], obs + (size_t)i * d, scratch, actions + (size_t)i * (size_t)spec->act_dim);
     return;
   }
-  size_t half = (size_t)n * (spec->scratch_floats / 2);
-  mlp_kernels k = pick_variant();
-  const float* x = obs;
-  size_t offset = 0;  // of this layer's parameters
-  for (int l = 0; l < spec->n_layers; l++) {
-    int in = spec->sizes[l], out = spec->sizes[l + 1];
-    float* y = scratch + (l & 1) * half;
-    for (int r = 0; r < n; r++) {
-      const float* p = params[r] + offset;
-      k.dense(x + (size_t)r * (size_t)in, in, p, p + (size_t)in * (size_t)out, out, y + (size_t)r * (size_t)out);
-    }
-    if (l < spec->n_layers - 1) k.activate(spec, y, n * out);
-    offset += (size_t)in * (size_t)out + (size_t)out;
-    x = y;
-  }
-  int out = spec->sizes[spec->n_layers];
-  for (int i = 0; i < n; i++)
-    ne__policy_head(spec, x + (size_t)i * (size_t)out, actions + (size_t)i * (size_t)spec->act_dim);
+  mlp_rows(spec, NULL, params, obs, n, scratch, actions);
 }
 
 size_t ne_policy_batch_scratch_floats(const ne_policy_spec* spec, int n) {
