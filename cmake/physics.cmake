@@ -147,10 +147,14 @@ else()
 endif()
 # FFmpeg's libraries (Debian libavcodec-dev, libavformat-dev, libswscale-dev) for .mp4 videos
 # (src/report/video_mp4.c); without them `neuroevo render --out x.mp4` is a clear error
-# (pkg-config is found by the top-level CMakeLists.txt)
-pkg_check_modules(LIBAV QUIET IMPORTED_TARGET libavformat libavcodec libswscale libavutil)
+# (pkg-config is found by the top-level CMakeLists.txt). Only their headers at build time: the
+# writer dlopens the libraries at its first use (src/report/libav_api.c), because linking them
+# costs every process ~28 ms of start-up (~130 shared libraries).
+pkg_check_modules(LIBAV QUIET libavformat libavcodec libswscale libavutil)
 if(LIBAV_FOUND)
-  target_link_libraries(neuroevo PUBLIC PkgConfig::LIBAV)
+  target_sources(neuroevo PRIVATE ${PROJECT_SOURCE_DIR}/src/report/libav_api.c)
+  target_include_directories(neuroevo PRIVATE ${LIBAV_INCLUDE_DIRS})
+  target_link_libraries(neuroevo PUBLIC ${CMAKE_DL_LIBS})
   target_compile_definitions(neuroevo PUBLIC NE_HAVE_LIBAV=1)
 else()
   message(STATUS "libavcodec/libavformat/libswscale not found (run scripts/install-deps): `neuroevo render` cannot write MP4s")

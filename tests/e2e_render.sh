@@ -49,8 +49,10 @@ fi
 # MP4 through FFmpeg's libraries: ffprobe decodes every frame (the whole episode: --max-frames is
 # above CartPole's 500 steps, so frames = return + 1), the size is the asked one, the pixel format
 # yuv420p, and the frames differ (more than one distinct hash from ffmpeg's framemd5)
+# (loaded at the writer's first use: linked, their ~130 libraries cost every command ~28 ms at start)
 if [ -n "$RUN" ]; then
   command -v ffprobe >/dev/null || fail "ffprobe missing (scripts/install-deps installs ffmpeg)"
+  ! ldd "$BIN" | grep -q libavcodec || fail "$BIN links libavcodec: it should dlopen it (src/report/libav_api.h)"
   "$BIN" render "$RUN" --out cartpole.mp4 --size 120x80 --max-frames 600 >out 2>err || fail "render mp4: $(cat err)"
   ret=$(sed -n 's/.*wrote cartpole.mp4 (return \([0-9]*\)\.00)$/\1/p' out)
   [ -n "$ret" ] || fail "render mp4 printed: $(cat out)"
