@@ -207,6 +207,39 @@ static void test_mlp_lockstep_with_normalization_equals_sequential(void) {
   ne_env_spec_destroy(env);
 }
 
+// More episodes than slots whose lengths differ (CartPole): a slot whose episode ends takes the next
+// one (ne__lockstep_run), and every episode still gets the one-at-a-time loop's return and steps.
+static void test_streamed_episodes_equal_sequential(void) {
+  ne_env_spec* env = make("CartPole-v1");
+  char err[NE_ERRSTR_LEN];
+  ne_policy_spec ps;
+  int hidden = 8;
+  ASSERT_EQ(ne_policy_spec_init(&ps, env->obs_dim, &hidden, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL,
+                                NULL, err),
+            0);
+  float* p = ne_malloc(ps.n_params * sizeof *p);
+  ne_policy_init_params(&ps, 2, p);
+  ne_noise_axpy(3, 0, ps.n_params, 0.5f, p);
+  enum { N = 29 };
+  uint64_t seeds[N], steps[N];
+  double returns[N];
+  for (int e = 0; e < N; e++) seeds[e] = 50 + (uint64_t)e;
+  ne_evaluator* ev = ne_evaluator_create(env, &ps, NULL);
+  ASSERT(ev && p);
+  ne_evaluator_episodes(ev, p, seeds, N, NULL, returns, steps);
+  int longer = 0;
+  for (int e = 0; e < N; e++) {
+    uint64_t s = 0;
+    ASSERT(ne_evaluator_episode(ev, p, seeds[e], NULL, &s) == returns[e]);
+    ASSERT_EQ(s, steps[e]);
+    longer += steps[e] > steps[0];
+  }
+  ASSERT(longer > 0 && longer < N - 1);  // lengths differ: slots were refilled out of order
+  ne_evaluator_destroy(ev);
+  ne_free(p);
+  ne_env_spec_destroy(env);
+}
+
 // One-episode candidates in lockstep (ne_evaluator_run_many: 8 slots, a slot whose episode ends
 // takes the next candidate) give each candidate what ne_evaluator_run gives it alone: fitness,
 // steps, observation sums and behaviour, a failed candidate's status; the run stops before a
@@ -279,4 +312,5 @@ static void test_candidates_in_lockstep_equal_one_at_a_time(void) {
 TEST_MAIN(TEST_ENTRY(test_default_and_selected_components), TEST_ENTRY(test_bad_values_are_clear_errors),
           TEST_ENTRY(test_evaluator_mean_over_episodes), TEST_ENTRY(test_lockstep_behaviours_equal_sequential),
           TEST_ENTRY(test_mlp_lockstep_with_normalization_equals_sequential),
+          TEST_ENTRY(test_streamed_episodes_equal_sequential),
           TEST_ENTRY(test_candidates_in_lockstep_equal_one_at_a_time))

@@ -23,6 +23,7 @@ typedef struct ne_evaluator ne_evaluator;
 // Episodes of one parameter vector that run together, in lockstep with batched forwards (an
 // in-process env): a good chunk for pools that hand out ne_evaluator_episodes work.
 #define NE_EVALUATOR_LOCKSTEP 8
+#define NE_EVALUATOR_EPISODE_BLOCK 64  // episodes per ne_evaluator_episodes call worth batching
 
 // Creates an evaluator for (env, policy) that materializes chains through cache. The specs and the
 // cache must outlive it. Caller frees with ne_evaluator_destroy. NULL on OOM. Nullable: cache.
@@ -83,7 +84,9 @@ const char* ne_evaluator_env_error(const ne_evaluator* ev);
 
 // Runs n episodes of params from reset seeds seeds[0..n): returns[k] and steps[k] (set) of each,
 // exactly what n calls of ne_evaluator_episode give, NE_EVALUATOR_LOCKSTEP at a time in lockstep
-// where the env runs in this process. Nullable: batch (no observation normalization).
+// where the env runs in this process (a slot whose episode ends takes the next one; calls of
+// NE_EVALUATOR_EPISODE_BLOCK episodes keep the slots full but for the last few steps). Nullable:
+// batch (no observation normalization).
 void ne_evaluator_episodes(ne_evaluator* ev, const float* params, const uint64_t* seeds, int n, const ne_batch* batch,
                            double* returns, uint64_t* steps);
 

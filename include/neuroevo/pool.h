@@ -30,6 +30,10 @@ int ne_pool_threads(const ne_pool* pool);
 // pool. Nullable: stop.
 int ne_pool_for(ne_pool* pool, int n, int chunk, ne_pool_work_fn fn, void* data, const volatile int* stop);
 
+// A chunk size for ne_pool_for over n items: all of them with one thread (nothing to balance),
+// else about four chunks a thread, within [lo, hi] (lo: what keeps an item's batching busy).
+int ne_pool_chunk(const ne_pool* pool, int n, int lo, int hi);
+
 // Number of online cores.
 int ne_cpu_count(void);
 

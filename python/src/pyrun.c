@@ -345,16 +345,16 @@ typedef struct eval_job {
 
 // Task t is episode t % episodes of vector t / episodes. Episode e's seed is the same for every
 // vector (common random numbers) and the same as src/cli/cmd_eval.c's, so the figures agree with
-// `neuroevo eval`. A vector's consecutive tasks run NE_EVALUATOR_LOCKSTEP at a time (in lockstep
-// where the env allows it; the same returns).
+// `neuroevo eval`. A vector's consecutive tasks run NE_EVALUATOR_EPISODE_BLOCK at a time (in
+// lockstep where the env allows it; the same returns).
 static void eval_episodes(void* data, int thread, int begin, int end) {
   eval_job* job = data;
   for (int t = begin; t < end;) {
     int row = t / job->episodes, e = t % job->episodes;
-    int n = job->episodes - e;  // this vector's tasks left in [t, end), at most a lockstep's
+    int n = job->episodes - e;  // this vector's tasks left in [t, end), at most a block
     if (n > end - t) n = end - t;
-    if (n > NE_EVALUATOR_LOCKSTEP) n = NE_EVALUATOR_LOCKSTEP;
-    uint64_t seeds[NE_EVALUATOR_LOCKSTEP];
+    if (n > NE_EVALUATOR_EPISODE_BLOCK) n = NE_EVALUATOR_EPISODE_BLOCK;
+    uint64_t seeds[NE_EVALUATOR_EPISODE_BLOCK];
     for (int k = 0; k < n; k++) seeds[k] = ne_seed_derive(job->seed, 0, (uint64_t)(e + k), NE_PURPOSE_EVAL);
     ne_evaluator_episodes(job->evaluators[thread], job->params + (size_t)row * job->n_params, seeds, n, job->norm,
                           job->returns + t, job->steps + t);
@@ -375,7 +375,9 @@ static int run_episodes(const rebuilt* r, const float* params, int rows, const n
     if (!(evs[t] = ne_evaluator_create(r->env, &r->policy, NULL))) rc = NE_ENOMEM;
   if (!rc) {
     eval_job job = {evs, params, r->policy.n_params, episodes, norm, seed, returns, steps};
-    rc = ne_pool_for(pool, rows * episodes, NE_EVALUATOR_LOCKSTEP, eval_episodes, &job, NULL);
+    int total = rows * episodes;
+    rc = ne_pool_for(pool, total, ne_pool_chunk(pool, total, NE_EVALUATOR_LOCKSTEP, NE_EVALUATOR_EPISODE_BLOCK),
+                     eval_episodes, &job, NULL);
   }
   // a gym: env whose server failed: report it rather than a NaN mean
   for (int t = 0; !rc && evs && t < n; t++) {

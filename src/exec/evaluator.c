@@ -144,21 +144,27 @@ static ne_lockstep* lockstep_of(ne_evaluator* ev) {
   return ev->lockstep;
 }
 
-// Runs w (<= NE_LOCKSTEP_WIDTH) episodes of params in lockstep, episode k reset with seeds[k];
-// adds their steps to *steps and marks ev interrupted on a stop request.
-static void lockstep_chunk(ne_evaluator* ev, const float* params, const uint64_t* seeds, int w, const ne_batch* batch,
-                           uint64_t* steps) {
-  if (ne__lockstep_run(ev->lockstep, params, seeds, w, batch, ev->stop) == NE_EINTR) ev->interrupted = 1;
-  for (int k = 0; steps && k < w; k++) *steps += ne__lockstep_steps(ev->lockstep, k);
+// Runs n episodes of params in lockstep, episode k reset with seeds[k], into returns[k] and
+// steps[k]; marks ev interrupted on a stop request.
+static void lockstep_episodes(ne_evaluator* ev, const float* params, const uint64_t* seeds, int n,
+                              const ne_batch* batch, double* returns, uint64_t* steps) {
+  if (ne__lockstep_run(ev->lockstep, params, seeds, n, batch, ev->stop, returns, steps) == NE_EINTR)
+    ev->interrupted = 1;
 }
 
-// Episodes first .. first + w - 1 of a candidate in lockstep: its reset seeds as run_episode's loop
-// derives them (w <= NE_LOCKSTEP_WIDTH)
-static void candidate_chunk(ne_evaluator* ev, const float* params, uint64_t episode_seed, uint32_t first, uint32_t w,
-                            const ne_batch* batch, uint64_t* steps) {
-  uint64_t seeds[NE_LOCKSTEP_WIDTH];
+// Episodes of a candidate in lockstep, a block at a time: more than a lockstep's width keeps its
+// slots full (a slot whose episode ends takes the next one), a lockstep's width at most leaves each
+// episode's final state in its slot (for behaviours)
+#define CANDIDATE_BLOCK 64
+
+// Episodes first .. first + w - 1 of a candidate (w <= CANDIDATE_BLOCK) in lockstep, with the reset
+// seeds run_episode's loop derives; their returns into returns[0..w), their steps added to *steps.
+static void candidate_block(ne_evaluator* ev, const float* params, uint64_t episode_seed, uint32_t first, uint32_t w,
+                            const ne_batch* batch, double* returns, uint64_t* steps) {
+  uint64_t seeds[CANDIDATE_BLOCK], n_steps[CANDIDATE_BLOCK];
   for (uint32_t k = 0; k < w; k++) seeds[k] = ne_hash2(episode_seed, first + k);
-  lockstep_chunk(ev, params, seeds, (int)w, batch, steps);
+  lockstep_episodes(ev, params, seeds, (int)w, batch, returns, n_steps);
+  for (uint32_t k = 0; k < w; k++) *steps += n_steps[k];
 }
 
 // One episode; obs statistics go to `stats` when non-NULL.
@@ -205,16 +211,13 @@ double ne_evaluator_episode(ne_evaluator* ev, const float* params, uint64_t seed
 
 void ne_evaluator_episodes(ne_evaluator* ev, const float* params, const uint64_t* seeds, int n, const ne_batch* batch,
                            double* returns, uint64_t* steps) {
-  int lockstep = n > 1 && lockstep_of(ev);
+  if (n > 1 && lockstep_of(ev)) {
+    lockstep_episodes(ev, params, seeds, n, batch, returns, steps);
+    return;
+  }
   for (int k = 0; k < n; k++) {
-    if (lockstep && k % NE_LOCKSTEP_WIDTH == 0) {
-      int w = n - k < NE_LOCKSTEP_WIDTH ? n - k : NE_LOCKSTEP_WIDTH;
-      lockstep_chunk(ev, params, seeds + k, w, batch, NULL);
-    }
-    int i = k % NE_LOCKSTEP_WIDTH;
-    steps[k] = lockstep ? ne__lockstep_steps(ev->lockstep, i) : 0;
-    returns[k] =
-        lockstep ? ne__lockstep_return(ev->lockstep, i) : run_episode(ev, params, seeds[k], batch, &steps[k], NULL);
+    steps[k] = 0;
+    returns[k] = run_episode(ev, params, seeds[k], batch, &steps[k], NULL);
   }
 }
 
@@ -336,21 +339,22 @@ static int run_candidate(ne_evaluator* ev, const ne_batch* batch, const ne_candi
   if (ev->meta) return run_meta(ev, batch, c, params, want_stats, out);
   // Welford's running mean and variance of the episode returns
   double mean = 0, m2 = 0;
-  // several episodes: up to NE_LOCKSTEP_WIDTH at a time with batched forwards, the same returns
-  // in the same order (src/exec/lockstep.c); not while observation statistics are gathered
+  // several episodes: in lockstep with batched forwards, the same returns summed in the same order
+  // (src/exec/lockstep.c); not while observation statistics are gathered
   int lockstep = c->episodes > 1 && !want_stats && lockstep_of(ev);
+  uint32_t block = want_bc ? NE_LOCKSTEP_WIDTH : CANDIDATE_BLOCK;  // behaviours: each episode's final state
+  double returns[CANDIDATE_BLOCK];
   for (uint32_t e = 0; e < c->episodes && !ev->env_failed && !ev->interrupted; e++) {  // gym: a failed env
-    if (lockstep && e % NE_LOCKSTEP_WIDTH == 0) {
-      uint32_t n = c->episodes - e < NE_LOCKSTEP_WIDTH ? c->episodes - e : NE_LOCKSTEP_WIDTH;
-      candidate_chunk(ev, params, c->episode_seed, e, n, batch, &out->steps);
+    if (lockstep && e % block == 0) {
+      uint32_t n = c->episodes - e < block ? c->episodes - e : block;
+      candidate_block(ev, params, c->episode_seed, e, n, batch, returns, &out->steps);
       if (ev->interrupted) break;
     }
     double r = lockstep
-        ? ne__lockstep_return(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH))
+        ? returns[e % block]
         : run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, want_stats ? out : NULL);
     // where the episode ended: its env state (lockstep keeps one per episode) holds the final step
-    if (want_bc)
-      add_behaviour(ev, lockstep ? ne__lockstep_state(ev->lockstep, (int)(e % NE_LOCKSTEP_WIDTH)) : ev->state);
+    if (want_bc) add_behaviour(ev, lockstep ? ne__lockstep_state(ev->lockstep, (int)(e % block)) : ev->state);
     welford_add(&mean, &m2, r, e);
   }
   if (ev->interrupted) return out->status = NE_EINTR;  // a partial result: the caller drops it
@@ -462,13 +466,13 @@ static int run_part(ne_evaluator* ev, const ne_batch* batch, const ne_candidate*
   int lockstep = n > 1 && lockstep_of(ev);
   for (uint32_t k = 0; k < n && !ev->env_failed && !ev->interrupted; k++) {
     uint32_t e = first + k;
-    if (lockstep && k % NE_LOCKSTEP_WIDTH == 0) {
-      uint32_t w = n - k < NE_LOCKSTEP_WIDTH ? n - k : NE_LOCKSTEP_WIDTH;
-      candidate_chunk(ev, params, c->episode_seed, e, w, batch, &out->steps);
-      if (ev->interrupted) break;
+    if (lockstep) {
+      uint32_t w = n - k < CANDIDATE_BLOCK ? n - k : CANDIDATE_BLOCK;
+      candidate_block(ev, params, c->episode_seed, e, w, batch, returns + k, &out->steps);
+      k += w - 1;
+      continue;
     }
-    returns[k] = lockstep ? ne__lockstep_return(ev->lockstep, (int)(k % NE_LOCKSTEP_WIDTH))
-                          : run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, NULL);
+    returns[k] = run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, NULL);
   }
   if (ev->interrupted) return out->status = NE_EINTR;  // a partial result: the caller drops it
   if (ev->env_failed) return out->status;              // the caller reports the env's failure

@@ -68,10 +68,7 @@ static void eval_items(void* data, int thread, int begin, int end) {
 // busy while every thread still gets several chunks.
 static int chunk_size(const local_exec* le, int n) {
   int width = ne_evaluator_candidate_width(le->evaluators[0]);
-  if (width == 1) return 1;
-  if (le->n_threads == 1) return n > 1 ? n : 1;  // one thread: every candidate through the same slots
-  int chunk = n / (4 * le->n_threads);
-  return chunk < width ? width : (chunk > 4 * width ? 4 * width : chunk);
+  return width == 1 ? 1 : ne_pool_chunk(le->pool, n, width, 4 * width);
 }
 
 static int local_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,

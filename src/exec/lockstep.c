@@ -6,6 +6,7 @@
 // several small-MLP candidates (ES and GA populations on classic control), whose steps overlap.
 #include "exec/lockstep.h"
 
+#include <math.h>  // NAN
 #include <string.h>
 
 #include "neuroevo/alloc.h"
@@ -131,18 +132,30 @@ int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
 }
 
 int ne__lockstep_run(ne_lockstep* ls, const float* params, const uint64_t* seeds, int n, const ne_batch* norm,
-                     const volatile int* stop) {
+                     const volatile int* stop, double* returns, uint64_t* steps) {
+  int episode_of[NE_LOCKSTEP_WIDTH], next = 0;
   ne__lockstep_clear(ls);
-  // every episode from its own seed, as the sequential loop resets them
-  for (int i = 0; i < n; i++) ne__lockstep_begin(ls, i, params, seeds[i], NULL);
-  while (ls->n_live > 0) {
-    if (stop && *stop) {  // the episodes in hand end here: a partial result
+  for (int k = 0; k < n; k++) returns[k] = NAN, steps[k] = 0;  // until episode k ends
+  for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) episode_of[s] = -1;
+  for (;;) {
+    int busy = 0;
+    for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
+      int k = episode_of[s];
+      if (k >= 0 && !ls->live[s]) returns[k] = ls->returns[s], steps[k] = ls->steps[s], k = episode_of[s] = -1;
+      // a free slot takes the next episode, reset from its own seed as the sequential loop resets
+      // it (a failed reset ends it at once, with no steps)
+      if (k < 0 && next < n) ne__lockstep_begin(ls, s, params, seeds[next], NULL), k = episode_of[s] = next++;
+      busy |= k >= 0;
+    }
+    if (!busy) return ls->failed;
+    if (stop && *stop) {  // the episodes in hand and those not started end here: a partial result
+      for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++)
+        if (episode_of[s] >= 0) steps[episode_of[s]] = ls->steps[s];
       ne__lockstep_clear(ls);
       return NE_EINTR;
     }
     ne__lockstep_step(ls, norm);
   }
-  return ls->failed;
 }
 
 double ne__lockstep_return(const ne_lockstep* ls, int i) { return ls->returns[i]; }

@@ -51,12 +51,15 @@ int ne__lockstep_running(const ne_lockstep* ls, int slot);
 // Frees every slot (the episodes in hand are abandoned: a stop request).
 void ne__lockstep_clear(ne_lockstep* ls);
 
-// Runs n episodes (n <= NE_LOCKSTEP_WIDTH) of params, episode i reset with seeds[i] in slot i.
-// Returns 0; the first NE_E* code an env returned (that episode stops there, as the sequential loop
-// stops); or NE_EINTR when *stop was raised (checked every step: the episodes end there, a partial
-// result). Nullable: norm, stop.
+// Runs n episodes of params, episode k reset with seeds[k], NE_LOCKSTEP_WIDTH at a time: a slot
+// whose episode ends takes the next one, so the batched forwards stay full while episode lengths
+// differ. returns[k] and steps[k] get episode k's (NAN and the steps so far for an episode a stop
+// request cut short or never started). With n <= NE_LOCKSTEP_WIDTH episode k runs in slot k, so
+// ne__lockstep_state(ls, k) is where it ended. Returns 0; the first NE_E* code an env returned
+// (that episode stops there, as the sequential loop stops); or NE_EINTR when *stop was raised
+// (checked every step). Nullable: norm, stop.
 int ne__lockstep_run(ne_lockstep* ls, const float* params, const uint64_t* seeds, int n, const ne_batch* norm,
-                     const volatile int* stop);
+                     const volatile int* stop, double* returns, uint64_t* steps);
 
 // The return and the steps of slot i's last (or current) episode.
 double ne__lockstep_return(const ne_lockstep* ls, int i);

@@ -114,6 +114,13 @@ void ne_pool_destroy(ne_pool* p) {
 
 int ne_pool_threads(const ne_pool* p) { return p->n_threads; }
 
+int ne_pool_chunk(const ne_pool* pool, int n, int lo, int hi) {
+  int threads = ne_pool_threads(pool);
+  if (threads == 1) return n > 1 ? n : 1;
+  int chunk = n / (4 * threads);
+  return chunk < lo ? lo : (chunk > hi ? hi : chunk);
+}
+
 int ne_pool_for(ne_pool* p, int n, int chunk, ne_pool_work_fn fn, void* data, const volatile int* stop) {
   if (n <= 0) return 0;
   if (chunk < 1) chunk = 1;

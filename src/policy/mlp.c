@@ -266,6 +266,14 @@ static int dense_blocks(const float* restrict x, int in, const float* restrict w
   return o;
 }
 
+// dense_blocks for n rows of x (in floats apart) into n rows of y (out floats apart)
+static int dense_blocks_rows(const float* restrict x, int n, int in, const float* restrict w, const float* restrict b,
+                             int out, float* restrict y) {
+  int o = out;
+  for (int r = 0; r < n; r++) o = dense_blocks(x + (size_t)r * (size_t)in, in, w, b, out, y + (size_t)r * (size_t)out);
+  return o;
+}
+
 // y = b + x W for W (in, out) input-major: blocks of 16 outputs, then 4, then the last 1-3. Each
 // output sums b, x0*w0, x1*w1, ... in that order (products rounded to float, no FMA) in every path,
 // so the result does not depend on the block size or the vector width. (mlp_grad.c's forward calls
@@ -287,68 +295,103 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
 // 4-row tails in a batched one; the same sums in the same order as ne__policy_dense(). The tanh runs
 // the same inline kernel as ne__tanhf_inplace (or, for NE_TANH_FLOAT, ne__tanhf_float_inplace) in
 // blocks of VL, which gcc vectorizes at that width.
-#define MLP_VARIANT(name, attr, VL)                                                                                    \
-  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                         \
-  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                             \
-    name##_v v;                                                                                                        \
-    memcpy(&v, p, sizeof v);                                                                                           \
-    return v;                                                                                                          \
-  }                                                                                                                    \
-  /* NA accumulators (a constant after inlining) held across the whole input loop: independent  */                     \
-  /* addition chains, so their latencies overlap                                                */                     \
-  attr static inline __attribute__((always_inline)) void name##_block(                                                 \
-      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,               \
-      float* restrict y, int NA) {                                                                                     \
-    name##_v acc[8];                                                                                                   \
-    for (int v = 0; v < NA; v++) acc[v] = name##_load(b + o + v * VL);                                                 \
-    for (int i = 0; i < in; i++) {                                                                                     \
-      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                       \
-      name##_v xi = x[i] + (name##_v){0};                                                                              \
-      for (int v = 0; v < NA; v++) acc[v] += xi * name##_load(wr + v * VL);                                            \
-    }                                                                                                                  \
-    for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                       \
-  }                                                                                                                    \
-  /* the outputs in whole vectors; returns where the rest (< VL) starts */                                             \
-  attr static inline __attribute__((always_inline)) int name##_vectors(                                                \
-      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, float* restrict y) { \
-    int o = 0;                                                                                                         \
-    for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                    \
-    for (; o + 4 * VL <= out; o += 4 * VL) name##_block(x, in, w, b, out, o, y, 4);                                    \
-    for (; o + VL <= out; o += VL) {                                                                                   \
-      name##_v a0 = name##_load(b + o);                                                                                \
-      for (int i = 0; i < in; i++)                                                                                     \
-        a0 += (x[i] + (name##_v){0}) * name##_load(w + (size_t)i * (size_t)out + (size_t)o);                           \
-      memcpy(y + o, &a0, sizeof a0);                                                                                   \
-    }                                                                                                                  \
-    return o;                                                                                                          \
-  }                                                                                                                    \
-  attr static int name##_blocks(const float* restrict x, int in, const float* restrict w, const float* restrict b,     \
-                                int out, float* restrict y) {                                                          \
-    int o = name##_vectors(x, in, w, b, out, y);                                                                       \
-    for (; o + 4 <= out; o += 4) dense_block4(x, in, w, b, out, o, y);                                                 \
-    return o;                                                                                                          \
-  }                                                                                                                    \
-  /* one forward: the last out % VL outputs in one masked vector (a small layer: one in all) */                        \
-  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b,     \
-                                int out, float* restrict y) {                                                          \
-    int o = name##_vectors(x, in, w, b, out, y);                                                                       \
-    if (o < out) name##_rest(x, in, w, b, out, o, y);                                                                  \
-  }                                                                                                                    \
-  attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                      \
-    int i = 0;                                                                                                         \
-    if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                         \
-      for (; i + VL <= n; i += VL)                                                                                     \
-        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_float_kernel(y[i + j]);                                      \
-      for (; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);                                                          \
-      return;                                                                                                          \
-    }                                                                                                                  \
-    if (spec->activation == NE_ACT_TANH) {                                                                             \
-      for (; i + VL <= n; i += VL)                                                                                     \
-        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                            \
-      for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                                \
-      return;                                                                                                          \
-    }                                                                                                                  \
-    for (; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];                                                               \
+#define MLP_VARIANT(name, attr, VL)                                                                                   \
+  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                        \
+  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                            \
+    name##_v v;                                                                                                       \
+    memcpy(&v, p, sizeof v);                                                                                          \
+    return v;                                                                                                         \
+  }                                                                                                                   \
+  /* NA accumulators (a constant after inlining) held across the whole input loop: independent  */                    \
+  /* addition chains, so their latencies overlap                                                */                    \
+  attr static inline __attribute__((always_inline)) void name##_block(                                                \
+      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,              \
+      float* restrict y, int NA) {                                                                                    \
+    name##_v acc[8];                                                                                                  \
+    for (int v = 0; v < NA; v++) acc[v] = name##_load(b + o + v * VL);                                                \
+    for (int i = 0; i < in; i++) {                                                                                    \
+      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                      \
+      name##_v xi = x[i] + (name##_v){0};                                                                             \
+      for (int v = 0; v < NA; v++) acc[v] += xi * name##_load(wr + v * VL);                                           \
+    }                                                                                                                 \
+    for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                      \
+  }                                                                                                                   \
+  /* the outputs from o on in whole vectors; returns where the rest (< VL) starts */                                  \
+  attr static inline                                                                                                  \
+      __attribute__((always_inline)) int name##_vectors(const float* restrict x, int in, const float* restrict w,     \
+                                                        const float* restrict b, int out, float* restrict y, int o) { \
+    for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                   \
+    for (; o + 4 * VL <= out; o += 4 * VL) name##_block(x, in, w, b, out, o, y, 4);                                   \
+    for (; o + VL <= out; o += VL) {                                                                                  \
+      name##_v a0 = name##_load(b + o);                                                                               \
+      for (int i = 0; i < in; i++)                                                                                    \
+        a0 += (x[i] + (name##_v){0}) * name##_load(w + (size_t)i * (size_t)out + (size_t)o);                          \
+      memcpy(y + o, &a0, sizeof a0);                                                                                  \
+    }                                                                                                                 \
+    return o;                                                                                                         \
+  }                                                                                                                   \
+  /* R rows (a constant after inlining) of x (xs floats apart) times 4 vectors of outputs from o: */                  \
+  /* each vector of W loaded once an input serves all R rows, where one row at a time loads it   */                   \
+  /* again for every row (the loads, not the arithmetic, then bound the layer)                   */                   \
+  attr static inline __attribute__((always_inline)) void name##_block_rows(                                           \
+      const float* restrict x, size_t xs, int in, const float* restrict w, const float* restrict b, int out, int o,   \
+      float* restrict y, size_t ys, int R) {                                                                          \
+    name##_v acc[4][4];                                                                                               \
+    for (int r = 0; r < R; r++)                                                                                       \
+      for (int v = 0; v < 4; v++) acc[r][v] = name##_load(b + o + v * VL);                                            \
+    for (int i = 0; i < in; i++) {                                                                                    \
+      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                      \
+      name##_v wv[4];                                                                                                 \
+      for (int v = 0; v < 4; v++) wv[v] = name##_load(wr + v * VL);                                                   \
+      for (int r = 0; r < R; r++) {                                                                                   \
+        name##_v xi = x[(size_t)r * xs + (size_t)i] + (name##_v){0};                                                  \
+        for (int v = 0; v < 4; v++) acc[r][v] += xi * wv[v];                                                          \
+      }                                                                                                               \
+    }                                                                                                                 \
+    for (int r = 0; r < R; r++)                                                                                       \
+      for (int v = 0; v < 4; v++)                                                                                     \
+        memcpy(y + (size_t)r * ys + (size_t)o + (size_t)(v * VL), &acc[r][v], sizeof acc[r][v]);                      \
+  }                                                                                                                   \
+  /* blocks() for n rows (in and out floats apart): the outputs in blocks of 4 vectors ROWS rows  */                  \
+  /* at a time, then each row's others but the last 1-3; returns where those start              */                    \
+  attr static int name##_blocks_rows(const float* restrict x, int n, int in, const float* restrict w,                 \
+                                     const float* restrict b, int out, float* restrict y) {                           \
+    size_t xs = (size_t)in, ys = (size_t)out;                                                                         \
+    int o4 = out - out % (4 * VL);                                                                                    \
+    for (int o = 0; o < o4; o += 4 * VL) {                                                                            \
+      int r = 0;                                                                                                      \
+      for (; r + name##_ROWS <= n; r += name##_ROWS)                                                                  \
+        name##_block_rows(x + r * xs, xs, in, w, b, out, o, y + r * ys, ys, name##_ROWS);                             \
+      for (; r < n; r++) name##_block_rows(x + r * xs, xs, in, w, b, out, o, y + r * ys, ys, 1);                      \
+    }                                                                                                                 \
+    int o = out;                                                                                                      \
+    for (int r = 0; r < n; r++) {                                                                                     \
+      o = name##_vectors(x + r * xs, in, w, b, out, y + r * ys, o4);                                                  \
+      for (; o + 4 <= out; o += 4) dense_block4(x + r * xs, in, w, b, out, o, y + r * ys);                            \
+    }                                                                                                                 \
+    return o;                                                                                                         \
+  }                                                                                                                   \
+  /* one forward: the last out % VL outputs in one masked vector (a small layer: one in all) */                       \
+  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b,    \
+                                int out, float* restrict y) {                                                         \
+    int o = name##_vectors(x, in, w, b, out, y, 0);                                                                   \
+    if (o < out) name##_rest(x, in, w, b, out, o, y);                                                                 \
+  }                                                                                                                   \
+  attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                     \
+    int i = 0;                                                                                                        \
+    if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                        \
+      for (; i + VL <= n; i += VL)                                                                                    \
+        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_float_kernel(y[i + j]);                                     \
+      for (; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);                                                         \
+      return;                                                                                                         \
+    }                                                                                                                 \
+    if (spec->activation == NE_ACT_TANH) {                                                                            \
+      for (; i + VL <= n; i += VL)                                                                                    \
+        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                           \
+      for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                               \
+      return;                                                                                                         \
+    }                                                                                                                 \
+    for (; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];                                                              \
   }
 
 // The last r = out - o < VL outputs of y = b + x W in one vector whose other lanes are masked off:
@@ -386,6 +429,10 @@ __attribute__((target("avx2"))) static void mlp_avx2_rest(const float* restrict 
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // the vectors never cross a real call
+// rows per block in name##_blocks_rows: 4 rows' 4 accumulators + 4 weight vectors fit AVX-512's 32
+// registers, 2 rows' fit AVX2's 16
+#define mlp_avx2_ROWS 2
+#define mlp_avx512_ROWS 4
 MLP_VARIANT(mlp_avx2, __attribute__((target("avx2"))), 8)
 MLP_VARIANT(mlp_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), 16)
 #pragma GCC diagnostic pop
@@ -393,25 +440,25 @@ MLP_VARIANT(mlp_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512v
 
 typedef void (*dense_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
                          float* restrict y);
-typedef int (*blocks_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
-                         float* restrict y);
+typedef int (*blocks_rows_fn)(const float* restrict x, int n, int in, const float* restrict w, const float* restrict b,
+                              int out, float* restrict y);
 typedef void (*activate_fn)(const ne_policy_spec* spec, float* y, int n);
 
 // The kernels of the SIMD level in use (core/cpu.h): the dense layer, its outputs but the last 1-3
 // (batched forwards do those rows together), the activation.
 typedef struct mlp_kernels {
   dense_fn dense;
-  blocks_fn blocks;
+  blocks_rows_fn blocks_rows;
   activate_fn activate;
 } mlp_kernels;
 
 static mlp_kernels pick_variant(void) {
 #ifdef HAVE_X86_VARIANTS
   int level = ne__simd_level();
-  if (level >= NE_SIMD_AVX512) return (mlp_kernels){mlp_avx512_dense, mlp_avx512_blocks, mlp_avx512_activate};
-  if (level == NE_SIMD_AVX2) return (mlp_kernels){mlp_avx2_dense, mlp_avx2_blocks, mlp_avx2_activate};
+  if (level >= NE_SIMD_AVX512) return (mlp_kernels){mlp_avx512_dense, mlp_avx512_blocks_rows, mlp_avx512_activate};
+  if (level == NE_SIMD_AVX2) return (mlp_kernels){mlp_avx2_dense, mlp_avx2_blocks_rows, mlp_avx2_activate};
 #endif
-  return (mlp_kernels){ne__policy_dense, dense_blocks, ne__policy_activate};  // the baseline (policy_int.h)
+  return (mlp_kernels){ne__policy_dense, dense_blocks_rows, ne__policy_activate};  // the baseline (policy_int.h)
 }
 
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
@@ -442,8 +489,7 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
 static void dense_rows(const mlp_kernels* k, const float* x, int n, int in, const float* w, const float* b, int out,
                        float* y) {
   size_t xs = (size_t)in, ys = (size_t)out;
-  int o = out;
-  for (int r = 0; r < n; r++) o = k->blocks(x + r * xs, in, w, b, out, y + r * ys);
+  int o = k->blocks_rows(x, n, in, w, b, out, y);
   if (o == out) return;
   int r = 0;
   for (; r + 4 <= n; r += 4) dense_tail_rows4(x + r * xs, in, w, b, out, o, y + r * ys);

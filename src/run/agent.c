@@ -117,14 +117,14 @@ const ne_policy_spec* ne_agent_policy(const ne_agent* a) { return &a->policy; }
 const float* ne_agent_params(const ne_agent* a) { return a->params; }
 const ne_batch* ne_agent_norm(const ne_agent* a) { return a->is_params && a->norm.obs_mean ? &a->norm : NULL; }
 
-// Episodes [begin, end), NE_EVALUATOR_LOCKSTEP at a time (the pool's chunk): together in lockstep
-// where the env allows it, each with the return it gets alone.
+// Episodes [begin, end), NE_EVALUATOR_EPISODE_BLOCK at a time: together in lockstep where the env
+// allows it, each with the return it gets alone.
 static void run_episodes(void* data, int thread, int begin, int end) {
   episodes_job* job = data;
   const ne_batch* norm = ne_agent_norm(job->a);
-  for (int e = begin; e < end; e += NE_EVALUATOR_LOCKSTEP) {
-    int n = end - e < NE_EVALUATOR_LOCKSTEP ? end - e : NE_EVALUATOR_LOCKSTEP;
-    uint64_t seeds[NE_EVALUATOR_LOCKSTEP];
+  for (int e = begin; e < end; e += NE_EVALUATOR_EPISODE_BLOCK) {
+    int n = end - e < NE_EVALUATOR_EPISODE_BLOCK ? end - e : NE_EVALUATOR_EPISODE_BLOCK;
+    uint64_t seeds[NE_EVALUATOR_EPISODE_BLOCK];
     for (int k = 0; k < n; k++) seeds[k] = ne_seed_derive(job->seed, 0, (uint64_t)(e + k), NE_PURPOSE_EVAL);
     ne_evaluator_episodes(job->evaluators[thread], job->a->params, seeds, n, norm, job->returns + e, job->steps + e);
   }
@@ -161,7 +161,8 @@ static int evaluate_loaded(const agent* a, int episodes, uint64_t seed, int thre
   if (!evs) rc = NE_ENOMEM;
   if (!rc) {
     episodes_job job = {evs, a, seed, returns, steps};
-    ne_pool_for(pool, episodes, NE_EVALUATOR_LOCKSTEP, run_episodes, &job, NULL);
+    ne_pool_for(pool, episodes, ne_pool_chunk(pool, episodes, NE_EVALUATOR_LOCKSTEP, NE_EVALUATOR_EPISODE_BLOCK),
+                run_episodes, &job, NULL);
   } else {
     ne__set_error(err, rc, "out of memory for %d evaluators", n);
   }
