@@ -216,7 +216,9 @@ static void release_blobs(ne__wthread* th) {
   for (int k = 0; k < n_held; k++) blob_release(th->ex, th->held[k]);
 }
 
-// Evaluates the candidates of the decoded task into th->res in order. Returns how many were
+// Evaluates the candidates of the decoded task into th->res in order: runs of whole candidates
+// through ne_evaluator_run_many (single-episode small-MLP candidates in lockstep, as the local
+// executor runs them; the same results), parts of candidates one at a time. Returns how many were
 // evaluated: t->n, or the position of the first env failure (an env server that crashed twice, gym
 // bridge) with its message in why.
 static int evaluate_task(ne__wthread* th, char* why) {
@@ -229,16 +231,19 @@ static int evaluate_task(ne__wthread* th, char* why) {
     b.obs_mean = th->held[t->n_blobs]->data;
     b.obs_std = th->held[t->n_blobs + 1]->data;
   }
-  double* returns = th->returns;  // the parts' per-episode returns, back to back
   for (int j = 0; j < t->n; j++) {
     ne_result* r = &th->res[j];
-    const ne__wire_part* part = &t->parts[j];
     memset(r, 0, sizeof *r);
     r->obs_sum = t->want_obs_stats ? th->obs + (size_t)j * 2 * (size_t)d : NULL;
     r->obs_sumsq = t->want_obs_stats ? r->obs_sum + d : NULL;
     r->bc = want_bc ? th->bc + (size_t)j * (size_t)bd : NULL;
     th->idx[j] = t->cands[j].index;
-    th->parts[j] = *part;
+    th->parts[j] = t->parts[j];
+  }
+  double* returns = th->returns;  // the parts' per-episode returns, back to back
+  for (int j = 0; j < t->n;) {
+    ne_result* r = &th->res[j];
+    const ne__wire_part* part = &t->parts[j];
     if (th->w->delay_s > 0) sleep_s(th->w->delay_s);  // test hook: machine-independent run lengths
     if (th->w->opt.synthetic) {
       if (th->w->opt.simulate_s > 0)
@@ -248,16 +253,25 @@ static int evaluate_task(ne__wthread* th, char* why) {
       if (r->bc) memset(r->bc, 0, (size_t)bd * sizeof(float));         // a fixed behaviour: the origin
       for (uint32_t e = 0; e < part->n; e++) returns[e] = r->fitness;  // every episode returns the fitness
       returns += part->n;
+      j++;
       continue;
     }
-    int rc = part->n ? ne_evaluator_run_episodes(th->ev, &b, &t->cands[j], part->first, part->n, returns, r)
-                     : ne_evaluator_run(th->ev, &b, &t->cands[j], r);
-    returns += part->n;
-    const char* env_error = rc < 0 ? ne_evaluator_env_error(th->ev) : NULL;
+    int done = 1;
+    if (part->n) {
+      ne_evaluator_run_episodes(th->ev, &b, &t->cands[j], part->first, part->n, returns, r);
+      returns += part->n;
+    } else {
+      int whole = 1;  // the whole candidates from j on (one at a time under the delay hook)
+      while (th->w->delay_s <= 0 && j + whole < t->n && !t->parts[j + whole].n) whole++;
+      done = ne_evaluator_run_many(th->ev, &b, &t->cands[j], whole, r);
+    }
+    // set only when the last candidate's env failed (run_many's lockstep runs in-process envs only)
+    const char* env_error = ne_evaluator_env_error(th->ev);
     if (env_error) {
       snprintf(why, NE_ERRSTR_LEN, "%s", env_error);
       return j;
     }
+    j += done;
   }
   return t->n;
 }
