@@ -427,6 +427,62 @@ __attribute__((target("avx2"))) static void mlp_avx2_rest(const float* restrict 
   for (int k = 0; k < out - o; k++) y[o + k] = lanes[k];
 }
 
+// The last c = out - o (1-3, a constant after inlining) outputs of 8 rows of x (in floats apart)
+// into 8 rows of y, one row per lane: lane r sums b, x_r0*w0, x_r1*w1, ... in dense_tail's order,
+// so c chains of in adds serve 8 rows where tail_rows4's 4c scalar chains serve 4. Each 8x8 block
+// of inputs is transposed so that one input of all 8 rows is one vector.
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void tail_rows8(
+    const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,
+    float* restrict y, const int c) {
+  __m256 acc[3];
+  for (int k = 0; k < c; k++) acc[k] = _mm256_set1_ps(b[o + k]);
+  int i = 0;
+  for (; i + 8 <= in; i += 8) {
+    __m256 r[8], t[8], col[8];
+    for (int k = 0; k < 8; k++) r[k] = _mm256_loadu_ps(x + (size_t)k * (size_t)in + (size_t)i);
+    for (int k = 0; k < 8; k += 2) {
+      t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+      t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+    }
+    for (int k = 0; k < 8; k += 4)
+      for (int h = 0; h < 2; h++) {
+        r[k + 2 * h] = _mm256_shuffle_ps(t[k + h], t[k + h + 2], 0x44);
+        r[k + 2 * h + 1] = _mm256_shuffle_ps(t[k + h], t[k + h + 2], 0xEE);
+      }
+    // r[0..3] hold rows 0-3's inputs (i, i+1 | i+4, i+5 ...) by halves, r[4..7] rows 4-7's
+    for (int k = 0; k < 4; k++) {
+      col[k] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x20);
+      col[k + 4] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x31);
+    }
+    for (int j = 0; j < 8; j++) {
+      const float* wr = w + (size_t)(i + j) * (size_t)out + (size_t)o;
+      for (int k = 0; k < c; k++) acc[k] = _mm256_add_ps(acc[k], _mm256_mul_ps(col[j], _mm256_set1_ps(wr[k])));
+    }
+  }
+  for (; i < in; i++) {
+    __m256 col =
+        _mm256_setr_ps(x[i], x[(size_t)in + i], x[2 * (size_t)in + i], x[3 * (size_t)in + i], x[4 * (size_t)in + i],
+                       x[5 * (size_t)in + i], x[6 * (size_t)in + i], x[7 * (size_t)in + i]);
+    const float* wr = w + (size_t)i * (size_t)out + (size_t)o;
+    for (int k = 0; k < c; k++) acc[k] = _mm256_add_ps(acc[k], _mm256_mul_ps(col, _mm256_set1_ps(wr[k])));
+  }
+  for (int k = 0; k < c; k++) {
+    float lanes[8];
+    _mm256_storeu_ps(lanes, acc[k]);
+    for (int r = 0; r < 8; r++) y[(size_t)r * (size_t)out + (size_t)(o + k)] = lanes[r];
+  }
+}
+
+__attribute__((target("avx2"))) static void dense_tail_rows8(const float* restrict x, int in, const float* restrict w,
+                                                             const float* restrict b, int out, int o,
+                                                             float* restrict y) {
+  switch (out - o) {
+    case 1: tail_rows8(x, in, w, b, out, o, y, 1); break;
+    case 2: tail_rows8(x, in, w, b, out, o, y, 2); break;
+    default: tail_rows8(x, in, w, b, out, o, y, 3); break;
+  }
+}
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // the vectors never cross a real call
 // rows per block in name##_blocks_rows: 4 rows' 4 accumulators + 4 weight vectors fit AVX-512's 32
@@ -443,6 +499,8 @@ typedef void (*dense_fn)(const float* restrict x, int in, const float* restrict 
 typedef int (*blocks_rows_fn)(const float* restrict x, int n, int in, const float* restrict w, const float* restrict b,
                               int out, float* restrict y);
 typedef void (*activate_fn)(const ne_policy_spec* spec, float* y, int n);
+typedef void (*tail_rows_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                             int o, float* restrict y);
 
 // The kernels of the SIMD level in use (core/cpu.h): the dense layer, its outputs but the last 1-3
 // (batched forwards do those rows together), the activation.
@@ -450,15 +508,18 @@ typedef struct mlp_kernels {
   dense_fn dense;
   blocks_rows_fn blocks_rows;
   activate_fn activate;
+  tail_rows_fn tail_rows8;  // the last 1-3 outputs of 8 rows (NULL: 4 rows at a time)
 } mlp_kernels;
 
 static mlp_kernels pick_variant(void) {
 #ifdef HAVE_X86_VARIANTS
   int level = ne__simd_level();
-  if (level >= NE_SIMD_AVX512) return (mlp_kernels){mlp_avx512_dense, mlp_avx512_blocks_rows, mlp_avx512_activate};
-  if (level == NE_SIMD_AVX2) return (mlp_kernels){mlp_avx2_dense, mlp_avx2_blocks_rows, mlp_avx2_activate};
+  if (level >= NE_SIMD_AVX512)
+    return (mlp_kernels){mlp_avx512_dense, mlp_avx512_blocks_rows, mlp_avx512_activate, dense_tail_rows8};
+  if (level == NE_SIMD_AVX2)
+    return (mlp_kernels){mlp_avx2_dense, mlp_avx2_blocks_rows, mlp_avx2_activate, dense_tail_rows8};
 #endif
-  return (mlp_kernels){ne__policy_dense, dense_blocks_rows, ne__policy_activate};  // the baseline (policy_int.h)
+  return (mlp_kernels){ne__policy_dense, dense_blocks_rows, ne__policy_activate, NULL};  // the baseline (policy_int.h)
 }
 
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
@@ -492,6 +553,8 @@ static void dense_rows(const mlp_kernels* k, const float* x, int n, int in, cons
   int o = k->blocks_rows(x, n, in, w, b, out, y);
   if (o == out) return;
   int r = 0;
+  if (k->tail_rows8)
+    for (; r + 8 <= n; r += 8) k->tail_rows8(x + r * xs, in, w, b, out, o, y + r * ys);
   for (; r + 4 <= n; r += 4) dense_tail_rows4(x + r * xs, in, w, b, out, o, y + r * ys);
   for (; r < n; r++) dense_tail(x + r * xs, in, w, b, out, o, y + r * ys);
 }
