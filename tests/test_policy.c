@@ -245,7 +245,8 @@ static void test_float_tanh_accuracy_and_edges(void) {
 }
 
 // A batch of 9 observations (two groups of 4 rows for the output tails, and one left) gives the
-// single forwards' bits, row by row; so do 9 rows with 9 different parameter vectors.
+// single forwards' bits, row by row; so do 9 rows with 9 different parameter vectors, and the first
+// 8 of them in lanes.
 static void batch_matches_single(const ne_policy_spec* s, const float* p, ne_rng* r) {
   enum { N = 9 };
   int d = s->sizes[0];
@@ -265,6 +266,20 @@ static void batch_matches_single(const ne_policy_spec* s, const float* p, ne_rng
   ne_policy_forward_rows(s, rows, obs, N, scratch, got);
   for (int i = 0; i < N; i++) ne_policy_forward(s, rows[i], obs + i * d, scratch, want + i * s->act_dim);
   ASSERT_EQ(memcmp(got, want, (size_t)N * (size_t)s->act_dim * sizeof *got), 0);
+  // the first 8 rows in lanes (ne_policy_forward_lanes): interleaved parameters and inputs
+  ASSERT(ne_policy_lanes_ok(s));
+  float* lanes = alloc_floats(NE_POLICY_LANES * s->n_params);
+  float* lane_scratch = alloc_floats(ne_policy_lanes_scratch_floats(s));
+  float lane_obs[8 * NE_POLICY_LANES];
+  for (int i = 0; i < NE_POLICY_LANES; i++) {
+    ne_policy_set_lane(s, lanes, i, rows[i]);
+    for (int k = 0; k < d; k++) lane_obs[k * NE_POLICY_LANES + i] = obs[i * d + k];
+  }
+  memset(got, 0, sizeof got);
+  ne_policy_forward_lanes(s, lanes, lane_obs, lane_scratch, got);
+  ASSERT_EQ(memcmp(got, want, (size_t)NE_POLICY_LANES * (size_t)s->act_dim * sizeof *got), 0);
+  free(lanes);
+  free(lane_scratch);
   free(own);
   free(scratch);
 }
@@ -351,6 +366,37 @@ static void test_argmax_ties_and_nan(void) {
   ASSERT_EQ(argmax_of(all_nan, 2), 0.0f);
   ASSERT_EQ(argmax_of(neg_inf, 3), 2.0f);
   ASSERT_EQ(argmax_of(last, 5), 4.0f);
+}
+
+// The argmax head in lanes decides every case as the single forward does (ties, NaN, infinities)
+// on every SIMD path.
+static void test_argmax_in_lanes(void) {
+  enum { N = 5 };
+  const float cases[NE_POLICY_LANES][N] = {{1, 3, 3, 0, -INFINITY},
+                                           {5, 5, 5, 5, 5},
+                                           {NAN, 1, 2, 2, 0},
+                                           {NAN, NAN, NAN, NAN, NAN},
+                                           {-INFINITY, -INFINITY, -1e38f, -INFINITY, -1e38f},
+                                           {0, 0, 0, 0, 1e-30f},
+                                           {NAN, NAN, NAN, NAN, -INFINITY},
+                                           {2, NAN, 3, NAN, 3}};
+  const float want[NE_POLICY_LANES] = {1, 0, 2, 0, 2, 4, 4, 2};
+  ne_policy_spec s = make_spec(1, NULL, 0, N, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL);
+  float lanes[2 * N * NE_POLICY_LANES] = {0}, obs[NE_POLICY_LANES] = {0}, scratch[2 * N * NE_POLICY_LANES];
+  float act[NE_POLICY_LANES];
+  for (int k = 0; k < NE_POLICY_LANES; k++) {
+    float params[2 * N] = {0};  // zero weights, the case as biases
+    memcpy(params + N, cases[k], sizeof cases[k]);
+    ne_policy_set_lane(&s, lanes, k, params);
+    ASSERT_EQ(argmax_of(cases[k], N), want[k]);
+  }
+  for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
+    if (ne__simd_force(level) != level) continue;  // a path the CPU lacks
+    memset(act, 0xff, sizeof act);
+    ne_policy_forward_lanes(&s, lanes, obs, scratch, act);
+    for (int k = 0; k < NE_POLICY_LANES; k++) ASSERT_EQ(act[k], want[k]);
+  }
+  ne__simd_force(0);
 }
 
 // Whatever the parameters, continuous actions stay in [low, high].
@@ -489,7 +535,7 @@ TEST_MAIN(TEST_ENTRY(test_n_params_formula), TEST_ENTRY(test_float_tanh_accuracy
           TEST_ENTRY(test_forward_simd_paths_match_naive_loop), TEST_ENTRY(test_spec_errors_name_the_value),
           TEST_ENTRY(test_names_and_format), TEST_ENTRY(test_forward_hand_computed),
           TEST_ENTRY(test_forward_matches_naive_loop), TEST_ENTRY(test_init_and_forward_known_answer),
-          TEST_ENTRY(test_argmax_ties_and_nan), TEST_ENTRY(test_tanh_and_clip_heads_stay_in_bounds),
-          TEST_ENTRY(test_forward_stays_in_buffers), TEST_ENTRY(test_normc_column_norms),
-          TEST_ENTRY(test_xavier_and_he_scales), TEST_ENTRY(test_zeros_init),
+          TEST_ENTRY(test_argmax_ties_and_nan), TEST_ENTRY(test_argmax_in_lanes),
+          TEST_ENTRY(test_tanh_and_clip_heads_stay_in_bounds), TEST_ENTRY(test_forward_stays_in_buffers),
+          TEST_ENTRY(test_normc_column_norms), TEST_ENTRY(test_xavier_and_he_scales), TEST_ENTRY(test_zeros_init),
           TEST_ENTRY(test_init_is_deterministic_per_seed_and_layer))

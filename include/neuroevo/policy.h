@@ -135,6 +135,29 @@ void ne_policy_forward_rows(const ne_policy_spec* spec, const float* const* para
 // Floats of scratch ne_policy_forward_batch needs for n observations (n * scratch_floats).
 size_t ne_policy_batch_scratch_floats(const ne_policy_spec* spec, int n);
 
+// ---- eight MLPs in vector lanes (src/policy/mlp_lanes.c) ----
+// The single episodes of 8 small-MLP candidates in lockstep: with the 8 parameter vectors
+// interleaved, each layer is vector arithmetic over the lanes, with no call or short addition chain
+// per row. Each lane gets ne_policy_forward's bits.
+#define NE_POLICY_LANES 8
+
+// 1 if spec can run in lanes (an MLP with at most 64 outputs).
+int ne_policy_lanes_ok(const ne_policy_spec* spec);
+
+// Writes params (n_params floats) as lane `lane` of lane_params (n_params * NE_POLICY_LANES floats:
+// parameter j of lane s at j * NE_POLICY_LANES + s).
+void ne_policy_set_lane(const ne_policy_spec* spec, float* lane_params, int lane, const float* params);
+
+// The actions of NE_POLICY_LANES observations, lane s with lane s's parameters: input i of lane s
+// at obs[i * NE_POLICY_LANES + s], its action (act_dim floats) at actions + s * act_dim.
+// `scratch` holds ne_policy_lanes_scratch_floats(spec) floats. Allocates nothing. Requires
+// ne_policy_lanes_ok(spec).
+void ne_policy_forward_lanes(const ne_policy_spec* spec, const float* lane_params, const float* obs, float* scratch,
+                             float* actions);
+
+// Floats of scratch ne_policy_forward_lanes needs (NE_POLICY_LANES * scratch_floats).
+size_t ne_policy_lanes_scratch_floats(const ne_policy_spec* spec);
+
 // ---- gradients and the stochastic head (MLPs; src/policy/mlp_grad.c) ----
 // For meta-learning's policy-gradient inner loop: the MLP's backward pass and the gaussian head's
 // sampling and log-likelihood. All take caller scratch of ne_policy_grad_scratch_bytes(spec) bytes

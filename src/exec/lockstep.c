@@ -12,6 +12,10 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 
+// Small MLPs of different vectors run in lanes (ne_policy_forward_lanes) up to this many parameters;
+// beyond, wide layers keep each row's weights in the widest vectors (ne_policy_forward_rows)
+#define LANES_MAX_PARAMS 4096
+
 struct ne_lockstep {
   const ne_env_spec* env;                                // shared, read-only
   const ne_policy_spec* policy;                          // shared, read-only
@@ -28,7 +32,15 @@ struct ne_lockstep {
   int live[NE_LOCKSTEP_WIDTH];                           // 1 while the slot's episode runs
   int n_live;                                            // slots running
   int failed;                                            // the first NE_E* code of an env since the last clear
+  // small MLPs of different vectors run in lanes (lane = slot; NULL: one forward per row)
+  float* lane_params;                                         // (n_params, NE_LOCKSTEP_WIDTH) the slots' vectors
+  float* lane_obs;                                            // (obs_dim, NE_LOCKSTEP_WIDTH) their policy inputs
+  float* lane_scratch;                                        // ne_policy_lanes_scratch_floats
+  float lane_actions[NE_LOCKSTEP_WIDTH * NE_POLICY_MAX_ACT];  // (lane, act_dim)
+  int lane_stale[NE_LOCKSTEP_WIDTH];                          // 1 until a slot's new vector is in lane_params
 };
+
+_Static_assert(NE_LOCKSTEP_WIDTH == NE_POLICY_LANES, "a lane per slot");
 
 ne_lockstep* ne__lockstep_create(const ne_env_spec* env, const ne_policy_spec* policy) {
   ne_lockstep* ls = ne_calloc(1, sizeof *ls);
@@ -39,6 +51,13 @@ ne_lockstep* ne__lockstep_create(const ne_env_spec* env, const ne_policy_spec* p
   for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) ok &= (ls->states[i] = ne_env_state_create(env)) != NULL;
   ls->obs = ne_malloc((size_t)NE_LOCKSTEP_WIDTH * (size_t)env->obs_dim * sizeof(float));
   ls->scratch = ne_malloc((ne_policy_batch_scratch_floats(policy, NE_LOCKSTEP_WIDTH) + 1) * sizeof(float));
+  if (policy->n_params <= LANES_MAX_PARAMS && ne_policy_lanes_ok(policy)) {
+    // zeroed: a free slot's lane computes on finite values
+    ls->lane_params = ne_calloc(policy->n_params * NE_LOCKSTEP_WIDTH, sizeof(float));
+    ls->lane_obs = ne_calloc((size_t)env->obs_dim * NE_LOCKSTEP_WIDTH, sizeof(float));
+    ls->lane_scratch = ne_malloc(ne_policy_lanes_scratch_floats(policy) * sizeof(float));
+    ok &= ls->lane_params && ls->lane_obs && ls->lane_scratch;
+  }
   if (!ok || !ls->obs || !ls->scratch) {
     ne__lockstep_destroy(ls);
     return NULL;
@@ -51,6 +70,9 @@ void ne__lockstep_destroy(ne_lockstep* ls) {
   for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) ne_env_state_destroy(ls->states[i]);
   ne_free(ls->obs);
   ne_free(ls->scratch);
+  ne_free(ls->lane_params);
+  ne_free(ls->lane_obs);
+  ne_free(ls->lane_scratch);
   ne_free(ls);
 }
 
@@ -58,6 +80,7 @@ int ne__lockstep_begin(ne_lockstep* ls, int slot, const float* params, uint64_t 
   ls->returns[slot] = 0;
   ls->steps[slot] = 0;
   ls->params[slot] = params;
+  ls->lane_stale[slot] = 1;
   ls->stats[slot] = stats;
   int rc = ne_env_reset(ls->env, ls->states[slot], seed);
   ls->live[slot] = rc == 0;
@@ -93,10 +116,29 @@ static int gather(ne_lockstep* ls, const ne_batch* norm, int* shared) {
   return rows;
 }
 
-// The actions of the gathered rows: one batched forward of a shared vector, else a forward of each
-// row's own vector, layer by layer over all rows (their chains overlap)
+// The running slots' rows in lanes (lane = slot; a slot's vector is interleaved once an episode),
+// then one forward of all lanes; the actions back into rows
+static void act_in_lanes(ne_lockstep* ls) {
+  int d = ls->env->obs_dim, a = ls->policy->act_dim;
+  for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
+    if (!ls->live[s]) continue;
+    if (ls->lane_stale[s]) ne_policy_set_lane(ls->policy, ls->lane_params, s, ls->params[s]), ls->lane_stale[s] = 0;
+    const float* row = ls->obs + (size_t)ls->row_of[s] * (size_t)d;
+    for (int i = 0; i < d; i++) ls->lane_obs[(size_t)i * NE_LOCKSTEP_WIDTH + (size_t)s] = row[i];
+  }
+  ne_policy_forward_lanes(ls->policy, ls->lane_params, ls->lane_obs, ls->lane_scratch, ls->lane_actions);
+  for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++)
+    if (ls->live[s])
+      memcpy(ls->actions + (size_t)ls->row_of[s] * (size_t)a, ls->lane_actions + (size_t)s * (size_t)a,
+             (size_t)a * sizeof(float));
+}
+
+// The actions of the gathered rows: one batched forward of a shared vector; else, for small MLPs,
+// one forward of all slots in lanes; else a forward of each row's own vector, layer by layer over
+// all rows (their chains overlap)
 static void act(ne_lockstep* ls, int rows, int shared) {
   if (shared) ne_policy_forward_batch(ls->policy, ls->row_params[0], ls->obs, rows, ls->scratch, ls->actions);
+  else if (ls->lane_params) act_in_lanes(ls);
   else ne_policy_forward_rows(ls->policy, ls->row_params, ls->obs, rows, ls->scratch, ls->actions);
 }
 

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// Eight MLP forwards at once, each with its own parameters, one per vector lane (policy.h's
+// ne_policy_forward_lanes): the single episodes of 8 small-MLP candidates in lockstep.
+// Workload: classic control's nets are tiny (CartPole's 4-16-2 is 114 parameters): one forward per
+// row spends more on calls, loop set-up and the output layer's 16-add chain than on arithmetic.
+// With the 8 parameter vectors interleaved (parameter j of lane s at j * 8 + s) every layer is
+// plain vector arithmetic over the lanes, with no call per row and 8 chains of one output each in
+// flight. Each lane sums b, x0*w0, x1*w1, ... in ne__policy_dense's order (products and sums
+// rounded separately), then the same activation and head: ne_policy_forward's bits. Compiled for
+// the baseline, AVX2 and AVX-512 (core/cpu.h picks, as for mlp.c).
+#include <stdint.h>
+#include <string.h>
+
+#include "core/cpu.h"
+#include "core/detmath.h"
+#include "neuroevo/policy.h"
+#include "policy/policy_int.h"  // the head
+
+#define L NE_POLICY_LANES
+
+#pragma GCC diagnostic ignored "-Wpsabi"  // the vectors never cross a real call (all inlined)
+
+typedef float lanes_v __attribute__((vector_size(L * sizeof(float))));
+
+static inline __attribute__((always_inline)) lanes_v lanes_load(const float* p) {
+  lanes_v v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Outputs o .. o + NA of one layer (NA a constant after inlining: NA accumulators in registers
+// across the input loop, NA independent addition chains).
+static inline __attribute__((always_inline)) void dense_block(const float* restrict x, int in, const float* restrict w,
+                                                              const float* restrict b, int out, int o,
+                                                              float* restrict y, const int NA) {
+  lanes_v acc[8];
+  for (int a = 0; a < NA; a++) acc[a] = lanes_load(b + (size_t)(o + a) * L);
+  for (int i = 0; i < in; i++) {
+    lanes_v xi = lanes_load(x + (size_t)i * L);
+    const float* wi = w + ((size_t)i * (size_t)out + (size_t)o) * L;
+    for (int a = 0; a < NA; a++) acc[a] += xi * lanes_load(wi + (size_t)a * L);
+  }
+  for (int a = 0; a < NA; a++) memcpy(y + (size_t)(o + a) * L, &acc[a], sizeof acc[a]);
+}
+
+// y (out lanes) = b + x W for one layer in lanes, W (in, out) input-major
+static inline __attribute__((always_inline)) void dense_lanes(const float* restrict x, int in, const float* restrict w,
+                                                              const float* restrict b, int out, float* restrict y) {
+  int o = 0;
+  for (; o + 8 <= out; o += 8) dense_block(x, in, w, b, out, o, y, 8);
+  switch (out - o) {  // the last 1-7 together, so that their chains overlap
+    case 7: dense_block(x, in, w, b, out, o, y, 7); break;
+    case 6: dense_block(x, in, w, b, out, o, y, 6); break;
+    case 5: dense_block(x, in, w, b, out, o, y, 5); break;
+    case 4: dense_block(x, in, w, b, out, o, y, 4); break;
+    case 3: dense_block(x, in, w, b, out, o, y, 3); break;
+    case 2: dense_block(x, in, w, b, out, o, y, 2); break;
+    case 1: dense_block(x, in, w, b, out, o, y, 1); break;
+    default: break;
+  }
+}
+
+// The hidden activation over n floats, element by element (the same kernels as everywhere)
+static inline __attribute__((always_inline)) void activate_lanes(const ne_policy_spec* spec, float* y, int n) {
+  if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {
+    for (int i = 0; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);
+  } else if (spec->activation == NE_ACT_TANH) {
+    for (int i = 0; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);
+  } else {
+    for (int i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];
+  }
+}
+
+typedef int32_t lanes_i __attribute__((vector_size(L * sizeof(int32_t))));
+
+// The argmax head of every lane at once, as ne__policy_argmax decides it for one (the lowest index
+// of the largest value, NaN entries skipped, 0 when all are NaN): y holds out outputs in lanes
+static inline __attribute__((always_inline)) void argmax_lanes(const float* y, int out, float* actions) {
+  lanes_v best = lanes_load(y);
+  lanes_i idx = ~(best == best);  // -1 (no number yet) where NaN, else 0
+  for (int k = 1; k < out; k++) {
+    lanes_v v = lanes_load(y + (size_t)k * L);
+    lanes_i take = (v == v) & ((idx < 0) | (v > best));  // all ones where lane k wins
+    best = (lanes_v)(((lanes_i)v & take) | ((lanes_i)best & ~take));
+    idx = (k & take) | (idx & ~take);
+  }
+  for (int s = 0; s < L; s++) actions[s] = (float)(idx[s] < 0 ? 0 : idx[s]);
+}
+
+#define LANES_VARIANT(name, attr)                                                                               \
+  attr static void name(const ne_policy_spec* spec, const float* lane_params, const float* obs, float* scratch, \
+                        float* actions) {                                                                       \
+    const float* x = obs;                                                                                       \
+    const float* p = lane_params;                                                                               \
+    size_t half = spec->scratch_floats / 2 * L;                                                                 \
+    for (int l = 0; l < spec->n_layers; l++) {                                                                  \
+      int in = spec->sizes[l], out = spec->sizes[l + 1];                                                        \
+      float* y = scratch + (l & 1) * half;                                                                      \
+      dense_lanes(x, in, p, p + (size_t)in * (size_t)out * L, out, y);                                          \
+      if (l < spec->n_layers - 1) activate_lanes(spec, y, out* L);                                              \
+      p += ((size_t)in * (size_t)out + (size_t)out) * L;                                                        \
+      x = y;                                                                                                    \
+    }                                                                                                           \
+    int out = spec->sizes[spec->n_layers];                                                                      \
+    if (spec->head == NE_HEAD_ARGMAX) {                                                                         \
+      argmax_lanes(x, out, actions);                                                                            \
+      return;                                                                                                   \
+    }                                                                                                           \
+    float row[NE_POLICY_MAX_ACT > 64 ? NE_POLICY_MAX_ACT : 64];                                                 \
+    for (int s = 0; s < L; s++) {                                                                               \
+      for (int k = 0; k < out; k++) row[k] = x[(size_t)k * L + (size_t)s];                                      \
+      ne__policy_head(spec, row, actions + (size_t)s * (size_t)spec->act_dim);                                  \
+    }                                                                                                           \
+  }
+
+LANES_VARIANT(lanes_base, )
+#if defined(__x86_64__) && defined(__GNUC__)
+LANES_VARIANT(lanes_avx2, __attribute__((target("avx2"))))
+LANES_VARIANT(lanes_avx512, __attribute__((target("avx512f,avx512vl"))))
+#endif
+
+int ne_policy_lanes_ok(const ne_policy_spec* spec) {
+  return spec->kind == NE_POLICY_MLP && spec->sizes[spec->n_layers] <= 64;
+}
+
+void ne_policy_forward_lanes(const ne_policy_spec* spec, const float* lane_params, const float* obs, float* scratch,
+                             float* actions) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  int level = ne__simd_level();
+  if (level >= NE_SIMD_AVX512) {
+    lanes_avx512(spec, lane_params, obs, scratch, actions);
+    return;
+  }
+  if (level == NE_SIMD_AVX2) {
+    lanes_avx2(spec, lane_params, obs, scratch, actions);
+    return;
+  }
+#endif
+  lanes_base(spec, lane_params, obs, scratch, actions);
+}
+
+void ne_policy_set_lane(const ne_policy_spec* spec, float* lane_params, int lane, const float* params) {
+  for (size_t j = 0; j < spec->n_params; j++) lane_params[j * L + (size_t)lane] = params[j];
+}
+
+size_t ne_policy_lanes_scratch_floats(const ne_policy_spec* spec) { return spec->scratch_floats * L; }
