@@ -464,15 +464,11 @@ static int run_part(ne_evaluator* ev, const ne_batch* batch, const ne_candidate*
   const float* params = ne_evaluator_params(ev, batch, c, &out->status);
   if (!params) return out->status;
   int lockstep = n > 1 && lockstep_of(ev);
-  for (uint32_t k = 0; k < n && !ev->env_failed && !ev->interrupted; k++) {
-    uint32_t e = first + k;
-    if (lockstep) {
-      uint32_t w = n - k < CANDIDATE_BLOCK ? n - k : CANDIDATE_BLOCK;
-      candidate_block(ev, params, c->episode_seed, e, w, batch, returns + k, &out->steps);
-      k += w - 1;
-      continue;
-    }
-    returns[k] = run_episode(ev, params, ne_hash2(c->episode_seed, e), batch, &out->steps, NULL);
+  for (uint32_t k = 0; k < n && !ev->env_failed && !ev->interrupted;) {
+    uint32_t w = !lockstep ? 1 : (n - k < CANDIDATE_BLOCK ? n - k : CANDIDATE_BLOCK);
+    if (lockstep) candidate_block(ev, params, c->episode_seed, first + k, w, batch, returns + k, &out->steps);
+    else returns[k] = run_episode(ev, params, ne_hash2(c->episode_seed, first + k), batch, &out->steps, NULL);
+    k += w;
   }
   if (ev->interrupted) return out->status = NE_EINTR;  // a partial result: the caller drops it
   if (ev->env_failed) return out->status;              // the caller reports the env's failure
