@@ -259,13 +259,15 @@ static inline const float* row_base(const gemm_job* g, int r) {
 // The kernel is written once as a macro and stamped out per instruction set with that set's native
 // vector width (GNU C vectors: element-wise * and + round exactly like the scalar operations),
 // because gcc lowers vectors wider than the target's registers through the stack.
-//   KERNEL(name, attr, vec, VL, R, NV): vec holds VL floats; R rows x NV vectors of accumulators.
+//   KERNEL(name, attr, vec, VL, R, NV, SPLAT): vec holds VL floats; R rows x NV vectors of
+//   accumulators; SPLAT(x) broadcasts x to all lanes (not x + (vector){0}: that is an add, -0
+//   becoming +0, on the add ports the kernel is bound by).
 // micro: Y[r0 .. r0+Rn, f0 .. f0+NVn*VL) with the accumulators held across the whole K loop (Rn
 // and NVn are constants after inlining, so the loops over them unroll into registers).
 // tail: the last F % VL columns, one output at a time in the same k order.
 // body: column panels of NV*VL (then VL) outer, so a panel of W stays in cache while every row
 // block streams past it; R rows per block, leftover rows one at a time.
-#define KERNEL(name, attr, vec, VL, R, NV)                                                                   \
+#define KERNEL(name, attr, vec, VL, R, NV, SPLAT)                                                            \
   typedef float name##_v __attribute__((vector_size(VL * 4)));                                               \
   attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                   \
     name##_v v;                                                                                              \
@@ -288,7 +290,7 @@ static inline const float* row_base(const gemm_job* g, int r) {
         name##_v wv[NV];                                                                                     \
         for (int v = 0; v < NVn; v++) wv[v] = name##_load(wk + v * VL);                                      \
         for (int r = 0; r < Rn; r++) {                                                                       \
-          name##_v xv = x[r][off + (size_t)k] + (name##_v){0}; /* broadcast */                               \
+          name##_v xv = (name##_v)SPLAT(x[r][off + (size_t)k]);                                              \
           for (int v = 0; v < NVn; v++) acc[r][v] += xv * wv[v];                                             \
         }                                                                                                    \
       }                                                                                                      \
@@ -334,11 +336,14 @@ static void tail_columns(const gemm_job* g, int f0) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // the vectors never cross a real call (always_inline)
 #if defined(__x86_64__) && defined(__GNUC__)
-KERNEL(gemm_avx512, __attribute__((target("avx512f"))), v16, 16, 6, 2)
-KERNEL(gemm_avx2, __attribute__((target("avx2"))), v8, 8, 6, 2)
+#include <immintrin.h>  // _mm512_set1_ps, _mm256_set1_ps
+KERNEL(gemm_avx512, __attribute__((target("avx512f"))), v16, 16, 6, 2, _mm512_set1_ps)
+KERNEL(gemm_avx2, __attribute__((target("avx2"))), v8, 8, 6, 2, _mm256_set1_ps)
 #define HAVE_X86_VARIANTS 1
 #endif
-KERNEL(gemm_portable, , v4, 4, 4, 2)
+typedef float splat4_v __attribute__((vector_size(16)));
+static inline splat4_v splat4(float x) { return (splat4_v){x, x, x, x}; }
+KERNEL(gemm_portable, , v4, 4, 4, 2, splat4)
 #pragma GCC diagnostic pop
 
 // 0: not chosen yet; otherwise the kernel id of ne__conv_set_kernel. Atomic: pool threads read it.

@@ -294,104 +294,104 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
 // the rest: one masked vector in a single forward (name##_rest), the baseline's blocks of 4 and the
 // 4-row tails in a batched one; the same sums in the same order as ne__policy_dense(). The tanh runs
 // the same inline kernel as ne__tanhf_inplace (or, for NE_TANH_FLOAT, ne__tanhf_float_inplace) in
-// blocks of VL, which gcc vectorizes at that width.
-#define MLP_VARIANT(name, attr, VL)                                                                                   \
-  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                        \
-  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                            \
-    name##_v v;                                                                                                       \
-    memcpy(&v, p, sizeof v);                                                                                          \
-    return v;                                                                                                         \
-  }                                                                                                                   \
-  /* NA accumulators (a constant after inlining) held across the whole input loop: independent  */                    \
-  /* addition chains, so their latencies overlap                                                */                    \
-  attr static inline __attribute__((always_inline)) void name##_block(                                                \
-      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,              \
-      float* restrict y, int NA) {                                                                                    \
-    name##_v acc[8];                                                                                                  \
-    for (int v = 0; v < NA; v++) acc[v] = name##_load(b + o + v * VL);                                                \
-    for (int i = 0; i < in; i++) {                                                                                    \
-      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                      \
-      name##_v xi = x[i] + (name##_v){0};                                                                             \
-      for (int v = 0; v < NA; v++) acc[v] += xi * name##_load(wr + v * VL);                                           \
-    }                                                                                                                 \
-    for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                      \
-  }                                                                                                                   \
-  /* the outputs from o on in whole vectors; returns where the rest (< VL) starts */                                  \
-  attr static inline                                                                                                  \
-      __attribute__((always_inline)) int name##_vectors(const float* restrict x, int in, const float* restrict w,     \
-                                                        const float* restrict b, int out, float* restrict y, int o) { \
-    for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                   \
-    for (; o + 4 * VL <= out; o += 4 * VL) name##_block(x, in, w, b, out, o, y, 4);                                   \
-    for (; o + VL <= out; o += VL) {                                                                                  \
-      name##_v a0 = name##_load(b + o);                                                                               \
-      for (int i = 0; i < in; i++)                                                                                    \
-        a0 += (x[i] + (name##_v){0}) * name##_load(w + (size_t)i * (size_t)out + (size_t)o);                          \
-      memcpy(y + o, &a0, sizeof a0);                                                                                  \
-    }                                                                                                                 \
-    return o;                                                                                                         \
-  }                                                                                                                   \
-  /* R rows (a constant after inlining) of x (xs floats apart) times 4 vectors of outputs from o: */                  \
-  /* each vector of W loaded once an input serves all R rows, where one row at a time loads it   */                   \
-  /* again for every row (the loads, not the arithmetic, then bound the layer)                   */                   \
-  attr static inline __attribute__((always_inline)) void name##_block_rows(                                           \
-      const float* restrict x, size_t xs, int in, const float* restrict w, const float* restrict b, int out, int o,   \
-      float* restrict y, size_t ys, int R) {                                                                          \
-    name##_v acc[4][4];                                                                                               \
-    for (int r = 0; r < R; r++)                                                                                       \
-      for (int v = 0; v < 4; v++) acc[r][v] = name##_load(b + o + v * VL);                                            \
-    for (int i = 0; i < in; i++) {                                                                                    \
-      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                      \
-      name##_v wv[4];                                                                                                 \
-      for (int v = 0; v < 4; v++) wv[v] = name##_load(wr + v * VL);                                                   \
-      for (int r = 0; r < R; r++) {                                                                                   \
-        name##_v xi = x[(size_t)r * xs + (size_t)i] + (name##_v){0};                                                  \
-        for (int v = 0; v < 4; v++) acc[r][v] += xi * wv[v];                                                          \
-      }                                                                                                               \
-    }                                                                                                                 \
-    for (int r = 0; r < R; r++)                                                                                       \
-      for (int v = 0; v < 4; v++)                                                                                     \
-        memcpy(y + (size_t)r * ys + (size_t)o + (size_t)(v * VL), &acc[r][v], sizeof acc[r][v]);                      \
-  }                                                                                                                   \
-  /* blocks() for n rows (in and out floats apart): the outputs in blocks of 4 vectors ROWS rows  */                  \
-  /* at a time, then each row's others but the last 1-3; returns where those start              */                    \
-  attr static int name##_blocks_rows(const float* restrict x, int n, int in, const float* restrict w,                 \
-                                     const float* restrict b, int out, float* restrict y) {                           \
-    size_t xs = (size_t)in, ys = (size_t)out;                                                                         \
-    int o4 = out - out % (4 * VL);                                                                                    \
-    for (int o = 0; o < o4; o += 4 * VL) {                                                                            \
-      int r = 0;                                                                                                      \
-      for (; r + name##_ROWS <= n; r += name##_ROWS)                                                                  \
-        name##_block_rows(x + r * xs, xs, in, w, b, out, o, y + r * ys, ys, name##_ROWS);                             \
-      for (; r < n; r++) name##_block_rows(x + r * xs, xs, in, w, b, out, o, y + r * ys, ys, 1);                      \
-    }                                                                                                                 \
-    int o = out;                                                                                                      \
-    for (int r = 0; r < n; r++) {                                                                                     \
-      o = name##_vectors(x + r * xs, in, w, b, out, y + r * ys, o4);                                                  \
-      for (; o + 4 <= out; o += 4) dense_block4(x + r * xs, in, w, b, out, o, y + r * ys);                            \
-    }                                                                                                                 \
-    return o;                                                                                                         \
-  }                                                                                                                   \
-  /* one forward: the last out % VL outputs in one masked vector (a small layer: one in all) */                       \
-  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b,    \
-                                int out, float* restrict y) {                                                         \
-    int o = name##_vectors(x, in, w, b, out, y, 0);                                                                   \
-    if (o < out) name##_rest(x, in, w, b, out, o, y);                                                                 \
-  }                                                                                                                   \
-  attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                     \
-    int i = 0;                                                                                                        \
-    if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                        \
-      for (; i + VL <= n; i += VL)                                                                                    \
-        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_float_kernel(y[i + j]);                                     \
-      for (; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);                                                         \
-      return;                                                                                                         \
-    }                                                                                                                 \
-    if (spec->activation == NE_ACT_TANH) {                                                                            \
-      for (; i + VL <= n; i += VL)                                                                                    \
-        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                           \
-      for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                               \
-      return;                                                                                                         \
-    }                                                                                                                 \
-    for (; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];                                                              \
+// blocks of VL, which gcc vectorizes at that width. SPLAT broadcasts an input to all lanes (not
+// x + (vector){0}: that is an add, -0 becoming +0, on the add ports the layer is bound by).
+#define MLP_VARIANT(name, attr, VL, SPLAT)                                                                             \
+  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                         \
+  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                             \
+    name##_v v;                                                                                                        \
+    memcpy(&v, p, sizeof v);                                                                                           \
+    return v;                                                                                                          \
+  }                                                                                                                    \
+  /* NA accumulators (a constant after inlining) held across the whole input loop: independent  */                     \
+  /* addition chains, so their latencies overlap                                                */                     \
+  attr static inline __attribute__((always_inline)) void name##_block(                                                 \
+      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,               \
+      float* restrict y, int NA) {                                                                                     \
+    name##_v acc[8];                                                                                                   \
+    for (int v = 0; v < NA; v++) acc[v] = name##_load(b + o + v * VL);                                                 \
+    for (int i = 0; i < in; i++) {                                                                                     \
+      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                       \
+      name##_v xi = (name##_v)SPLAT(x[i]);                                                                             \
+      for (int v = 0; v < NA; v++) acc[v] += xi * name##_load(wr + v * VL);                                            \
+    }                                                                                                                  \
+    for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                       \
+  }                                                                                                                    \
+  /* the outputs from o on in whole vectors; returns where the rest (< VL) starts */                                   \
+  attr static inline                                                                                                   \
+      __attribute__((always_inline)) int name##_vectors(const float* restrict x, int in, const float* restrict w,      \
+                                                        const float* restrict b, int out, float* restrict y, int o) {  \
+    for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                    \
+    for (; o + 4 * VL <= out; o += 4 * VL) name##_block(x, in, w, b, out, o, y, 4);                                    \
+    for (; o + VL <= out; o += VL) {                                                                                   \
+      name##_v a0 = name##_load(b + o);                                                                                \
+      for (int i = 0; i < in; i++) a0 += (name##_v)SPLAT(x[i]) * name##_load(w + (size_t)i * (size_t)out + (size_t)o); \
+      memcpy(y + o, &a0, sizeof a0);                                                                                   \
+    }                                                                                                                  \
+    return o;                                                                                                          \
+  }                                                                                                                    \
+  /* R rows (a constant after inlining) of x (xs floats apart) times 4 vectors of outputs from o: */                   \
+  /* each vector of W loaded once an input serves all R rows, where one row at a time loads it   */                    \
+  /* again for every row (the loads, not the arithmetic, then bound the layer)                   */                    \
+  attr static inline __attribute__((always_inline)) void name##_block_rows(                                            \
+      const float* restrict x, size_t xs, int in, const float* restrict w, const float* restrict b, int out, int o,    \
+      float* restrict y, size_t ys, int R) {                                                                           \
+    name##_v acc[4][4];                                                                                                \
+    for (int r = 0; r < R; r++)                                                                                        \
+      for (int v = 0; v < 4; v++) acc[r][v] = name##_load(b + o + v * VL);                                             \
+    for (int i = 0; i < in; i++) {                                                                                     \
+      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                       \
+      name##_v wv[4];                                                                                                  \
+      for (int v = 0; v < 4; v++) wv[v] = name##_load(wr + v * VL);                                                    \
+      for (int r = 0; r < R; r++) {                                                                                    \
+        name##_v xi = (name##_v)SPLAT(x[(size_t)r * xs + (size_t)i]);                                                  \
+        for (int v = 0; v < 4; v++) acc[r][v] += xi * wv[v];                                                           \
+      }                                                                                                                \
+    }                                                                                                                  \
+    for (int r = 0; r < R; r++)                                                                                        \
+      for (int v = 0; v < 4; v++)                                                                                      \
+        memcpy(y + (size_t)r * ys + (size_t)o + (size_t)(v * VL), &acc[r][v], sizeof acc[r][v]);                       \
+  }                                                                                                                    \
+  /* blocks() for n rows (in and out floats apart): the outputs in blocks of 4 vectors ROWS rows  */                   \
+  /* at a time, then each row's others but the last 1-3; returns where those start              */                     \
+  attr static int name##_blocks_rows(const float* restrict x, int n, int in, const float* restrict w,                  \
+                                     const float* restrict b, int out, float* restrict y) {                            \
+    size_t xs = (size_t)in, ys = (size_t)out;                                                                          \
+    int o4 = out - out % (4 * VL);                                                                                     \
+    for (int o = 0; o < o4; o += 4 * VL) {                                                                             \
+      int r = 0;                                                                                                       \
+      for (; r + name##_ROWS <= n; r += name##_ROWS)                                                                   \
+        name##_block_rows(x + r * xs, xs, in, w, b, out, o, y + r * ys, ys, name##_ROWS);                              \
+      for (; r < n; r++) name##_block_rows(x + r * xs, xs, in, w, b, out, o, y + r * ys, ys, 1);                       \
+    }                                                                                                                  \
+    int o = out;                                                                                                       \
+    for (int r = 0; r < n; r++) {                                                                                      \
+      o = name##_vectors(x + r * xs, in, w, b, out, y + r * ys, o4);                                                   \
+      for (; o + 4 <= out; o += 4) dense_block4(x + r * xs, in, w, b, out, o, y + r * ys);                             \
+    }                                                                                                                  \
+    return o;                                                                                                          \
+  }                                                                                                                    \
+  /* one forward: the last out % VL outputs in one masked vector (a small layer: one in all) */                        \
+  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b,     \
+                                int out, float* restrict y) {                                                          \
+    int o = name##_vectors(x, in, w, b, out, y, 0);                                                                    \
+    if (o < out) name##_rest(x, in, w, b, out, o, y);                                                                  \
+  }                                                                                                                    \
+  attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                      \
+    int i = 0;                                                                                                         \
+    if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                         \
+      for (; i + VL <= n; i += VL)                                                                                     \
+        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_float_kernel(y[i + j]);                                      \
+      for (; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);                                                          \
+      return;                                                                                                          \
+    }                                                                                                                  \
+    if (spec->activation == NE_ACT_TANH) {                                                                             \
+      for (; i + VL <= n; i += VL)                                                                                     \
+        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                            \
+      for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                                \
+      return;                                                                                                          \
+    }                                                                                                                  \
+    for (; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];                                                               \
   }
 
 // The last r = out - o < VL outputs of y = b + x W in one vector whose other lanes are masked off:
@@ -489,8 +489,8 @@ __attribute__((target("avx2"))) static void dense_tail_rows8(const float* restri
 // registers, 2 rows' fit AVX2's 16
 #define mlp_avx2_ROWS 2
 #define mlp_avx512_ROWS 4
-MLP_VARIANT(mlp_avx2, __attribute__((target("avx2"))), 8)
-MLP_VARIANT(mlp_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), 16)
+MLP_VARIANT(mlp_avx2, __attribute__((target("avx2"))), 8, _mm256_set1_ps)
+MLP_VARIANT(mlp_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), 16, _mm512_set1_ps)
 #pragma GCC diagnostic pop
 #endif
 
