@@ -120,11 +120,14 @@ static int gather(ne_lockstep* ls, const ne_batch* norm, int* shared) {
 // then one forward of all lanes; the actions back into rows
 static void act_in_lanes(ne_lockstep* ls) {
   int d = ls->env->obs_dim, a = ls->policy->act_dim;
+  // locals: with -fno-strict-aliasing every float store would reload ls's pointers
+  float* restrict lane_obs = ls->lane_obs;
+  const float* restrict obs = ls->obs;
   for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
     if (!ls->live[s]) continue;
     if (ls->lane_stale[s]) ne_policy_set_lane(ls->policy, ls->lane_params, s, ls->params[s]), ls->lane_stale[s] = 0;
-    const float* row = ls->obs + (size_t)ls->row_of[s] * (size_t)d;
-    for (int i = 0; i < d; i++) ls->lane_obs[(size_t)i * NE_LOCKSTEP_WIDTH + (size_t)s] = row[i];
+    const float* row = obs + (size_t)ls->row_of[s] * (size_t)d;
+    for (int i = 0; i < d; i++) lane_obs[(size_t)i * NE_LOCKSTEP_WIDTH + (size_t)s] = row[i];
   }
   ne_policy_forward_lanes(ls->policy, ls->lane_params, ls->lane_obs, ls->lane_scratch, ls->lane_actions);
   for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++)
