@@ -153,6 +153,87 @@ static void bench_forward(void) {
   bench_forward_one("17-64-64-6 tanh head, tanh float, batches of 8", mujoco, 1);
 }
 
+// ---- eight candidates, eight vectors ---------------------------------------------------------------
+
+// The lockstep's single-episode candidates: 8 forwards with 8 different parameter vectors, one call
+// per row and layer (ne_policy_forward_rows) against all 8 in lanes (ne_policy_forward_lanes)
+typedef struct cands_ctx {
+  const ne_policy_spec* spec;
+  const float* rows[NE_POLICY_LANES];  // each candidate's vector
+  float* lanes;                        // the same, interleaved
+  float* obs;                          // (N_OBS, obs_dim) rows
+  float* lane_obs;                     // (N_OBS / 8) blocks of (obs_dim, 8)
+  float* scratch;
+  double sink;
+} cands_ctx;
+
+static void op_rows(void* p) {
+  cands_ctx* c = p;
+  int d = c->spec->sizes[0];
+  float act[NE_POLICY_LANES * NE_POLICY_MAX_ACT];
+  for (int i = 0; i < FORWARDS_PER_OP; i += NE_POLICY_LANES) {
+    ne_policy_forward_rows(c->spec, c->rows, c->obs + (size_t)(i % N_OBS) * (size_t)d, NE_POLICY_LANES, c->scratch,
+                           act);
+    c->sink += act[0];
+  }
+}
+
+static void op_lanes(void* p) {
+  cands_ctx* c = p;
+  int d = c->spec->sizes[0];
+  float act[NE_POLICY_LANES * NE_POLICY_MAX_ACT];
+  for (int i = 0; i < FORWARDS_PER_OP; i += NE_POLICY_LANES) {
+    ne_policy_forward_lanes(c->spec, c->lanes, c->lane_obs + (size_t)(i % N_OBS) * (size_t)d, c->scratch, act);
+    c->sink += act[0];
+  }
+}
+
+static void bench_candidates_one(const char* label, ne_policy_spec s) {
+  int d = s.sizes[0];
+  size_t scratch = ne_policy_batch_scratch_floats(&s, NE_POLICY_LANES);
+  if (ne_policy_lanes_scratch_floats(&s) > scratch) scratch = ne_policy_lanes_scratch_floats(&s);
+  cands_ctx c = {&s,
+                 {0},
+                 xmalloc(NE_POLICY_LANES * s.n_params * sizeof(float)),
+                 xmalloc((size_t)N_OBS * (size_t)d * sizeof(float)),
+                 xmalloc((size_t)N_OBS * (size_t)d * sizeof(float)),
+                 xmalloc(scratch * sizeof(float)),
+                 0};
+  float* own = xmalloc(NE_POLICY_LANES * s.n_params * sizeof(float));
+  for (int k = 0; k < NE_POLICY_LANES; k++) {
+    float* v = own + (size_t)k * s.n_params;
+    ne_policy_init_params(&s, 7 + (uint64_t)k, v);
+    ne_policy_set_lane(&s, c.lanes, k, v);
+    c.rows[k] = v;
+  }
+  ne_noise_fill(99, 0, (size_t)N_OBS * (size_t)d, c.obs);
+  for (int b = 0; b < N_OBS; b += NE_POLICY_LANES)  // each block of 8 rows as (obs_dim, 8)
+    for (int k = 0; k < NE_POLICY_LANES; k++)
+      for (int i = 0; i < d; i++)
+        c.lane_obs[(size_t)b * (size_t)d + (size_t)i * NE_POLICY_LANES + (size_t)k] =
+            c.obs[(size_t)(b + k) * (size_t)d + (size_t)i];
+  double rows = time_op(op_rows, &c) / FORWARDS_PER_OP, lanes = time_op(op_lanes, &c) / FORWARDS_PER_OP;
+  printf("  %-34s %7.1f ns rows, %7.1f ns lanes a candidate (lanes %.2fx, %zu params)\n", label, rows * 1e9,
+         lanes * 1e9, rows / lanes, s.n_params);
+  free(own), free(c.lanes), free(c.obs), free(c.lane_obs), free(c.scratch);
+}
+
+static void bench_candidates(void) {
+  printf("\n8 candidates' MLP forwards, 8 vectors (lockstep of single-episode candidates), tanh float\n");
+  const int h16[1] = {16}, h64[1] = {64};
+  char err[256];
+  ne_policy_spec es, wide, deep = make_spec(4, 32, 2, NE_HEAD_ARGMAX);
+  if (ne_policy_spec_init(&es, 4, h16, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err) ||
+      ne_policy_spec_init(&wide, 4, h64, 1, 2, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL, err)) {
+    fprintf(stderr, "bench_core: %s\n", err);
+    exit(1);
+  }
+  es.tanh_eval = wide.tanh_eval = deep.tanh_eval = NE_TANH_FLOAT;
+  bench_candidates_one("4-16-2 (CartPole ES row)", es);
+  bench_candidates_one("4-64-2", wide);
+  bench_candidates_one("4-32-32-2", deep);
+}
+
 // ---- materialization -----------------------------------------------------------------------------
 
 #define MAX_CHAIN 1000
@@ -228,6 +309,7 @@ int main(void) {
          BENCH_MIN_SECONDS);
   bench_noise();
   bench_forward();
+  bench_candidates();
   bench_materialize();
   printf("\nbench_core: %.1f s in total\n", bench_clock(CLOCK_MONOTONIC) - t0);
   return 0;
