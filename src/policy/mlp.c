@@ -522,6 +522,8 @@ static mlp_kernels pick_variant(void) {
   return (mlp_kernels){ne__policy_dense, dense_blocks_rows, ne__policy_activate, NULL};  // the baseline (policy_int.h)
 }
 
+void ne__policy_activate_simd(const ne_policy_spec* spec, float* y, int n) { pick_variant().activate(spec, y, n); }
+
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
                        float* action) {
   if (spec->kind == NE_POLICY_CONV) {  // src/policy/conv.c: a batch of one

@@ -6,13 +6,13 @@
 // With the 8 parameter vectors interleaved (parameter j of lane s at j * 8 + s) every layer is
 // plain vector arithmetic over the lanes, with no call per row and 8 chains of one output each in
 // flight. Each lane sums b, x0*w0, x1*w1, ... in ne__policy_dense's order (products and sums
-// rounded separately), then the same activation and head: ne_policy_forward's bits. Compiled for
-// the baseline, AVX2 and AVX-512 (core/cpu.h picks, as for mlp.c).
+// rounded separately), then the same activation (mlp.c's, over all lanes) and head:
+// ne_policy_forward's bits. Compiled for the baseline, AVX2 and AVX-512 (core/cpu.h picks, as for
+// mlp.c).
 #include <stdint.h>
 #include <string.h>
 
 #include "core/cpu.h"
-#include "core/detmath.h"
 #include "neuroevo/policy.h"
 #include "policy/policy_int.h"  // the head
 
@@ -60,17 +60,6 @@ static inline __attribute__((always_inline)) void dense_lanes(const float* restr
   }
 }
 
-// The hidden activation over n floats, element by element (the same kernels as everywhere)
-static inline __attribute__((always_inline)) void activate_lanes(const ne_policy_spec* spec, float* y, int n) {
-  if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {
-    for (int i = 0; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);
-  } else if (spec->activation == NE_ACT_TANH) {
-    for (int i = 0; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);
-  } else {
-    for (int i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];
-  }
-}
-
 typedef int32_t lanes_i __attribute__((vector_size(L * sizeof(int32_t))));
 
 // The argmax head of every lane at once, as ne__policy_argmax decides it for one (the lowest index
@@ -97,7 +86,7 @@ static inline __attribute__((always_inline)) void argmax_lanes(const float* y, i
       int in = spec->sizes[l], out = spec->sizes[l + 1];                                                        \
       float* y = scratch + (l & 1) * half;                                                                      \
       dense_lanes(x, in, p, p + (size_t)in * (size_t)out * L, out, y);                                          \
-      if (l < spec->n_layers - 1) activate_lanes(spec, y, out* L);                                              \
+      if (l < spec->n_layers - 1) ne__policy_activate_simd(spec, y, out* L);                                    \
       p += ((size_t)in * (size_t)out + (size_t)out) * L;                                                        \
       x = y;                                                                                                    \
     }                                                                                                           \

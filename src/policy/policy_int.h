@@ -85,6 +85,9 @@ static inline void ne__policy_head(const ne_policy_spec* spec, const float* y, f
 void ne__policy_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
                       float* restrict y);
 
+// ne__policy_activate at the widest SIMD level in use (the same bits; mlp_lanes.c's layers).
+void ne__policy_activate_simd(const ne_policy_spec* spec, float* y, int n);
+
 // ---- conv.c ----
 
 // Forward of n observations of a conv spec (see ne_policy_forward_batch).
