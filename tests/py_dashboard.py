@@ -186,6 +186,12 @@ def test_json_state_routes_and_loopback(training):
         assert state["svg"].startswith("<svg") and 'data-x="wall_s"' in state["svg"]
         status, ctype, body = get(url + "chart.svg")
         assert ctype == "image/svg+xml" and "<polyline" in body
+        # libmicrohttpd (and GnuTLS behind it) is loaded by the dashboard, not by every process
+        # (src/report/mhd_api.h): the binary does not link it, the serving process maps it
+        linked = subprocess.run(["ldd", BIN], capture_output=True, text=True, check=True).stdout
+        assert "libmicrohttpd" not in linked
+        with open(f"/proc/{dash.pid}/maps", encoding="utf-8") as maps:
+            assert "libmicrohttpd" in maps.read()
         # read-only: unknown routes 404, other methods 405
         with pytest.raises(urllib.error.HTTPError) as e:
             get(url + "../../etc/passwd")

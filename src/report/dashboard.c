@@ -2,7 +2,8 @@
 // The dashboard's HTTP server (see dashboard.h): libmicrohttpd with one internal polling thread, so
 // requests are handled one at a time and the content code (dashboard_page.c) needs no locks. Three
 // GET routes, no file serving (nothing outside the fixed resources can be reached), loopback by
-// default. Built as a stub returning NE_EUNSUPPORTED when libmicrohttpd is missing.
+// default. libmicrohttpd is dlopened at the first start (mhd_api.h); built as a stub returning
+// NE_EUNSUPPORTED when its header is missing.
 #include "neuroevo/dashboard.h"
 
 #include <stdio.h>
@@ -15,10 +16,12 @@
 
 #ifdef NE_HAVE_MICROHTTPD
 #include <arpa/inet.h>  // inet_pton: the --bind address
-#include <microhttpd.h>
 #include <netinet/in.h>
 
+#include "report/mhd_api.h"
+
 struct ne_dashboard {
+  const ne_mhd_api* mhd;      // libmicrohttpd, loaded at the first start
   struct MHD_Daemon* daemon;  // the server and its thread
   ne__dash content;           // settings and the Redis cache
   int port;                   // the port listened on
@@ -27,23 +30,26 @@ struct ne_dashboard {
 // ---- requests ------------------------------------------------------------------------------
 
 // Queues buf as the response (copied) with content type and status; frees nothing.
-static enum MHD_Result respond(struct MHD_Connection* c, unsigned status, const char* type, const ne_buf* buf) {
-  struct MHD_Response* r = MHD_create_response_from_buffer(buf->len, buf->data, MHD_RESPMEM_MUST_COPY);
+static enum MHD_Result respond(const ne_dashboard* d, struct MHD_Connection* c, unsigned status, const char* type,
+                               const ne_buf* buf) {
+  const ne_mhd_api* mhd = d->mhd;
+  struct MHD_Response* r = mhd->MHD_create_response_from_buffer(buf->len, buf->data, MHD_RESPMEM_MUST_COPY);
   if (!r) return MHD_NO;
-  MHD_add_response_header(r, "Content-Type", type);
-  MHD_add_response_header(r, "Cache-Control", "no-store");
+  mhd->MHD_add_response_header(r, "Content-Type", type);
+  mhd->MHD_add_response_header(r, "Cache-Control", "no-store");
   // the page runs only its own inline script and talks only to this server
-  MHD_add_response_header(r, "Content-Security-Policy",
-                          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                          "img-src data:; connect-src 'self'");
-  enum MHD_Result ok = MHD_queue_response(c, status, r);
-  MHD_destroy_response(r);
+  mhd->MHD_add_response_header(r, "Content-Security-Policy",
+                               "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                               "img-src data:; connect-src 'self'");
+  enum MHD_Result ok = mhd->MHD_queue_response(c, status, r);
+  mhd->MHD_destroy_response(r);
   return ok;
 }
 
-static enum MHD_Result respond_text(struct MHD_Connection* c, unsigned status, const char* text) {
+static enum MHD_Result respond_text(const ne_dashboard* d, struct MHD_Connection* c, unsigned status,
+                                    const char* text) {
   ne_buf b = {(uint8_t*)text, strlen(text), strlen(text), 0};
-  return respond(c, status, "text/plain; charset=utf-8", &b);
+  return respond(d, c, status, "text/plain; charset=utf-8", &b);
 }
 
 static enum MHD_Result handle(void* cls, struct MHD_Connection* c, const char* url, const char* method,
@@ -51,8 +57,8 @@ static enum MHD_Result handle(void* cls, struct MHD_Connection* c, const char* u
   (void)version, (void)upload, (void)upload_size, (void)state;
   ne_dashboard* d = cls;
   if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-    return respond_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read-only: GET only\n");
-  const char* x = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "x");
+    return respond_text(d, c, MHD_HTTP_METHOD_NOT_ALLOWED, "read-only: GET only\n");
+  const char* x = d->mhd->MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "x");
   ne_buf b;
   ne__buf_init(&b);
   const char* type = NULL;
@@ -67,9 +73,9 @@ static enum MHD_Result handle(void* cls, struct MHD_Connection* c, const char* u
     type = "image/svg+xml";
   }
   enum MHD_Result ok;
-  if (!type) ok = respond_text(c, MHD_HTTP_NOT_FOUND, "not found: try / or /api/state.json\n");
-  else if (b.oom) ok = respond_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-  else ok = respond(c, MHD_HTTP_OK, type, &b);
+  if (!type) ok = respond_text(d, c, MHD_HTTP_NOT_FOUND, "not found: try / or /api/state.json\n");
+  else if (b.oom) ok = respond_text(d, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+  else ok = respond(d, c, MHD_HTTP_OK, type, &b);
   ne__buf_free(&b);
   return ok;
 }
@@ -120,22 +126,25 @@ int ne_dashboard_start(const ne_dashboard_options* opt, ne_dashboard** out, char
   struct sockaddr_storage sa;
   int v6, rc = make_address(bind, opt->port, &sa, &v6, errstr);
   if (rc) return rc;
+  const ne_mhd_api* mhd = ne__mhd(errstr);
+  if (!mhd) return NE_EUNSUPPORTED;
   ne_dashboard* d = ne_calloc(1, sizeof *d);
   if (!d || copy_options(d, opt)) {
     ne_dashboard_stop(d);
     return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   }
+  d->mhd = mhd;
   // one internal thread: requests never run concurrently (dashboard_page.h relies on it)
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
-  d->daemon = MHD_start_daemon(flags, (uint16_t)opt->port, NULL, NULL, handle, d, MHD_OPTION_SOCK_ADDR,
-                               (struct sockaddr*)&sa, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
+  d->daemon = d->mhd->MHD_start_daemon(flags, (uint16_t)opt->port, NULL, NULL, handle, d, MHD_OPTION_SOCK_ADDR,
+                                       (struct sockaddr*)&sa, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+                                       MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
   if (!d->daemon) {
     ne_dashboard_stop(d);
     return ne__set_error(errstr, NE_EIO, "cannot listen on %s port %d (in use, or not an address of this machine?)",
                          bind, opt->port);
   }
-  const union MHD_DaemonInfo* info = MHD_get_daemon_info(d->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  const union MHD_DaemonInfo* info = d->mhd->MHD_get_daemon_info(d->daemon, MHD_DAEMON_INFO_BIND_PORT);
   d->port = info ? info->port : opt->port;
   *out = d;
   return 0;
@@ -145,7 +154,7 @@ int ne_dashboard_port(const ne_dashboard* d) { return d->port; }
 
 void ne_dashboard_stop(ne_dashboard* d) {
   if (!d) return;
-  if (d->daemon) MHD_stop_daemon(d->daemon);
+  if (d->daemon) d->mhd->MHD_stop_daemon(d->daemon);
   for (int i = 0; i < d->content.n_paths; i++) ne_free(d->content.paths[i]);
   ne_free(d->content.paths);
   ne_free(d->content.redis_url);
