@@ -213,6 +213,17 @@ static int is_centre(const algo_object* self, const ne_batch* b, int i) {
       c->episode_seed == ne_seed_derive(self->seed, b->generation, 0, NE_PURPOSE_REEVAL);
 }
 
+// x[j] = x0[j] + theta[j], the float widened exactly: a clone per vector width (the 8 bytes a
+// parameter that Python gets are most of an ask's time: 10k parameters x 100 candidates is 8 MB);
+// restrict, because with -fno-strict-aliasing a store through x could change a struct's x0 or dim
+// and gcc kept the loop scalar
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void shifted_row(double* restrict x,
+                                                                                     const double* restrict x0,
+                                                                                     const float* restrict theta,
+                                                                                     Py_ssize_t n) {
+  for (Py_ssize_t j = 0; j < n; j++) x[j] = x0[j] + (double)theta[j];
+}
+
 // Writes x0 + theta[:dim] for every candidate of the pending batch into out (n * dim doubles).
 static int materialize(algo_object* self, double* out) {
   const ne_batch* b = self->batch;
@@ -226,8 +237,7 @@ static int materialize(algo_object* self, double* out) {
       pyne_raise(status ? status : NE_EINVAL, "a candidate could not be materialized");
       return -1;
     }
-    double* x = out + (size_t)i * (size_t)self->dim;
-    for (Py_ssize_t j = 0; j < self->dim; j++) x[j] = self->x0[j] + (double)theta[j];
+    shifted_row(out + (size_t)i * (size_t)self->dim, self->x0, theta, self->dim);
   }
   return 0;
 }
@@ -334,8 +344,7 @@ static PyObject* algo_best(algo_object* self, PyObject* noargs) {
   else if (best.params && best.n_params == self->policy.n_params)
     memcpy(theta, best.params, best.n_params * sizeof(float));
   else memset(theta, 0, self->policy.n_params * sizeof(float));
-  double* x = (double*)PyByteArray_AS_STRING(buf);
-  for (Py_ssize_t j = 0; j < self->dim; j++) x[j] = self->x0[j] + (double)theta[j];
+  shifted_row((double*)PyByteArray_AS_STRING(buf), self->x0, theta, self->dim);
   PyMem_Free(theta);
   return Py_BuildValue("(NdI)", buf, user_value(self, best.score), best.generation);
 }

@@ -171,9 +171,12 @@ static int mean_return(ne_adapter* ad, const float* params, uint64_t seed, int k
 
 // ---- the updates ---------------------------------------------------------------------------------------
 
-// out = base + coef * eps, eps the perturbation held in ad->eps
+// out = base + coef * eps, eps the perturbation held in ad->eps; out may be base (locals: with
+// -fno-strict-aliasing a store to out could change ad's fields, and gcc kept the loop scalar)
 static void apply_eps(ne_adapter* ad, const float* base, float coef, float* out) {
-  for (size_t i = 0; i < ad->policy->n_params; i++) out[i] = base[i] + coef * ad->eps[i];
+  const float* eps = ad->eps;
+  size_t n = ad->policy->n_params;
+  for (size_t i = 0; i < n; i++) out[i] = base[i] + coef * eps[i];
 }
 
 // out = base + coef * eps(pseed) (the generator: the same floats every time it is asked)
