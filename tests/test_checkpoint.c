@@ -219,6 +219,31 @@ static void partial_log_round_trip(void) {
   log = open_log(4);
   ASSERT_EQ(ne__partial_count(log), 0);
   ne__partial_close(log);
+  // each generation restarts the log; one that is its header alone is left as it is (short
+  // generations end before their results reach the file), one of another checkpoint is rewritten
+  log = open_log(6);
+  struct stat before, after;
+  ASSERT_EQ(stat(path, &before), 0);
+  usleep(20000);  // past the file system's timestamp granularity: a rewrite would change st_mtim
+  ASSERT_EQ(ne__partial_restart(log, 6, NULL), 0);
+  ASSERT_EQ(stat(path, &after), 0);
+  ASSERT(after.st_size == 16 && before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+         before.st_mtim.tv_nsec == after.st_mtim.tv_nsec);
+  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 0);
+  ne__partial_add(log, 2, &res[2]);
+  ASSERT_EQ(ne__partial_sync(log, NULL), 0);
+  ASSERT_EQ(ne__partial_restart(log, 6, NULL), 0);  // records past the header: emptied
+  ASSERT_EQ(stat(path, &after), 0);
+  ASSERT(after.st_size == 16);
+  ASSERT_EQ(ne__partial_restart(log, 7, NULL), 0);
+  ne__partial_close(log);
+  log = open_log(7);
+  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 0);
+  ne__partial_add(log, 2, &res[2]);
+  ne__partial_close(log);
+  log = open_log(7);
+  ASSERT_EQ(ne__partial_count(log), 1);
+  ne__partial_close(log);
 }
 
 TEST_MAIN(TEST_ENTRY(round_trip_and_keep_last_k), TEST_ENTRY(corrupt_newest_falls_back),

@@ -111,8 +111,12 @@ static void flush_locked(ne__partial* log, double now) {
 // Empties the file and writes the header for `base`. Called with mu held (or before other threads).
 static void start_over(ne__partial* log, uint32_t base) {
   log->pending.len = 0;
-  log->base = base;
   log->results = 0;
+  // a file that is this header alone stays: short generations end before their results are
+  // written, and truncating and rewriting the same 16 bytes at each generation was a journaled
+  // inode change (ext4) every generation (a file holds log->base's header whenever it has one)
+  if (log->file_len == HEADER_BYTES && log->base == base && !log->io_errno) return;
+  log->base = base;
   if (ftruncate(log->fd, 0) != 0 || lseek(log->fd, 0, SEEK_SET) != 0) io_failed(log, "truncate", errno);
   log->file_len = 0;
   ne_buf h;
