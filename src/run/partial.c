@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The partial-generation log (see partial.h). Results are buffered in memory and written by
 // whichever evaluating thread finds the buffer a second old, so a run of short episodes pays a
-// memcpy per candidate, not a system call; the file is fsynced every 30 s and at a stop. A killed
-// process loses at most the last second of results (the page cache keeps what was written); a
-// lost machine at most the last 30 s.
+// memcpy per candidate, not a system call; the file is fsynced every 30 s and at a stop, when it got
+// records since the last fsync. A killed process loses at most the last second of results (the
+// page cache keeps what was written); a lost machine at most the last 30 s.
 #include "run/partial.h"
 
 #include <errno.h>
@@ -52,6 +52,7 @@ struct ne__partial {
   ne_buf pending;      // framed records not yet written
   ne_buf payload;      // scratch for one record's payload
   size_t file_len;     // bytes in the file
+  int unsynced;        // records written since the last fsync (a header alone holds nothing to keep)
   double flushed_at, synced_at;
   double flush_s;                           // least seconds between two writes (1; NEUROEVO_PARTIAL_FLUSH_S, for tests)
   uint32_t round, stats_dim, round_bc_dim;  // the current round and its per-result arrays
@@ -97,7 +98,15 @@ static void write_all(ne__partial* log, const uint8_t* p, size_t n) {
     p += w;
     n -= (size_t)w;
     log->file_len += (size_t)w;
+    log->unsynced = 1;
   }
+}
+
+// fsync when records were written since the last one. Called with mu held.
+static void sync_locked(ne__partial* log, double now) {
+  if (log->unsynced && fsync(log->fd) != 0) io_failed(log, "fsync", errno);
+  log->unsynced = 0;
+  log->synced_at = now;
 }
 
 // Called with mu held.
@@ -126,6 +135,7 @@ static void start_over(ne__partial* log, uint32_t base) {
   ne__buf_u32(&h, base);
   write_all(log, h.data, h.len);
   ne__buf_free(&h);
+  log->unsynced = 0;  // the records it held are void, and the header alone holds nothing to keep
 }
 
 static void drop_loaded(ne__partial* log) {
@@ -347,10 +357,7 @@ void ne__partial_add(ne__partial* log, uint32_t index, const ne_result* res) {
   log->results++;
   double now = ne__now();
   if (now - log->flushed_at >= log->flush_s) flush_locked(log, now);
-  if (now - log->synced_at >= FSYNC_S) {
-    if (fsync(log->fd) != 0) io_failed(log, "fsync", errno);
-    log->synced_at = now;
-  }
+  if (now - log->synced_at >= FSYNC_S) sync_locked(log, now);
   pthread_mutex_unlock(&log->mu);
 }
 
@@ -358,8 +365,7 @@ int ne__partial_sync(ne__partial* log, char* errstr) {
   pthread_mutex_lock(&log->mu);
   double now = ne__now();
   flush_locked(log, now);
-  if (fsync(log->fd) != 0) io_failed(log, "fsync", errno);
-  log->synced_at = now;
+  sync_locked(log, now);
   int rc = log->io_errno ? io_error(log, errstr) : 0;
   pthread_mutex_unlock(&log->mu);
   return rc;
