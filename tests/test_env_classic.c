@@ -393,6 +393,70 @@ static void test_step_many_equals_one_at_a_time(void) {
   }
 }
 
+// Episodes in lanes (ne_env_lanes_*) give what ne_env_step gives each one: outcomes, codes (an
+// action outside the space is NE_ERANGE and leaves the lane as it was), observations, and at the
+// end the env state (get_state, observation, step count) the one-at-a-time episode ended in; free
+// lanes hold anything (a NaN action) and keep their state.
+static void test_lanes_equal_one_at_a_time(void) {
+  ne_env_spec* spec = make_env("CartPole-v1");
+  ASSERT(ne_env_lanes_ok(spec) && ne_env_lanes_bytes(spec) > 0);
+  enum { L = NE_ENV_LANES, D = 4 };
+  void* lanes = ne_calloc(1, ne_env_lanes_bytes(spec));
+  ne_env_state *lane[L], *one[L];
+  float obs[D * L], act[L];
+  uint64_t t[L];
+  for (int k = 0; k < L; k++) {
+    lane[k] = ne_env_state_create(spec), one[k] = ne_env_state_create(spec);
+    ASSERT(lane[k] && one[k]);
+    ASSERT_EQ(ne_env_reset(spec, lane[k], 90 + (uint64_t)k), 0);
+    ASSERT_EQ(ne_env_reset(spec, one[k], 90 + (uint64_t)k), 0);
+    ne_env_lanes_enter(spec, lanes, k, lane[k], obs);
+    t[k] = 0;
+  }
+  unsigned mask = 0xffu & ~(1u << 5);  // lane 5 stays free
+  act[5] = NAN;
+  int ended = 0;
+  for (int step = 0; step < 400; step++) {
+    for (int k = 0; k < L; k++)
+      if (k != 5) act[k] = (float)((step * 7 + k * 3) / 5 % 2);
+    if (step == 3) act[6] = 5.0f;
+    float before[D];
+    for (int i = 0; i < D; i++) before[i] = obs[i * L + 5];
+    ne_step_out out[L], expect;
+    int rcs[L];
+    ne_env_lanes_step(spec, lanes, mask, act, t, obs, out, rcs);
+    for (int i = 0; i < D; i++) ASSERT(obs[i * L + 5] == before[i]);
+    for (int k = 0; k < L; k++) {
+      if (!((mask >> k) & 1u)) continue;
+      ASSERT_EQ(rcs[k], ne_env_step(spec, one[k], &act[k], &expect));
+      if (k == 6 && step == 3) ASSERT_EQ(rcs[k], NE_ERANGE);
+      if (rcs[k]) continue;
+      t[k]++;
+      ASSERT(out[k].reward == expect.reward);
+      ASSERT_EQ(out[k].terminated, expect.terminated);
+      ASSERT_EQ(out[k].truncated, expect.truncated);
+      for (int i = 0; i < D; i++) ASSERT(obs[i * L + k] == one[k]->obs[i]);
+      if (!expect.terminated && !expect.truncated) continue;
+      ended++;
+      ne_env_lanes_leave(spec, lanes, k, obs, t[k], lane[k]);
+      double got[D], want[D];
+      ne_env_get_state(spec, lane[k], got);
+      ne_env_get_state(spec, one[k], want);
+      ASSERT_EQ(memcmp(got, want, sizeof got), 0);
+      ASSERT_EQ(memcmp(lane[k]->obs, one[k]->obs, sizeof(float) * D), 0);
+      ASSERT(lane[k]->t == one[k]->t && lane[k]->needs_reset == 1);
+      ASSERT_EQ(ne_env_reset(spec, lane[k], (uint64_t)step), 0);
+      ASSERT_EQ(ne_env_reset(spec, one[k], (uint64_t)step), 0);
+      ne_env_lanes_enter(spec, lanes, k, lane[k], obs);
+      t[k] = 0;
+    }
+  }
+  ASSERT(ended > 20);
+  for (int k = 0; k < L; k++) ne_env_state_destroy(lane[k]), ne_env_state_destroy(one[k]);
+  ne_free(lanes);
+  ne_env_spec_destroy(spec);
+}
+
 static void test_invalid_discrete_action_in_step_is_erange(void) {
   ne_env_spec* spec = make_env("Acrobot-v1");
   ne_env_state* st = ne_env_state_create(spec);
@@ -531,12 +595,12 @@ static void test_allocation_failures_are_clean(void) {
   ASSERT(succeeded);
 }
 
-TEST_MAIN(TEST_ENTRY(test_step_many_equals_one_at_a_time), TEST_ENTRY(test_registry_lists_classic_ids),
-          TEST_ENTRY(test_unknown_id_lists_valid_ids_and_suggests), TEST_ENTRY(test_spec_fields_match_gymnasium),
-          TEST_ENTRY(test_time_limit_truncates_at_registered_steps), TEST_ENTRY(test_max_episode_steps_override),
-          TEST_ENTRY(test_terminated_is_not_truncated), TEST_ENTRY(test_reset_ranges),
-          TEST_ENTRY(test_reset_is_deterministic), TEST_ENTRY(test_set_get_state_round_trip),
-          TEST_ENTRY(test_check_action_names_value_and_space), TEST_ENTRY(test_step_before_reset_is_estate),
-          TEST_ENTRY(test_invalid_discrete_action_in_step_is_erange), TEST_ENTRY(test_golden_steps_match_gymnasium),
-          TEST_ENTRY(test_continuous_mountain_car_state_becomes_float32), TEST_ENTRY(test_nan_observations_are_counted),
-          TEST_ENTRY(test_allocation_failures_are_clean))
+TEST_MAIN(TEST_ENTRY(test_step_many_equals_one_at_a_time), TEST_ENTRY(test_lanes_equal_one_at_a_time),
+          TEST_ENTRY(test_registry_lists_classic_ids), TEST_ENTRY(test_unknown_id_lists_valid_ids_and_suggests),
+          TEST_ENTRY(test_spec_fields_match_gymnasium), TEST_ENTRY(test_time_limit_truncates_at_registered_steps),
+          TEST_ENTRY(test_max_episode_steps_override), TEST_ENTRY(test_terminated_is_not_truncated),
+          TEST_ENTRY(test_reset_ranges), TEST_ENTRY(test_reset_is_deterministic),
+          TEST_ENTRY(test_set_get_state_round_trip), TEST_ENTRY(test_check_action_names_value_and_space),
+          TEST_ENTRY(test_step_before_reset_is_estate), TEST_ENTRY(test_invalid_discrete_action_in_step_is_erange),
+          TEST_ENTRY(test_golden_steps_match_gymnasium), TEST_ENTRY(test_continuous_mountain_car_state_becomes_float32),
+          TEST_ENTRY(test_nan_observations_are_counted), TEST_ENTRY(test_allocation_failures_are_clean))

@@ -111,7 +111,22 @@ typedef struct ne_env_hooks {
   // task families: the episodes of impl that follow pursue task (task_dim values); called by
   // ne_env_reset before the family's reset
   void (*set_task)(const ne_env_spec* spec, void* impl, const double* task);
+  // Lanes (all three or none; families without spec->status): NE_ENV_LANES instances held as one
+  // structure of arrays of lanes_bytes bytes that the caller owns, where a lockstep of episodes
+  // keeps them between steps instead of gathering and scattering every step. lanes_load copies
+  // instance impl into lane k, lanes_store lane k back into impl. lanes_step steps the lanes whose
+  // bit is set in mask exactly as the family's step would (the same bits), lane k with the action
+  // at acts + k * act_dim (any float in the other lanes), writing their rewards[k], terminated[k]
+  // and observations (component i of lane k at obs[i * NE_ENV_LANES + k]); the other lanes keep
+  // their state and observation.
+  size_t lanes_bytes;
+  void (*lanes_load)(const ne_env_spec* spec, void* lanes, int k, const void* impl);
+  void (*lanes_store)(const ne_env_spec* spec, const void* lanes, int k, void* impl);
+  void (*lanes_step)(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, float* obs,
+                     double* rewards, int* terminated);
 } ne_env_hooks;
+
+#define NE_ENV_LANES 8  // instances in a family's lanes (ne_env_hooks.lanes_step)
 
 // Immutable description of an environment instance type.
 struct ne_env_spec {
@@ -259,6 +274,30 @@ int ne_env_step(const ne_env_spec* spec, ne_env_state* state, const float* act, 
 // several episodes in lockstep).
 void ne_env_step_many(const ne_env_spec* spec, ne_env_state* const* states, const float* const* acts, int n,
                       ne_step_out* outs, int* rcs);
+
+// Episodes in lanes: up to NE_ENV_LANES episodes of spec kept in the family's structure of arrays
+// (ne_env_hooks' lanes) between steps, for families that have one (CartPole). 1 when spec's family
+// has lanes (and no status: nothing outside the process can fail its steps).
+int ne_env_lanes_ok(const ne_env_spec* spec);
+
+// Bytes of spec's lanes (the caller allocates them zeroed and frees them); 0 without lanes.
+size_t ne_env_lanes_bytes(const ne_env_spec* spec);
+
+// Moves the episode state has just begun (ne_env_reset) into lane k of lanes: it continues there.
+// Its observation goes to obs as lane k's column (component i at obs[i * NE_ENV_LANES + k]).
+void ne_env_lanes_enter(const ne_env_spec* spec, void* lanes, int k, const ne_env_state* state, float* obs);
+
+// One step of the lanes in mask, lane k with action acts + k * act_dim (any float in the other
+// lanes) after t[k] steps of its episode: exactly what ne_env_step gives for each (rcs[k] its code,
+// outs[k] its outcome with the TimeLimit applied; a discrete action outside the space is NE_ERANGE
+// and leaves the lane as it was), their observations as columns of obs.
+void ne_env_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, const uint64_t* t,
+                       float* obs, ne_step_out* outs, int* rcs);
+
+// Ends lane k's episode: state gets its final state, its observation (lane k's column of obs) and
+// its step count t, and needs a reset, as if it had run there.
+void ne_env_lanes_leave(const ne_env_spec* spec, const void* lanes, int k, const float* obs, uint64_t t,
+                        ne_env_state* state);
 
 // Checks an action against the action space (integer in range, or inside the Box); NE_ERANGE with a
 // message naming the value otherwise. Nullable: errstr.

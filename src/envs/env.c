@@ -237,20 +237,25 @@ static int step_check(const ne_env_spec* spec, const ne_env_state* state, const 
   return 0;
 }
 
-// after the family's dynamics: the observation, the counters and Gymnasium's TimeLimit
-static void step_finish(const ne_env_spec* spec, ne_env_state* state, double reward, int terminated, ne_step_out* out) {
-  observe(spec, state);
-  state->t++;
-  state->n_steps_total++;
-  // the TimeLimit wrapper: truncated only when the episode did not also terminate
+// A step's outcome: its reward, terminated, and Gymnasium's TimeLimit after t steps of the episode
+// (truncated only when the episode did not also terminate). Returns 1 when the episode ended.
+static int step_outcome(const ne_env_spec* spec, double reward, int terminated, uint64_t t, ne_step_out* out) {
   int ended[2];
   ended[0] = terminated != 0;
-  ended[1] = !ended[0] && spec->max_episode_steps > 0 && state->t >= spec->max_episode_steps;
+  ended[1] = !ended[0] && spec->max_episode_steps > 0 && t >= (uint64_t)spec->max_episode_steps;
   out->reward = reward;
   // both flags in one 8-byte store: gcc merges a caller's `so.terminated || so.truncated` into one
   // 8-byte load, which two 4-byte stores could not forward (a stall of every step)
   memcpy((char*)out + offsetof(ne_step_out, terminated), ended, sizeof ended);
-  if (ended[0] || ended[1]) state->needs_reset = 1;
+  return ended[0] | ended[1];
+}
+
+// after the family's dynamics: the observation, the counters and the outcome
+static void step_finish(const ne_env_spec* spec, ne_env_state* state, double reward, int terminated, ne_step_out* out) {
+  observe(spec, state);
+  state->t++;
+  state->n_steps_total++;
+  if (step_outcome(spec, reward, terminated, (uint64_t)state->t, out)) state->needs_reset = 1;
 }
 
 // one step of the family's dynamics, then Gymnasium's TimeLimit; an ended episode needs a reset
@@ -297,6 +302,44 @@ void ne_env_step_many(const ne_env_spec* spec, ne_env_state* const* states, cons
     many(spec, impls, lane_acts, m, rewards, terminated);
     for (int k = 0; k < m; k++) step_finish(spec, states[lane_of[k]], rewards[k], terminated[k], &outs[lane_of[k]]);
   }
+}
+
+// ---- episodes in lanes ------------------------------------------------------------------------
+
+int ne_env_lanes_ok(const ne_env_spec* spec) { return spec && spec->hooks && spec->hooks->lanes_step && !spec->status; }
+
+size_t ne_env_lanes_bytes(const ne_env_spec* spec) { return ne_env_lanes_ok(spec) ? spec->hooks->lanes_bytes : 0; }
+
+void ne_env_lanes_enter(const ne_env_spec* spec, void* lanes, int k, const ne_env_state* state, float* obs) {
+  assert(ne_env_lanes_ok(spec) && k >= 0 && k < NE_ENV_LANES && !state->needs_reset);
+  spec->hooks->lanes_load(spec, lanes, k, state->impl);
+  for (int i = 0; i < spec->obs_dim; i++) obs[(size_t)i * NE_ENV_LANES + (size_t)k] = state->obs[i];
+}
+
+void ne_env_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, const uint64_t* t,
+                       float* obs, ne_step_out* outs, int* rcs) {
+  double rewards[NE_ENV_LANES];
+  int terminated[NE_ENV_LANES];
+  unsigned run = 0;
+  for (int k = 0; k < NE_ENV_LANES; k++) {
+    if (!((mask >> k) & 1u)) continue;
+    // ne_env_step's action check (continuous actions are the family's to clip)
+    int ok = !spec->discrete || discrete_action_ok(spec, acts[(size_t)k * (size_t)spec->act_dim]);
+    rcs[k] = ok ? 0 : NE_ERANGE;
+    run |= (unsigned)ok << k;
+  }
+  if (run) spec->hooks->lanes_step(spec, lanes, run, acts, obs, rewards, terminated);
+  for (int k = 0; k < NE_ENV_LANES; k++)
+    if ((run >> k) & 1u) step_outcome(spec, rewards[k], terminated[k], t[k] + 1, &outs[k]);
+}
+
+void ne_env_lanes_leave(const ne_env_spec* spec, const void* lanes, int k, const float* obs, uint64_t t,
+                        ne_env_state* state) {
+  spec->hooks->lanes_store(spec, lanes, k, state->impl);
+  for (int i = 0; i < spec->obs_dim; i++) state->obs[i] = obs[(size_t)i * NE_ENV_LANES + (size_t)k];
+  state->t = (int)t;
+  state->n_steps_total += t;
+  state->needs_reset = 1;
 }
 
 // "Discrete(3)", "Box(-2, 2, (1,))", or "Box((6,))" when the bounds differ per component, into buf

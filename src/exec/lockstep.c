@@ -38,9 +38,17 @@ struct ne_lockstep {
   float* lane_scratch;                                        // ne_policy_lanes_scratch_floats
   float lane_actions[NE_LOCKSTEP_WIDTH * NE_POLICY_MAX_ACT];  // (lane, act_dim)
   int lane_stale[NE_LOCKSTEP_WIDTH];                          // 1 until a slot's new vector is in lane_params
+  // envs in the family's lanes (lane = slot; NULL: each slot's env steps on its own): a running
+  // slot's env lives there and its ne_env_state is brought up to date when its episode ends
+  void* env_lanes;                                           // the family's structure of arrays
+  float* env_obs;                                            // (obs_dim, NE_LOCKSTEP_WIDTH) the lanes' observations
+  float env_actions[NE_LOCKSTEP_WIDTH * NE_POLICY_MAX_ACT];  // (lane, act_dim) the lanes' last actions
 };
 
-_Static_assert(NE_LOCKSTEP_WIDTH == NE_POLICY_LANES, "a lane per slot");
+_Static_assert(NE_LOCKSTEP_WIDTH == NE_POLICY_LANES && NE_LOCKSTEP_WIDTH == NE_ENV_LANES, "a lane per slot");
+
+// Observations beyond this many floats are not worth the lanes' column copies
+#define ENV_LANES_MAX_OBS 16
 
 ne_lockstep* ne__lockstep_create(const ne_env_spec* env, const ne_policy_spec* policy) {
   ne_lockstep* ls = ne_calloc(1, sizeof *ls);
@@ -58,6 +66,12 @@ ne_lockstep* ne__lockstep_create(const ne_env_spec* env, const ne_policy_spec* p
     ls->lane_scratch = ne_malloc(ne_policy_lanes_scratch_floats(policy) * sizeof(float));
     ok &= ls->lane_params && ls->lane_obs && ls->lane_scratch;
   }
+  if (ne_env_lanes_ok(env) && env->obs_dim <= ENV_LANES_MAX_OBS && env->act_dim == policy->act_dim) {
+    // zeroed: a lane that never ran holds a finite state
+    ls->env_lanes = ne_calloc(1, ne_env_lanes_bytes(env));
+    ls->env_obs = ne_calloc((size_t)env->obs_dim * NE_LOCKSTEP_WIDTH, sizeof(float));
+    ok &= ls->env_lanes && ls->env_obs;
+  }
   if (!ok || !ls->obs || !ls->scratch) {
     ne__lockstep_destroy(ls);
     return NULL;
@@ -73,6 +87,8 @@ void ne__lockstep_destroy(ne_lockstep* ls) {
   ne_free(ls->lane_params);
   ne_free(ls->lane_obs);
   ne_free(ls->lane_scratch);
+  ne_free(ls->env_lanes);
+  ne_free(ls->env_obs);
   ne_free(ls);
 }
 
@@ -86,6 +102,8 @@ int ne__lockstep_begin(ne_lockstep* ls, int slot, const float* params, uint64_t 
   ls->live[slot] = rc == 0;
   ls->n_live += rc == 0;
   if (rc && !ls->failed) ls->failed = rc;
+  // the episode runs in the env's lane from its first observation
+  if (!rc && ls->env_lanes) ne_env_lanes_enter(ls->env, ls->env_lanes, slot, ls->states[slot], ls->env_obs);
   return rc;
 }
 
@@ -104,10 +122,19 @@ static int gather(ne_lockstep* ls, const ne_batch* norm, int* shared) {
   int rows = 0;
   const float* first = NULL;
   *shared = 1;
+  float column[ENV_LANES_MAX_OBS];
+  int raw_rows = !norm || !norm->obs_mean;  // the policy sees the raw observations
   for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
     if (!ls->live[i]) continue;
-    if (ls->stats[i]) ne__add_obs_stats(ls->states[i]->obs, d, ls->stats[i]);
-    ne__policy_input(ls->states[i]->obs, d, norm, ls->obs + (size_t)rows * (size_t)d);
+    float* row = ls->obs + (size_t)rows * (size_t)d;
+    const float* raw = ls->states[i]->obs;
+    if (ls->env_lanes) {  // the slot's observation is a column of the env's lanes
+      float* to = raw_rows ? row : column;
+      for (int k = 0; k < d; k++) to[k] = ls->env_obs[(size_t)k * NE_LOCKSTEP_WIDTH + (size_t)i];
+      raw = to;
+    }
+    if (ls->stats[i]) ne__add_obs_stats(raw, d, ls->stats[i]);
+    if (raw != row) ne__policy_input(raw, d, norm, row);
     if (!first) first = ls->params[i];
     *shared &= ls->params[i] == first;
     ls->row_params[rows] = ls->params[i];
@@ -116,8 +143,13 @@ static int gather(ne_lockstep* ls, const ne_batch* norm, int* shared) {
   return rows;
 }
 
-// The running slots' rows in lanes (lane = slot; a slot's vector is interleaved once an episode),
-// then one forward of all lanes; the actions back into rows
+// Slot s's parameter vector into its lane, once an episode
+static void interleave(ne_lockstep* ls, int s) {
+  if (ls->lane_stale[s]) ne_policy_set_lane(ls->policy, ls->lane_params, s, ls->params[s]), ls->lane_stale[s] = 0;
+}
+
+// The running slots' rows in lanes (lane = slot), then one forward of all lanes; the actions back
+// into rows
 static void act_in_lanes(ne_lockstep* ls) {
   int d = ls->env->obs_dim, a = ls->policy->act_dim;
   // locals: with -fno-strict-aliasing every float store would reload ls's pointers
@@ -125,7 +157,7 @@ static void act_in_lanes(ne_lockstep* ls) {
   const float* restrict obs = ls->obs;
   for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
     if (!ls->live[s]) continue;
-    if (ls->lane_stale[s]) ne_policy_set_lane(ls->policy, ls->lane_params, s, ls->params[s]), ls->lane_stale[s] = 0;
+    interleave(ls, s);
     const float* row = obs + (size_t)ls->row_of[s] * (size_t)d;
     for (int i = 0; i < d; i++) lane_obs[(size_t)i * NE_LOCKSTEP_WIDTH + (size_t)s] = row[i];
   }
@@ -147,11 +179,84 @@ static void act(ne_lockstep* ls, int rows, int shared) {
   else ne_policy_forward_rows(ls->policy, ls->row_params, ls->obs, rows, ls->scratch, ls->actions);
 }
 
+// A running slot's step outcome: its return and steps, or the env's failure; the slot is free once
+// its episode ended (in lanes, its env state is brought up to date first)
+static void count_step(ne_lockstep* ls, int i, int rc, const ne_step_out* so) {
+  if (rc == 0) {
+    ls->returns[i] += so->reward;
+    ls->steps[i]++;
+  } else if (!ls->failed) {
+    ls->failed = rc;
+  }
+  if (rc || so->terminated || so->truncated) {
+    ls->live[i] = 0, ls->n_live--;
+    if (ls->env_lanes) ne_env_lanes_leave(ls->env, ls->env_lanes, i, ls->env_obs, ls->steps[i], ls->states[i]);
+  }
+}
+
+// The envs of the slots in mask stepped in the family's lanes (lane = slot) with acts (lane, act_dim)
+static void step_lanes(ne_lockstep* ls, unsigned mask, const float* acts) {
+  ne_step_out so[NE_LOCKSTEP_WIDTH];
+  int rcs[NE_LOCKSTEP_WIDTH];
+  ne_env_lanes_step(ls->env, ls->env_lanes, mask, acts, ls->steps, ls->env_obs, so, rcs);
+  for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++)
+    if ((mask >> i) & 1u) count_step(ls, i, rcs[i], &so[i]);
+}
+
+// The running slots' envs stepped in the family's lanes with the gathered rows' actions
+static void step_env_lanes(ne_lockstep* ls) {
+  int a = ls->env->act_dim;
+  unsigned mask = 0;
+  for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
+    if (!ls->live[i]) continue;
+    const float* from = ls->actions + (size_t)ls->row_of[i] * (size_t)a;
+    float* to = ls->env_actions + (size_t)i * (size_t)a;
+    if (a == 1) *to = *from;  // discrete actions: not a libc call per slot
+    else memcpy(to, from, (size_t)a * sizeof(float));
+    mask |= 1u << i;
+  }
+  step_lanes(ls, mask, ls->env_actions);
+}
+
+// 1 when this step's policy inputs are the env lanes' observations as they are and the lanes
+// forward runs: no normalization, no observation sums, lanes (act()'s choice)
+static int lanes_throughout(const ne_lockstep* ls, const ne_batch* norm) {
+  if (!ls->env_lanes || !ls->lane_params || (norm && norm->obs_mean)) return 0;
+  const float* first = NULL;
+  int shared = 1;
+  for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
+    if (!ls->live[i]) continue;
+    if (ls->stats[i]) return 0;
+    if (!first) first = ls->params[i];
+    shared &= ls->params[i] == first;
+  }
+  return !shared || ls->n_live == NE_LOCKSTEP_WIDTH;
+}
+
+// A step that never leaves the lanes: the policy reads the env lanes' observations, the envs take
+// the lanes' actions (a free lane computes on what it last held; its results are not used)
+static void step_in_lanes(ne_lockstep* ls) {
+  unsigned mask = 0;
+  for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++)
+    if (ls->live[s]) interleave(ls, s), mask |= 1u << s;
+  ne_policy_forward_lanes(ls->policy, ls->lane_params, ls->env_obs, ls->lane_scratch, ls->lane_actions);
+  step_lanes(ls, mask, ls->lane_actions);
+}
+
 int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
+  if (ls->n_live == 0) return 0;
+  if (lanes_throughout(ls, norm)) {
+    step_in_lanes(ls);
+    return ls->n_live;
+  }
   int shared;
   int rows = gather(ls, norm, &shared);
   if (rows == 0) return 0;
   act(ls, rows, shared);
+  if (ls->env_lanes) {
+    step_env_lanes(ls);
+    return ls->n_live;
+  }
   // the envs of the running slots, row by row (families with lanes step them together)
   ne_env_state* states[NE_LOCKSTEP_WIDTH];
   const float* acts[NE_LOCKSTEP_WIDTH];
@@ -165,16 +270,7 @@ int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
     slot_of[r] = i;
   }
   ne_env_step_many(ls->env, states, acts, rows, so, rcs);
-  for (int r = 0; r < rows; r++) {
-    int i = slot_of[r];
-    if (rcs[r] == 0) {
-      ls->returns[i] += so[r].reward;
-      ls->steps[i]++;
-    } else if (!ls->failed) {
-      ls->failed = rcs[r];
-    }
-    if (rcs[r] || so[r].terminated || so[r].truncated) ls->live[i] = 0, ls->n_live--;
-  }
+  for (int r = 0; r < rows; r++) count_step(ls, slot_of[r], rcs[r], &so[r]);
   return ls->n_live;
 }
 

@@ -106,6 +106,62 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) static void cp_step
   }
 }
 
+// NE_ENV_LANES instances as a structure of arrays (ne_env_hooks' lanes)
+typedef struct cp_lanes {
+  double x[NE_ENV_LANES], x_dot[NE_ENV_LANES], theta[NE_ENV_LANES], theta_dot[NE_ENV_LANES];
+} cp_lanes;
+
+static void cp_lanes_load(const ne_env_spec* spec, void* lanes, int k, const void* impl) {
+  (void)spec;
+  cp_lanes* l = lanes;
+  const cartpole* s = impl;
+  l->x[k] = s->x, l->x_dot[k] = s->x_dot, l->theta[k] = s->theta, l->theta_dot[k] = s->theta_dot;
+}
+
+static void cp_lanes_store(const ne_env_spec* spec, const void* lanes, int k, void* impl) {
+  (void)spec;
+  const cp_lanes* l = lanes;
+  *(cartpole*)impl = (cartpole){l->x[k], l->x_dot[k], l->theta[k], l->theta_dot[k]};
+}
+
+// The lanes in mask, stepped as cp_step_many steps them (libm's cos and sin per stepped lane, the
+// arithmetic of all lanes in vectors), with cp_observe's casts; the other lanes keep their state and
+// rewrite the observation they had. The force compares the action with 1 where cp_force converts it
+// to int: the same for the actions of the space, and defined for whatever a free lane holds.
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void cp_lanes_step(const ne_env_spec* spec,
+                                                                                       void* lanes, unsigned mask,
+                                                                                       const float* acts, float* obs,
+                                                                                       double* rewards,
+                                                                                       int* terminated) {
+  enum { L = NE_ENV_LANES };
+  cp_lanes* l = lanes;
+  double force[L], c[L], sn[L];
+  int act_dim = spec->act_dim;
+  for (int k = 0; k < L; k++) {
+    force[k] = acts[(size_t)k * (size_t)act_dim] == 1.0f ? FORCE_MAG : -FORCE_MAG;
+    int on = (mask >> k) & 1u;
+    c[k] = on ? cos(l->theta[k]) : 1.0;
+    sn[k] = on ? sin(l->theta[k]) : 0.0;
+  }
+  for (int k = 0; k < L; k++) {
+    double x = l->x[k], x_dot = l->x_dot[k], theta = l->theta[k], theta_dot = l->theta_dot[k];
+    cp_advance(&x, &x_dot, &theta, &theta_dot, force[k], c[k], sn[k]);
+    int on = (mask >> k) & 1u;
+    l->x[k] = on ? x : l->x[k];
+    l->x_dot[k] = on ? x_dot : l->x_dot[k];
+    l->theta[k] = on ? theta : l->theta[k];
+    l->theta_dot[k] = on ? theta_dot : l->theta_dot[k];
+  }
+  for (int k = 0; k < L; k++) {
+    obs[0 * L + k] = (float)l->x[k];
+    obs[1 * L + k] = (float)l->x_dot[k];
+    obs[2 * L + k] = (float)l->theta[k];
+    obs[3 * L + k] = (float)l->theta_dot[k];
+    terminated[k] = cp_terminated(l->x[k], l->theta[k]);
+    rewards[k] = 1.0;
+  }
+}
+
 static void cp_observe(const ne_env_spec* spec, const void* impl, float* obs) {
   (void)spec;
   const cartpole* s = impl;
@@ -146,8 +202,13 @@ static void cp_get_state(const ne_env_spec* spec, const void* impl, double* v) {
   v[3] = s->theta_dot;
 }
 
-// the classic family's render, and the lanes of cp_step_many
-static const ne_env_hooks cartpole_hooks = {.render = ne__classic_render, .step_many = cp_step_many};
+// the classic family's render, cp_step_many, and the lanes a lockstep keeps
+static const ne_env_hooks cartpole_hooks = {.render = ne__classic_render,
+                                            .step_many = cp_step_many,
+                                            .lanes_bytes = sizeof(cp_lanes),
+                                            .lanes_load = cp_lanes_load,
+                                            .lanes_store = cp_lanes_store,
+                                            .lanes_step = cp_lanes_step};
 
 static const ne_env_family cartpole_family = {
     "classic", sizeof(cartpole), cp_reset, cp_step, cp_observe, cp_set_state, cp_get_state, NULL,
