@@ -135,22 +135,21 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) static void cp_lane
                                                                                        int* terminated) {
   enum { L = NE_ENV_LANES };
   cp_lanes* l = lanes;
+  cp_lanes n = *l;  // the next states, computed for every lane in local arrays (vectorized)
   double force[L], c[L], sn[L];
-  int act_dim = spec->act_dim;
+  int on[L], act_dim = spec->act_dim;
   for (int k = 0; k < L; k++) {
     force[k] = acts[(size_t)k * (size_t)act_dim] == 1.0f ? FORCE_MAG : -FORCE_MAG;
-    int on = (mask >> k) & 1u;
-    c[k] = on ? cos(l->theta[k]) : 1.0;
-    sn[k] = on ? sin(l->theta[k]) : 0.0;
+    on[k] = (mask >> k) & 1u;
+    c[k] = on[k] ? cos(l->theta[k]) : 1.0;
+    sn[k] = on[k] ? sin(l->theta[k]) : 0.0;
   }
+  for (int k = 0; k < L; k++) cp_advance(&n.x[k], &n.x_dot[k], &n.theta[k], &n.theta_dot[k], force[k], c[k], sn[k]);
   for (int k = 0; k < L; k++) {
-    double x = l->x[k], x_dot = l->x_dot[k], theta = l->theta[k], theta_dot = l->theta_dot[k];
-    cp_advance(&x, &x_dot, &theta, &theta_dot, force[k], c[k], sn[k]);
-    int on = (mask >> k) & 1u;
-    l->x[k] = on ? x : l->x[k];
-    l->x_dot[k] = on ? x_dot : l->x_dot[k];
-    l->theta[k] = on ? theta : l->theta[k];
-    l->theta_dot[k] = on ? theta_dot : l->theta_dot[k];
+    l->x[k] = on[k] ? n.x[k] : l->x[k];
+    l->x_dot[k] = on[k] ? n.x_dot[k] : l->x_dot[k];
+    l->theta[k] = on[k] ? n.theta[k] : l->theta[k];
+    l->theta_dot[k] = on[k] ? n.theta_dot[k] : l->theta_dot[k];
   }
   for (int k = 0; k < L; k++) {
     obs[0 * L + k] = (float)l->x[k];
