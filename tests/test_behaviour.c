@@ -172,39 +172,43 @@ static void test_lockstep_behaviours_equal_sequential(void) {
 
 // An MLP's episodes with observation normalization, 8 at a time in lockstep
 // (ne_evaluator_episodes), give each episode's return and steps exactly as the one-at-a-time loop
-// (ne_evaluator_episode) gives them: a continuous tanh head, float tanh, 11 episodes (a partial
+// (ne_evaluator_episode) gives them: Pendulum with a continuous tanh head, and CartPole, whose envs
+// and small MLP run in lanes (the inputs normalized there); float tanh, 11 episodes (a partial
 // chunk too).
 static void test_mlp_lockstep_with_normalization_equals_sequential(void) {
-  ne_env_spec* env = make("Pendulum-v1");
-  char err[NE_ERRSTR_LEN];
-  ne_policy_spec ps;
-  int hidden[2] = {16, 16};
-  ASSERT_EQ(ne_policy_spec_init(&ps, env->obs_dim, hidden, 2, env->act_dim, NE_ACT_TANH, NE_HEAD_TANH, NE_INIT_NORMC,
-                                env->act_low, env->act_high, err),
-            0);
-  ps.tanh_eval = NE_TANH_FLOAT;
-  float* p = ne_malloc(ps.n_params * sizeof *p);
-  ne_policy_init_params(&ps, 5, p);
-  ne_noise_axpy(6, 0, ps.n_params, 0.3f, p);
-  float mean[3] = {0.1f, -0.2f, 0.3f}, std[3] = {0.5f, 0.7f, 2.0f};
-  ne_batch norm = {.obs_mean = mean, .obs_std = std, .obs_clip = 1.5f};
-  enum { N = 11 };
-  uint64_t seeds[N], steps[N];
-  double returns[N];
-  for (int e = 0; e < N; e++) seeds[e] = 1000 + 7 * (uint64_t)e;
-  ne_evaluator* ev = ne_evaluator_create(env, &ps, NULL);
-  ASSERT(ev && p);
-  ne_evaluator_episodes(ev, p, seeds, N, &norm, returns, steps);
-  for (int e = 0; e < N; e++) {
-    uint64_t s = 0;
-    double r = ne_evaluator_episode(ev, p, seeds[e], &norm, &s);
-    ASSERT(r == returns[e]);
-    ASSERT_EQ(s, steps[e]);
+  for (int v = 0; v < 2; v++) {
+    ne_env_spec* env = make(v ? "CartPole-v1" : "Pendulum-v1");
+    char err[NE_ERRSTR_LEN];
+    ne_policy_spec ps;
+    int hidden[2] = {16, 16};
+    ASSERT_EQ(ne_policy_spec_init(&ps, env->obs_dim, hidden, 2, v ? env->n_actions : env->act_dim, NE_ACT_TANH,
+                                  v ? NE_HEAD_ARGMAX : NE_HEAD_TANH, NE_INIT_NORMC, v ? NULL : env->act_low,
+                                  v ? NULL : env->act_high, err),
+              0);
+    ps.tanh_eval = NE_TANH_FLOAT;
+    float* p = ne_malloc(ps.n_params * sizeof *p);
+    ne_policy_init_params(&ps, 5, p);
+    ne_noise_axpy(6, 0, ps.n_params, 0.3f, p);
+    float mean[4] = {0.1f, -0.2f, 0.3f, 0.01f}, std[4] = {0.5f, 0.7f, 2.0f, 0.02f};
+    ne_batch norm = {.obs_mean = mean, .obs_std = std, .obs_clip = 1.5f};
+    enum { N = 11 };
+    uint64_t seeds[N], steps[N];
+    double returns[N];
+    for (int e = 0; e < N; e++) seeds[e] = 1000 + 7 * (uint64_t)e;
+    ne_evaluator* ev = ne_evaluator_create(env, &ps, NULL);
+    ASSERT(ev && p);
+    ne_evaluator_episodes(ev, p, seeds, N, &norm, returns, steps);
+    for (int e = 0; e < N; e++) {
+      uint64_t s = 0;
+      double r = ne_evaluator_episode(ev, p, seeds[e], &norm, &s);
+      ASSERT(r == returns[e]);
+      ASSERT_EQ(s, steps[e]);
+    }
+    ASSERT(returns[0] != returns[1] || steps[0] != steps[1]);  // the episodes differ: their seeds reach the env
+    ne_evaluator_destroy(ev);
+    ne_free(p);
+    ne_env_spec_destroy(env);
   }
-  ASSERT(returns[0] != returns[1]);  // the episodes differ: their seeds reach the env
-  ne_evaluator_destroy(ev);
-  ne_free(p);
-  ne_env_spec_destroy(env);
 }
 
 // More episodes than slots whose lengths differ (CartPole): a slot whose episode ends takes the next

@@ -218,35 +218,68 @@ static void step_env_lanes(ne_lockstep* ls) {
   step_lanes(ls, mask, ls->env_actions);
 }
 
-// 1 when this step's policy inputs are the env lanes' observations as they are and the lanes
-// forward runs: no normalization, no observation sums, lanes (act()'s choice)
-static int lanes_throughout(const ne_lockstep* ls, const ne_batch* norm) {
-  if (!ls->env_lanes || !ls->lane_params || (norm && norm->obs_mean)) return 0;
+// 1 when the envs are in lanes and act() would run the lanes forward: a step can then stay in lanes
+static int lanes_throughout(const ne_lockstep* ls) {
+  if (!ls->env_lanes || !ls->lane_params) return 0;
   const float* first = NULL;
   int shared = 1;
   for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
     if (!ls->live[i]) continue;
-    if (ls->stats[i]) return 0;
     if (!first) first = ls->params[i];
     shared &= ls->params[i] == first;
   }
   return !shared || ls->n_live == NE_LOCKSTEP_WIDTH;
 }
 
-// A step that never leaves the lanes: the policy reads the env lanes' observations, the envs take
-// the lanes' actions (a free lane computes on what it last held; its results are not used)
-static void step_in_lanes(ne_lockstep* ls) {
+// The running slots' observation sums, from the env lanes' columns (ne__add_obs_stats' operations)
+static void add_lane_stats(ne_lockstep* ls) {
+  int d = ls->env->obs_dim;
+  for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
+    ne_result* out = ls->stats[s];
+    if (!ls->live[s] || !out) continue;
+    for (int i = 0; i < d; i++) {
+      double x = ls->env_obs[(size_t)i * NE_LOCKSTEP_WIDTH + (size_t)s];
+      out->obs_sum[i] += x;
+      out->obs_sumsq[i] += x * x;
+    }
+    out->obs_count += 1;
+  }
+}
+
+// The policy inputs of every lane normalized into lane_obs (ne__policy_input's operations, a
+// component's mean and std for all lanes at once; a free lane's are computed and not used)
+static void normalize_lanes(ne_lockstep* ls, const ne_batch* norm) {
+  float clip = norm->obs_clip;
+  for (int i = 0; i < ls->env->obs_dim; i++) {
+    float mean = norm->obs_mean[i], std = norm->obs_std[i];
+    const float* raw = ls->env_obs + (size_t)i * NE_LOCKSTEP_WIDTH;
+    float* out = ls->lane_obs + (size_t)i * NE_LOCKSTEP_WIDTH;
+    for (int k = 0; k < NE_LOCKSTEP_WIDTH; k++) {
+      float z = (raw[k] - mean) / std;
+      if (clip > 0) z = z < -clip ? -clip : (z > clip ? clip : z);
+      out[k] = z;
+    }
+  }
+}
+
+// A step that never leaves the lanes: the policy reads the env lanes' observations (normalized
+// when the batch says so), the envs take the lanes' actions (a free lane computes on what it last
+// held; its results are not used)
+static void step_in_lanes(ne_lockstep* ls, const ne_batch* norm) {
   unsigned mask = 0;
   for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++)
     if (ls->live[s]) interleave(ls, s), mask |= 1u << s;
-  ne_policy_forward_lanes(ls->policy, ls->lane_params, ls->env_obs, ls->lane_scratch, ls->lane_actions);
+  add_lane_stats(ls);
+  const float* input = ls->env_obs;
+  if (norm && norm->obs_mean) normalize_lanes(ls, norm), input = ls->lane_obs;
+  ne_policy_forward_lanes(ls->policy, ls->lane_params, input, ls->lane_scratch, ls->lane_actions);
   step_lanes(ls, mask, ls->lane_actions);
 }
 
 int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
   if (ls->n_live == 0) return 0;
-  if (lanes_throughout(ls, norm)) {
-    step_in_lanes(ls);
+  if (lanes_throughout(ls)) {
+    step_in_lanes(ls, norm);
     return ls->n_live;
   }
   int shared;
