@@ -67,8 +67,9 @@ static inline void cp_advance(double* x, double* x_dot, double* theta, double* t
   *theta_dot = *theta_dot + TAU * thetaacc;
 }
 
+// | rather than ||: the same flag, without a branch per comparison (the lanes' loop vectorizes)
 static inline int cp_terminated(double x, double theta) {
-  return x < -X_THRESHOLD || x > X_THRESHOLD || theta < -THETA_THRESHOLD || theta > THETA_THRESHOLD;
+  return (x < -X_THRESHOLD) | (x > X_THRESHOLD) | (theta < -THETA_THRESHOLD) | (theta > THETA_THRESHOLD);
 }
 
 static inline double cp_force(const float* act) { return (int)act[0] == 1 ? FORCE_MAG : -FORCE_MAG; }
