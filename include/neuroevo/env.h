@@ -111,14 +111,14 @@ typedef struct ne_env_hooks {
   // task families: the episodes of impl that follow pursue task (task_dim values); called by
   // ne_env_reset before the family's reset
   void (*set_task)(const ne_env_spec* spec, void* impl, const double* task);
-  // Lanes (all three or none; families without spec->status): NE_ENV_LANES instances held as one
-  // structure of arrays of lanes_bytes bytes that the caller owns, where a lockstep of episodes
-  // keeps them between steps instead of gathering and scattering every step. lanes_load copies
-  // instance impl into lane k, lanes_store lane k back into impl. lanes_step steps the lanes whose
-  // bit is set in mask exactly as the family's step would (the same bits), lane k with the action
-  // at acts + k * act_dim (any float in the other lanes), writing their rewards[k], terminated[k]
-  // and observations (component i of lane k at obs[i * NE_ENV_LANES + k]); the other lanes keep
-  // their state and observation.
+  // Lanes (lanes_bytes and the three functions, or none; families without spec->status):
+  // NE_ENV_LANES instances held as one structure of arrays of lanes_bytes bytes that the caller
+  // owns, where a lockstep of episodes keeps them between steps instead of gathering and
+  // scattering every step. lanes_load copies instance impl into lane k, lanes_store lane k back
+  // into impl. lanes_step steps the lanes whose bit is set in mask exactly as the family's step
+  // would (the same bits), lane k with the action at acts + k * act_dim (any float in the other
+  // lanes), writing their rewards[k], terminated[k] and observations (component i of lane k at
+  // obs[i * NE_ENV_LANES + k]); the other lanes keep their state and observation.
   size_t lanes_bytes;
   void (*lanes_load)(const ne_env_spec* spec, void* lanes, int k, const void* impl);
   void (*lanes_store)(const ne_env_spec* spec, const void* lanes, int k, void* impl);
@@ -295,7 +295,7 @@ void ne_env_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, cons
                        float* obs, ne_step_out* outs, int* rcs);
 
 // Ends lane k's episode: state gets its final state, its observation (lane k's column of obs) and
-// its step count t, and needs a reset, as if it had run there.
+// its step count t, and needs a reset, as if it had run there (but for n_nan_obs, not counted).
 void ne_env_lanes_leave(const ne_env_spec* spec, const void* lanes, int k, const float* obs, uint64_t t,
                         ne_env_state* state);
 

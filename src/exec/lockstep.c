@@ -4,6 +4,9 @@
 // `neuroevo eval`): a conv forward of 8 frames costs much less than 8 forwards of one (weights read
 // once), an MLP's short output layers overlap their addition chains; and the single episodes of
 // several small-MLP candidates (ES and GA populations on classic control), whose steps overlap.
+// Envs with lanes (CartPole) stay in them for the whole episode: moving each step's state,
+// observations and actions between per-slot env states, rows and lanes had cost as much as the
+// physics and the forward together.
 #include "exec/lockstep.h"
 
 #include <math.h>  // NAN
@@ -47,7 +50,8 @@ struct ne_lockstep {
 
 _Static_assert(NE_LOCKSTEP_WIDTH == NE_POLICY_LANES && NE_LOCKSTEP_WIDTH == NE_ENV_LANES, "a lane per slot");
 
-// Observations beyond this many floats are not worth the lanes' column copies
+// Envs in lanes for observations of at most this many floats (gather()'s column buffer; classic
+// control's have 2 to 6)
 #define ENV_LANES_MAX_OBS 16
 
 ne_lockstep* ne__lockstep_create(const ne_env_spec* env, const ne_policy_spec* policy) {
