@@ -240,6 +240,7 @@ int ne__partial_open(const char* dir, uint32_t base, int obs_dim, int bc_dim, ne
   } else {
     log->base = base;
     log->data_len = valid;  // a torn tail goes
+    log->unsynced = 1;      // a killed process left its records in the page cache, maybe not on disk
     if (ftruncate(log->fd, (off_t)valid) != 0 || lseek(log->fd, 0, SEEK_END) != (off_t)valid)
       io_failed(log, "truncate", errno);
     log->file_len = valid;
