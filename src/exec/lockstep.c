@@ -119,6 +119,11 @@ void ne__lockstep_clear(ne_lockstep* ls) {
   ls->failed = 0;
 }
 
+// Slot s's observation, a column of the env lanes, into out (obs_dim floats)
+static void lane_column(const ne_lockstep* ls, int s, float* out) {
+  for (int k = 0; k < ls->env->obs_dim; k++) out[k] = ls->env_obs[(size_t)k * NE_LOCKSTEP_WIDTH + (size_t)s];
+}
+
 // Gathers the running slots' policy inputs into rows of ls->obs (adding each raw observation to
 // its slot's sums); returns how many, *shared = 1 when they all run one parameter vector.
 static int gather(ne_lockstep* ls, const ne_batch* norm, int* shared) {
@@ -134,7 +139,7 @@ static int gather(ne_lockstep* ls, const ne_batch* norm, int* shared) {
     const float* raw = ls->states[i]->obs;
     if (ls->env_lanes) {  // the slot's observation is a column of the env's lanes
       float* to = raw_rows ? row : column;
-      for (int k = 0; k < d; k++) to[k] = ls->env_obs[(size_t)k * NE_LOCKSTEP_WIDTH + (size_t)i];
+      lane_column(ls, i, to);
       raw = to;
     }
     if (ls->stats[i]) ne__add_obs_stats(raw, d, ls->stats[i]);
@@ -235,34 +240,24 @@ static int lanes_throughout(const ne_lockstep* ls) {
   return !shared || ls->n_live == NE_LOCKSTEP_WIDTH;
 }
 
-// The running slots' observation sums, from the env lanes' columns (ne__add_obs_stats' operations)
+// The running slots' observation sums, from the env lanes' columns
 static void add_lane_stats(ne_lockstep* ls) {
-  int d = ls->env->obs_dim;
+  float column[ENV_LANES_MAX_OBS];
   for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
-    ne_result* out = ls->stats[s];
-    if (!ls->live[s] || !out) continue;
-    for (int i = 0; i < d; i++) {
-      double x = ls->env_obs[(size_t)i * NE_LOCKSTEP_WIDTH + (size_t)s];
-      out->obs_sum[i] += x;
-      out->obs_sumsq[i] += x * x;
-    }
-    out->obs_count += 1;
+    if (!ls->live[s] || !ls->stats[s]) continue;
+    lane_column(ls, s, column);
+    ne__add_obs_stats(column, ls->env->obs_dim, ls->stats[s]);
   }
 }
 
-// The policy inputs of every lane normalized into lane_obs (ne__policy_input's operations, a
-// component's mean and std for all lanes at once; a free lane's are computed and not used)
+// The policy inputs of every lane normalized into lane_obs (a component's mean and std for all
+// lanes at once; a free lane's are computed and not used)
 static void normalize_lanes(ne_lockstep* ls, const ne_batch* norm) {
-  float clip = norm->obs_clip;
   for (int i = 0; i < ls->env->obs_dim; i++) {
-    float mean = norm->obs_mean[i], std = norm->obs_std[i];
+    float mean = norm->obs_mean[i], std = norm->obs_std[i], clip = norm->obs_clip;
     const float* raw = ls->env_obs + (size_t)i * NE_LOCKSTEP_WIDTH;
     float* out = ls->lane_obs + (size_t)i * NE_LOCKSTEP_WIDTH;
-    for (int k = 0; k < NE_LOCKSTEP_WIDTH; k++) {
-      float z = (raw[k] - mean) / std;
-      if (clip > 0) z = z < -clip ? -clip : (z > clip ? clip : z);
-      out[k] = z;
-    }
+    for (int k = 0; k < NE_LOCKSTEP_WIDTH; k++) out[k] = ne__normalized_obs(raw[k], mean, std, clip);
   }
 }
 
@@ -287,8 +282,7 @@ int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
     return ls->n_live;
   }
   int shared;
-  int rows = gather(ls, norm, &shared);
-  if (rows == 0) return 0;
+  int rows = gather(ls, norm, &shared);  // n_live > 0 rows
   act(ls, rows, shared);
   if (ls->env_lanes) {
     step_env_lanes(ls);

@@ -73,6 +73,14 @@ uint64_t ne__lockstep_steps(const ne_lockstep* ls, int i);
 // The env state slot i's last episode ended in (its behaviour characterization).
 const ne_env_state* ne__lockstep_state(const ne_lockstep* ls, int i);
 
+// One component of a normalized observation: (raw - mean) / std, then within +-clip when clip > 0
+// (the lanes of lockstep.c normalize with it too: the same bits on both paths).
+static inline float ne__normalized_obs(float raw, float mean, float std, float clip) {
+  float z = (raw - mean) / std;
+  if (clip > 0) z = z < -clip ? -clip : (z > clip ? clip : z);
+  return z;
+}
+
 // The observation the policy sees, into out: raw, or normalized and clipped as norm asks ((raw -
 // mean) / std, then within +-obs_clip when it is > 0). The evaluator's one-at-a-time loop uses it
 // too, so both paths feed the policy the same bits. Nullable: norm (or norm->obs_mean: raw).
@@ -89,12 +97,7 @@ static inline void ne__policy_input(const float* raw, int d, const ne_batch* nor
     for (; i < d; i++) out[i] = raw[i];
     return;
   }
-  float clip = norm->obs_clip;
-  for (int i = 0; i < d; i++) {
-    float z = (raw[i] - norm->obs_mean[i]) / norm->obs_std[i];
-    if (clip > 0) z = z < -clip ? -clip : (z > clip ? clip : z);
-    out[i] = z;
-  }
+  for (int i = 0; i < d; i++) out[i] = ne__normalized_obs(raw[i], norm->obs_mean[i], norm->obs_std[i], norm->obs_clip);
 }
 
 // Adds one raw observation to out's observation sums (ES normalization statistics), in double, in
