@@ -82,31 +82,6 @@ static void cp_step(const ne_env_spec* spec, void* impl, const float* act, doubl
   *reward = 1.0;
 }
 
-// n <= 8 instances at once (ne_env_hooks.step_many): their states copied into one array per
-// variable, libm's cos and sin per lane, then the arithmetic of all lanes together (the four
-// divisions of 8 episodes in a few vector divisions instead of 32 scalar ones); a clone per vector
-// width, picked at load time.
-__attribute__((target_clones("avx512f", "avx2", "default"))) static void cp_step_many(
-    const ne_env_spec* spec, void* const* impls, const float* const* acts, int n, double* rewards, int* terminated) {
-  (void)spec;
-  enum { LANES = 8 };
-  double x[LANES] = {0}, x_dot[LANES] = {0}, theta[LANES] = {0}, theta_dot[LANES] = {0};
-  double force[LANES] = {0}, c[LANES] = {1, 1, 1, 1, 1, 1, 1, 1}, sn[LANES] = {0};  // unused lanes: at rest
-  for (int k = 0; k < n; k++) {
-    const cartpole* s = impls[k];
-    x[k] = s->x, x_dot[k] = s->x_dot, theta[k] = s->theta, theta_dot[k] = s->theta_dot;
-    force[k] = cp_force(acts[k]);
-    c[k] = cos(s->theta);
-    sn[k] = sin(s->theta);
-  }
-  for (int k = 0; k < LANES; k++) cp_advance(&x[k], &x_dot[k], &theta[k], &theta_dot[k], force[k], c[k], sn[k]);
-  for (int k = 0; k < n; k++) {
-    *(cartpole*)impls[k] = (cartpole){x[k], x_dot[k], theta[k], theta_dot[k]};
-    terminated[k] = cp_terminated(x[k], theta[k]);
-    rewards[k] = 1.0;
-  }
-}
-
 // NE_ENV_LANES instances as a structure of arrays (ne_env_hooks' lanes)
 typedef struct cp_lanes {
   double x[NE_ENV_LANES], x_dot[NE_ENV_LANES], theta[NE_ENV_LANES], theta_dot[NE_ENV_LANES];
@@ -159,6 +134,24 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) static void cp_lane
     obs[3 * L + k] = (float)l->theta_dot[k];
     terminated[k] = cp_terminated(l->x[k], l->theta[k]);
     rewards[k] = 1.0;
+  }
+}
+
+// n <= 8 instances at once (ne_env_hooks.step_many): loaded into lanes, stepped as the lockstep
+// steps them, stored back (the observations cp_lanes_step also writes go unused: step_finish
+// observes each instance)
+static void cp_step_many(const ne_env_spec* spec, void* const* impls, const float* const* acts, int n, double* rewards,
+                         int* terminated) {
+  cp_lanes lanes = {0};  // unused lanes: at rest
+  float lane_acts[NE_ENV_LANES] = {0}, obs[4 * NE_ENV_LANES];
+  double lane_rewards[NE_ENV_LANES];
+  int lane_terminated[NE_ENV_LANES];
+  for (int k = 0; k < n; k++) cp_lanes_load(spec, &lanes, k, impls[k]), lane_acts[k] = acts[k][0];
+  cp_lanes_step(spec, &lanes, (1u << n) - 1u, lane_acts, obs, lane_rewards, lane_terminated);
+  for (int k = 0; k < n; k++) {
+    cp_lanes_store(spec, &lanes, k, impls[k]);
+    rewards[k] = lane_rewards[k];
+    terminated[k] = lane_terminated[k];
   }
 }
 
