@@ -9,6 +9,7 @@
 
 #include "core/cpu.h"
 #include "core/detmath.h"
+#include "core/sincos8.h"
 #include "neuroevo/noise.h"
 #include "neuroevo/rng.h"
 #include "test.h"
@@ -525,6 +526,59 @@ static void test_detmath_tanhf(void) {
   for (int i = 0; i < 37; i++) ASSERT_EQ(v[i], ne__tanhf(w[i]));
 }
 
+// ne__sincos8 against libm bit for bit on every SIMD level: the vector kernel's two paths and
+// their edges (|x| at 0.126, at k/128 + 1/256, at 2^-27), and the lanes it leaves to libm
+static void test_sincos8_equals_libm(void) {
+#if defined(__x86_64__) && defined(__GLIBC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    ASSERT(ne__sincos8_vectorized());  // else the comparisons below would be libm against itself
+#endif
+  const double edges[] = {0.0,
+                          -0.0,
+                          0x1p-27,
+                          0x1.fffffffffffffp-28,
+                          0.126,
+                          0x1.020c49ba5e353p-3,
+                          0x1.020c49ba5e355p-3,
+                          0x1.b6p-1,
+                          0x1.b5fffffffffffp-1,
+                          0.5 / 128,
+                          1.5 / 128,
+                          109.5 / 128 - 0x1p-53,
+                          INFINITY,
+                          NAN,
+                          1e300,
+                          3.0,
+                          -2.0,
+                          0.2094395};
+  for (int level = NE_SIMD_BASE; level <= ne__simd_cpu_level(); level++) {
+    ASSERT_EQ(ne__simd_force(level), level);
+    ne_rng r;
+    ne_rng_seed(&r, 4);
+    for (int i = 0; i < 40000; i++) {
+      double x[8], s[8], c[8];
+      for (int k = 0; k < 8; k++) {
+        int kind = (int)ne_rng_below(&r, 6);
+        double sign = ne_rng_below(&r, 2) ? -1.0 : 1.0;
+        x[k] = kind == 0 ? ne_rng_range(&r, -0.86, 0.86)
+            : kind == 1  ? ne_rng_range(&r, -0.25, 0.25)  // CartPole's angles
+            : kind == 2  ? sign * ldexp(ne_rng_range(&r, 0.5, 1.0), -(int)ne_rng_below(&r, 32))
+            : kind == 3  ? sign * 0.126 * (1.0 + ne_rng_range(&r, -1e-6, 1e-6))
+            : kind == 4  ? sign * ((double)ne_rng_below(&r, 110) + 0.5) / 128.0 * (1.0 + ne_rng_range(&r, -1e-9, 1e-9))
+                         : edges[ne_rng_below(&r, sizeof edges / sizeof edges[0])] * sign;
+      }
+      ne__sincos8(x, s, c);
+      for (int k = 0; k < 8; k++) {
+        double ls = sin(x[k]), lc = cos(x[k]);
+        if (memcmp(&s[k], &ls, sizeof ls) || memcmp(&c[k], &lc, sizeof lc))
+          TEST_FAIL("%s: sincos8(%a) = %a, %a; libm %a, %a", ne__simd_name(level), x[k], s[k], c[k], ls, lc);
+      }
+    }
+  }
+  ne__simd_force(0);
+}
+
 static void test_known_answers(void) { known_answers(); }
 
 // the table's slices (ne_noise_perturb, ne_noise_perturb_axpy) on every SIMD path the CPU has
@@ -543,4 +597,5 @@ TEST_MAIN(TEST_ENTRY(test_philox_random123_vectors), TEST_ENTRY(test_simd_paths_
           TEST_ENTRY(test_axpy_equals_fill_then_add), TEST_ENTRY(test_noise_table),
           TEST_ENTRY(test_noise_table_is_a_function_of_its_seed), TEST_ENTRY(test_noise_table_offsets_in_range),
           TEST_ENTRY(test_noise_perturb_slices_every_simd_path), TEST_ENTRY(test_rng_normal_stream),
-          TEST_ENTRY(test_detmath_log_vs_libm), TEST_ENTRY(test_detmath_sincos_vs_libm), TEST_ENTRY(test_detmath_tanhf))
+          TEST_ENTRY(test_detmath_log_vs_libm), TEST_ENTRY(test_detmath_sincos_vs_libm), TEST_ENTRY(test_detmath_tanhf),
+          TEST_ENTRY(test_sincos8_equals_libm))

@@ -14,6 +14,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/sincos8.h"
 #include "envs/classic/classic_int.h"
 
 // constants of CartPoleEnv.__init__, derived ones computed the same way
@@ -100,9 +101,9 @@ static void cp_lanes_store(const ne_env_spec* spec, const void* lanes, int k, vo
   *(cartpole*)impl = (cartpole){l->x[k], l->x_dot[k], l->theta[k], l->theta_dot[k]};
 }
 
-// The lanes in mask, stepped as cp_step_many steps them (libm's cos and sin per stepped lane, the
-// arithmetic of all lanes in vectors), with cp_observe's casts; the other lanes keep their state and
-// rewrite the observation they had. The force compares the action with 1 where cp_force converts it
+// The lanes in mask, stepped as cp_step_many steps them (libm's cos and sin of each lane's angle,
+// from ne__sincos8; the arithmetic of all lanes in vectors), with cp_observe's casts; the other
+// lanes keep their state and rewrite the observation they had. The force compares the action with 1 where cp_force converts it
 // to int: the same for the actions of the space, and defined for whatever a free lane holds.
 __attribute__((target_clones("avx512f", "avx2", "default"))) static void cp_lanes_step(const ne_env_spec* spec,
                                                                                        void* lanes, unsigned mask,
@@ -110,16 +111,17 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) static void cp_lane
                                                                                        double* rewards,
                                                                                        int* terminated) {
   enum { L = NE_ENV_LANES };
+  _Static_assert(L == 8, "ne__sincos8 takes 8 angles");
   cp_lanes* l = lanes;
   cp_lanes n = *l;  // the next states, computed for every lane in local arrays (vectorized)
-  double force[L], c[L], sn[L];
+  double force[L], theta[L], c[L], sn[L];
   int on[L], act_dim = spec->act_dim;
   for (int k = 0; k < L; k++) {
     force[k] = acts[(size_t)k * (size_t)act_dim] == 1.0f ? FORCE_MAG : -FORCE_MAG;
     on[k] = (mask >> k) & 1u;
-    c[k] = on[k] ? cos(l->theta[k]) : 1.0;
-    sn[k] = on[k] ? sin(l->theta[k]) : 0.0;
+    theta[k] = on[k] ? l->theta[k] : 0.0;  // a free lane's angle may be anything: its results go unused
   }
+  ne__sincos8(theta, sn, c);
   for (int k = 0; k < L; k++) cp_advance(&n.x[k], &n.x_dot[k], &n.theta[k], &n.theta_dot[k], force[k], c[k], sn[k]);
   for (int k = 0; k < L; k++) {
     l->x[k] = on[k] ? n.x[k] : l->x[k];
