@@ -9,7 +9,7 @@
 
 #include "core/cpu.h"
 #include "core/detmath.h"
-#include "core/sincos8.h"
+#include "core/libm_bits.h"
 #include "neuroevo/noise.h"
 #include "neuroevo/rng.h"
 #include "test.h"
@@ -579,6 +579,44 @@ static void test_sincos8_equals_libm(void) {
   ne__simd_force(0);
 }
 
+// ne__py_sq against libm's pow(x, 2) bit for bit: random mantissas, short ones (exact ties, where
+// pow and x*x differ most), neighbours of powers of two, the split's range edges, specials
+static void test_py_sq_equals_pow(void) {
+  double (*volatile libm_pow)(double, double) = pow;  // the call itself, not GCC's x*x
+  ne_rng r;
+  ne_rng_seed(&r, 5);
+  const double edges[] = {0.0,
+                          -0.0,
+                          1.0,
+                          0x1p-450,
+                          0x1.fffffffffffffp-451,
+                          0x1p500,
+                          0x1.0000000000001p500,
+                          0x1p-1074,
+                          DBL_MAX,
+                          INFINITY,
+                          -INFINITY,
+                          NAN,
+                          0x1.6a09e667f3bcdp0,
+                          0x1.6a09e667f3bccp0};
+  for (int i = 0; i < 1500000; i++) {
+    int kind = i % 4;
+    double sign = ne_rng_below(&r, 2) ? -1.0 : 1.0, x;
+    if (kind == 0) x = sign * ldexp(1.0 + ne_rng_uniform(&r), (int)ne_rng_below(&r, 80) - 40);
+    else if (kind == 1) x = sign * ldexp((double)(ne_rng_below(&r, 1u << 27) | 1u), -(int)ne_rng_below(&r, 60));
+    else if (kind == 2) x = sign * nextafter(ldexp(1.0, (int)ne_rng_below(&r, 40) - 20), ne_rng_below(&r, 2) ? 0 : 9);
+    else x = edges[ne_rng_below(&r, sizeof edges / sizeof edges[0])] * sign;
+    double got = ne__py_sq(x), want = libm_pow(x, 2.0);
+    if (memcmp(&got, &want, sizeof got) && !(isnan(got) && isnan(want)))
+      TEST_FAIL("py_sq(%a) = %a, libm pow %a", x, got, want);
+  }
+  for (int j = -451; j <= 501; j++)  // every power of two in the fast path's range, and beyond its ends
+    for (int sign = -1; sign <= 1; sign += 2) {
+      double x = sign * ldexp(1.0, j), got = ne__py_sq(x), want = libm_pow(x, 2.0);
+      if (memcmp(&got, &want, sizeof got)) TEST_FAIL("py_sq(%a) = %a, libm pow %a", x, got, want);
+    }
+}
+
 static void test_known_answers(void) { known_answers(); }
 
 // the table's slices (ne_noise_perturb, ne_noise_perturb_axpy) on every SIMD path the CPU has
@@ -598,4 +636,4 @@ TEST_MAIN(TEST_ENTRY(test_philox_random123_vectors), TEST_ENTRY(test_simd_paths_
           TEST_ENTRY(test_noise_table_is_a_function_of_its_seed), TEST_ENTRY(test_noise_table_offsets_in_range),
           TEST_ENTRY(test_noise_perturb_slices_every_simd_path), TEST_ENTRY(test_rng_normal_stream),
           TEST_ENTRY(test_detmath_log_vs_libm), TEST_ENTRY(test_detmath_sincos_vs_libm), TEST_ENTRY(test_detmath_tanhf),
-          TEST_ENTRY(test_sincos8_equals_libm))
+          TEST_ENTRY(test_sincos8_equals_libm), TEST_ENTRY(test_py_sq_equals_pow))

@@ -14,7 +14,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "core/sincos8.h"
+#include "core/libm_bits.h"
 #include "envs/classic/classic_int.h"
 
 // constants of CartPoleEnv.__init__, derived ones computed the same way

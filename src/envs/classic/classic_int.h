@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "core/libm_bits.h"  // ne__py_sq: x**2 as Python computes it
 #include "envs/envs_int.h"
 
 // Per-id constructors (envs_int.h's ne_env_entry.make signature).
@@ -38,15 +39,7 @@ void ne__classic_box1(ne_env_spec* spec, float low, float high);
 // NE_EINVAL naming the expected length and the layout unless n == spec->state_dim. Nullable: errstr.
 int ne__classic_check_len(const ne_env_spec* spec, int n, const char* layout, char* errstr);
 
-// x**2 as CPython and NumPy scalars compute it: libm pow(x, 2). GCC rewrites pow(x, 2.0) as x*x,
-// which differs from glibc's pow in the last bit for about 1 input in 1000, so the exponent is
-// read through a volatile to keep the call.
-static inline double ne__py_sq(double x) {
-  static volatile double two = 2.0;
-  return pow(x, two);
-}
-
-// np.float32 ** 2: libm powf (same reason as above).
+// np.float32 ** 2: libm powf (GCC would rewrite powf(x, 2.0f) as x * x, which can differ).
 static inline float ne__np_sqf(float x) {
   static volatile float two = 2.0f;
   return powf(x, two);

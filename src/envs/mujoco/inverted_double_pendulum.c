@@ -10,6 +10,7 @@
 // Start state: qpos0 + U(-0.1, 0.1) per coordinate, qvel 0.1 * N(0, 1).
 // Termination: the tip's height y <= 1.
 // Truncation: the TimeLimit at 1000 steps. Threshold 9100.
+#include "core/libm_bits.h"  // ne__py_sq: x ** 2 on a NumPy float64 is libm pow
 #include "envs/mujoco/mujoco_int.h"
 
 #define FRAME_SKIP 5
@@ -17,13 +18,6 @@
 #define TIP_Y_MIN 1.0  // terminated when y <= this
 #define CLIP 10.0
 #define RESET_NOISE_SCALE 0.1
-
-// x ** 2 on a NumPy float64 scalar is libm pow; GCC would fold pow(x, 2.0) into x * x, which can
-// differ in the last bit, so the exponent goes through a volatile
-static double py_sq(double x) {
-  static volatile double two = 2.0;
-  return pow(x, two);
-}
 
 static int obs_dim(const mjModel* m) { return 1 + 2 * (m->nq - 1) + m->nv + 1; }
 
@@ -49,8 +43,8 @@ static double reward(const ne_mj_spec* s, const mjData* d, const double before[2
   double x = d->site_xpos[0], y = d->site_xpos[2];
   *terminated = y <= TIP_Y_MIN;
   double v1 = d->qvel[1], v2 = d->qvel[2];
-  double dist_penalty = 0.01 * py_sq(x) + py_sq(y - 2);
-  double vel_penalty = 0.001 * py_sq(v1) + 0.005 * py_sq(v2);
+  double dist_penalty = 0.01 * ne__py_sq(x) + ne__py_sq(y - 2);
+  double vel_penalty = 0.001 * ne__py_sq(v1) + 0.005 * ne__py_sq(v2);
   double alive_bonus = HEALTHY_REWARD * (*terminated ? 0 : 1);
   return alive_bonus - dist_penalty - vel_penalty;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Sine and cosine of 8 doubles at once with the bits of the C library's sin and cos. Gymnasium's
+// libm_bits.h's slow paths, and the sine and cosine of 8 doubles at once with the bits of the C
+// library's sin and cos. Gymnasium's
 // classic-control envs call math.sin/math.cos, i.e. libm; CartPole's lanes need the same bits for
 // 8 angles a step, and one libm call an angle was the largest part of a CartPole ES run. On x86-64
 // glibc with FMA and AVX2, sin and cos are glibc's __sin_fma/__cos_fma (the IBM Accurate
@@ -9,9 +10,8 @@
 // fused multiply-adds and the same constants, so that each lane is libm's result; other lanes
 // (larger |x|, inf, NaN) call libm. Used only where a self-check against the running libm agrees
 // (a different libm or a non-FMA variant falls back to libm for every lane).
-#include "core/sincos8.h"
+#include "core/libm_bits.h"  // first: its <math.h> defines __GLIBC__
 
-#include <math.h>  // first: defines __GLIBC__
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -274,4 +274,9 @@ void ne__sincos8(const double* x, double* s, double* c) {
   }
 #endif
   sincos8_libm(x, s, c);
+}
+
+double ne__pow2_libm(double x) {
+  static volatile double two = 2.0;  // GCC would rewrite pow(x, 2.0) as x * x
+  return pow(x, two);
 }

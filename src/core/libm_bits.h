@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// libm's results bit for bit, faster: the sin, cos and x**2 of Gymnasium's envs (Python's math.sin,
+// math.cos and float ** 2 call libm's sin, cos and pow) where our envs need Gymnasium's bits.
+#ifndef NEUROEVO_CORE_LIBM_BITS_H
+#define NEUROEVO_CORE_LIBM_BITS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+// s[k] = sin(x[k]) and c[k] = cos(x[k]) for k < 8, each bit for bit what libm's sin and cos return
+// (any x: inf and NaN too), in vectors where the running libm is glibc's FMA variant
+// (libm_bits.c). Thread-safe; the first call checks the vector kernel against libm.
+void ne__sincos8(const double* x, double* s, double* c);
+
+// 1 when ne__sincos8 runs its vector kernel (x86-64 glibc with AVX2 and FMA, the self-check
+// passed, the SIMD level at least avx2), 0 when it calls libm for every lane. For tests.
+int ne__sincos8_vectorized(void);
+
+// libm's pow(x, 2), the slow path of ne__py_sq.
+double ne__pow2_libm(double x);
+
+// x**2 as CPython and NumPy float64 scalars compute it: libm's pow(x, 2), which is not always x*x
+// (glibc's pow is within 0.54 ulp of the exact square, not correctly rounded: ~7% of short
+// mantissas, whose squares are exact ties, and ~1 random input in 1000 differ). x*x is the
+// correctly rounded square; pow returns it whenever the exact square lies within 0.45 ulp of it,
+// since the other neighbour is then more than 0.54 ulp away. The rounding error of x*x (Dekker's
+// exact product, no FMA needed) tells which case this is; the rest (~10% of inputs, and 0, inf,
+// NaN, tiny and huge x) call pow.
+static inline double ne__py_sq(double x) {
+  double ax = fabs(x);
+  if (!(ax >= 0x1p-450 && ax <= 0x1p500)) return ne__pow2_libm(x);  // Dekker's split needs no under/overflow
+  double hi = x * x;
+  double split = 0x1.0000002p27 * x;  // 2^27 + 1: x = xh + xl, 26 bits each
+  double xh = split - (split - x), xl = x - xh;
+  double lo = ((xh * xh - hi) + 2.0 * xh * xl) + xl * xl;  // x*x - hi, exactly
+  uint64_t bits;
+  memcpy(&bits, &hi, sizeof bits);
+  uint64_t ulp_bits = (bits & 0x7ff0000000000000ull) - (52ull << 52);  // hi's ulp, a power of two
+  double ulp;
+  memcpy(&ulp, &ulp_bits, sizeof ulp);
+  // a power of two's lower neighbour is half an ulp away: left to pow, but for x = +-2^j itself,
+  // whose square pow returns exactly (test_py_sq_equals_pow tries every such x in range)
+  if ((bits & 0x000fffffffffffffull) && fabs(lo) < 0.45 * ulp) return hi;
+  uint64_t x_bits;
+  memcpy(&x_bits, &x, sizeof x_bits);
+  return (x_bits & 0x000fffffffffffffull) ? ne__pow2_libm(x) : hi;
+}
+
+#endif
