@@ -526,32 +526,22 @@ static void test_detmath_tanhf(void) {
   for (int i = 0; i < 37; i++) ASSERT_EQ(v[i], ne__tanhf(w[i]));
 }
 
-// ne__sincos8 against libm bit for bit on every SIMD level: the vector kernel's two paths and
-// their edges (|x| at 0.126, at k/128 + 1/256, at 2^-27), and the lanes it leaves to libm
+// ne__sincos8 against libm bit for bit on every SIMD level: the vector kernel's paths and their
+// edges (|x| at 0.126, at k/128 + 1/256, at 2^-27, 0.855, 2.426, 105414350; pi/2 multiples), and
+// the lanes it leaves to libm
 static void test_sincos8_equals_libm(void) {
 #if defined(__x86_64__) && defined(__GLIBC__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     ASSERT(ne__sincos8_vectorized());  // else the comparisons below would be libm against itself
 #endif
-  const double edges[] = {0.0,
-                          -0.0,
-                          0x1p-27,
-                          0x1.fffffffffffffp-28,
-                          0.126,
-                          0x1.020c49ba5e353p-3,
-                          0x1.020c49ba5e355p-3,
-                          0x1.b6p-1,
-                          0x1.b5fffffffffffp-1,
-                          0.5 / 128,
-                          1.5 / 128,
-                          109.5 / 128 - 0x1p-53,
-                          INFINITY,
-                          NAN,
-                          1e300,
-                          3.0,
-                          -2.0,
-                          0.2094395};
+  // clang-format off
+  const double edges[] = {
+      0.0, -0.0, 0x1p-27, 0x1.fffffffffffffp-28, 0.126, 0x1.020c49ba5e353p-3, 0x1.020c49ba5e355p-3,
+      0x1.b6p-1, 0x1.b5fffffffffffp-1, 0.5 / 128, 1.5 / 128, 109.5 / 128 - 0x1p-53, INFINITY, NAN, 1e300,
+      3.0, -2.0, 0.2094395, 0x1.368fdp1, 0x1.368fcffffffffp1, 0x1.921fbp26, 0x1.921faffffffffp26,
+      0x1.921fb54442d18p0, 0x1.921fb54442d18p1, 0x1.2d97c7f3321d2p2, 0x1.921fb54442d18p2, 1e6, 4.71238898038469};
+  // clang-format on
   for (int level = NE_SIMD_BASE; level <= ne__simd_cpu_level(); level++) {
     ASSERT_EQ(ne__simd_force(level), level);
     ne_rng r;
@@ -559,14 +549,19 @@ static void test_sincos8_equals_libm(void) {
     for (int i = 0; i < 40000; i++) {
       double x[8], s[8], c[8];
       for (int k = 0; k < 8; k++) {
-        int kind = (int)ne_rng_below(&r, 6);
-        double sign = ne_rng_below(&r, 2) ? -1.0 : 1.0;
-        x[k] = kind == 0 ? ne_rng_range(&r, -0.86, 0.86)
-            : kind == 1  ? ne_rng_range(&r, -0.25, 0.25)  // CartPole's angles
-            : kind == 2  ? sign * ldexp(ne_rng_range(&r, 0.5, 1.0), -(int)ne_rng_below(&r, 32))
-            : kind == 3  ? sign * 0.126 * (1.0 + ne_rng_range(&r, -1e-6, 1e-6))
-            : kind == 4  ? sign * ((double)ne_rng_below(&r, 110) + 0.5) / 128.0 * (1.0 + ne_rng_range(&r, -1e-9, 1e-9))
-                         : edges[ne_rng_below(&r, sizeof edges / sizeof edges[0])] * sign;
+        int kind = (int)ne_rng_below(&r, 9);
+        double sign = ne_rng_below(&r, 2) ? -1.0 : 1.0, m = ne_rng_range(&r, 0.5, 1.0);
+        switch (kind) {
+          case 0: x[k] = ne_rng_range(&r, -0.86, 0.86); break;
+          case 1: x[k] = ne_rng_range(&r, -0.25, 0.25); break;  // CartPole's angles
+          case 2: x[k] = sign * ldexp(m, -(int)ne_rng_below(&r, 32)); break;
+          case 3: x[k] = sign * 0.126 * (1.0 + ne_rng_range(&r, -1e-6, 1e-6)); break;
+          case 4: x[k] = sign * ((double)ne_rng_below(&r, 110) + 0.5) / 128.0 * (1.0 + 1e-9 * (m - 0.75)); break;
+          case 5: x[k] = ne_rng_range(&r, -2.5, 2.5); break;    // the middle range (Acrobot's wrapped angles)
+          case 6: x[k] = ne_rng_range(&r, -40.0, 40.0); break;  // reduced by multiples of pi/2
+          case 7: x[k] = sign * ldexp(m, (int)ne_rng_below(&r, 28)); break;  // up to the reduction's end
+          default: x[k] = edges[ne_rng_below(&r, sizeof edges / sizeof edges[0])] * sign;
+        }
       }
       ne__sincos8(x, s, c);
       for (int k = 0; k < 8; k++) {

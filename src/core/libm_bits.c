@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // libm_bits.h's slow paths, and the sine and cosine of 8 doubles at once with the bits of the C
-// library's sin and cos. Gymnasium's
-// classic-control envs call math.sin/math.cos, i.e. libm; CartPole's lanes need the same bits for
-// 8 angles a step, and one libm call an angle was the largest part of a CartPole ES run. On x86-64
-// glibc with FMA and AVX2, sin and cos are glibc's __sin_fma/__cos_fma (the IBM Accurate
-// Mathematical Library's s_sin.c compiled with FMA contraction): for 2^-27 <= |x| < 0.85546875
-// they evaluate a short polynomial (|x| < 0.126) or a table of sin/cos at k/128 plus a polynomial
-// of the remainder. This file evaluates those steps in vectors with the same operations, the same
-// fused multiply-adds and the same constants, so that each lane is libm's result; other lanes
-// (larger |x|, inf, NaN) call libm. Used only where a self-check against the running libm agrees
-// (a different libm or a non-FMA variant falls back to libm for every lane).
+// library's sin and cos. Gymnasium's classic-control envs call math.sin/math.cos, i.e. libm, and
+// our envs need the same bits (CartPole's lanes: 8 angles a step; one libm call an angle was the
+// largest part of a CartPole ES run). On x86-64 glibc with FMA and AVX2, sin, cos and sincos are
+// glibc's __sin_fma/__cos_fma/__sincos_fma: the IBM Accurate Mathematical Library's s_sin.c
+// compiled with FMA contraction. Below 105414350 it reduces x to a + da (|a| < 0.856) with pi/2
+// in double-double parts, then evaluates a short polynomial (|a| < 0.126) or a table of sin/cos at
+// k/128 plus polynomials of the remainder. This file runs those steps in vectors with the same
+// operations, the same fused multiply-adds and the same constants, so that each lane is libm's
+// result; other lanes (larger |x|, inf, NaN) call libm. Used only where a self-check against the
+// running libm agrees (a different libm or a non-FMA variant falls back to libm for every lane).
 #include "core/libm_bits.h"  // first: its <math.h> defines __GLIBC__
 
 #include <pthread.h>
@@ -147,21 +147,24 @@ static const double SN3 = -0x1.5555555555515p-3, SN5 = 0x1.11110e829872fp-7;
 static const double CS2 = 0.5, CS4 = -0x1.5555555555535p-5, CS6 = 0x1.6c16bedd9e239p-10;
 static const double S1 = -0x1.5555555555555p-3, S2 = 0x1.1111111110ecep-7, S3 = -0x1.a01a019db08b8p-13;
 static const double S4 = 0x1.71de27b9a7ed9p-19, S5 = -0x1.addffc2fcdf59p-26;
-static const double TAYLOR_BELOW = 0.126, TABLE_BELOW = 0x1.b6p-1 /* 0.85546875 */, TINY = 0x1p-27;
+static const double HP0 = 0x1.921fb54442d18p0, HP1 = 0x1.1a62633145c07p-54;   // pi/2 as a double-double
+static const double TOINT = 0x1.8p52, HPINV = 0x1.45f306dc9c883p-1;           // 2/pi
+static const double MP1 = 0x1.921fb58000000p0, MP2 = -0x1.dde973c000000p-27;  // pi/2 in three parts
+static const double PP3 = -0x1.cb3b398000000p-55, PP4 = -0x1.d747f23e32ed7p-83;
+// the ranges of __sincos: |x| below each bound (the first 32 bits of a double compared as glibc does)
+static const double TINY = 0x1p-27, TAYLOR_BELOW = 0.126, SMALL_BELOW = 0x1.b6p-1 /* 0.85546875 */;
+static const double MEDIUM_BELOW = 0x1.368fdp1 /* 0x400368fd00000000: 2.426265 */;
+static const double REDUCED_BELOW = 0x1.921fbp26 /* 0x419921fb00000000: 105414350 */;
 
-// 4 lanes. The comments give s_sin.c's expressions; every fma below is one that gcc contracted
-// in __sin_fma/__cos_fma (their disassembly), every separate multiply or add one it did not.
-__attribute__((target("avx2,fma"))) static void sincos4(const double* xp, double* sp, double* cp, int* outside) {
+// do_sin(a, da) and do_cos(a, da) of s_sin.c in 4 lanes, |a| < 0.8555. Every fma is one that gcc
+// contracted in __sincos_fma (its disassembly), every separate multiply or add one it did not.
+__attribute__((target("avx2,fma"))) static inline void do_sin_cos4(__m256d a, __m256d da, __m256d* sine,
+                                                                   __m256d* cosine) {
   const __m256d neg0 = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd(), big = _mm256_set1_pd(BIG);
-  __m256d x = _mm256_loadu_pd(xp);
-  __m256d ax = _mm256_andnot_pd(neg0, x);
-  __m256d inside = _mm256_cmp_pd(ax, _mm256_set1_pd(TABLE_BELOW), _CMP_LT_OQ);  // false for NaN
-  *outside = ~_mm256_movemask_pd(inside) & 0xf;
-  x = _mm256_and_pd(x, inside);  // lanes left to libm: 0 here, so the table index stays in range
-  ax = _mm256_and_pd(ax, inside);
-  // u = big + |x|; its low 32 bits are k = round(128 |x|); x = |x| - k/128
-  __m256d u = _mm256_add_pd(big, ax);
-  __m256d xr = _mm256_sub_pd(ax, _mm256_sub_pd(u, big));
+  __m256d aa = _mm256_andnot_pd(neg0, a);
+  // u = big + |a|; its low 32 bits are k = round(128 |a|); xr = |a| - k/128
+  __m256d u = _mm256_add_pd(big, aa);
+  __m256d xr = _mm256_sub_pd(aa, _mm256_sub_pd(u, big));
   uint64_t ubits[4];
   _mm256_storeu_si256((__m256i*)ubits, _mm256_castpd_si256(u));
   // each lane's {sn, ssn, cs, ccs} is one 32-byte row: load the 4 rows, transpose to columns
@@ -173,45 +176,94 @@ __attribute__((target("avx2,fma"))) static void sincos4(const double* xp, double
   __m256d lo23 = _mm256_unpacklo_pd(r2, r3), hi23 = _mm256_unpackhi_pd(r2, r3);
   __m256d sn = _mm256_permute2f128_pd(lo01, lo23, 0x20), cs = _mm256_permute2f128_pd(lo01, lo23, 0x31);
   __m256d ssn = _mm256_permute2f128_pd(hi01, hi23, 0x20), ccs = _mm256_permute2f128_pd(hi01, hi23, 0x31);
+  __m256d sn3 = _mm256_set1_pd(SN3), sn5 = _mm256_set1_pd(SN5);
+  __m256d cs2 = _mm256_set1_pd(CS2), cs4 = _mm256_set1_pd(CS4), cs6 = _mm256_set1_pd(CS6);
 
-  // do_sin, |x| < 0.126: x + ((POLYNOMIAL(xx) * x - 0.5 * dx) * xx + dx) with dx = 0
-  __m256d xx = _mm256_mul_pd(x, x);
+  // do_sin, |a| < 0.126: a + ((POLYNOMIAL(xx) * a - 0.5 * da) * xx + da)
+  __m256d xx = _mm256_mul_pd(a, a);
   __m256d p = _mm256_fmadd_pd(xx, _mm256_set1_pd(S5), _mm256_set1_pd(S4));
   p = _mm256_fmadd_pd(xx, p, _mm256_set1_pd(S3));
   p = _mm256_fmadd_pd(xx, p, _mm256_set1_pd(S2));
   p = _mm256_fmadd_pd(xx, p, _mm256_set1_pd(S1));
-  __m256d taylor = _mm256_add_pd(x, _mm256_fmadd_pd(xx, _mm256_fmadd_pd(x, p, neg0), zero));
-
-  // do_sin from the table: dx = x <= 0 ? -0 : 0;
+  __m256d half_da = _mm256_mul_pd(da, _mm256_set1_pd(0.5));
+  __m256d taylor = _mm256_add_pd(a, _mm256_fmadd_pd(xx, _mm256_fmsub_pd(p, a, half_da), da));
+  // do_sin from the table: dx = a <= 0 ? -da : da;
   // s = x + (dx + x*xx*(sn3 + xx*sn5)), c = x*dx + xx*(cs2 + xx*(cs4 + xx*cs6)),
-  // cor = (ssn + s*ccs - sn*c) + cs*s, result copysign(sn + cor, x)
-  __m256d dx = _mm256_and_pd(_mm256_cmp_pd(x, zero, _CMP_LE_OQ), neg0);
+  // cor = (ssn + s*ccs - sn*c) + cs*s, result copysign(sn + cor, a)
+  __m256d dx = _mm256_xor_pd(da, _mm256_and_pd(_mm256_cmp_pd(a, zero, _CMP_LE_OQ), neg0));
   __m256d rr = _mm256_mul_pd(xr, xr);
-  __m256d s = _mm256_add_pd(
-      _mm256_fmadd_pd(_mm256_mul_pd(xr, rr), _mm256_fmadd_pd(rr, _mm256_set1_pd(SN5), _mm256_set1_pd(SN3)), dx), xr);
-  __m256d cpoly =
-      _mm256_fmadd_pd(_mm256_fmadd_pd(rr, _mm256_set1_pd(CS6), _mm256_set1_pd(CS4)), rr, _mm256_set1_pd(CS2));
-  __m256d c = _mm256_fmadd_pd(dx, xr, _mm256_mul_pd(rr, cpoly));
+  __m256d s = _mm256_add_pd(_mm256_fmadd_pd(_mm256_mul_pd(xr, rr), _mm256_fmadd_pd(rr, sn5, sn3), dx), xr);
+  __m256d c = _mm256_fmadd_pd(dx, xr, _mm256_mul_pd(rr, _mm256_fmadd_pd(_mm256_fmadd_pd(rr, cs6, cs4), rr, cs2)));
   __m256d cor = _mm256_fmadd_pd(s, ccs, ssn);
   cor = _mm256_fnmadd_pd(c, sn, cor);
   cor = _mm256_fmadd_pd(s, cs, cor);
-  __m256d from_table = _mm256_or_pd(_mm256_andnot_pd(neg0, _mm256_add_pd(sn, cor)), _mm256_and_pd(neg0, x));
-  __m256d sine = _mm256_blendv_pd(from_table, taylor, _mm256_cmp_pd(ax, _mm256_set1_pd(TAYLOR_BELOW), _CMP_LT_OQ));
+  __m256d from_table = _mm256_or_pd(_mm256_andnot_pd(neg0, _mm256_add_pd(sn, cor)), _mm256_and_pd(neg0, a));
+  *sine = _mm256_blendv_pd(from_table, taylor, _mm256_cmp_pd(aa, _mm256_set1_pd(TAYLOR_BELOW), _CMP_LT_OQ));
 
-  // do_cos: dx = x < 0 ? -0 : 0, x = |x| - k/128 + dx;
+  // do_cos: dx = a < 0 ? -da : da, x = |a| - k/128 + dx;
   // s = x + x*xx*(sn3 + xx*sn5), c = xx*(cs2 + ...), cor = (ccs - s*ssn - cs*c) - sn*s, cs + cor
-  __m256d xc = _mm256_add_pd(_mm256_and_pd(_mm256_cmp_pd(x, zero, _CMP_LT_OQ), neg0), xr);
+  __m256d xc = _mm256_add_pd(xr, _mm256_xor_pd(da, _mm256_and_pd(_mm256_cmp_pd(a, zero, _CMP_LT_OQ), neg0)));
   __m256d cc = _mm256_mul_pd(xc, xc);
-  __m256d sc =
-      _mm256_fmadd_pd(_mm256_mul_pd(xc, cc), _mm256_fmadd_pd(cc, _mm256_set1_pd(SN5), _mm256_set1_pd(SN3)), xc);
-  __m256d ccpoly =
-      _mm256_fmadd_pd(_mm256_fmadd_pd(cc, _mm256_set1_pd(CS6), _mm256_set1_pd(CS4)), cc, _mm256_set1_pd(CS2));
+  __m256d sc = _mm256_fmadd_pd(_mm256_mul_pd(xc, cc), _mm256_fmadd_pd(cc, sn5, sn3), xc);
   __m256d t = _mm256_fnmadd_pd(ssn, sc, ccs);
-  t = _mm256_fnmadd_pd(_mm256_mul_pd(cc, ccpoly), cs, t);
-  __m256d cosine = _mm256_add_pd(_mm256_fnmadd_pd(sc, sn, t), cs);
+  t = _mm256_fnmadd_pd(_mm256_mul_pd(cc, _mm256_fmadd_pd(_mm256_fmadd_pd(cc, cs6, cs4), cc, cs2)), cs, t);
+  *cosine = _mm256_add_pd(_mm256_fnmadd_pd(sc, sn, t), cs);
+}
 
-  // |x| < 2^-27: sin x = x, cos x = 1
+// __sincos of 4 lanes with |x| < 105414350 (other lanes: 0 here, flagged in *outside for libm)
+__attribute__((target("avx2,fma"))) static void sincos4(const double* xp, double* sp, double* cp, int* outside) {
+  const __m256d neg0 = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
+  __m256d x = _mm256_loadu_pd(xp);
+  __m256d ax = _mm256_andnot_pd(neg0, x);
+  __m256d inside = _mm256_cmp_pd(ax, _mm256_set1_pd(REDUCED_BELOW), _CMP_LT_OQ);  // false for NaN
+  *outside = ~_mm256_movemask_pd(inside) & 0xf;
+  x = _mm256_and_pd(x, inside);
+  ax = _mm256_and_pd(ax, inside);
+  __m256d small = _mm256_cmp_pd(ax, _mm256_set1_pd(SMALL_BELOW), _CMP_LT_OQ);
   __m256d tiny = _mm256_cmp_pd(ax, _mm256_set1_pd(TINY), _CMP_LT_OQ);
+  __m256d sd, cd;                          // do_sin(a, da), do_cos(a, da)
+  if (_mm256_movemask_pd(small) == 0xf) {  // all |x| < 0.855 (CartPole's angles): a = x, da = 0
+    do_sin_cos4(x, zero, &sd, &cd);
+    _mm256_storeu_pd(sp, _mm256_blendv_pd(sd, x, tiny));
+    _mm256_storeu_pd(cp, _mm256_blendv_pd(cd, _mm256_set1_pd(1.0), tiny));
+    return;
+  }
+  __m256d medium = _mm256_cmp_pd(ax, _mm256_set1_pd(MEDIUM_BELOW), _CMP_LT_OQ);  // or small
+  // medium: y = hp0 - |x|, a = y + hp1, da = (y - a) + hp1; sin = copysign(do_cos, x), cos = do_sin
+  __m256d hp1 = _mm256_set1_pd(HP1), y = _mm256_sub_pd(_mm256_set1_pd(HP0), ax);
+  __m256d a_medium = _mm256_add_pd(y, hp1), da_medium = _mm256_add_pd(_mm256_sub_pd(y, a_medium), hp1);
+  // reduce_sincos: t = x*hpinv + toint, xn = t - toint, n = t's low bits & 3,
+  // y = (x - xn*mp1) - xn*mp2; t2 = y - xn*pp3, db = (y - t2) - xn*pp3; b = t2 - xn*pp4,
+  // db += (t2 - b) - xn*pp4; a, da = b, db, negated when n is 1 or 2
+  __m256d toint = _mm256_set1_pd(TOINT), pp3 = _mm256_set1_pd(PP3), pp4 = _mm256_set1_pd(PP4);
+  __m256d tq = _mm256_fmadd_pd(x, _mm256_set1_pd(HPINV), toint);
+  __m256d xn = _mm256_sub_pd(tq, toint);
+  __m256d yr = _mm256_fnmadd_pd(xn, _mm256_set1_pd(MP2), _mm256_fnmadd_pd(xn, _mm256_set1_pd(MP1), x));
+  __m256d t2 = _mm256_fnmadd_pd(xn, pp3, yr);
+  __m256d db = _mm256_fnmadd_pd(xn, pp3, _mm256_sub_pd(yr, t2));
+  __m256d b = _mm256_fnmadd_pd(xn, pp4, t2);
+  db = _mm256_add_pd(db, _mm256_fnmadd_pd(xn, pp4, _mm256_sub_pd(t2, b)));
+  __m256i n = _mm256_and_si256(_mm256_castpd_si256(tq), _mm256_set1_epi64x(3));
+  __m256d n1 = _mm256_castsi256_pd(_mm256_cmpeq_epi64(n, _mm256_set1_epi64x(1)));
+  __m256d n2 = _mm256_castsi256_pd(_mm256_cmpeq_epi64(n, _mm256_set1_epi64x(2)));
+  __m256d n3 = _mm256_castsi256_pd(_mm256_cmpeq_epi64(n, _mm256_set1_epi64x(3)));
+  __m256d flip = _mm256_and_pd(_mm256_or_pd(n1, n2), neg0);
+  __m256d a = _mm256_blendv_pd(_mm256_xor_pd(b, flip), a_medium, medium);
+  __m256d da = _mm256_blendv_pd(_mm256_xor_pd(db, flip), da_medium, medium);
+  a = _mm256_blendv_pd(a, x, small);
+  da = _mm256_blendv_pd(da, zero, small);
+
+  do_sin_cos4(a, da, &sd, &cd);
+  // reduced: n odd swaps the two, n & 2 negates the one do_cos gave
+  __m256d odd = _mm256_or_pd(n1, n3);
+  __m256d cd_signed = _mm256_xor_pd(cd, _mm256_and_pd(_mm256_or_pd(n2, n3), neg0));
+  __m256d sine = _mm256_blendv_pd(sd, cd_signed, odd), cosine = _mm256_blendv_pd(cd_signed, sd, odd);
+  __m256d medium_only = _mm256_andnot_pd(small, medium);
+  sine = _mm256_blendv_pd(sine, _mm256_or_pd(_mm256_andnot_pd(neg0, cd), _mm256_and_pd(neg0, x)), medium_only);
+  cosine = _mm256_blendv_pd(cosine, sd, medium_only);
+  sine = _mm256_blendv_pd(sine, sd, small);
+  cosine = _mm256_blendv_pd(cosine, cd, small);
+  // |x| < 2^-27: sin x = x, cos x = 1
   _mm256_storeu_pd(sp, _mm256_blendv_pd(sine, x, tiny));
   _mm256_storeu_pd(cp, _mm256_blendv_pd(cosine, _mm256_set1_pd(1.0), tiny));
 }
@@ -235,7 +287,7 @@ static void sincos8_libm(const double* x, double* s, double* c) {
 static atomic_int kernel_ok;  // 1: sincos8_fma reproduces this process's libm, 2: it does not
 static pthread_once_t check_once = PTHREAD_ONCE_INIT;
 
-// The kernel against libm on 1,024 angles spread over both of its paths and their edges; any
+// The kernel against libm on 1,024 angles spread over its paths and their edges; any
 // difference (another libm, glibc's non-FMA variants) leaves every lane to libm.
 static void self_check(void) {
   int ok = 0;
@@ -246,8 +298,9 @@ static void self_check(void) {
     double x[8], s[8], c[8], ls[8], lc[8];
     for (int k = 0; k < 8; k++) {
       int j = i + k;
-      // a golden-ratio walk over [-0.86, 0.86], then the edges 0.126 and k/128 +- 1/256 and tiny values
-      double v = fmod((double)j * 0.6180339887498949, 1.0) * 1.72 - 0.86;
+      // a golden-ratio walk over [-0.86, 0.86] and [-200, 200], then the edges 0.126 and k/128 +-
+      // 1/256 and tiny values
+      double v = fmod((double)j * 0.6180339887498949, 1.0) * ((j & 2) ? 400.0 : 1.72) - ((j & 2) ? 200.0 : 0.86);
       if (j % 16 == 5) v = TAYLOR_BELOW * (1.0 + (double)(j % 7 - 3) * 0x1p-52);
       if (j % 16 == 9) v = ((double)(j % 110) + 0.5) / 128.0 * (1.0 - 0x1p-52 * (double)(j % 3));
       if (j % 64 == 13) v = ldexp(1.0, -27 - j % 3);

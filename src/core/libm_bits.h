@@ -9,8 +9,8 @@
 #include <string.h>
 
 // s[k] = sin(x[k]) and c[k] = cos(x[k]) for k < 8, each bit for bit what libm's sin and cos return
-// (any x: inf and NaN too), in vectors where the running libm is glibc's FMA variant
-// (libm_bits.c). Thread-safe; the first call checks the vector kernel against libm.
+// (any x: inf and NaN too), in vectors where the running libm is glibc's FMA variant and
+// |x| < 105414350 (libm_bits.c). Thread-safe; the first call checks the vector kernel against libm.
 void ne__sincos8(const double* x, double* s, double* c);
 
 // 1 when ne__sincos8 runs its vector kernel (x86-64 glibc with AVX2 and FMA, the self-check
