@@ -396,36 +396,43 @@ static void test_step_many_equals_one_at_a_time(void) {
 // Episodes in lanes (ne_env_lanes_*) give what ne_env_step gives each one: outcomes, codes (an
 // action outside the space is NE_ERANGE and leaves the lane as it was), observations, and at the
 // end the env state (get_state, observation, step count) the one-at-a-time episode ended in; free
-// lanes hold anything (a NaN action) and keep their state.
-static void test_lanes_equal_one_at_a_time(void) {
-  ne_env_spec* spec = make_env("CartPole-v1");
+// lanes hold anything (a NaN action) and keep their state. Lane 7 starts from `odd_state` (angles
+// beyond the vector sin/cos kernels' range and velocities beyond the bounds, where given).
+static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, const double* odd_state) {
+  ne_env_spec* spec = make_env(id);
   ASSERT(ne_env_lanes_ok(spec) && ne_env_lanes_bytes(spec) > 0);
-  enum { L = NE_ENV_LANES, D = 4 };
+  enum { L = NE_ENV_LANES, DMAX = 8 };
+  int d = spec->obs_dim, n_actions = spec->n_actions;
+  ASSERT(d <= DMAX);
   void* lanes = ne_calloc(1, ne_env_lanes_bytes(spec));
   ne_env_state *lane[L], *one[L];
-  float obs[D * L], act[L];
+  float obs[DMAX * L], act[L];
   uint64_t t[L];
   for (int k = 0; k < L; k++) {
     lane[k] = ne_env_state_create(spec), one[k] = ne_env_state_create(spec);
     ASSERT(lane[k] && one[k]);
     ASSERT_EQ(ne_env_reset(spec, lane[k], 90 + (uint64_t)k), 0);
     ASSERT_EQ(ne_env_reset(spec, one[k], 90 + (uint64_t)k), 0);
+    if (k == 7 && odd_state) {
+      ASSERT_EQ(ne_env_set_state(spec, lane[k], odd_state, spec->state_dim, NULL), 0);
+      ASSERT_EQ(ne_env_set_state(spec, one[k], odd_state, spec->state_dim, NULL), 0);
+    }
     ne_env_lanes_enter(spec, lanes, k, lane[k], obs);
     t[k] = 0;
   }
   unsigned mask = 0xffu & ~(1u << 5);  // lane 5 stays free
   act[5] = NAN;
   int ended = 0;
-  for (int step = 0; step < 400; step++) {
+  for (int step = 0; step < steps; step++) {
     for (int k = 0; k < L; k++)
-      if (k != 5) act[k] = (float)((step * 7 + k * 3) / 5 % 2);
+      if (k != 5) act[k] = (float)((step * 7 + k * 3) / 5 % n_actions);
     if (step == 3) act[6] = 5.0f;
-    float before[D];
-    for (int i = 0; i < D; i++) before[i] = obs[i * L + 5];
+    float before[DMAX];
+    for (int i = 0; i < d; i++) before[i] = obs[i * L + 5];
     ne_step_out out[L], expect;
     int rcs[L];
     ne_env_lanes_step(spec, lanes, mask, act, t, obs, out, rcs);
-    for (int i = 0; i < D; i++) ASSERT(obs[i * L + 5] == before[i]);
+    for (int i = 0; i < d; i++) ASSERT(obs[i * L + 5] == before[i]);
     for (int k = 0; k < L; k++) {
       if (!((mask >> k) & 1u)) continue;
       ASSERT_EQ(rcs[k], ne_env_step(spec, one[k], &act[k], &expect));
@@ -435,15 +442,15 @@ static void test_lanes_equal_one_at_a_time(void) {
       ASSERT(out[k].reward == expect.reward);
       ASSERT_EQ(out[k].terminated, expect.terminated);
       ASSERT_EQ(out[k].truncated, expect.truncated);
-      for (int i = 0; i < D; i++) ASSERT(obs[i * L + k] == one[k]->obs[i]);
+      for (int i = 0; i < d; i++) ASSERT(obs[i * L + k] == one[k]->obs[i]);
       if (!expect.terminated && !expect.truncated) continue;
       ended++;
       ne_env_lanes_leave(spec, lanes, k, obs, t[k], lane[k]);
-      double got[D], want[D];
+      double got[8], want[8];
       ne_env_get_state(spec, lane[k], got);
       ne_env_get_state(spec, one[k], want);
-      ASSERT_EQ(memcmp(got, want, sizeof got), 0);
-      ASSERT_EQ(memcmp(lane[k]->obs, one[k]->obs, sizeof(float) * D), 0);
+      ASSERT_EQ(memcmp(got, want, sizeof(double) * (size_t)spec->state_dim), 0);
+      ASSERT_EQ(memcmp(lane[k]->obs, one[k]->obs, sizeof(float) * (size_t)d), 0);
       ASSERT(lane[k]->t == one[k]->t && lane[k]->needs_reset == 1);
       ASSERT_EQ(ne_env_reset(spec, lane[k], (uint64_t)step), 0);
       ASSERT_EQ(ne_env_reset(spec, one[k], (uint64_t)step), 0);
@@ -451,10 +458,16 @@ static void test_lanes_equal_one_at_a_time(void) {
       t[k] = 0;
     }
   }
-  ASSERT(ended > 20);
+  ASSERT(ended >= min_ended);
   for (int k = 0; k < L; k++) ne_env_state_destroy(lane[k]), ne_env_state_destroy(one[k]);
   ne_free(lanes);
   ne_env_spec_destroy(spec);
+}
+
+static void test_lanes_equal_one_at_a_time(void) {
+  lanes_equal_one_at_a_time("CartPole-v1", 400, 21, NULL);
+  // Acrobot's episodes run to the TimeLimit under these actions: 1100 steps end two in each lane
+  lanes_equal_one_at_a_time("Acrobot-v1", 1100, 12, (const double[]){2e8, -3e6, 40.0, -90.0});
 }
 
 static void test_invalid_discrete_action_in_step_is_erange(void) {

@@ -26,25 +26,41 @@ double ne__pow2_libm(double x);
 // correctly rounded square; pow returns it whenever the exact square lies within 0.45 ulp of it,
 // since the other neighbour is then more than 0.54 ulp away. The rounding error of x*x (Dekker's
 // exact product, no FMA needed) tells which case this is; the rest (~10% of inputs, and 0, inf,
-// NaN, tiny and huge x) call pow.
-static inline double ne__py_sq(double x) {
-  double ax = fabs(x);
-  if (!(ax >= 0x1p-450 && ax <= 0x1p500)) return ne__pow2_libm(x);  // Dekker's split needs no under/overflow
+// NaN, tiny and huge x) call pow. ne__py_sq_fast returns x*x and sets *is_pow when that is pow's
+// result.
+static inline double ne__py_sq_fast(double x, int* is_pow) {
   double hi = x * x;
   double split = 0x1.0000002p27 * x;  // 2^27 + 1: x = xh + xl, 26 bits each
   double xh = split - (split - x), xl = x - xh;
-  double lo = ((xh * xh - hi) + 2.0 * xh * xl) + xl * xl;  // x*x - hi, exactly
-  uint64_t bits;
+  double lo = ((xh * xh - hi) + 2.0 * xh * xl) + xl * xl;  // x*x - hi, exactly within the range below
+  uint64_t bits, x_bits;
   memcpy(&bits, &hi, sizeof bits);
+  memcpy(&x_bits, &x, sizeof x_bits);
   uint64_t ulp_bits = (bits & 0x7ff0000000000000ull) - (52ull << 52);  // hi's ulp, a power of two
   double ulp;
   memcpy(&ulp, &ulp_bits, sizeof ulp);
+  double ax = fabs(x);
+  int in_range = (ax >= 0x1p-450) & (ax <= 0x1p500);  // Dekker's split: no underflow, no overflow
   // a power of two's lower neighbour is half an ulp away: left to pow, but for x = +-2^j itself,
   // whose square pow returns exactly (test_py_sq_equals_pow tries every such x in range)
-  if ((bits & 0x000fffffffffffffull) && fabs(lo) < 0.45 * ulp) return hi;
-  uint64_t x_bits;
-  memcpy(&x_bits, &x, sizeof x_bits);
-  return (x_bits & 0x000fffffffffffffull) ? ne__pow2_libm(x) : hi;
+  int near_hi = ((bits & 0x000fffffffffffffull) != 0) & (fabs(lo) < 0.45 * ulp);
+  *is_pow = in_range & (near_hi | ((x_bits & 0x000fffffffffffffull) == 0));
+  return hi;
+}
+
+static inline double ne__py_sq(double x) {
+  int is_pow;
+  double hi = ne__py_sq_fast(x, &is_pow);
+  return is_pow ? hi : ne__pow2_libm(x);
+}
+
+// ne__py_sq of 8 values: the arithmetic without branches (a loop that vectorizes where it is
+// inlined into vector code), pow afterwards for the few that need it
+static inline void ne__py_sq8(const double* restrict x, double* restrict out) {
+  int is_pow[8];
+  for (int k = 0; k < 8; k++) out[k] = ne__py_sq_fast(x[k], &is_pow[k]);
+  for (int k = 0; k < 8; k++)
+    if (!is_pow[k]) out[k] = ne__pow2_libm(x[k]);
 }
 
 #endif

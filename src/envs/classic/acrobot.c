@@ -117,6 +117,133 @@ static void ac_step(const ne_env_spec* spec, void* impl, const float* act, doubl
   *reward = *terminated ? 0.0 : -1.0;
 }
 
+// ---- lanes: NE_ENV_LANES instances stepped together (ne_env_hooks' lanes) ----------------------
+// The same float64 expressions as dsdt, rk4, wrap and bound above, lane by lane in loops that gcc
+// vectorizes (no contraction: each lane gets the scalar step's bits); sin and cos of 8 angles at a
+// time from ne__sincos8 and x**2 from ne__py_sq8, both libm's bits.
+
+enum { L = NE_ENV_LANES };
+_Static_assert(L == 8, "ne__sincos8 and ne__py_sq8 take 8 values");
+
+typedef struct ac_lanes {
+  double s[4][NE_ENV_LANES];  // theta1, theta2, dtheta1, dtheta2 of each lane
+} ac_lanes;
+
+static void ac_lanes_load(const ne_env_spec* spec, void* lanes, int k, const void* impl) {
+  (void)spec;
+  ac_lanes* l = lanes;
+  const acrobot* st = impl;
+  for (int i = 0; i < 4; i++) l->s[i][k] = st->s[i];
+}
+
+static void ac_lanes_store(const ne_env_spec* spec, const void* lanes, int k, void* impl) {
+  (void)spec;
+  const ac_lanes* l = lanes;
+  acrobot* st = impl;
+  for (int i = 0; i < 4; i++) st->s[i] = l->s[i][k];
+}
+
+// dsdt of 8 lanes: y[i][k] is component i of lane k
+static inline void dsdt_lanes(const double y[5][L], double dy[5][L]) {
+  double s2[L], c2[L], cphi2[L], cphi1[L], unused[L], arg[L], sq_dtheta1[L], sq_dtheta2[L], d1[L], d2[L], sq_d2[L];
+  const double sq_lc1 = ne__py_sq(LC1), sq_l1 = ne__py_sq(L1), sq_lc2 = ne__py_sq(LC2);
+  ne__sincos8(y[1], s2, c2);
+  for (int k = 0; k < L; k++) arg[k] = y[0][k] + y[1][k] - M_PI / 2.0;
+  ne__sincos8(arg, unused, cphi2);
+  for (int k = 0; k < L; k++) arg[k] = y[0][k] - M_PI / 2;
+  ne__sincos8(arg, unused, cphi1);
+  ne__py_sq8(y[2], sq_dtheta1);
+  ne__py_sq8(y[3], sq_dtheta2);
+  for (int k = 0; k < L; k++) {
+    d1[k] = M1 * sq_lc1 + M2 * (sq_l1 + sq_lc2 + 2 * L1 * LC2 * c2[k]) + I1 + I2;
+    d2[k] = M2 * (sq_lc2 + L1 * LC2 * c2[k]) + I2;
+  }
+  ne__py_sq8(d2, sq_d2);
+  for (int k = 0; k < L; k++) {
+    double dtheta1 = y[2][k], dtheta2 = y[3][k], a = y[4][k];  // the angles enter through their cos and sin
+    double phi2 = M2 * LC2 * G * cphi2[k];
+    double phi1 = -M2 * L1 * LC2 * sq_dtheta2[k] * s2[k] - 2 * M2 * L1 * LC2 * dtheta2 * dtheta1 * s2[k] +
+        (M1 * LC1 + M2 * L1) * G * cphi1[k] + phi2;
+    double ddtheta2 = (a + d2[k] / d1[k] * phi1 - M2 * L1 * LC2 * sq_dtheta1[k] * s2[k] - phi2) /
+        (M2 * sq_lc2 + I2 - sq_d2[k] / d1[k]);
+    double ddtheta1 = -(d2[k] * ddtheta2 + phi1) / d1[k];
+    dy[0][k] = dtheta1;
+    dy[1][k] = dtheta2;
+    dy[2][k] = ddtheta1;
+    dy[3][k] = ddtheta2;
+    dy[4][k] = 0.0;
+  }
+}
+
+// y = y0 + h * k of 8 lanes
+static inline void axpy5_lanes(const double y0[5][L], double h, const double k[5][L], double y[5][L]) {
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < L; j++) y[i][j] = y0[i][j] + h * k[i][j];
+}
+
+static inline void rk4_lanes(const double y0[5][L], double y[5][L]) {
+  const double dt = DT - 0;
+  const double dt2 = dt / 2.0;
+  double k1[5][L], k2[5][L], k3[5][L], k4[5][L], tmp[5][L];
+  dsdt_lanes(y0, k1);
+  axpy5_lanes(y0, dt2, k1, tmp);
+  dsdt_lanes(tmp, k2);
+  axpy5_lanes(y0, dt2, k2, tmp);
+  dsdt_lanes(tmp, k3);
+  axpy5_lanes(y0, dt, k3, tmp);
+  dsdt_lanes(tmp, k4);
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < L; j++) y[i][j] = y0[i][j] + dt / 6.0 * (k1[i][j] + 2 * k2[i][j] + 2 * k3[i][j] + k4[i][j]);
+}
+
+// The lanes in mask stepped as ac_step steps each, with ac_observe's observation; a free lane
+// computes from a state of zeros and keeps its state and observation. The torque avail_torque[a]
+// of an action a in {0, 1, 2} is a - 1.
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void ac_lanes_step(const ne_env_spec* spec,
+                                                                                       void* lanes, unsigned mask,
+                                                                                       const float* acts, float* obs,
+                                                                                       double* rewards,
+                                                                                       int* terminated) {
+  ac_lanes* l = lanes;
+  double y0[5][L], ns[5][L], c0[L], s0[L], c1[L], s1[L], c01[L], unused[L], sum[L];
+  int on[L], act_dim = spec->act_dim;
+  for (int k = 0; k < L; k++) {
+    on[k] = (mask >> k) & 1u;
+    for (int i = 0; i < 4; i++) y0[i][k] = on[k] ? l->s[i][k] : 0.0;
+    y0[4][k] = on[k] ? (double)acts[(size_t)k * (size_t)act_dim] - 1.0 : 0.0;
+  }
+  rk4_lanes(y0, ns);
+  for (int k = 0; k < L; k++) {
+    if (!on[k]) continue;
+    l->s[0][k] = wrap(ns[0][k], -M_PI, M_PI);
+    l->s[1][k] = wrap(ns[1][k], -M_PI, M_PI);
+    l->s[2][k] = bound(ns[2][k], -MAX_VEL_1, MAX_VEL_1);
+    l->s[3][k] = bound(ns[3][k], -MAX_VEL_2, MAX_VEL_2);
+  }
+  ne__sincos8(l->s[0], s0, c0);
+  ne__sincos8(l->s[1], s1, c1);
+  for (int k = 0; k < L; k++) sum[k] = l->s[1][k] + l->s[0][k];
+  ne__sincos8(sum, unused, c01);
+  for (int k = 0; k < L; k++) {
+    terminated[k] = -c0[k] - c01[k] > 1.0;
+    rewards[k] = terminated[k] ? 0.0 : -1.0;
+    if (!on[k]) continue;
+    obs[0 * L + k] = (float)c0[k];
+    obs[1 * L + k] = (float)s0[k];
+    obs[2 * L + k] = (float)c1[k];
+    obs[3 * L + k] = (float)s1[k];
+    obs[4 * L + k] = (float)l->s[2][k];
+    obs[5 * L + k] = (float)l->s[3][k];
+  }
+}
+
+// the classic family's render and the lanes a lockstep keeps
+static const ne_env_hooks acrobot_hooks = {.render = ne__classic_render,
+                                           .lanes_bytes = sizeof(ac_lanes),
+                                           .lanes_load = ac_lanes_load,
+                                           .lanes_store = ac_lanes_store,
+                                           .lanes_step = ac_lanes_step};
+
 static void ac_observe(const ne_env_spec* spec, const void* impl, float* obs) {
   (void)spec;
   const acrobot* st = impl;
@@ -150,6 +277,7 @@ int ne__acrobot_make(const char* id, const ne_env_options* options, ne_env_spec*
   (void)options;
   (void)errstr;
   ne__classic_spec_init(spec, id, &acrobot_family, 6, 4, MAX_EPISODE_STEPS);
+  spec->hooks = &acrobot_hooks;
   ne__classic_discrete(spec, 3);
   spec->has_threshold = 1;
   spec->reward_threshold = REWARD_THRESHOLD;
