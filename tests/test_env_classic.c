@@ -425,8 +425,10 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
   int ended = 0;
   for (int step = 0; step < steps; step++) {
     for (int k = 0; k < L; k++)
-      if (k != 5) act[k] = (float)((step * 7 + k * 3) / 5 % n_actions);
-    if (step == 3) act[6] = 5.0f;
+      if (k != 5)  // continuous: torques across the box and beyond it (clipped)
+        act[k] =
+            spec->discrete ? (float)((step * 7 + k * 3) / 5 % n_actions) : (float)((step * 7 + k * 3) % 13) * 0.5f - 3;
+    if (step == 3) act[6] = 5.0f;  // outside a discrete space: NE_ERANGE
     float before[DMAX];
     for (int i = 0; i < d; i++) before[i] = obs[i * L + 5];
     ne_step_out out[L], expect;
@@ -436,7 +438,7 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
     for (int k = 0; k < L; k++) {
       if (!((mask >> k) & 1u)) continue;
       ASSERT_EQ(rcs[k], ne_env_step(spec, one[k], &act[k], &expect));
-      if (k == 6 && step == 3) ASSERT_EQ(rcs[k], NE_ERANGE);
+      if (k == 6 && step == 3) ASSERT_EQ(rcs[k], spec->discrete ? NE_ERANGE : 0);
       if (rcs[k]) continue;
       t[k]++;
       ASSERT(out[k].reward == expect.reward);
@@ -466,8 +468,9 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
 
 static void test_lanes_equal_one_at_a_time(void) {
   lanes_equal_one_at_a_time("CartPole-v1", 400, 21, NULL);
-  // Acrobot's episodes run to the TimeLimit under these actions: 1100 steps end two in each lane
+  // Acrobot's and Pendulum's episodes run to the TimeLimit here: two end in each lane
   lanes_equal_one_at_a_time("Acrobot-v1", 1100, 12, (const double[]){2e8, -3e6, 40.0, -90.0});
+  lanes_equal_one_at_a_time("Pendulum-v1", 450, 12, (const double[]){2e8, 30.0});
 }
 
 static void test_invalid_discrete_action_in_step_is_erange(void) {

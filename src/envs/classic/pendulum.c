@@ -63,6 +63,80 @@ static void pd_step(const ne_env_spec* spec, void* impl, const float* act, doubl
   *terminated = 0;
 }
 
+// ---- lanes: NE_ENV_LANES instances stepped together (ne_env_hooks' lanes) ----------------------
+
+enum { L = NE_ENV_LANES };
+_Static_assert(L == 8, "ne__sincos8 and ne__py_sq8 take 8 values");
+
+typedef struct pd_lanes {
+  double theta[NE_ENV_LANES], theta_dot[NE_ENV_LANES];
+} pd_lanes;
+
+static void pd_lanes_load(const ne_env_spec* spec, void* lanes, int k, const void* impl) {
+  (void)spec;
+  pd_lanes* l = lanes;
+  const pendulum* s = impl;
+  l->theta[k] = s->theta, l->theta_dot[k] = s->theta_dot;
+}
+
+static void pd_lanes_store(const ne_env_spec* spec, const void* lanes, int k, void* impl) {
+  (void)spec;
+  const pd_lanes* l = lanes;
+  *(pendulum*)impl = (pendulum){l->theta[k], l->theta_dot[k]};
+}
+
+// The lanes in mask stepped as pd_step steps each (its expressions, lane by lane in loops gcc
+// vectorizes; sin and cos from ne__sincos8, x**2 from ne__py_sq8, libm's bits), with pd_observe's
+// observation; a free lane computes from a state of zeros and keeps its state and observation.
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void pd_lanes_step(const ne_env_spec* spec,
+                                                                                       void* lanes, unsigned mask,
+                                                                                       const float* acts, float* obs,
+                                                                                       double* rewards,
+                                                                                       int* terminated) {
+  pd_lanes* l = lanes;
+  double th[L], thdot[L], normalized[L], sq_normalized[L], sq_thdot[L], sin_th[L], cos_th[L];
+  float u[L], u_cost[L];
+  int on[L], act_dim = spec->act_dim;
+  const float u_acc_coef = (float)(3.0 / (MASS * ne__py_sq(LEN)));
+  for (int k = 0; k < L; k++) {
+    on[k] = (mask >> k) & 1u;
+    th[k] = on[k] ? l->theta[k] : 0.0;
+    thdot[k] = on[k] ? l->theta_dot[k] : 0.0;
+    float a = on[k] ? acts[(size_t)k * (size_t)act_dim] : 0.0f;
+    a = a < (float)-MAX_TORQUE ? (float)-MAX_TORQUE : a;  // NaN kept, as pd_step keeps it
+    u[k] = a > (float)MAX_TORQUE ? (float)MAX_TORQUE : a;
+  }
+  for (int k = 0; k < L; k++) normalized[k] = angle_normalize(th[k]), u_cost[k] = (float)0.001 * ne__np_sqf(u[k]);
+  ne__py_sq8(normalized, sq_normalized);
+  ne__py_sq8(thdot, sq_thdot);
+  ne__sincos8(th, sin_th, cos_th);
+  for (int k = 0; k < L; k++) {
+    double costs = sq_normalized[k] + 0.1 * sq_thdot[k] + (double)u_cost[k];
+    float u_acc = u_acc_coef * u[k];
+    double newthdot = thdot[k] + (3 * GRAV / (2 * LEN) * sin_th[k] + (double)u_acc) * DT;
+    newthdot = ne__np_clip(newthdot, -MAX_SPEED, MAX_SPEED);
+    th[k] = th[k] + newthdot * DT;
+    thdot[k] = newthdot;
+    rewards[k] = -costs;
+    terminated[k] = 0;
+  }
+  ne__sincos8(th, sin_th, cos_th);
+  for (int k = 0; k < L; k++) {
+    if (!on[k]) continue;
+    l->theta[k] = th[k], l->theta_dot[k] = thdot[k];
+    obs[0 * L + k] = (float)cos_th[k];
+    obs[1 * L + k] = (float)sin_th[k];
+    obs[2 * L + k] = (float)thdot[k];
+  }
+}
+
+// the classic family's render and the lanes a lockstep keeps
+static const ne_env_hooks pendulum_hooks = {.render = ne__classic_render,
+                                            .lanes_bytes = sizeof(pd_lanes),
+                                            .lanes_load = pd_lanes_load,
+                                            .lanes_store = pd_lanes_store,
+                                            .lanes_step = pd_lanes_step};
+
 static void pd_observe(const ne_env_spec* spec, const void* impl, float* obs) {
   (void)spec;
   const pendulum* s = impl;
@@ -95,6 +169,7 @@ int ne__pendulum_make(const char* id, const ne_env_options* options, ne_env_spec
   (void)options;
   (void)errstr;
   ne__classic_spec_init(spec, id, &pendulum_family, 3, 2, MAX_EPISODE_STEPS);
+  spec->hooks = &pendulum_hooks;
   ne__classic_box1(spec, (float)-MAX_TORQUE, (float)MAX_TORQUE);
   spec->has_threshold = 0;
   return 0;
