@@ -468,9 +468,11 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
 
 static void test_lanes_equal_one_at_a_time(void) {
   lanes_equal_one_at_a_time("CartPole-v1", 400, 21, NULL);
-  // Acrobot's and Pendulum's episodes run to the TimeLimit here: two end in each lane
+  // the other envs' episodes run to the TimeLimit here: one or two end in each lane
   lanes_equal_one_at_a_time("Acrobot-v1", 1100, 12, (const double[]){2e8, -3e6, 40.0, -90.0});
   lanes_equal_one_at_a_time("Pendulum-v1", 450, 12, (const double[]){2e8, 30.0});
+  lanes_equal_one_at_a_time("MountainCar-v0", 450, 12, (const double[]){2e8, 5.0});
+  lanes_equal_one_at_a_time("MountainCarContinuous-v0", 1050, 6, (const double[]){-2e8, -5.0});
 }
 
 static void test_invalid_discrete_action_in_step_is_erange(void) {

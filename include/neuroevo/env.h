@@ -276,8 +276,9 @@ void ne_env_step_many(const ne_env_spec* spec, ne_env_state* const* states, cons
                       ne_step_out* outs, int* rcs);
 
 // Episodes in lanes: up to NE_ENV_LANES episodes of spec kept in the family's structure of arrays
-// (ne_env_hooks' lanes) between steps, for families that have one (CartPole). 1 when spec's family
-// has lanes (and no status: nothing outside the process can fail its steps).
+// (ne_env_hooks' lanes) between steps, for families that have one (the classic-control envs:
+// CartPole, Acrobot, Pendulum, MountainCar and MountainCarContinuous). 1 when spec's family has
+// lanes (and no status: nothing outside the process can fail its steps).
 int ne_env_lanes_ok(const ne_env_spec* spec);
 
 // Bytes of spec's lanes (the caller allocates them zeroed and frees them); 0 without lanes.

@@ -51,12 +51,10 @@ static void mc_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
   s->f32 = 0;
 }
 
-static void mc_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
-  (void)spec;
-  mountain_car* s = impl;
-  int action = (int)act[0];
+// v0's step given cos_3p = math.cos(3 * position)
+static void mc_advance(mountain_car* s, int action, double cos_3p, double* reward, int* terminated) {
   // float64 throughout: np.float64 scalars and math.cos
-  double velocity = s->velocity + ((action - 1) * FORCE + cos(3 * s->position) * (-GRAVITY));
+  double velocity = s->velocity + ((action - 1) * FORCE + cos_3p * (-GRAVITY));
   velocity = ne__np_clip(velocity, -MAX_SPEED, MAX_SPEED);
   double position = ne__np_clip(s->position + velocity, MIN_POSITION, MAX_POSITION);
   if (position == MIN_POSITION && velocity < 0) velocity = 0;
@@ -64,6 +62,12 @@ static void mc_step(const ne_env_spec* spec, void* impl, const float* act, doubl
   *reward = -1.0;
   s->position = position;
   s->velocity = velocity;
+}
+
+static void mc_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
+  (void)spec;
+  mountain_car* s = impl;
+  mc_advance(s, (int)act[0], cos(3 * s->position), reward, terminated);
 }
 
 // The continuous step tracks which values are np.float32 (k32 = 1) and which are float64 or Python
@@ -80,10 +84,14 @@ static double mcc_force(float a, int* force32) {
   return a;
 }
 
-// velocity += force * power - 0.0025 * math.cos(3 * position)
-static double mcc_velocity(const mountain_car* s, double force, int force32) {
-  double arg = s->f32 ? (double)(3.0f * (float)s->position) : 3 * s->position;
-  double c = 0.0025 * cos(arg);
+// the argument of math.cos(3 * position): float32 once the state is
+static double mcc_cos_arg(const mountain_car* s) {
+  return s->f32 ? (double)(3.0f * (float)s->position) : 3 * s->position;
+}
+
+// velocity += force * power - 0.0025 * math.cos(3 * position), given that cosine
+static double mcc_velocity(const mountain_car* s, double force, int force32, double cos_3p) {
+  double c = 0.0025 * cos_3p;
   double term = force32 ? (double)((float)force * (float)CONT_POWER - (float)c) : force * CONT_POWER - c;
   if (s->f32) return (double)((float)s->velocity + (float)term);
   return s->velocity + term;
@@ -104,21 +112,26 @@ static void mcc_move(const mountain_car* s, double velocity, double* pos_out, do
   *vel_out = velocity;
 }
 
-static void mcc_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
-  (void)spec;
-  mountain_car* s = impl;
+// the continuous step given cos_3p = math.cos(mcc_cos_arg(s))
+static void mcc_advance(mountain_car* s, float act, double cos_3p, double* reward, int* terminated) {
   int force32, p32;
-  double force = mcc_force(act[0], &force32);
+  double force = mcc_force(act, &force32);
   double position, velocity;
-  mcc_move(s, mcc_velocity(s, force, force32), &position, &velocity, &p32);
+  mcc_move(s, mcc_velocity(s, force, force32, cos_3p), &position, &velocity, &p32);
   *terminated = position >= cmp_bound(CONT_GOAL_POSITION, p32) && velocity >= GOAL_VELOCITY;
   // reward = 0; +100.0 at the goal; -= math.pow(action[0], 2) * 0.1 (the unclamped action)
   double r = *terminated ? 100.0 : 0.0;
-  *reward = r - ne__py_sq((double)act[0]) * 0.1;
+  *reward = r - ne__py_sq((double)act) * 0.1;
   // self.state = np.array([position, velocity], dtype=np.float32)
   s->position = ne__f32(position);
   s->velocity = ne__f32(velocity);
   s->f32 = 1;
+}
+
+static void mcc_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
+  (void)spec;
+  mountain_car* s = impl;
+  mcc_advance(s, act[0], cos(mcc_cos_arg(s)), reward, terminated);
 }
 
 static void mc_observe(const ne_env_spec* spec, const void* impl, float* obs) {
@@ -127,6 +140,71 @@ static void mc_observe(const ne_env_spec* spec, const void* impl, float* obs) {
   obs[0] = (float)s->position;
   obs[1] = (float)s->velocity;
 }
+
+// ---- lanes: NE_ENV_LANES instances stepped together (ne_env_hooks' lanes) ----------------------
+// The cosines of 8 lanes in one ne__sincos8 call (libm's bits), the rest of each step lane by lane
+// through mc_advance / mcc_advance: the state's float32 tracking keeps it scalar.
+
+enum { L = NE_ENV_LANES };
+_Static_assert(L == 8, "ne__sincos8 takes 8 values");
+
+typedef struct mc_lanes {
+  mountain_car car[NE_ENV_LANES];
+} mc_lanes;
+
+static void mc_lanes_load(const ne_env_spec* spec, void* lanes, int k, const void* impl) {
+  (void)spec;
+  ((mc_lanes*)lanes)->car[k] = *(const mountain_car*)impl;
+}
+
+static void mc_lanes_store(const ne_env_spec* spec, const void* lanes, int k, void* impl) {
+  (void)spec;
+  *(mountain_car*)impl = ((const mc_lanes*)lanes)->car[k];
+}
+
+// The lanes in mask stepped as mc_step or mcc_step (continuous) steps each, with mc_observe's
+// observation; the other lanes keep their state and observation.
+static void mc_lanes_step_either(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, float* obs,
+                                 double* rewards, int* terminated, int continuous) {
+  mc_lanes* l = lanes;
+  double arg[L], cos_3p[L], unused[L];
+  for (int k = 0; k < L; k++) {
+    const mountain_car* car = &l->car[k];
+    arg[k] = !((mask >> k) & 1u) ? 0.0 : continuous ? mcc_cos_arg(car) : 3 * car->position;
+  }
+  ne__sincos8(arg, unused, cos_3p);
+  for (int k = 0; k < L; k++) {
+    if (!((mask >> k) & 1u)) continue;
+    mountain_car* car = &l->car[k];
+    const float* act = acts + (size_t)k * (size_t)spec->act_dim;
+    if (continuous) mcc_advance(car, act[0], cos_3p[k], &rewards[k], &terminated[k]);
+    else mc_advance(car, (int)act[0], cos_3p[k], &rewards[k], &terminated[k]);
+    obs[0 * L + k] = (float)car->position;
+    obs[1 * L + k] = (float)car->velocity;
+  }
+}
+
+static void mc_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, float* obs,
+                          double* rewards, int* terminated) {
+  mc_lanes_step_either(spec, lanes, mask, acts, obs, rewards, terminated, 0);
+}
+
+static void mcc_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, float* obs,
+                           double* rewards, int* terminated) {
+  mc_lanes_step_either(spec, lanes, mask, acts, obs, rewards, terminated, 1);
+}
+
+// the classic family's render and the lanes a lockstep keeps, for each env
+static const ne_env_hooks mountain_car_hooks = {.render = ne__classic_render,
+                                                .lanes_bytes = sizeof(mc_lanes),
+                                                .lanes_load = mc_lanes_load,
+                                                .lanes_store = mc_lanes_store,
+                                                .lanes_step = mc_lanes_step};
+static const ne_env_hooks mountain_car_continuous_hooks = {.render = ne__classic_render,
+                                                           .lanes_bytes = sizeof(mc_lanes),
+                                                           .lanes_load = mc_lanes_load,
+                                                           .lanes_store = mc_lanes_store,
+                                                           .lanes_step = mcc_lanes_step};
 
 static int mc_set_state(const ne_env_spec* spec, void* impl, const double* v, int n, char* errstr) {
   int rc = ne__classic_check_len(spec, n, "position, velocity", errstr);
@@ -157,6 +235,7 @@ int ne__mountain_car_make(const char* id, const ne_env_options* options, ne_env_
   (void)options;
   (void)errstr;
   ne__classic_spec_init(spec, id, &mountain_car_family, 2, 2, MAX_EPISODE_STEPS);
+  spec->hooks = &mountain_car_hooks;
   ne__classic_discrete(spec, 3);
   spec->has_threshold = 1;
   spec->reward_threshold = REWARD_THRESHOLD;
@@ -167,6 +246,7 @@ int ne__mountain_car_continuous_make(const char* id, const ne_env_options* optio
   (void)options;
   (void)errstr;
   ne__classic_spec_init(spec, id, &mountain_car_continuous_family, 2, 2, CONT_MAX_EPISODE_STEPS);
+  spec->hooks = &mountain_car_continuous_hooks;
   ne__classic_box1(spec, (float)CONT_MIN_ACTION, (float)CONT_MAX_ACTION);
   spec->has_threshold = 1;
   spec->reward_threshold = CONT_REWARD_THRESHOLD;
