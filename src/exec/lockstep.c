@@ -4,9 +4,9 @@
 // `neuroevo eval`): a conv forward of 8 frames costs much less than 8 forwards of one (weights read
 // once), an MLP's short output layers overlap their addition chains; and the single episodes of
 // several small-MLP candidates (ES and GA populations on classic control), whose steps overlap.
-// Envs with lanes (the classic-control envs) stay in them for the whole episode: moving each step's state,
-// observations and actions between per-slot env states, rows and lanes had cost as much as the
-// physics and the forward together.
+// Envs with lanes (the classic-control envs) stay in them for the whole episode: moving each
+// step's state, observations and actions between per-slot env states, rows and lanes had cost as
+// much as the physics and the forward together.
 #include "exec/lockstep.h"
 
 #include <math.h>  // NAN
