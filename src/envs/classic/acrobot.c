@@ -41,43 +41,80 @@ typedef struct acrobot {
   double s[4];  // theta1, theta2, dtheta1, dtheta2
 } acrobot;
 
-// _dsdt: derivative of y = (theta1, theta2, dtheta1, dtheta2, torque); the torque's is 0
-static void dsdt(const double y[5], double dy[5]) {
-  double theta1 = y[0], theta2 = y[1], dtheta1 = y[2], dtheta2 = y[3], a = y[4];
-  // the "book" equations, operand for operand as acrobot.py writes them
-  double d1 = M1 * ne__py_sq(LC1) + M2 * (ne__py_sq(L1) + ne__py_sq(LC2) + 2 * L1 * LC2 * cos(theta2)) + I1 + I2;
-  double d2 = M2 * (ne__py_sq(LC2) + L1 * LC2 * cos(theta2)) + I2;
-  double phi2 = M2 * LC2 * G * cos(theta1 + theta2 - M_PI / 2.0);
-  double phi1 = -M2 * L1 * LC2 * ne__py_sq(dtheta2) * sin(theta2) -
-      2 * M2 * L1 * LC2 * dtheta2 * dtheta1 * sin(theta2) + (M1 * LC1 + M2 * L1) * G * cos(theta1 - M_PI / 2) + phi2;
-  double ddtheta2 = (a + d2 / d1 * phi1 - M2 * L1 * LC2 * ne__py_sq(dtheta1) * sin(theta2) - phi2) /
-      (M2 * ne__py_sq(LC2) + I2 - ne__py_sq(d2) / d1);
-  double ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
+enum { L = NE_ENV_LANES };  // instances in ac_lanes_step
+_Static_assert(L == 8, "ne__sincos8 and ne__py_sq8 take 8 values");
+
+// _dsdt's "book" equations, operand for operand as acrobot.py writes them, in two parts around
+// d2**2: d1 and d2 from cos(theta2), then the accelerations from the sines, cosines and squares
+static inline void ac_masses(double cos_theta2, double* d1, double* d2) {
+  *d1 = M1 * ne__py_sq(LC1) + M2 * (ne__py_sq(L1) + ne__py_sq(LC2) + 2 * L1 * LC2 * cos_theta2) + I1 + I2;
+  *d2 = M2 * (ne__py_sq(LC2) + L1 * LC2 * cos_theta2) + I2;
+}
+
+// cos_phi2 = cos(theta1 + theta2 - pi / 2.0), cos_phi1 = cos(theta1 - pi / 2), sq_x = x**2
+static inline void ac_accelerations(double dtheta1, double dtheta2, double a, double d1, double d2, double sin_theta2,
+                                    double cos_phi2, double cos_phi1, double sq_dtheta1, double sq_dtheta2,
+                                    double sq_d2, double* ddtheta1, double* ddtheta2) {
+  double phi2 = M2 * LC2 * G * cos_phi2;
+  double phi1 = -M2 * L1 * LC2 * sq_dtheta2 * sin_theta2 - 2 * M2 * L1 * LC2 * dtheta2 * dtheta1 * sin_theta2 +
+      (M1 * LC1 + M2 * L1) * G * cos_phi1 + phi2;
+  *ddtheta2 =
+      (a + d2 / d1 * phi1 - M2 * L1 * LC2 * sq_dtheta1 * sin_theta2 - phi2) / (M2 * ne__py_sq(LC2) + I2 - sq_d2 / d1);
+  *ddtheta1 = -(d2 * *ddtheta2 + phi1) / d1;
+}
+
+// _dsdt of one instance: the derivative of y = (theta1, theta2, dtheta1, dtheta2, torque); the
+// torque's is 0
+static void dsdt(const double* y, double* dy) {
+  double theta1 = y[0], theta2 = y[1], dtheta1 = y[2], dtheta2 = y[3], a = y[4], d1, d2;
+  ac_masses(cos(theta2), &d1, &d2);
+  ac_accelerations(dtheta1, dtheta2, a, d1, d2, sin(theta2), cos(theta1 + theta2 - M_PI / 2.0), cos(theta1 - M_PI / 2),
+                   ne__py_sq(dtheta1), ne__py_sq(dtheta2), ne__py_sq(d2), &dy[2], &dy[3]);
   dy[0] = dtheta1;
   dy[1] = dtheta2;
-  dy[2] = ddtheta1;
-  dy[3] = ddtheta2;
   dy[4] = 0.0;
 }
 
-// y = y0 + h * k, elementwise
-static void axpy5(const double y0[5], double h, const double k[5], double y[5]) {
-  for (int i = 0; i < 5; i++) y[i] = y0[i] + h * k[i];
+// _dsdt of 8 instances (component i of instance k at y[i * L + k]): the sines and cosines of 8
+// angles at a time from ne__sincos8 and x**2 from ne__py_sq8 (libm's bits), the arithmetic in
+// loops gcc vectorizes (no contraction: each lane gets dsdt's bits)
+static inline void dsdt_lanes(const double* y, double* dy) {
+  const double *theta1 = y, *theta2 = y + L, *dtheta1 = y + 2 * L, *dtheta2 = y + 3 * L, *a = y + 4 * L;
+  double sin2[L], cos2[L], cos_phi2[L], cos_phi1[L], unused[L], arg[L], sq_dtheta1[L], sq_dtheta2[L], d1[L], d2[L],
+      sq_d2[L];
+  ne__sincos8(theta2, sin2, cos2);
+  for (int k = 0; k < L; k++) arg[k] = theta1[k] + theta2[k] - M_PI / 2.0;
+  ne__sincos8(arg, unused, cos_phi2);
+  for (int k = 0; k < L; k++) arg[k] = theta1[k] - M_PI / 2;
+  ne__sincos8(arg, unused, cos_phi1);
+  ne__py_sq8(dtheta1, sq_dtheta1);
+  ne__py_sq8(dtheta2, sq_dtheta2);
+  for (int k = 0; k < L; k++) ac_masses(cos2[k], &d1[k], &d2[k]);
+  ne__py_sq8(d2, sq_d2);
+  for (int k = 0; k < L; k++) {
+    ac_accelerations(dtheta1[k], dtheta2[k], a[k], d1[k], d2[k], sin2[k], cos_phi2[k], cos_phi1[k], sq_dtheta1[k],
+                     sq_dtheta2[k], sq_d2[k], &dy[2 * L + k], &dy[3 * L + k]);
+    dy[k] = dtheta1[k];
+    dy[L + k] = dtheta2[k];
+    dy[4 * L + k] = 0.0;
+  }
 }
 
-// rk4(derivs, y0, [0, DT]) with its book-keeping: dt = t[1] - t[0], dt2 = dt / 2.0
-static void rk4(const double y0[5], double y[5]) {
+// rk4(derivs, y0, [0, DT]) with its book-keeping (dt = t[1] - t[0], dt2 = dt / 2.0) of n instances,
+// n a constant after inlining (1 or L): component i of instance k at y[i * n + k]
+static inline __attribute__((always_inline)) void rk4(const double* y0, double* y, int n,
+                                                      void (*derivs)(const double*, double*)) {
   const double dt = DT - 0;
   const double dt2 = dt / 2.0;
-  double k1[5], k2[5], k3[5], k4[5], tmp[5];
-  dsdt(y0, k1);
-  axpy5(y0, dt2, k1, tmp);
-  dsdt(tmp, k2);
-  axpy5(y0, dt2, k2, tmp);
-  dsdt(tmp, k3);
-  axpy5(y0, dt, k3, tmp);
-  dsdt(tmp, k4);
-  for (int i = 0; i < 5; i++) y[i] = y0[i] + dt / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+  double k1[5 * L], k2[5 * L], k3[5 * L], k4[5 * L], tmp[5 * L];
+  derivs(y0, k1);
+  for (int j = 0; j < 5 * n; j++) tmp[j] = y0[j] + dt2 * k1[j];
+  derivs(tmp, k2);
+  for (int j = 0; j < 5 * n; j++) tmp[j] = y0[j] + dt2 * k2[j];
+  derivs(tmp, k3);
+  for (int j = 0; j < 5 * n; j++) tmp[j] = y0[j] + dt * k3[j];
+  derivs(tmp, k4);
+  for (int j = 0; j < 5 * n; j++) y[j] = y0[j] + dt / 6.0 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
 }
 
 // wrap(x, m, M): Gymnasium's subtract/add loop, exact up to WRAP_LOOP_LIMIT
@@ -108,7 +145,7 @@ static void ac_step(const ne_env_spec* spec, void* impl, const float* act, doubl
   acrobot* st = impl;
   double y0[5] = {st->s[0], st->s[1], st->s[2], st->s[3], avail_torque[(int)act[0]]};
   double ns[5];
-  rk4(y0, ns);
+  rk4(y0, ns, 1, dsdt);
   st->s[0] = wrap(ns[0], -M_PI, M_PI);
   st->s[1] = wrap(ns[1], -M_PI, M_PI);
   st->s[2] = bound(ns[2], -MAX_VEL_1, MAX_VEL_1);
@@ -118,12 +155,6 @@ static void ac_step(const ne_env_spec* spec, void* impl, const float* act, doubl
 }
 
 // ---- lanes: NE_ENV_LANES instances stepped together (ne_env_hooks' lanes) ----------------------
-// The same float64 expressions as dsdt, rk4, wrap and bound above, lane by lane in loops that gcc
-// vectorizes (no contraction: each lane gets the scalar step's bits); sin and cos of 8 angles at a
-// time from ne__sincos8 and x**2 from ne__py_sq8, both libm's bits.
-
-enum { L = NE_ENV_LANES };
-_Static_assert(L == 8, "ne__sincos8 and ne__py_sq8 take 8 values");
 
 typedef struct ac_lanes {
   double s[4][NE_ENV_LANES];  // theta1, theta2, dtheta1, dtheta2 of each lane
@@ -143,59 +174,6 @@ static void ac_lanes_store(const ne_env_spec* spec, const void* lanes, int k, vo
   for (int i = 0; i < 4; i++) st->s[i] = l->s[i][k];
 }
 
-// dsdt of 8 lanes: y[i][k] is component i of lane k
-static inline void dsdt_lanes(const double y[5][L], double dy[5][L]) {
-  double s2[L], c2[L], cphi2[L], cphi1[L], unused[L], arg[L], sq_dtheta1[L], sq_dtheta2[L], d1[L], d2[L], sq_d2[L];
-  const double sq_lc1 = ne__py_sq(LC1), sq_l1 = ne__py_sq(L1), sq_lc2 = ne__py_sq(LC2);
-  ne__sincos8(y[1], s2, c2);
-  for (int k = 0; k < L; k++) arg[k] = y[0][k] + y[1][k] - M_PI / 2.0;
-  ne__sincos8(arg, unused, cphi2);
-  for (int k = 0; k < L; k++) arg[k] = y[0][k] - M_PI / 2;
-  ne__sincos8(arg, unused, cphi1);
-  ne__py_sq8(y[2], sq_dtheta1);
-  ne__py_sq8(y[3], sq_dtheta2);
-  for (int k = 0; k < L; k++) {
-    d1[k] = M1 * sq_lc1 + M2 * (sq_l1 + sq_lc2 + 2 * L1 * LC2 * c2[k]) + I1 + I2;
-    d2[k] = M2 * (sq_lc2 + L1 * LC2 * c2[k]) + I2;
-  }
-  ne__py_sq8(d2, sq_d2);
-  for (int k = 0; k < L; k++) {
-    double dtheta1 = y[2][k], dtheta2 = y[3][k], a = y[4][k];  // the angles enter through their cos and sin
-    double phi2 = M2 * LC2 * G * cphi2[k];
-    double phi1 = -M2 * L1 * LC2 * sq_dtheta2[k] * s2[k] - 2 * M2 * L1 * LC2 * dtheta2 * dtheta1 * s2[k] +
-        (M1 * LC1 + M2 * L1) * G * cphi1[k] + phi2;
-    double ddtheta2 = (a + d2[k] / d1[k] * phi1 - M2 * L1 * LC2 * sq_dtheta1[k] * s2[k] - phi2) /
-        (M2 * sq_lc2 + I2 - sq_d2[k] / d1[k]);
-    double ddtheta1 = -(d2[k] * ddtheta2 + phi1) / d1[k];
-    dy[0][k] = dtheta1;
-    dy[1][k] = dtheta2;
-    dy[2][k] = ddtheta1;
-    dy[3][k] = ddtheta2;
-    dy[4][k] = 0.0;
-  }
-}
-
-// y = y0 + h * k of 8 lanes
-static inline void axpy5_lanes(const double y0[5][L], double h, const double k[5][L], double y[5][L]) {
-  for (int i = 0; i < 5; i++)
-    for (int j = 0; j < L; j++) y[i][j] = y0[i][j] + h * k[i][j];
-}
-
-static inline void rk4_lanes(const double y0[5][L], double y[5][L]) {
-  const double dt = DT - 0;
-  const double dt2 = dt / 2.0;
-  double k1[5][L], k2[5][L], k3[5][L], k4[5][L], tmp[5][L];
-  dsdt_lanes(y0, k1);
-  axpy5_lanes(y0, dt2, k1, tmp);
-  dsdt_lanes(tmp, k2);
-  axpy5_lanes(y0, dt2, k2, tmp);
-  dsdt_lanes(tmp, k3);
-  axpy5_lanes(y0, dt, k3, tmp);
-  dsdt_lanes(tmp, k4);
-  for (int i = 0; i < 5; i++)
-    for (int j = 0; j < L; j++) y[i][j] = y0[i][j] + dt / 6.0 * (k1[i][j] + 2 * k2[i][j] + 2 * k3[i][j] + k4[i][j]);
-}
-
 // The lanes in mask stepped as ac_step steps each, with ac_observe's observation; a free lane
 // computes from a state of zeros and keeps its state and observation. The torque avail_torque[a]
 // of an action a in {0, 1, 2} is a - 1.
@@ -205,20 +183,20 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) static void ac_lane
                                                                                        double* rewards,
                                                                                        int* terminated) {
   ac_lanes* l = lanes;
-  double y0[5][L], ns[5][L], c0[L], s0[L], c1[L], s1[L], c01[L], unused[L], sum[L];
+  double y0[5 * L], ns[5 * L], c0[L], s0[L], c1[L], s1[L], c01[L], unused[L], sum[L];
   int on[L], act_dim = spec->act_dim;
   for (int k = 0; k < L; k++) {
     on[k] = (mask >> k) & 1u;
-    for (int i = 0; i < 4; i++) y0[i][k] = on[k] ? l->s[i][k] : 0.0;
-    y0[4][k] = on[k] ? (double)acts[(size_t)k * (size_t)act_dim] - 1.0 : 0.0;
+    for (int i = 0; i < 4; i++) y0[i * L + k] = on[k] ? l->s[i][k] : 0.0;
+    y0[4 * L + k] = on[k] ? (double)acts[(size_t)k * (size_t)act_dim] - 1.0 : 0.0;
   }
-  rk4_lanes(y0, ns);
+  rk4(y0, ns, L, dsdt_lanes);
   for (int k = 0; k < L; k++) {
     if (!on[k]) continue;
-    l->s[0][k] = wrap(ns[0][k], -M_PI, M_PI);
-    l->s[1][k] = wrap(ns[1][k], -M_PI, M_PI);
-    l->s[2][k] = bound(ns[2][k], -MAX_VEL_1, MAX_VEL_1);
-    l->s[3][k] = bound(ns[3][k], -MAX_VEL_2, MAX_VEL_2);
+    l->s[0][k] = wrap(ns[k], -M_PI, M_PI);
+    l->s[1][k] = wrap(ns[L + k], -M_PI, M_PI);
+    l->s[2][k] = bound(ns[2 * L + k], -MAX_VEL_1, MAX_VEL_1);
+    l->s[3][k] = bound(ns[3 * L + k], -MAX_VEL_2, MAX_VEL_2);
   }
   ne__sincos8(l->s[0], s0, c0);
   ne__sincos8(l->s[1], s1, c1);

@@ -40,26 +40,33 @@ static void pd_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
   s->theta_dot = ne_rng_range(rng, -RESET_THETA_DOT, RESET_THETA_DOT);
 }
 
+// u = np.clip(u, -max_torque, max_torque)[0]: still float32, NaN kept
+static inline float pd_torque(float u) {
+  u = u < (float)-MAX_TORQUE ? (float)-MAX_TORQUE : u;
+  return u > (float)MAX_TORQUE ? (float)MAX_TORQUE : u;
+}
+
+// The step after the libm calls: the cost of the pre-step state from sq_normalized =
+// angle_normalize(th)**2, sq_thdot = thdot**2 and u_cost = 0.001 * (u**2) (float32 * Python float
+// -> float32), the new theta_dot and theta from sin(th). 3 * g / (2 * l) * sin(th) is float64,
+// 3.0 / (m * l**2) * u float32.
+static inline void pd_advance(double* th, double* thdot, float u, double sin_th, double sq_normalized, double sq_thdot,
+                              float u_cost, double* reward) {
+  double costs = sq_normalized + 0.1 * sq_thdot + (double)u_cost;
+  float u_acc = (float)(3.0 / (MASS * ne__py_sq(LEN))) * u;
+  double newthdot = *thdot + (3 * GRAV / (2 * LEN) * sin_th + (double)u_acc) * DT;
+  newthdot = ne__np_clip(newthdot, -MAX_SPEED, MAX_SPEED);
+  *th = *th + newthdot * DT;
+  *thdot = newthdot;
+  *reward = -costs;
+}
+
 static void pd_step(const ne_env_spec* spec, void* impl, const float* act, double* reward, int* terminated) {
   (void)spec;
   pendulum* s = impl;
-  double th = s->theta, thdot = s->theta_dot;
-  // u = np.clip(u, -max_torque, max_torque)[0]: still float32, NaN kept
-  float u = act[0];
-  if (u < (float)-MAX_TORQUE) u = (float)-MAX_TORQUE;
-  if (u > (float)MAX_TORQUE) u = (float)MAX_TORQUE;
-
-  // cost of the pre-step state; 0.001 * (u**2) is float32 * Python float -> float32
-  float u_cost = (float)0.001 * ne__np_sqf(u);
-  double costs = ne__py_sq(angle_normalize(th)) + 0.1 * ne__py_sq(thdot) + (double)u_cost;
-
-  // 3 * g / (2 * l) * sin(th) is float64; 3.0 / (m * l**2) * u is float32
-  float u_acc = (float)(3.0 / (MASS * ne__py_sq(LEN))) * u;
-  double newthdot = thdot + (3 * GRAV / (2 * LEN) * sin(th) + (double)u_acc) * DT;
-  newthdot = ne__np_clip(newthdot, -MAX_SPEED, MAX_SPEED);
-  s->theta = th + newthdot * DT;
-  s->theta_dot = newthdot;
-  *reward = -costs;
+  float u = pd_torque(act[0]);
+  pd_advance(&s->theta, &s->theta_dot, u, sin(s->theta), ne__py_sq(angle_normalize(s->theta)), ne__py_sq(s->theta_dot),
+             (float)0.001 * ne__np_sqf(u), reward);
   *terminated = 0;
 }
 
@@ -85,9 +92,10 @@ static void pd_lanes_store(const ne_env_spec* spec, const void* lanes, int k, vo
   *(pendulum*)impl = (pendulum){l->theta[k], l->theta_dot[k]};
 }
 
-// The lanes in mask stepped as pd_step steps each (its expressions, lane by lane in loops gcc
-// vectorizes; sin and cos from ne__sincos8, x**2 from ne__py_sq8, libm's bits), with pd_observe's
-// observation; a free lane computes from a state of zeros and keeps its state and observation.
+// The lanes in mask stepped as pd_step steps each (pd_advance lane by lane in a loop gcc
+// vectorizes; sin and cos from ne__sincos8, x**2 from ne__py_sq8, libm's bits; fmod and powf per
+// lane), with pd_observe's observation; a free lane computes from a state of zeros and keeps its
+// state and observation.
 __attribute__((target_clones("avx512f", "avx2", "default"))) static void pd_lanes_step(const ne_env_spec* spec,
                                                                                        void* lanes, unsigned mask,
                                                                                        const float* acts, float* obs,
@@ -97,27 +105,18 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) static void pd_lane
   double th[L], thdot[L], normalized[L], sq_normalized[L], sq_thdot[L], sin_th[L], cos_th[L];
   float u[L], u_cost[L];
   int on[L], act_dim = spec->act_dim;
-  const float u_acc_coef = (float)(3.0 / (MASS * ne__py_sq(LEN)));
   for (int k = 0; k < L; k++) {
     on[k] = (mask >> k) & 1u;
     th[k] = on[k] ? l->theta[k] : 0.0;
     thdot[k] = on[k] ? l->theta_dot[k] : 0.0;
-    float a = on[k] ? acts[(size_t)k * (size_t)act_dim] : 0.0f;
-    a = a < (float)-MAX_TORQUE ? (float)-MAX_TORQUE : a;  // NaN kept, as pd_step keeps it
-    u[k] = a > (float)MAX_TORQUE ? (float)MAX_TORQUE : a;
+    u[k] = pd_torque(on[k] ? acts[(size_t)k * (size_t)act_dim] : 0.0f);
   }
   for (int k = 0; k < L; k++) normalized[k] = angle_normalize(th[k]), u_cost[k] = (float)0.001 * ne__np_sqf(u[k]);
   ne__py_sq8(normalized, sq_normalized);
   ne__py_sq8(thdot, sq_thdot);
   ne__sincos8(th, sin_th, cos_th);
   for (int k = 0; k < L; k++) {
-    double costs = sq_normalized[k] + 0.1 * sq_thdot[k] + (double)u_cost[k];
-    float u_acc = u_acc_coef * u[k];
-    double newthdot = thdot[k] + (3 * GRAV / (2 * LEN) * sin_th[k] + (double)u_acc) * DT;
-    newthdot = ne__np_clip(newthdot, -MAX_SPEED, MAX_SPEED);
-    th[k] = th[k] + newthdot * DT;
-    thdot[k] = newthdot;
-    rewards[k] = -costs;
+    pd_advance(&th[k], &thdot[k], u[k], sin_th[k], sq_normalized[k], sq_thdot[k], u_cost[k], &rewards[k]);
     terminated[k] = 0;
   }
   ne__sincos8(th, sin_th, cos_th);
