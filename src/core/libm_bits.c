@@ -149,7 +149,7 @@ static const double S1 = -0x1.5555555555555p-3, S2 = 0x1.1111111110ecep-7, S3 = 
 static const double S4 = 0x1.71de27b9a7ed9p-19, S5 = -0x1.addffc2fcdf59p-26;
 static const double HP0 = 0x1.921fb54442d18p0, HP1 = 0x1.1a62633145c07p-54;   // pi/2 as a double-double
 static const double TOINT = 0x1.8p52, HPINV = 0x1.45f306dc9c883p-1;           // 2/pi
-static const double MP1 = 0x1.921fb58000000p0, MP2 = -0x1.dde973c000000p-27;  // pi/2 in three parts
+static const double MP1 = 0x1.921fb58000000p0, MP2 = -0x1.dde973c000000p-27;  // pi/2 in four parts
 static const double PP3 = -0x1.cb3b398000000p-55, PP4 = -0x1.d747f23e32ed7p-83;
 // the ranges of __sincos: |x| below each bound (the first 32 bits of a double compared as glibc does)
 static const double TINY = 0x1p-27, TAYLOR_BELOW = 0.126, SMALL_BELOW = 0x1.b6p-1 /* 0.85546875 */;
