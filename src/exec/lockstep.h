@@ -9,9 +9,9 @@
 // ne_policy_forward_lanes), else get one forward each, layer by layer over the rows: the episodes
 // are independent, so their forward and env-step latency chains overlap in the core, where one
 // episode alone waits on each step's chain. Envs whose family keeps instances in lanes
-// (ne_env_lanes_*: CartPole) run there between reset and episode end, a lane per slot; with a
-// small MLP a step then never leaves the lanes (observation sums, normalization, forward, actions,
-// env step).
+// (ne_env_lanes_*: the classic-control envs) run there between reset and episode end, a lane per
+// slot; with a small MLP a step then never leaves the lanes (observation sums, normalization,
+// forward, actions, env step).
 // Not public API: the evaluator uses it for multi-episode candidates, for runs of single-episode
 // candidates and for ne_evaluator_episodes. Results are identical to running the episodes one
 // after another: each episode has its own env state and seed, and a batched forward equals single

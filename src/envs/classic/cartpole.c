@@ -101,10 +101,11 @@ static void cp_lanes_store(const ne_env_spec* spec, const void* lanes, int k, vo
   *(cartpole*)impl = (cartpole){l->x[k], l->x_dot[k], l->theta[k], l->theta_dot[k]};
 }
 
-// The lanes in mask, stepped as cp_step_many steps them (libm's cos and sin of each lane's angle,
+// The lanes in mask, each stepped as cp_step steps one (libm's cos and sin of each lane's angle,
 // from ne__sincos8; the arithmetic of all lanes in vectors), with cp_observe's casts; the other
-// lanes keep their state and rewrite the observation they had. The force compares the action with 1 where cp_force converts it
-// to int: the same for the actions of the space, and defined for whatever a free lane holds.
+// lanes keep their state and rewrite the observation they had. The force compares the action
+// with 1 where cp_force converts it to int: the same for the actions of the space, and defined for
+// whatever a free lane holds.
 __attribute__((target_clones("avx512f", "avx2", "default"))) static void cp_lanes_step(const ne_env_spec* spec,
                                                                                        void* lanes, unsigned mask,
                                                                                        const float* acts, float* obs,
