@@ -70,6 +70,14 @@ grep -q "ckpt-00000007.bin: not a neuroevo checkpoint" G.err || fail "empty file
 same_as_ref G "resume after garbage and an empty checkpoint"
 echo "ok: garbage and empty checkpoint files named, resume ended identical"
 
+# --- metrics.csv's header lost (a new run writes it without an fsync), a torn last row ---------
+fresh H
+sed -i 1d H/metrics.csv
+printf '8,2700,9' >> H/metrics.csv
+"$BIN" resume H --generations 12 --quiet 2>H.err || fail "resume without metrics.csv's header failed: $(cat H.err)"
+same_as_ref H "resume after metrics.csv lost its header and tore its last row"
+echo "ok: metrics.csv's header written back, its torn row dropped, resume ended identical"
+
 # --- every checkpoint bad: a clear error naming the directory, exit 1 or 2, no crash ------------
 fresh N
 for f in N/checkpoints/*.bin; do truncate -s 30 "$f"; done

@@ -318,8 +318,66 @@ static void test_candidates_in_lockstep_equal_one_at_a_time(void) {
   ne_env_spec_destroy(env);
 }
 
+// Candidates of several episodes (without observation sums or behaviours) share the stream with
+// the one-episode ones, their episodes in whichever slots free up: each gets what ne_evaluator_run
+// gives it alone (the mean and spread of its returns in episode order), the centre's vector and
+// perturbed vectors alike, several of them in flight at once; the run stops before a candidate of
+// more episodes than a stream holds; a raised stop flag drops every candidate of the run.
+static void test_several_episode_candidates_share_the_stream(void) {
+  ne_env_spec* env = make("CartPole-v1");
+  char err[NE_ERRSTR_LEN];
+  ne_policy_spec ps;
+  int hidden = 16;
+  ASSERT_EQ(ne_policy_spec_init(&ps, env->obs_dim, &hidden, 1, env->n_actions, NE_ACT_TANH, NE_HEAD_ARGMAX,
+                                NE_INIT_NORMC, NULL, NULL, err),
+            0);
+  ps.tanh_eval = NE_TANH_FLOAT;
+  float* centre = ne_malloc(ps.n_params * sizeof *centre);
+  ne_policy_init_params(&ps, 3, centre);
+  enum { N = 16, STREAMED = 15 };  // the last has 129 episodes: more than a stream holds
+  static const uint32_t episodes[N] = {1, 5, 1, 1, 3, 1, 128, 1, 1, 2, 1, 1, 1, 1, 10, 129};
+  ne_candidate c[N];
+  for (int j = 0; j < N; j++)
+    c[j] = (ne_candidate){.kind = j == 14 ? NE_CAND_VECTOR : NE_CAND_PERTURB,  // 14: the centre, as ES asks it
+                          .index = (uint32_t)j,
+                          .episodes = episodes[j],
+                          .episode_seed = 900 + (uint64_t)j,
+                          .noise_seed = 70 + (uint64_t)j / 2,
+                          .coef = j % 2 ? -0.4f : 0.4f};
+  ne_blob blob = {.hash = 1, .n = ps.n_params, .data = centre};
+  ne_batch batch = {.n = N, .cands = c, .n_blobs = 1, .blobs = &blob};
+  ne_result r[2][N];
+  memset(r, 0, sizeof r);
+  ne_evaluator* ev = ne_evaluator_create(env, &ps, NULL);
+  ne_evaluator* alone = ne_evaluator_create(env, &ps, NULL);
+  ASSERT(ev && alone && centre);
+  ASSERT_EQ(ne_evaluator_run_many(ev, &batch, c, N, r[0]), STREAMED);
+  uint64_t lengths = 0;
+  ASSERT_EQ(ne_evaluator_run_many(ev, &batch, c + STREAMED, N - STREAMED, r[0] + STREAMED), 1);
+  for (int j = 0; j < N; j++) {
+    ASSERT_EQ(ne_evaluator_run(alone, &batch, &c[j], &r[1][j]), 0);
+    ASSERT_EQ(r[0][j].status, 0);
+    ASSERT_EQ(r[0][j].episodes, c[j].episodes);
+    ASSERT_EQ(r[0][j].steps, r[1][j].steps);
+    ASSERT_EQ(memcmp(&r[0][j].fitness, &r[1][j].fitness, sizeof(double)), 0);
+    ASSERT_EQ(memcmp(&r[0][j].return_std, &r[1][j].return_std, sizeof(double)), 0);
+    ASSERT(c[j].episodes == 1 || r[0][j].return_std > 0);  // returns differ between episodes
+    lengths |= 1ull << (r[0][j].steps % 64);
+  }
+  ASSERT(__builtin_popcountll(lengths) > 3);  // episodes of many lengths: slots refilled out of order
+  volatile int stop = 1;
+  ne_evaluator_set_stop(ev, &stop);
+  ASSERT_EQ(ne_evaluator_run_many(ev, &batch, c, N, r[0]), STREAMED);
+  for (int j = 0; j < STREAMED; j++) ASSERT_EQ(r[0][j].status, NE_EINTR);
+  ne_evaluator_destroy(ev);
+  ne_evaluator_destroy(alone);
+  ne_free(centre);
+  ne_env_spec_destroy(env);
+}
+
 TEST_MAIN(TEST_ENTRY(test_default_and_selected_components), TEST_ENTRY(test_bad_values_are_clear_errors),
           TEST_ENTRY(test_evaluator_mean_over_episodes), TEST_ENTRY(test_lockstep_behaviours_equal_sequential),
           TEST_ENTRY(test_mlp_lockstep_with_normalization_equals_sequential),
           TEST_ENTRY(test_streamed_episodes_equal_sequential),
-          TEST_ENTRY(test_candidates_in_lockstep_equal_one_at_a_time))
+          TEST_ENTRY(test_candidates_in_lockstep_equal_one_at_a_time),
+          TEST_ENTRY(test_several_episode_candidates_share_the_stream))

@@ -44,15 +44,17 @@ int ne_evaluator_set_meta(ne_evaluator* ev, const ne_meta_spec* meta);
 int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cand, ne_result* out);
 
 // Evaluates cands[0..n) into out[0..n) as n calls of ne_evaluator_run would, bit for bit, but runs
-// a leading run of one-episode candidates (up to all n) NE_EVALUATOR_LOCKSTEP at a time in lockstep
-// where ne_evaluator_candidate_width allows: their episodes are independent, so their steps overlap
-// in the core (a slot whose episode ends takes the next candidate). Returns how many candidates from
-// the front it evaluated, k >= 1 (n >= 1): out[0..k) hold their results and statuses (NE_EINTR for
-// the unfinished ones after a stop request; ne_evaluator_env_error tells of an env failure of
-// out[0] when k is 1); the caller goes on from cands + k.
+// a leading run of candidates (up to all n) NE_EVALUATOR_LOCKSTEP episodes at a time in lockstep
+// where ne_evaluator_candidate_width allows: one-episode candidates, and candidates of up to 128
+// episodes that gather neither observation sums nor behaviours (ES's centre evaluation, elites
+// re-evaluated). The episodes are independent, so their steps overlap in the core (a slot whose
+// episode ends takes the next episode, and all candidates share one end). Returns how many
+// candidates from the front it evaluated, k >= 1 (n >= 1): out[0..k) hold their results and
+// statuses (NE_EINTR for the unfinished ones after a stop request; ne_evaluator_env_error tells of
+// an env failure of out[0] when k is 1); the caller goes on from cands + k.
 int ne_evaluator_run_many(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cands, int n, ne_result* out);
 
-// How many one-episode candidates ne_evaluator_run_many runs at once: NE_EVALUATOR_LOCKSTEP for an
+// How many episodes ne_evaluator_run_many runs at once: NE_EVALUATOR_LOCKSTEP for an
 // MLP of at most 16384 parameters in an in-process env without an inner loop (meta-learning), else
 // 1 (a bigger policy keeps its own weights in cache while its episode runs). A pool handing out
 // candidates in chunks of at least this many lets it fill its slots.

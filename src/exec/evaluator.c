@@ -17,6 +17,28 @@
 // The largest policy whose single-episode candidates run several at once: 8 of them take 512 kB.
 #define STREAM_MAX_PARAMS 16384
 
+// The most episodes of a candidate that shares a stream with others (ES's es.eval_episodes of the
+// centre, the GA's elite re-evaluations); beyond, its episodes run in their own lockstep blocks
+#define STREAM_MAX_EPISODES 128
+
+// A candidate of a stream (ne_evaluator_run_many) while its episodes run, in whichever slots free up
+typedef struct {
+  int cand;                             // its index in the run (-1: the record is free)
+  int wants;                            // begin_result's want_stats | want_bc << 1
+  const float* params;                  // its parameters (the record's slot_params buffer, or the batch's)
+  uint32_t started, ended;              // its episodes started and ended so far
+  double returns[STREAM_MAX_EPISODES];  // episode e's return once it ended
+} stream_record;
+
+// A stream's bookkeeping: a record per candidate holding slots (at most one per slot)
+typedef struct {
+  stream_record recs[NE_LOCKSTEP_WIDTH];
+  int slot_rec[NE_LOCKSTEP_WIDTH];           // slot -> the record of its episode (-1: free)
+  uint32_t slot_episode[NE_LOCKSTEP_WIDTH];  // slot -> its episode's index in the candidate
+  int filling;                               // the record whose episodes slots take next (-1: none)
+  int next;                                  // the next candidate to start
+} stream;
+
 struct ne_evaluator {
   const ne_env_spec* env;          // shared, read-only
   const ne_policy_spec* policy;    // shared, read-only
@@ -38,6 +60,7 @@ struct ne_evaluator {
   int lockstep_ok;                 // 1 while lockstep may be made (an in-process env, no failed allocation)
   int stream_ok;                   // 1 while single-episode candidates may share the lockstep (a small MLP)
   float* slot_params;              // (NE_LOCKSTEP_WIDTH, n_params) their parameters, made at first use
+  stream stream;                   // ne_evaluator_run_many's candidates in lockstep
   const volatile int* stop;        // raised by the caller: end the episode in hand now (NULL: never)
   int interrupted;                 // 1 when the last run ended an episode early for *stop
   const ne_meta_spec* meta;        // meta-learning: the inner loop (NULL: plain evaluations)
@@ -299,10 +322,17 @@ static int wants_bc(const ne_evaluator* ev, const ne_batch* batch, const ne_resu
   return batch->want_bc && out->bc && ev->env->bc_dim > 0;
 }
 
+// want_stats | want_bc << 1: whether the batch asks for observation sums and behaviours and out
+// has room for them
+static int result_wants(const ne_evaluator* ev, const ne_batch* batch, const ne_result* out) {
+  int want_stats = batch->want_obs_stats && out->obs_sum && out->obs_sumsq;
+  return want_stats | wants_bc(ev, batch, out) << 1;
+}
+
 // Starts out afresh, as every evaluation of a candidate does: no fitness yet, zero counts and sums
-// (the behaviour zeros unless the episodes run). Returns want_stats | want_bc << 1: whether the
-// batch asks for observation sums and behaviours and out has room for them.
+// (the behaviour zeros unless the episodes run). Returns result_wants.
 static int begin_result(ne_evaluator* ev, const ne_batch* batch, ne_result* out) {
+  int wants = result_wants(ev, batch, out);
   out->fitness = NAN;
   out->pre_fitness = NAN;  // no inner loop unless meta-learning
   out->return_std = 0;
@@ -310,15 +340,15 @@ static int begin_result(ne_evaluator* ev, const ne_batch* batch, ne_result* out)
   out->steps = 0;
   out->obs_count = 0;
   out->status = 0;
-  int want_stats = batch->want_obs_stats && out->obs_sum && out->obs_sumsq;
-  if (want_stats) {
+  if (wants & 1) {
     memset(out->obs_sum, 0, (size_t)ev->env->obs_dim * sizeof(double));
     memset(out->obs_sumsq, 0, (size_t)ev->env->obs_dim * sizeof(double));
   }
-  int want_bc = wants_bc(ev, batch, out);
-  if (want_bc) memset(ev->bc_sum, 0, (size_t)ev->env->bc_dim * sizeof(double));
-  if (want_bc) finish_behaviour(ev, 0, out);
-  return want_stats | want_bc << 1;
+  if (wants >> 1) {
+    memset(ev->bc_sum, 0, (size_t)ev->env->bc_dim * sizeof(double));
+    finish_behaviour(ev, 0, out);
+  }
+  return wants;
 }
 
 // Completes out from its episodes' Welford mean and m2 (and ev->bc_sum). Returns out->status.
@@ -375,57 +405,93 @@ int ne_evaluator_run(ne_evaluator* ev, const ne_batch* batch, const ne_candidate
   return rc;
 }
 
-// ---- runs of single-episode candidates in lockstep ------------------------------------------------
+// ---- runs of candidates in lockstep ---------------------------------------------------------------
 
 int ne_evaluator_candidate_width(const ne_evaluator* ev) { return ev->stream_ok && !ev->meta ? NE_LOCKSTEP_WIDTH : 1; }
 
-// Starts the next candidates of cands[*next .. n) in free slot s until one runs: each gets out[j]
-// afresh and its parameters in the slot's buffer (one whose parameters fail is done, with their
-// status; one whose reset fails is done at the next pass, with no steps, as run_episode ends it).
-// cand_of[s] gets the candidate, or -1 when none was left.
-static void fill_slot(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cands, int n, int* next,
-                      ne_result* out, int s, int* cand_of) {
+// 1 when candidate c (result out) may share a stream: one episode (its observation sums and
+// behaviour come from its one slot), or a few without either, whose returns wait in its record
+// (sums over several episodes must follow their order, which a stream does not keep)
+static int streamable(const ne_evaluator* ev, const ne_batch* batch, const ne_candidate* c, const ne_result* out) {
+  if (c->episodes == 1) return 1;
+  return c->episodes > 1 && c->episodes <= STREAM_MAX_EPISODES && !result_wants(ev, batch, out);
+}
+
+// Starts an episode in free slot s: the next of the candidate being started, or the first of the
+// next candidates that runs (each gets out[j] afresh and a free record, its parameters in the
+// record's buffer; one whose parameters fail is done, with their status; one whose reset fails
+// ends at the next pass, with no steps, as run_episode ends it). slot_rec[s] = -1 when none was left.
+static void fill_slot(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cands, int n, ne_result* out,
+                      int s) {
+  stream* st = &ev->stream;
   size_t np = ev->policy->n_params;
-  cand_of[s] = -1;
-  while (*next < n) {
-    int j = (*next)++;
-    int want_stats = begin_result(ev, batch, &out[j]) & 1;
-    const float* params = candidate_params(ev, batch, &cands[j], ev->slot_params + (size_t)s * np, &out[j].status);
-    if (!params) continue;
-    cand_of[s] = j;
-    ne__lockstep_begin(ev->lockstep, s, params, ne_hash2(cands[j].episode_seed, 0), want_stats ? &out[j] : NULL);
+  st->slot_rec[s] = -1;
+  for (;;) {
+    stream_record* rec = st->filling >= 0 ? &st->recs[st->filling] : NULL;
+    if (!rec || rec->started == cands[rec->cand].episodes) {
+      st->filling = -1;
+      if (st->next == n) return;
+      int j = st->next++;
+      int r = 0;
+      while (st->recs[r].cand >= 0) r++;  // at most NE_LOCKSTEP_WIDTH - 1 candidates hold slots now
+      int wants = begin_result(ev, batch, &out[j]);
+      const float* params = candidate_params(ev, batch, &cands[j], ev->slot_params + (size_t)r * np, &out[j].status);
+      if (!params) continue;
+      rec = &st->recs[r];
+      *rec = (stream_record){.cand = j, .params = params, .wants = wants};
+      st->filling = r;
+    }
+    const ne_candidate* c = &cands[rec->cand];
+    uint32_t e = rec->started++;
+    st->slot_rec[s] = st->filling;
+    st->slot_episode[s] = e;
+    ne_result* stats = rec->wants & 1 ? &out[rec->cand] : NULL;  // one-episode candidates only
+    ne__lockstep_begin(ev->lockstep, s, rec->params, ne_hash2(c->episode_seed, e), stats);
     return;
   }
 }
 
-// out from the episode that slot s just ended, as run_candidate completes a one-episode candidate
-static void finish_slot(ne_evaluator* ev, const ne_batch* batch, int s, ne_result* out) {
-  int want_bc = wants_bc(ev, batch, out);
+// The episode that slot s just ended into its candidate's record; the candidate's out once its
+// last episode ended, as run_candidate completes it (Welford over the returns in episode order)
+static void end_slot(ne_evaluator* ev, const ne_candidate* cands, int s, ne_result* out) {
+  stream* st = &ev->stream;
+  stream_record* rec = &st->recs[st->slot_rec[s]];
+  ne_result* res = &out[rec->cand];
+  int want_bc = rec->wants >> 1;  // one-episode candidates only
+  rec->returns[st->slot_episode[s]] = ne__lockstep_return(ev->lockstep, s);
+  res->steps += ne__lockstep_steps(ev->lockstep, s);
+  st->slot_rec[s] = -1;
+  uint32_t n = cands[rec->cand].episodes;
+  if (++rec->ended < n) return;
   double mean = 0, m2 = 0;
-  welford_add(&mean, &m2, ne__lockstep_return(ev->lockstep, s), 0);
-  out->steps = ne__lockstep_steps(ev->lockstep, s);
+  for (uint32_t e = 0; e < n; e++) welford_add(&mean, &m2, rec->returns[e], e);
   if (want_bc) {
     memset(ev->bc_sum, 0, (size_t)ev->env->bc_dim * sizeof(double));
     add_behaviour(ev, ne__lockstep_state(ev->lockstep, s));
   }
-  end_result(ev, 1, mean, m2, want_bc, out);
+  end_result(ev, n, mean, m2, want_bc, res);
+  rec->cand = -1;
+  if (st->filling == rec - st->recs) st->filling = -1;
 }
 
-// Candidates cands[0..n) of one episode each, NE_LOCKSTEP_WIDTH at a time: a slot whose episode
-// ends takes the next candidate, so the slots stay full while episode lengths differ. On a stop
-// request the unfinished candidates get NE_EINTR.
+// Candidates cands[0..n) (each streamable) NE_LOCKSTEP_WIDTH episodes at a time: a slot whose
+// episode ends takes the next episode, so the slots stay full while episode lengths differ, and
+// the candidates share one stream's end. On a stop request the unfinished candidates get NE_EINTR.
 static void run_streamed(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cands, int n, ne_result* out) {
-  int cand_of[NE_LOCKSTEP_WIDTH], next = 0;
+  stream* st = &ev->stream;
+  st->next = 0;
+  st->filling = -1;
+  for (int r = 0; r < NE_LOCKSTEP_WIDTH; r++) st->recs[r].cand = -1;
   ne__lockstep_clear(ev->lockstep);
-  for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) fill_slot(ev, batch, cands, n, &next, out, s, cand_of);
+  for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) fill_slot(ev, batch, cands, n, out, s);
   for (;;) {
     int busy = 0;
     for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
-      if (cand_of[s] >= 0 && !ne__lockstep_running(ev->lockstep, s)) {
-        finish_slot(ev, batch, s, &out[cand_of[s]]);
-        fill_slot(ev, batch, cands, n, &next, out, s, cand_of);
+      if (st->slot_rec[s] >= 0 && !ne__lockstep_running(ev->lockstep, s)) {
+        end_slot(ev, cands, s, out);
+        fill_slot(ev, batch, cands, n, out, s);
       }
-      busy |= cand_of[s] >= 0;
+      busy |= st->slot_rec[s] >= 0;
     }
     if (!busy) return;
     if (ev->stop && *ev->stop) break;
@@ -434,15 +500,15 @@ static void run_streamed(ne_evaluator* ev, const ne_batch* batch, const ne_candi
   // a stop request: the episodes in hand and the candidates not started are dropped
   ev->interrupted = 1;
   ne__lockstep_clear(ev->lockstep);
-  for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++)
-    if (cand_of[s] >= 0) out[cand_of[s]].status = NE_EINTR;
-  for (int j = next; j < n; j++) out[j].status = NE_EINTR;
+  for (int r = 0; r < NE_LOCKSTEP_WIDTH; r++)
+    if (st->recs[r].cand >= 0) out[st->recs[r].cand].status = NE_EINTR;
+  for (int j = st->next; j < n; j++) out[j].status = NE_EINTR;
 }
 
 int ne_evaluator_run_many(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cands, int n, ne_result* out) {
   int k = 0;
   if (ne_evaluator_candidate_width(ev) > 1)
-    while (k < n && cands[k].episodes == 1) k++;
+    while (k < n && streamable(ev, batch, &cands[k], &out[k])) k++;
   if (k > 1 && lockstep_of(ev) && !ev->slot_params)
     ev->slot_params = ne_malloc((size_t)NE_LOCKSTEP_WIDTH * ev->policy->n_params * sizeof(float));
   if (k < 2 || !ev->lockstep || !ev->slot_params) {

@@ -63,7 +63,9 @@ static void path_in(const ne_run* run, char* buf, size_t size, const char* name)
   snprintf(buf, size, "%s/%s", run->dir, name);
 }
 
-// Appends one row with a single write(2), so a crash never leaves half a row plus a later row.
+// Appends one row with a single write(2), so a crash never leaves half a row plus a later row. The
+// file stays open from the run's creation to its end: a row is then one system call, where opening
+// and closing it again was two more a generation (~5% of a CartPole ES run of 0.4 ms generations).
 int ne__run_append_metrics(ne_run* run, const ne_gen_report* r, char* errstr) {
   char row[512];
   double s = run->minimize ? -1.0 : 1.0;  // fitness -> f for minimized tasks
@@ -72,42 +74,74 @@ int ne__run_append_metrics(ne_run* run, const ne_gen_report* r, char* errstr) {
   int n = snprintf(row, sizeof row, "%u,%llu,%llu,%.3f,%.10g,%.10g,%.10g,%.10g%s%s\n", r->generation,
                    (unsigned long long)run->evaluations, (unsigned long long)run->env_steps, run->wall_s, s * r->best,
                    s * r->mean, s * r->median, s * r->elite_mean, run->minimize ? ",1" : "", meta);
-  char path[4096];
-  path_in(run, path, sizeof path, "metrics.csv");
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
-  if (fd < 0) return ne__set_error(errstr, NE_EIO, "%s: %s", path, strerror(errno));
-  ssize_t w = write(fd, row, (size_t)n);
-  int e = errno;
-  close(fd);
-  if (w != n) return ne__set_error(errstr, NE_EIO, "%s: write failed: %s", path, strerror(w < 0 ? e : ENOSPC));
+  ssize_t w = write(run->metrics_fd, row, (size_t)n);
+  if (w != n)
+    return ne__set_error(errstr, NE_EIO, "%s/metrics.csv: write failed: %s", run->dir,
+                         strerror(w < 0 ? errno : ENOSPC));
   return 0;
 }
 
-// Keeps the header and the rows of generations < keep_generations (resume replays the rest).
+// 1 when line is a row of metrics.csv (it starts with its generation), not the header
+static int is_metrics_row(const char* line) { return *line >= '0' && *line <= '9'; }
+
+// Opens metrics.csv for appending rows (ne__run_append_metrics)
+static int open_metrics(ne_run* run, char* errstr) {
+  char path[4096];
+  path_in(run, path, sizeof path, "metrics.csv");
+  run->metrics_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (run->metrics_fd < 0) return ne__set_error(errstr, NE_EIO, "%s: %s", path, strerror(errno));
+  return 0;
+}
+
+// A new run's metrics.csv: the header alone, in one write(2) and without an fsync (two fewer
+// fsyncs a run, ~3% of a CartPole ES run): a crash that loses it loses no row, and resuming writes
+// it back (truncate_metrics).
+static int create_metrics(ne_run* run, char* errstr) {
+  char path[4096];
+  path_in(run, path, sizeof path, "metrics.csv");
+  const char* header = metrics_header(run);
+  size_t n = strlen(header);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ne__set_error(errstr, NE_EIO, "%s: cannot create: %s", path, strerror(errno));
+  ssize_t w = write(fd, header, n);
+  int e = errno;
+  close(fd);
+  if (w != (ssize_t)n) return ne__set_error(errstr, NE_EIO, "%s: write failed: %s", path, strerror(w < 0 ? e : ENOSPC));
+  return 0;
+}
+
+// Keeps the rows of generations < keep_generations under the header (resume replays the rest). The
+// header is written whether the file still has it or not (create_metrics does not make it durable);
+// a torn last line (no newline) is dropped.
 static int truncate_metrics(ne_run* run, uint32_t keep_generations, char* errstr) {
   char path[4096];
   path_in(run, path, sizeof path, "metrics.csv");
   char* text = NULL;
   size_t len = 0;
   int rc = ne__read_file(path, &text, &len, errstr);
-  const char* header = metrics_header(run);
-  if (rc == NE_ENOTFOUND) return ne__write_file_atomic(path, header, strlen(header), errstr);
+  if (rc == NE_ENOTFOUND) rc = 0, len = 0;
   if (rc) return rc;
-  size_t kept = 0;
-  // walk complete lines; a torn last line (no newline) is dropped
-  for (char* line = text; line < text + len;) {
+  const char* header = metrics_header(run);
+  size_t header_len = strlen(header), kept = header_len;
+  char* out = ne_malloc(header_len + len + 1);
+  if (!out) {
+    ne_free(text);
+    return ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  }
+  memcpy(out, header, header_len);
+  for (char* line = text; text && line < text + len;) {
     char* nl = memchr(line, '\n', (size_t)(text + len - line));
     if (!nl) break;
     unsigned gen;
-    int is_header = line == text;
-    if (is_header || (sscanf(line, "%u,", &gen) == 1 && gen < keep_generations)) {
-      memmove(text + kept, line, (size_t)(nl + 1 - line));
+    if (is_metrics_row(line) && sscanf(line, "%u,", &gen) == 1 && gen < keep_generations) {
+      memcpy(out + kept, line, (size_t)(nl + 1 - line));
       kept += (size_t)(nl + 1 - line);
     }
     line = nl + 1;
   }
-  rc = ne__write_file_atomic(path, text, kept, errstr);
   ne_free(text);
+  rc = ne__write_file_atomic(path, out, kept, errstr);
+  ne_free(out);
   return rc;
 }
 
@@ -277,6 +311,7 @@ static ne_run* new_run(const ne_run_options* opt) {
   ne_run* run = ne_calloc(1, sizeof *run);
   if (!run) return NULL;
   if (opt) run->opt = *opt;
+  run->metrics_fd = -1;
   pthread_mutex_init(&run->progress_mu, NULL);
   return run;
 }
@@ -298,7 +333,8 @@ int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out,
     path_in(run, path, sizeof path, "config.ini");
     rc = ne_config_write_file(run->cfg, path, errstr);
   }
-  if (!rc) rc = truncate_metrics(run, 0, errstr);
+  if (!rc) rc = create_metrics(run, errstr);
+  if (!rc) rc = open_metrics(run, errstr);
   if (!rc) ne__run_tb_open(run);  // TensorBoard events (run_tfevents.c); warns, never fails
   if (!rc) rc = open_log(run, errstr);
   if (!rc) rc = open_partial(run, 0, errstr);
@@ -323,8 +359,12 @@ static int never_started(ne_run* run) {
   char* text = NULL;
   size_t len = 0;
   if (ne__read_file(path, &text, &len, NULL) != 0) return 1;
-  const char* nl = memchr(text, '\n', len);
-  int rows = nl && (size_t)(nl + 1 - text) < len;  // anything after the header line
+  int rows = 0;  // a row, even a torn one (the header may be lost: create_metrics)
+  for (const char* line = text; !rows && line < text + len;) {
+    rows = is_metrics_row(line);
+    const char* nl = memchr(line, '\n', (size_t)(text + len - line));
+    line = nl ? nl + 1 : text + len;
+  }
   ne_free(text);
   return !rows;
 }
@@ -359,6 +399,7 @@ int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, 
     if (run->vt->best(run->algo, &best) == 0) run->best_score = best.score;
     rc = truncate_metrics(run, ck.generation, errstr);
   }
+  if (!rc) rc = open_metrics(run, errstr);
   ne_checkpoint_free(&ck);
   // TensorBoard events: drops those of generations >= the checkpoint's, as metrics.csv does
   if (!rc) ne__run_tb_open(run);
@@ -387,6 +428,7 @@ void ne_run_destroy(ne_run* run) {
   ne__partial_close(run->partial);
   pthread_mutex_destroy(&run->progress_mu);
   if (run->log) fclose(run->log);
+  if (run->metrics_fd >= 0) close(run->metrics_fd);
   ne__run_tb_close(run);
   ne_free(run);
 }

@@ -22,6 +22,7 @@ struct ne_run {
   ne_executor* exec;      // executor (owned if own_exec)
   int own_exec;           // 1 if exec was created here
   FILE* log;              // log.txt
+  int metrics_fd;         // metrics.csv, open for appending rows (-1: not open)
   // counters at the last completed generation (what a checkpoint holds)
   uint32_t generation;               // generations completed
   uint64_t evaluations;              // candidate evaluations so far
