@@ -295,6 +295,13 @@ void ne_env_lanes_enter(const ne_env_spec* spec, void* lanes, int k, const ne_en
 void ne_env_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, const uint64_t* t,
                        float* obs, ne_step_out* outs, int* rcs);
 
+// Moves lane k's episode out of the lanes after its t steps there: state gets its state, its
+// observation (lane k's column of obs) and its step count, and the episode goes on one step at a
+// time (ne_env_step) with the same bits (a lockstep's last few episodes, where a step of every
+// lane would cost more than theirs alone).
+void ne_env_lanes_park(const ne_env_spec* spec, const void* lanes, int k, const float* obs, uint64_t t,
+                       ne_env_state* state);
+
 // Ends lane k's episode: state gets its final state, its observation (lane k's column of obs) and
 // its step count t, and needs a reset, as if it had run there (but for n_nan_obs, not counted).
 void ne_env_lanes_leave(const ne_env_spec* spec, const void* lanes, int k, const float* obs, uint64_t t,

@@ -333,12 +333,17 @@ void ne_env_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, cons
     if ((run >> k) & 1u) step_outcome(spec, rewards[k], terminated[k], t[k] + 1, &outs[k]);
 }
 
-void ne_env_lanes_leave(const ne_env_spec* spec, const void* lanes, int k, const float* obs, uint64_t t,
-                        ne_env_state* state) {
+void ne_env_lanes_park(const ne_env_spec* spec, const void* lanes, int k, const float* obs, uint64_t t,
+                       ne_env_state* state) {
   spec->hooks->lanes_store(spec, lanes, k, state->impl);
   for (int i = 0; i < spec->obs_dim; i++) state->obs[i] = obs[(size_t)i * NE_ENV_LANES + (size_t)k];
   state->t = (int)t;
   state->n_steps_total += t;
+}
+
+void ne_env_lanes_leave(const ne_env_spec* spec, const void* lanes, int k, const float* obs, uint64_t t,
+                        ne_env_state* state) {
+  ne_env_lanes_park(spec, lanes, k, obs, t, state);
   state->needs_reset = 1;
 }
 

@@ -484,18 +484,23 @@ static void run_streamed(ne_evaluator* ev, const ne_batch* batch, const ne_candi
   for (int r = 0; r < NE_LOCKSTEP_WIDTH; r++) st->recs[r].cand = -1;
   ne__lockstep_clear(ev->lockstep);
   for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) fill_slot(ev, batch, cands, n, out, s);
+  // held: slots with an episode of a candidate; the slots are looked at only after a step that
+  // ended an episode (fewer running than held; a failed reset is one that never ran)
+  int held = NE_LOCKSTEP_WIDTH + 1, running = 0;
   for (;;) {
-    int busy = 0;
-    for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
-      if (st->slot_rec[s] >= 0 && !ne__lockstep_running(ev->lockstep, s)) {
-        end_slot(ev, cands, s, out);
-        fill_slot(ev, batch, cands, n, out, s);
+    if (running < held) {
+      held = 0;
+      for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
+        if (st->slot_rec[s] >= 0 && !ne__lockstep_running(ev->lockstep, s)) {
+          end_slot(ev, cands, s, out);
+          fill_slot(ev, batch, cands, n, out, s);
+        }
+        held += st->slot_rec[s] >= 0;
       }
-      busy |= st->slot_rec[s] >= 0;
     }
-    if (!busy) return;
+    if (!held) return;
     if (ev->stop && *ev->stop) break;
-    ne__lockstep_step(ev->lockstep, batch);
+    running = ne__lockstep_step(ev->lockstep, batch);
   }
   // a stop request: the episodes in hand and the candidates not started are dropped
   ev->interrupted = 1;

@@ -34,6 +34,9 @@ struct ne_lockstep {
   int row_of[NE_LOCKSTEP_WIDTH];                         // slot -> row of obs this step
   int live[NE_LOCKSTEP_WIDTH];                           // 1 while the slot's episode runs
   int n_live;                                            // slots running
+  int n_stats;                                           // running slots with observation sums
+  int in_lanes;                                          // lanes_throughout's answer, while mode_stale is 0
+  int mode_stale;                                        // 1 once a slot began or ended since
   int failed;                                            // the first NE_E* code of an env since the last clear
   // small MLPs of different vectors run in lanes (lane = slot; NULL: one forward per row)
   float* lane_params;                                         // (n_params, NE_LOCKSTEP_WIDTH) the slots' vectors
@@ -46,9 +49,18 @@ struct ne_lockstep {
   void* env_lanes;                                           // the family's structure of arrays
   float* env_obs;                                            // (obs_dim, NE_LOCKSTEP_WIDTH) the lanes' observations
   float env_actions[NE_LOCKSTEP_WIDTH * NE_POLICY_MAX_ACT];  // (lane, act_dim) the lanes' last actions
+  // a run's last few episodes (fewer than PARK_BELOW running) leave the lanes: each then steps on
+  // its own (ne_policy_forward, ne_env_step) until every slot is free again
+  int parked;  // 1 while the running slots' envs are out of the lanes (ls->states hold them)
 };
 
 _Static_assert(NE_LOCKSTEP_WIDTH == NE_POLICY_LANES && NE_LOCKSTEP_WIDTH == NE_ENV_LANES, "a lane per slot");
+
+// With fewer running slots than this, their episodes leave the env lanes and step one at a time:
+// the lanes' step of all 8 lanes (~250 ns for CartPole and a 16-unit MLP) costs more than one
+// episode's step (~80 ns) or two overlapping. Only the end of a run has so few: a free slot takes
+// the next episode at once while there is one.
+#define PARK_BELOW 3
 
 // Envs in lanes for observations of at most this many floats (gather()'s column buffer; classic
 // control's have 2 to 6)
@@ -105,9 +117,12 @@ int ne__lockstep_begin(ne_lockstep* ls, int slot, const float* params, uint64_t 
   int rc = ne_env_reset(ls->env, ls->states[slot], seed);
   ls->live[slot] = rc == 0;
   ls->n_live += rc == 0;
+  ls->n_stats += rc == 0 && stats;
+  ls->mode_stale = 1;
   if (rc && !ls->failed) ls->failed = rc;
-  // the episode runs in the env's lane from its first observation
-  if (!rc && ls->env_lanes) ne_env_lanes_enter(ls->env, ls->env_lanes, slot, ls->states[slot], ls->env_obs);
+  // the episode runs in the env's lane from its first observation (or on its own beside parked ones)
+  if (!rc && ls->env_lanes && !ls->parked)
+    ne_env_lanes_enter(ls->env, ls->env_lanes, slot, ls->states[slot], ls->env_obs);
   return rc;
 }
 
@@ -116,7 +131,10 @@ int ne__lockstep_running(const ne_lockstep* ls, int slot) { return ls->live[slot
 void ne__lockstep_clear(ne_lockstep* ls) {
   memset(ls->live, 0, sizeof ls->live);
   ls->n_live = 0;
+  ls->n_stats = 0;
   ls->failed = 0;
+  ls->parked = 0;
+  ls->mode_stale = 1;
 }
 
 // Slot s's observation, a column of the env lanes, into out (obs_dim floats)
@@ -199,7 +217,11 @@ static void count_step(ne_lockstep* ls, int i, int rc, const ne_step_out* so) {
   }
   if (rc || so->terminated || so->truncated) {
     ls->live[i] = 0, ls->n_live--;
-    if (ls->env_lanes) ne_env_lanes_leave(ls->env, ls->env_lanes, i, ls->env_obs, ls->steps[i], ls->states[i]);
+    ls->n_stats -= ls->stats[i] != NULL;
+    ls->mode_stale = 1;
+    if (ls->env_lanes && !ls->parked)
+      ne_env_lanes_leave(ls->env, ls->env_lanes, i, ls->env_obs, ls->steps[i], ls->states[i]);
+    if (ls->n_live == 0) ls->parked = 0;
   }
 }
 
@@ -228,8 +250,10 @@ static void step_env_lanes(ne_lockstep* ls) {
 }
 
 // 1 when the envs are in lanes and act() would run the lanes forward: a step can then stay in lanes
-static int lanes_throughout(const ne_lockstep* ls) {
+// (worked out again only after a slot began or ended)
+static int lanes_throughout(ne_lockstep* ls) {
   if (!ls->env_lanes || !ls->lane_params) return 0;
+  if (!ls->mode_stale) return ls->in_lanes;
   const float* first = NULL;
   int shared = 1;
   for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
@@ -237,11 +261,13 @@ static int lanes_throughout(const ne_lockstep* ls) {
     if (!first) first = ls->params[i];
     shared &= ls->params[i] == first;
   }
-  return !shared || ls->n_live == NE_LOCKSTEP_WIDTH;
+  ls->mode_stale = 0;
+  return ls->in_lanes = !shared || ls->n_live == NE_LOCKSTEP_WIDTH;
 }
 
 // The running slots' observation sums, from the env lanes' columns
 static void add_lane_stats(ne_lockstep* ls) {
+  if (!ls->n_stats) return;
   float column[ENV_LANES_MAX_OBS];
   for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++) {
     if (!ls->live[s] || !ls->stats[s]) continue;
@@ -275,8 +301,37 @@ static void step_in_lanes(ne_lockstep* ls, const ne_batch* norm) {
   step_lanes(ls, mask, ls->lane_actions);
 }
 
+// The running slots' envs out of the lanes (ne_env_lanes_park), each state holding its episode
+static void park(ne_lockstep* ls) {
+  for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++)
+    if (ls->live[i]) ne_env_lanes_park(ls->env, ls->env_lanes, i, ls->env_obs, ls->steps[i], ls->states[i]);
+  ls->parked = 1;
+}
+
+// One step of each running slot on its own, as the evaluator's one-at-a-time loop steps an episode
+static void step_parked(ne_lockstep* ls, const ne_batch* norm) {
+  int d = ls->env->obs_dim, a = ls->policy->act_dim;
+  for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
+    if (!ls->live[i]) continue;
+    ne_env_state* st = ls->states[i];
+    float* input = ls->obs + (size_t)i * (size_t)d;
+    float* action = ls->actions + (size_t)i * (size_t)a;
+    if (ls->stats[i]) ne__add_obs_stats(st->obs, d, ls->stats[i]);
+    ne__policy_input(st->obs, d, norm, input);
+    ne_policy_forward(ls->policy, ls->params[i], input, ls->scratch, action);
+    ne_step_out so = {0};
+    int rc = ne_env_step(ls->env, st, action, &so);
+    count_step(ls, i, rc, &so);
+  }
+}
+
 int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
   if (ls->n_live == 0) return 0;
+  if (!ls->parked && ls->env_lanes && ls->n_live < PARK_BELOW) park(ls);
+  if (ls->parked) {
+    step_parked(ls, norm);
+    return ls->n_live;
+  }
   if (lanes_throughout(ls)) {
     step_in_lanes(ls, norm);
     return ls->n_live;
