@@ -289,13 +289,44 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_X86_VARIANTS 1
 #include <immintrin.h>
+
+// ne__tanhf_float_kernel (detmath.h) over whole vectors with the fewest instructions: its two
+// clamps as min/max with the operand order that is the C expression's (MINPS(a, b) = a < b ? a :
+// b, so min(1, y) = y > 1 ? 1 : y, and NaN passes through as the second operand; the input's
+// +-9.1 clamp equals the kernel's clamp on the magnitude's bits), then its products and sums in its
+// order: the same bits (all 2^32 inputs compared once; test_policy samples 1M on every path), ~25
+// instructions a vector where gcc made ~34 of the scalar form: 128 values 53 -> 40 ns on AVX-512.
+#define TANH_FLOAT_VECTORS(name, attr, V, VL, LOAD, STORE, SET1, MUL, ADD, DIV, MIN, MAX)             \
+  attr static int name(float* y, int n) {                                                             \
+    const V p1 = SET1(0.13374441862106323f), p2 = SET1(0.0034877725411206484f);                       \
+    const V p3 = SET1(2.0480620150920004e-05f), p4 = SET1(1.3176857827090771e-08f);                   \
+    const V q1 = SET1(0.4670775532722473f), q2 = SET1(0.025847237557172775f);                         \
+    const V q3 = SET1(0.0003272860194556415f), q4 = SET1(7.703748678977718e-07f);                     \
+    const V one = SET1(1.0f), minus_one = SET1(-1.0f), bound = SET1(9.1f), minus_bound = SET1(-9.1f); \
+    int i = 0;                                                                                        \
+    for (; i + VL <= n; i += VL) {                                                                    \
+      V x = MIN(bound, MAX(minus_bound, LOAD(y + i)));                                                \
+      V z = MUL(x, x), z2 = MUL(z, z), z4 = MUL(z2, z2);                                              \
+      V p = ADD(ADD(ADD(one, MUL(p1, z)), MUL(z2, ADD(p2, MUL(p3, z)))), MUL(z4, p4));                \
+      V q = ADD(ADD(ADD(one, MUL(q1, z)), MUL(z2, ADD(q2, MUL(q3, z)))), MUL(z4, q4));                \
+      V t = DIV(MUL(x, p), q);                                                                        \
+      STORE(y + i, MAX(minus_one, MIN(one, t)));                                                      \
+    }                                                                                                 \
+    return i;                                                                                         \
+  }
+TANH_FLOAT_VECTORS(tanh_float_avx2, __attribute__((target("avx2"))), __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps,
+                   _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_div_ps, _mm256_min_ps, _mm256_max_ps)
+TANH_FLOAT_VECTORS(tanh_float_avx512, __attribute__((target("avx512f"))), __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps,
+                   _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps, _mm512_div_ps, _mm512_min_ps, _mm512_max_ps)
+
 // The dense layer and the activation at vector width VL (8: AVX2, 16: AVX-512): blocks of 8, then 4
 // vectors of outputs with their accumulators held across the input loop, then blocks of VL, then
 // the rest: one masked vector in a single forward (name##_rest), the baseline's blocks of 4 and the
 // 4-row tails in a batched one; the same sums in the same order as ne__policy_dense(). The tanh runs
-// the same inline kernel as ne__tanhf_inplace (or, for NE_TANH_FLOAT, ne__tanhf_float_inplace) in
-// blocks of VL, which gcc vectorizes at that width. SPLAT broadcasts an input to all lanes (not
-// x + (vector){0}: that is an add, -0 becoming +0, on the add ports the layer is bound by).
+// the same inline kernel as ne__tanhf_inplace in blocks of VL, which gcc vectorizes at that width;
+// the float tanh (NE_TANH_FLOAT) runs TANH_FLOAT_VECTORS' kernels, then the scalar one on the rest.
+// SPLAT broadcasts an input to all lanes (not x + (vector){0}: that is an add, -0 becoming +0, on
+// the add ports the layer is bound by).
 #define MLP_VARIANT(name, attr, VL, SPLAT)                                                                             \
   typedef float name##_v __attribute__((vector_size(VL * 4)));                                                         \
   attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                             \
@@ -380,8 +411,7 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
   attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                      \
     int i = 0;                                                                                                         \
     if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                         \
-      for (; i + VL <= n; i += VL)                                                                                     \
-        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_float_kernel(y[i + j]);                                      \
+      i = name##_tanh_float(y, n);                                                                                     \
       for (; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);                                                          \
       return;                                                                                                          \
     }                                                                                                                  \
@@ -489,6 +519,8 @@ __attribute__((target("avx2"))) static void dense_tail_rows8(const float* restri
 // registers, 2 rows' fit AVX2's 16
 #define mlp_avx2_ROWS 2
 #define mlp_avx512_ROWS 4
+#define mlp_avx2_tanh_float tanh_float_avx2
+#define mlp_avx512_tanh_float tanh_float_avx512
 MLP_VARIANT(mlp_avx2, __attribute__((target("avx2"))), 8, _mm256_set1_ps)
 MLP_VARIANT(mlp_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), 16, _mm512_set1_ps)
 #pragma GCC diagnostic pop
