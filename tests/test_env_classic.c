@@ -397,7 +397,9 @@ static void test_step_many_equals_one_at_a_time(void) {
 // action outside the space is NE_ERANGE and leaves the lane as it was), observations, and at the
 // end the env state (get_state, observation, step count) the one-at-a-time episode ended in; free
 // lanes hold anything (a NaN action) and keep their state. Lane 7 starts from `odd_state` (angles
-// beyond the vector sin/cos kernels' range and velocities beyond the bounds, where given).
+// beyond the vector sin/cos kernels' range and velocities beyond the bounds, where given). A second
+// copy of the lanes steps with ne_env_lanes_advance: the same observations, returns summed, step
+// counts, and the same lanes ended or refused.
 static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, const double* odd_state) {
   ne_env_spec* spec = make_env(id);
   ASSERT(ne_env_lanes_ok(spec) && ne_env_lanes_bytes(spec) > 0);
@@ -405,9 +407,11 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
   int d = spec->obs_dim, n_actions = spec->n_actions;
   ASSERT(d <= DMAX);
   void* lanes = ne_calloc(1, ne_env_lanes_bytes(spec));
+  void* lanes2 = ne_calloc(1, ne_env_lanes_bytes(spec));
   ne_env_state *lane[L], *one[L];
-  float obs[DMAX * L], act[L];
-  uint64_t t[L];
+  float obs[DMAX * L], obs2[DMAX * L], act[L];
+  uint64_t t[L], t2[L];
+  double ret[L] = {0}, ret2[L] = {0};
   for (int k = 0; k < L; k++) {
     lane[k] = ne_env_state_create(spec), one[k] = ne_env_state_create(spec);
     ASSERT(lane[k] && one[k]);
@@ -418,7 +422,8 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
       ASSERT_EQ(ne_env_set_state(spec, one[k], odd_state, spec->state_dim, NULL), 0);
     }
     ne_env_lanes_enter(spec, lanes, k, lane[k], obs);
-    t[k] = 0;
+    ne_env_lanes_enter(spec, lanes2, k, lane[k], obs2);
+    t[k] = t2[k] = 0;
   }
   unsigned mask = 0xffu & ~(1u << 5);  // lane 5 stays free
   act[5] = NAN;
@@ -434,13 +439,19 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
     ne_step_out out[L], expect;
     int rcs[L];
     ne_env_lanes_step(spec, lanes, mask, act, t, obs, out, rcs);
+    unsigned invalid, ended2 = ne_env_lanes_advance(spec, lanes2, mask, act, t2, ret2, obs2, &invalid);
+    ASSERT_EQ(memcmp(obs, obs2, sizeof(float) * (size_t)(d * L)), 0);
     for (int i = 0; i < d; i++) ASSERT(obs[i * L + 5] == before[i]);
     for (int k = 0; k < L; k++) {
       if (!((mask >> k) & 1u)) continue;
       ASSERT_EQ(rcs[k], ne_env_step(spec, one[k], &act[k], &expect));
       if (k == 6 && step == 3) ASSERT_EQ(rcs[k], spec->discrete ? NE_ERANGE : 0);
+      ASSERT_EQ((invalid >> k) & 1u, rcs[k] != 0);
       if (rcs[k]) continue;
       t[k]++;
+      ret[k] += expect.reward;
+      ASSERT(t2[k] == t[k] && ret2[k] == ret[k]);
+      ASSERT_EQ((ended2 >> k) & 1u, expect.terminated || expect.truncated);
       ASSERT(out[k].reward == expect.reward);
       ASSERT_EQ(out[k].terminated, expect.terminated);
       ASSERT_EQ(out[k].truncated, expect.truncated);
@@ -457,12 +468,15 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
       ASSERT_EQ(ne_env_reset(spec, lane[k], (uint64_t)step), 0);
       ASSERT_EQ(ne_env_reset(spec, one[k], (uint64_t)step), 0);
       ne_env_lanes_enter(spec, lanes, k, lane[k], obs);
-      t[k] = 0;
+      ne_env_lanes_enter(spec, lanes2, k, lane[k], obs2);
+      t[k] = t2[k] = 0;
+      ret[k] = ret2[k] = 0;
     }
   }
   ASSERT(ended >= min_ended);
   for (int k = 0; k < L; k++) ne_env_state_destroy(lane[k]), ne_env_state_destroy(one[k]);
   ne_free(lanes);
+  ne_free(lanes2);
   ne_env_spec_destroy(spec);
 }
 

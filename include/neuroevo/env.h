@@ -295,6 +295,13 @@ void ne_env_lanes_enter(const ne_env_spec* spec, void* lanes, int k, const ne_en
 void ne_env_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, const uint64_t* t,
                        float* obs, ne_step_out* outs, int* rcs);
 
+// ne_env_lanes_step for a caller that keeps each lane's return and step count: the lanes of mask
+// with valid actions step, returns[k] gets their reward added and t[k] one more step; returns the
+// lanes whose episode ended (terminated, or truncated by the TimeLimit), *invalid those whose
+// discrete action was outside the space (not stepped: NE_ERANGE in ne_env_lanes_step).
+unsigned ne_env_lanes_advance(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, uint64_t* t,
+                              double* returns, float* obs, unsigned* invalid);
+
 // Moves lane k's episode out of the lanes after its t steps there: state gets its state, its
 // observation (lane k's column of obs) and its step count, and the episode goes on one step at a
 // time (ne_env_step) with the same bits (a lockstep's last few episodes, where a step of every

@@ -316,21 +316,46 @@ void ne_env_lanes_enter(const ne_env_spec* spec, void* lanes, int k, const ne_en
   for (int i = 0; i < spec->obs_dim; i++) obs[(size_t)i * NE_ENV_LANES + (size_t)k] = state->obs[i];
 }
 
+// The lanes of mask whose actions are in the space (ne_env_step's check; continuous actions are the
+// family's to clip)
+static unsigned lanes_acting(const ne_env_spec* spec, unsigned mask, const float* acts) {
+  if (!spec->discrete) return mask;
+  unsigned run = 0;
+  for (int k = 0; k < NE_ENV_LANES; k++)
+    if ((mask >> k) & 1u) run |= (unsigned)discrete_action_ok(spec, acts[(size_t)k * (size_t)spec->act_dim]) << k;
+  return run;
+}
+
 void ne_env_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, const uint64_t* t,
                        float* obs, ne_step_out* outs, int* rcs) {
   double rewards[NE_ENV_LANES];
   int terminated[NE_ENV_LANES];
-  unsigned run = 0;
-  for (int k = 0; k < NE_ENV_LANES; k++) {
-    if (!((mask >> k) & 1u)) continue;
-    // ne_env_step's action check (continuous actions are the family's to clip)
-    int ok = !spec->discrete || discrete_action_ok(spec, acts[(size_t)k * (size_t)spec->act_dim]);
-    rcs[k] = ok ? 0 : NE_ERANGE;
-    run |= (unsigned)ok << k;
-  }
+  unsigned run = lanes_acting(spec, mask, acts);
+  for (int k = 0; k < NE_ENV_LANES; k++)
+    if ((mask >> k) & 1u) rcs[k] = (run >> k) & 1u ? 0 : NE_ERANGE;
   if (run) spec->hooks->lanes_step(spec, lanes, run, acts, obs, rewards, terminated);
   for (int k = 0; k < NE_ENV_LANES; k++)
     if ((run >> k) & 1u) step_outcome(spec, rewards[k], terminated[k], t[k] + 1, &outs[k]);
+}
+
+unsigned ne_env_lanes_advance(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, uint64_t* t,
+                              double* returns, float* obs, unsigned* invalid) {
+  double rewards[NE_ENV_LANES] = {0};
+  int terminated[NE_ENV_LANES] = {0};
+  unsigned run = lanes_acting(spec, mask, acts);
+  *invalid = mask & ~run;
+  if (!run) return 0;
+  spec->hooks->lanes_step(spec, lanes, run, acts, obs, rewards, terminated);
+  // every lane at once (vectorized), the others keeping their values; then the TimeLimit
+  uint64_t limit = spec->max_episode_steps > 0 ? (uint64_t)spec->max_episode_steps : UINT64_MAX;
+  unsigned ended = 0;
+  for (int k = 0; k < NE_ENV_LANES; k++) {
+    int on = (run >> k) & 1u;
+    returns[k] = on ? returns[k] + rewards[k] : returns[k];
+    t[k] = on ? t[k] + 1 : t[k];
+    ended |= (unsigned)(on & ((terminated[k] != 0) | (t[k] >= limit))) << k;
+  }
+  return ended;
 }
 
 void ne_env_lanes_park(const ne_env_spec* spec, const void* lanes, int k, const float* obs, uint64_t t,

@@ -206,8 +206,18 @@ static void act(ne_lockstep* ls, int rows, int shared) {
   else ne_policy_forward_rows(ls->policy, ls->row_params, ls->obs, rows, ls->scratch, ls->actions);
 }
 
-// A running slot's step outcome: its return and steps, or the env's failure; the slot is free once
-// its episode ended (in lanes, its env state is brought up to date first)
+// Slot i's episode ended (or its env failed): the slot is free (in lanes, its env state is brought
+// up to date first)
+static void end_episode(ne_lockstep* ls, int i) {
+  ls->live[i] = 0, ls->n_live--;
+  ls->n_stats -= ls->stats[i] != NULL;
+  ls->mode_stale = 1;
+  if (ls->env_lanes && !ls->parked)
+    ne_env_lanes_leave(ls->env, ls->env_lanes, i, ls->env_obs, ls->steps[i], ls->states[i]);
+  if (ls->n_live == 0) ls->parked = 0;
+}
+
+// A running slot's step outcome (one at a time): its return and steps, or the env's failure
 static void count_step(ne_lockstep* ls, int i, int rc, const ne_step_out* so) {
   if (rc == 0) {
     ls->returns[i] += so->reward;
@@ -215,23 +225,17 @@ static void count_step(ne_lockstep* ls, int i, int rc, const ne_step_out* so) {
   } else if (!ls->failed) {
     ls->failed = rc;
   }
-  if (rc || so->terminated || so->truncated) {
-    ls->live[i] = 0, ls->n_live--;
-    ls->n_stats -= ls->stats[i] != NULL;
-    ls->mode_stale = 1;
-    if (ls->env_lanes && !ls->parked)
-      ne_env_lanes_leave(ls->env, ls->env_lanes, i, ls->env_obs, ls->steps[i], ls->states[i]);
-    if (ls->n_live == 0) ls->parked = 0;
-  }
+  if (rc || so->terminated || so->truncated) end_episode(ls, i);
 }
 
-// The envs of the slots in mask stepped in the family's lanes (lane = slot) with acts (lane, act_dim)
+// The envs of the slots in mask stepped in the family's lanes (lane = slot) with acts (lane,
+// act_dim): returns and steps added for all lanes at once, then the episodes that ended
 static void step_lanes(ne_lockstep* ls, unsigned mask, const float* acts) {
-  ne_step_out so[NE_LOCKSTEP_WIDTH];
-  int rcs[NE_LOCKSTEP_WIDTH];
-  ne_env_lanes_step(ls->env, ls->env_lanes, mask, acts, ls->steps, ls->env_obs, so, rcs);
-  for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++)
-    if ((mask >> i) & 1u) count_step(ls, i, rcs[i], &so[i]);
+  unsigned invalid;
+  unsigned ended =
+      ne_env_lanes_advance(ls->env, ls->env_lanes, mask, acts, ls->steps, ls->returns, ls->env_obs, &invalid);
+  if (invalid && !ls->failed) ls->failed = NE_ERANGE;  // an action outside the space ends its episode
+  for (unsigned m = ended | invalid; m; m &= m - 1) end_episode(ls, __builtin_ctz(m));
 }
 
 // The running slots' envs stepped in the family's lanes with the gathered rows' actions
