@@ -73,7 +73,9 @@ static inline __attribute__((always_inline)) void argmax_lanes(const float* y, i
     best = (lanes_v)(((lanes_i)v & take) | ((lanes_i)best & ~take));
     idx = (k & take) | (idx & ~take);
   }
-  for (int s = 0; s < L; s++) actions[s] = (float)(idx[s] < 0 ? 0 : idx[s]);
+  lanes_i none = idx < 0;
+  lanes_v chosen = __builtin_convertvector(idx & ~none, lanes_v);  // all lanes at once, not lane by lane
+  memcpy(actions, &chosen, sizeof chosen);
 }
 
 #define LANES_VARIANT(name, attr)                                                                               \
