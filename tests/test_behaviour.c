@@ -244,21 +244,28 @@ static void test_streamed_episodes_equal_sequential(void) {
   ne_env_spec_destroy(env);
 }
 
+// CartPole's 4-16-2 tanh (float) argmax MLP, *ps, and a centre vector drawn from seed (the caller
+// frees it)
+static float* cartpole_mlp(const ne_env_spec* env, uint64_t seed, ne_policy_spec* ps) {
+  char err[NE_ERRSTR_LEN];
+  int hidden = 16;
+  ASSERT_EQ(ne_policy_spec_init(ps, env->obs_dim, &hidden, 1, env->n_actions, NE_ACT_TANH, NE_HEAD_ARGMAX,
+                                NE_INIT_NORMC, NULL, NULL, err),
+            0);
+  ps->tanh_eval = NE_TANH_FLOAT;
+  float* centre = ne_malloc(ps->n_params * sizeof *centre);
+  ne_policy_init_params(ps, seed, centre);
+  return centre;
+}
+
 // One-episode candidates in lockstep (ne_evaluator_run_many: 8 slots, a slot whose episode ends
 // takes the next candidate) give each candidate what ne_evaluator_run gives it alone: fitness,
 // steps, observation sums and behaviour, a failed candidate's status; the run stops before a
 // candidate of several episodes; a raised stop flag drops every candidate of the run.
 static void test_candidates_in_lockstep_equal_one_at_a_time(void) {
   ne_env_spec* env = make("CartPole-v1");
-  char err[NE_ERRSTR_LEN];
   ne_policy_spec ps;
-  int hidden = 16;
-  ASSERT_EQ(ne_policy_spec_init(&ps, env->obs_dim, &hidden, 1, env->n_actions, NE_ACT_TANH, NE_HEAD_ARGMAX,
-                                NE_INIT_NORMC, NULL, NULL, err),
-            0);
-  ps.tanh_eval = NE_TANH_FLOAT;
-  float* centre = ne_malloc(ps.n_params * sizeof *centre);
-  ne_policy_init_params(&ps, 2, centre);
+  float* centre = cartpole_mlp(env, 2, &ps);
   enum { N = 23, MULTI = 20 };  // candidate 7's blob does not exist; 20 has 3 episodes
   ne_candidate c[N];
   for (int j = 0; j < N; j++)
@@ -325,15 +332,8 @@ static void test_candidates_in_lockstep_equal_one_at_a_time(void) {
 // more episodes than a stream holds; a raised stop flag drops every candidate of the run.
 static void test_several_episode_candidates_share_the_stream(void) {
   ne_env_spec* env = make("CartPole-v1");
-  char err[NE_ERRSTR_LEN];
   ne_policy_spec ps;
-  int hidden = 16;
-  ASSERT_EQ(ne_policy_spec_init(&ps, env->obs_dim, &hidden, 1, env->n_actions, NE_ACT_TANH, NE_HEAD_ARGMAX,
-                                NE_INIT_NORMC, NULL, NULL, err),
-            0);
-  ps.tanh_eval = NE_TANH_FLOAT;
-  float* centre = ne_malloc(ps.n_params * sizeof *centre);
-  ne_policy_init_params(&ps, 3, centre);
+  float* centre = cartpole_mlp(env, 3, &ps);
   enum { N = 16, STREAMED = 15 };  // the last has 129 episodes: more than a stream holds
   static const uint32_t episodes[N] = {1, 5, 1, 1, 3, 1, 128, 1, 1, 2, 1, 1, 1, 1, 10, 129};
   ne_candidate c[N];

@@ -11,7 +11,8 @@
 // episode alone waits on each step's chain. Envs whose family keeps instances in lanes
 // (ne_env_lanes_*: the classic-control envs) run there between reset and episode end, a lane per
 // slot; with a small MLP a step then never leaves the lanes (observation sums, normalization,
-// forward, actions, env step).
+// forward, actions, env step). A run's last two episodes leave the lanes (ne_env_lanes_park) and
+// step on their own: a lanes step costs the same for 1 running lane as for 8.
 // Not public API: the evaluator uses it for multi-episode candidates, for runs of single-episode
 // candidates and for ne_evaluator_episodes. Results are identical to running the episodes one
 // after another: each episode has its own env state and seed, and a batched forward equals single
