@@ -35,8 +35,6 @@ struct ne_lockstep {
   int live[NE_LOCKSTEP_WIDTH];                           // 1 while the slot's episode runs
   int n_live;                                            // slots running
   int n_stats;                                           // running slots with observation sums
-  int in_lanes;                                          // lanes_throughout's answer, while mode_stale is 0
-  int mode_stale;                                        // 1 once a slot began or ended since
   int failed;                                            // the first NE_E* code of an env since the last clear
   // small MLPs of different vectors run in lanes (lane = slot; NULL: one forward per row)
   float* lane_params;                                         // (n_params, NE_LOCKSTEP_WIDTH) the slots' vectors
@@ -118,7 +116,6 @@ int ne__lockstep_begin(ne_lockstep* ls, int slot, const float* params, uint64_t 
   ls->live[slot] = rc == 0;
   ls->n_live += rc == 0;
   ls->n_stats += rc == 0 && stats;
-  ls->mode_stale = 1;
   if (rc && !ls->failed) ls->failed = rc;
   // the episode runs in the env's lane from its first observation (or on its own beside parked ones)
   if (!rc && ls->env_lanes && !ls->parked)
@@ -134,7 +131,6 @@ void ne__lockstep_clear(ne_lockstep* ls) {
   ls->n_stats = 0;
   ls->failed = 0;
   ls->parked = 0;
-  ls->mode_stale = 1;
 }
 
 // Slot s's observation, a column of the env lanes, into out (obs_dim floats)
@@ -211,7 +207,6 @@ static void act(ne_lockstep* ls, int rows, int shared) {
 static void end_episode(ne_lockstep* ls, int i) {
   ls->live[i] = 0, ls->n_live--;
   ls->n_stats -= ls->stats[i] != NULL;
-  ls->mode_stale = 1;
   if (ls->env_lanes && !ls->parked)
     ne_env_lanes_leave(ls->env, ls->env_lanes, i, ls->env_obs, ls->steps[i], ls->states[i]);
   if (ls->n_live == 0) ls->parked = 0;
@@ -251,22 +246,6 @@ static void step_env_lanes(ne_lockstep* ls) {
     mask |= 1u << i;
   }
   step_lanes(ls, mask, ls->env_actions);
-}
-
-// 1 when the envs are in lanes and act() would run the lanes forward: a step can then stay in lanes
-// (worked out again only after a slot began or ended)
-static int lanes_throughout(ne_lockstep* ls) {
-  if (!ls->env_lanes || !ls->lane_params) return 0;
-  if (!ls->mode_stale) return ls->in_lanes;
-  const float* first = NULL;
-  int shared = 1;
-  for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
-    if (!ls->live[i]) continue;
-    if (!first) first = ls->params[i];
-    shared &= ls->params[i] == first;
-  }
-  ls->mode_stale = 0;
-  return ls->in_lanes = !shared || ls->n_live == NE_LOCKSTEP_WIDTH;
 }
 
 // The running slots' observation sums, from the env lanes' columns
@@ -336,7 +315,9 @@ int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
     step_parked(ls, norm);
     return ls->n_live;
   }
-  if (lanes_throughout(ls)) {
+  // a small MLP with its envs in lanes: the step stays in lanes, whichever vectors the slots run
+  // (one shared by 3-7 slots too: the lanes forward of 8 costs less than a batched one of 3-7 rows)
+  if (ls->env_lanes && ls->lane_params) {
     step_in_lanes(ls, norm);
     return ls->n_live;
   }
