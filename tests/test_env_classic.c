@@ -433,7 +433,11 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
       if (k != 5)  // continuous: torques across the box and beyond it (clipped)
         act[k] =
             spec->discrete ? (float)((step * 7 + k * 3) / 5 % n_actions) : (float)((step * 7 + k * 3) % 13) * 0.5f - 3;
-    if (step == 3) act[6] = 5.0f;  // outside a discrete space: NE_ERANGE
+    if (step == 3) act[6] = 5.0f;                      // outside a discrete space: NE_ERANGE
+    if (spec->discrete && step == 5) act[4] = 0.5f;    // not a whole number: NE_ERANGE
+    if (spec->discrete && step == 7) act[3] = NAN;     // NE_ERANGE
+    if (spec->discrete && step == 9) act[2] = -0.0f;   // action 0
+    if (spec->discrete && step == 11) act[1] = -1.0f;  // NE_ERANGE
     float before[DMAX];
     for (int i = 0; i < d; i++) before[i] = obs[i * L + 5];
     ne_step_out out[L], expect;

@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>  // lanes_acting's 8 discrete actions in two vectors
+#endif
+
 #include "core/util.h"      // ne__set_error, ne__nearest
 #include "envs/envs_int.h"  // ne__env_lookup
 #include "neuroevo/alloc.h"
@@ -320,6 +324,20 @@ void ne_env_lanes_enter(const ne_env_spec* spec, void* lanes, int k, const ne_en
 // family's to clip)
 static unsigned lanes_acting(const ne_env_spec* spec, unsigned mask, const float* acts) {
   if (!spec->discrete) return mask;
+#if defined(__SSE2__) && NE_ENV_LANES == 8
+  if (spec->act_dim == 1) {  // 8 contiguous actions: discrete_action_ok in two vectors of 4
+    const __m128 zero = _mm_setzero_ps(), n = _mm_set1_ps((float)spec->n_actions);
+    unsigned ok = 0;
+    for (int h = 0; h < 2; h++) {
+      __m128 a = _mm_loadu_ps(acts + 4 * h);
+      __m128 in_range = _mm_and_ps(_mm_cmpge_ps(a, zero), _mm_cmplt_ps(a, n));
+      // (float)(int)a == a, converting in-range values only (the others as 0)
+      __m128 whole = _mm_cvtepi32_ps(_mm_cvttps_epi32(_mm_and_ps(a, in_range)));
+      ok |= (unsigned)_mm_movemask_ps(_mm_and_ps(in_range, _mm_cmpeq_ps(whole, a))) << (4 * h);
+    }
+    return ok & mask;
+  }
+#endif
   unsigned run = 0;
   for (int k = 0; k < NE_ENV_LANES; k++)
     if ((mask >> k) & 1u) run |= (unsigned)discrete_action_ok(spec, acts[(size_t)k * (size_t)spec->act_dim]) << k;
