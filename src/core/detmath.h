@@ -160,15 +160,24 @@ static inline float ne__tanhf_kernel(float xf) {
   return (float)(x * p / q);
 }
 
+// The float tanh's coefficients: P = 1 + P1 z + P2 z^2 + P3 z^3 + P4 z^4, Q likewise (z = x^2). One
+// copy for ne__tanhf_float_kernel and mlp.c's vector kernels, which must give its bits.
+#define NE__TANHF_P1 0.13374441862106323f
+#define NE__TANHF_P2 0.0034877725411206484f
+#define NE__TANHF_P3 2.0480620150920004e-05f
+#define NE__TANHF_P4 1.3176857827090771e-08f
+#define NE__TANHF_Q1 0.4670775532722473f
+#define NE__TANHF_Q2 0.025847237557172775f
+#define NE__TANHF_Q3 0.0003272860194556415f
+#define NE__TANHF_Q4 7.703748678977718e-07f
+
 // tanh(x)/x ~ P(x^2)/Q(x^2) on |x| <= 9.1 with (4, 4) float coefficients (our own iteratively
 // reweighted least-squares fit, then rounded to float; every coefficient positive), evaluated in
 // float with Estrin's scheme. The rational overshoots 1 by an ulp near saturation: the final
 // clamp keeps |tanh| <= 1 (and passes NaN, for which both comparisons are false).
 static inline float ne__tanhf_float_kernel(float xf) {
-  const float p1 = 0.13374441862106323f, p2 = 0.0034877725411206484f;
-  const float p3 = 2.0480620150920004e-05f, p4 = 1.3176857827090771e-08f;
-  const float q1 = 0.4670775532722473f, q2 = 0.025847237557172775f;
-  const float q3 = 0.0003272860194556415f, q4 = 7.703748678977718e-07f;
+  const float p1 = NE__TANHF_P1, p2 = NE__TANHF_P2, p3 = NE__TANHF_P3, p4 = NE__TANHF_P4;
+  const float q1 = NE__TANHF_Q1, q2 = NE__TANHF_Q2, q3 = NE__TANHF_Q3, q4 = NE__TANHF_Q4;
   float x = ne__tanhf_clamp(xf);
   float z = x * x, z2 = z * z, z4 = z2 * z2;
   float p = (1.0f + p1 * z) + z2 * (p2 + p3 * z) + z4 * p4;
