@@ -235,6 +235,13 @@ static void test_float_tanh_accuracy_and_edges(void) {
   ASSERT_EQ(ne__tanhf_float(1e30f), 1.0f);
   ASSERT_EQ(ne__tanhf_float(-INFINITY), -1.0f);
   ASSERT(isnan(ne__tanhf_float(NAN)));
+  // below 2^-12 P and Q are exactly 1, so tanh(x) = x, subnormals included: the floor on z
+  // (NE__TANHF_Z_FLOOR, which spares subnormal products) must stay below where that holds
+  for (float x = 0x1p-149f; x < 0x1p-12f; x = x * 1.37f + 0x1p-149f) {
+    ASSERT_EQ(ne__tanhf_float(x), x);
+    ASSERT_EQ(ne__tanhf_float(-x), -x);
+  }
+  ASSERT_EQ(ne__tanhf_float(nextafterf(0x1p-12f, 0)), nextafterf(0x1p-12f, 0));
   float a[37], b[37], c[37];
   for (int i = 0; i < 37; i++) a[i] = b[i] = c[i] = (float)(i - 18) * 0.61f;
   ne__tanhf_float_inplace(b, 37);

@@ -296,16 +296,18 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
 // +-9.1 clamp equals the kernel's clamp on the magnitude's bits), then its products and sums in its
 // order: the same bits (all 2^32 inputs compared once; test_policy samples 1M on every path), ~25
 // instructions a vector where gcc made ~34 of the scalar form: 128 values 53 -> 40 ns on AVX-512.
+// z's floor (detmath.h) is MAXPS(floor, z): a NaN z passes through as the second operand.
 #define TANH_FLOAT_VECTORS(name, attr, V, VL, LOAD, STORE, SET1, MUL, ADD, DIV, MIN, MAX)             \
   attr static int name(float* y, int n) {                                                             \
     const V p1 = SET1(NE__TANHF_P1), p2 = SET1(NE__TANHF_P2), p3 = SET1(NE__TANHF_P3);                \
     const V p4 = SET1(NE__TANHF_P4), q1 = SET1(NE__TANHF_Q1), q2 = SET1(NE__TANHF_Q2);                \
     const V q3 = SET1(NE__TANHF_Q3), q4 = SET1(NE__TANHF_Q4);                                         \
     const V one = SET1(1.0f), minus_one = SET1(-1.0f), bound = SET1(9.1f), minus_bound = SET1(-9.1f); \
+    const V z_floor = SET1(NE__TANHF_Z_FLOOR);                                                        \
     int i = 0;                                                                                        \
     for (; i + VL <= n; i += VL) {                                                                    \
       V x = MIN(bound, MAX(minus_bound, LOAD(y + i)));                                                \
-      V z = MUL(x, x), z2 = MUL(z, z), z4 = MUL(z2, z2);                                              \
+      V z = MAX(z_floor, MUL(x, x)), z2 = MUL(z, z), z4 = MUL(z2, z2);                                \
       V p = ADD(ADD(ADD(one, MUL(p1, z)), MUL(z2, ADD(p2, MUL(p3, z)))), MUL(z4, p4));                \
       V q = ADD(ADD(ADD(one, MUL(q1, z)), MUL(z2, ADD(q2, MUL(q3, z)))), MUL(z4, q4));                \
       V t = DIV(MUL(x, p), q);                                                                        \
