@@ -170,11 +170,12 @@ static inline float ne__tanhf_kernel(float xf) {
 #define NE__TANHF_Q2 0.025847237557172775f
 #define NE__TANHF_Q3 0.0003272860194556415f
 #define NE__TANHF_Q4 7.703748678977718e-07f
-// The float kernel's floor on z = x^2. Below it (|x| < 2^-12) P and Q round to exactly 1 either way
-// (P1 z and Q1 z < 2^-25, under half an ulp of 1), so x p / q = x; without it z^4 P4 and z^4 Q4 are subnormal for
-// |x| < ~2e-4, and each such vector costs a microcode assist (~150 cycles on Intel cores, ~7% of a
-// 4-64-64-2 CartPole rollout whose first layer sees observations near 0). With it the smallest
-// product is 2^-96 P4 ~ 1.7e-37, a normal float. Same bits for all 2^32 inputs (compared once).
+// The float kernel's floor on z = x^2. Below it (|x| < 2^-12) P and Q round to exactly 1 either
+// way (P1 z and Q1 z < 2^-25, under half an ulp of 1), so x p / q = x; without it z^4 P4 and z^4 Q4
+// are subnormal for |x| < ~2e-4, and each such vector costs a microcode assist (~150 cycles on
+// Intel cores, ~7% of a 4-64-64-2 CartPole rollout whose first layer sees observations near 0).
+// With it the smallest product is 2^-96 P4 ~ 1.7e-37, a normal float. Same bits for all 2^32
+// inputs (compared once).
 #define NE__TANHF_Z_FLOOR 0x1p-24f
 
 // tanh(x)/x ~ P(x^2)/Q(x^2) on |x| <= 9.1 with (4, 4) float coefficients (our own iteratively

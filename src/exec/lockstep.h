@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: MIT
 // Episodes in lockstep (src/exec/lockstep.c): NE_LOCKSTEP_WIDTH slots, each an env state running
-// one episode of some parameter vector; every step computes the actions of all running slots,
-// then steps their envs. Slots of one vector share one batched forward (ne_policy_forward_batch):
-// conv policies read their weights once for 8 frames (elite re-evaluation: 30 episodes per
-// candidate), MLPs share each weight load between rows (small MLPs with all 8 slots running, or
-// with their envs in lanes, use the lanes below, which are faster still). Slots of different vectors (the single episodes of
-// several small-MLP candidates) run in vector lanes when the MLP is small (a lane per slot,
-// ne_policy_forward_lanes), else get one forward each, layer by layer over the rows: the episodes
-// are independent, so their forward and env-step latency chains overlap in the core, where one
-// episode alone waits on each step's chain. Envs whose family keeps instances in lanes
+// one episode of some parameter vector; every step computes the actions of all running slots, then
+// steps their envs. Slots of one vector share one batched forward (ne_policy_forward_batch): conv
+// policies read their weights once for 8 frames (elite re-evaluation: 30 episodes per candidate),
+// MLPs share each weight load between rows (small MLPs with all 8 slots running, or with their envs
+// in lanes, use the lanes below, which are faster still). Slots of different vectors (the single
+// episodes of several small-MLP candidates) run in vector lanes when the MLP is small (a lane per
+// slot, ne_policy_forward_lanes), else get one forward each, layer by layer over the rows: the
+// episodes are independent, so their forward and env-step latency chains overlap in the core, where
+// one episode alone waits on each step's chain. Envs whose family keeps instances in lanes
 // (ne_env_lanes_*: the classic-control envs) run there between reset and episode end, a lane per
 // slot; with a small MLP a step then never leaves the lanes (observation sums, normalization,
-// forward, actions, env step), whichever vectors the slots run. A run's last two episodes leave the lanes (ne_env_lanes_park) and
-// step on their own: a lanes step costs the same for 1 running lane as for 8.
+// forward, actions, env step), whichever vectors the slots run. A run's last two episodes leave the
+// lanes (ne_env_lanes_park) and step on their own: a lanes step costs the same for 1 running lane
+// as for 8.
 // Not public API: the evaluator uses it for multi-episode candidates, for runs of single-episode
-// candidates and for ne_evaluator_episodes. Results are identical to running the episodes one
-// after another: each episode has its own env state and seed, and a batched forward equals single
+// candidates and for ne_evaluator_episodes. Results are identical to running the episodes one after
+// another: each episode has its own env state and seed, and a batched forward equals single
 // forwards bit for bit.
 #ifndef NEUROEVO_EXEC_LOCKSTEP_H
 #define NEUROEVO_EXEC_LOCKSTEP_H

@@ -95,18 +95,17 @@ static int open_metrics(ne_run* run, char* errstr) {
 
 // A new run's metrics.csv: the header alone, in one write(2) and without an fsync (two fewer
 // fsyncs a run, ~3% of a CartPole ES run): a crash that loses it loses no row, and resuming writes
-// it back (truncate_metrics).
+// it back (truncate_metrics). The file stays open for the rows, as open_metrics leaves it.
 static int create_metrics(ne_run* run, char* errstr) {
   char path[4096];
   path_in(run, path, sizeof path, "metrics.csv");
   const char* header = metrics_header(run);
   size_t n = strlen(header);
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ne__set_error(errstr, NE_EIO, "%s: cannot create: %s", path, strerror(errno));
-  ssize_t w = write(fd, header, n);
-  int e = errno;
-  close(fd);
-  if (w != (ssize_t)n) return ne__set_error(errstr, NE_EIO, "%s: write failed: %s", path, strerror(w < 0 ? e : ENOSPC));
+  run->metrics_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (run->metrics_fd < 0) return ne__set_error(errstr, NE_EIO, "%s: cannot create: %s", path, strerror(errno));
+  ssize_t w = write(run->metrics_fd, header, n);
+  if (w != (ssize_t)n)
+    return ne__set_error(errstr, NE_EIO, "%s: write failed: %s", path, strerror(w < 0 ? errno : ENOSPC));
   return 0;
 }
 
@@ -334,7 +333,6 @@ int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out,
     rc = ne_config_write_file(run->cfg, path, errstr);
   }
   if (!rc) rc = create_metrics(run, errstr);
-  if (!rc) rc = open_metrics(run, errstr);
   if (!rc) ne__run_tb_open(run);  // TensorBoard events (run_tfevents.c); warns, never fails
   if (!rc) rc = open_log(run, errstr);
   if (!rc) rc = open_partial(run, 0, errstr);
