@@ -140,7 +140,8 @@ static void bench_forward_one(const char* label, ne_policy_spec s, int batched) 
   free(c.params), free(c.obs), free(c.scratch);
 }
 
-// each with tanh in double (runs before policy.tanh) and in float (the default of new runs)
+// each with tanh in double (runs before policy.tanh), in float, and in float with fused
+// multiply-adds (policy.fma: the default of new runs)
 static void bench_forward(void) {
   printf("\nMLP forward, single thread\n");
   ne_policy_spec cartpole = make_spec(4, 64, 2, NE_HEAD_ARGMAX), mujoco = make_spec(17, 64, 6, NE_HEAD_TANH);
@@ -151,6 +152,11 @@ static void bench_forward(void) {
   bench_forward_one("17-64-64-6 tanh, tanh head, tanh float", mujoco, 0);
   bench_forward_one("4-64-64-2 CartPole, tanh float, batches of 8", cartpole, 1);
   bench_forward_one("17-64-64-6 tanh head, tanh float, batches of 8", mujoco, 1);
+  cartpole.fma = mujoco.fma = 1;
+  bench_forward_one("4-64-64-2 CartPole, float, fma", cartpole, 0);
+  bench_forward_one("17-64-64-6 tanh head, float, fma", mujoco, 0);
+  bench_forward_one("4-64-64-2 CartPole, float, fma, batches of 8", cartpole, 1);
+  bench_forward_one("17-64-64-6 tanh head, float, fma, batches of 8", mujoco, 1);
 }
 
 // ---- eight candidates, eight vectors ---------------------------------------------------------------
@@ -228,7 +234,8 @@ static void bench_candidates(void) {
     fprintf(stderr, "bench_core: %s\n", err);
     exit(1);
   }
-  es.tanh_eval = wide.tanh_eval = deep.tanh_eval = NE_TANH_FLOAT;
+  es.tanh_eval = wide.tanh_eval = deep.tanh_eval = NE_TANH_FLOAT;  // the defaults of new runs
+  es.fma = wide.fma = deep.fma = 1;
   bench_candidates_one("4-16-2 (CartPole ES row)", es);
   bench_candidates_one("4-64-2", wide);
   bench_candidates_one("4-32-32-2", deep);

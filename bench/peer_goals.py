@@ -103,9 +103,10 @@ def ours(row, seed):
 
 def rollout_weights(seed):
     """The same float32 weights for both sides: normc init of 4-64-64-2, scaled so that episodes
-    last beyond the first few steps. Our side computes tanh in float (policy.tanh = float, the
-    default of new runs), as the peer's np.tanh does on float32 arrays; a header without the key
-    would mean the double-precision tanh of agent files written before it existed."""
+    last beyond the first few steps. Our side computes tanh in float and fuses its multiply-adds
+    (policy.tanh = float, policy.fma = true: the defaults of new runs), as the peer's np.tanh and
+    matmul do on float32 arrays; a header without those keys would mean the double-precision tanh
+    and separate roundings of agent files written before they existed."""
     import numpy as np
     rng = np.random.default_rng(seed)
     parts = []
@@ -115,7 +116,8 @@ def rollout_weights(seed):
         w *= (1.0 if li < 2 else 1.0) / np.sqrt(np.square(w).sum(axis=0, keepdims=True))
         parts += [w.ravel(), np.zeros(o)]
     fields = {"env.id": "CartPole-v1", "policy.type": "mlp", "policy.hidden": "64,64", "policy.activation": "tanh",
-              "policy.head": "argmax", "policy.init": "normc", "policy.tanh": "float"}
+              "policy.head": "argmax", "policy.init": "normc", "policy.tanh": "float",
+              "policy.fma": "true"}
     return np.concatenate(parts).astype(np.float32), fields
 
 

@@ -27,6 +27,7 @@ id = Pendulum-v1
 [policy]
 hidden = 16
 tanh = double
+fma = false
 [es]
 population = 100
 sigma = 0.1
@@ -89,11 +90,11 @@ hidden = 8
 obs_norm = true
 INI
 
-# the same with a shared noise table and tanh in float (the defaults of new runs; [es] and [ars]
-# are the last sections); ES with a smaller population (its kill test needs the 120 generations,
-# not their size)
+# the same with a shared noise table, tanh in float and fused multiply-adds (the defaults of new
+# runs; [es] and [ars] are the last sections); ES with a smaller population (its kill test needs
+# the 120 generations, not their size)
 { sed -e 's/^population = 100$/population = 40/' -e 's/^eval_episodes = 20$/eval_episodes = 10/' \
-    -e '/^noise = generator$/d' -e '/^tanh = double$/d' es.ini
+    -e '/^noise = generator$/d' -e '/^tanh = double$/d' -e '/^fma = false$/d' es.ini
   printf 'noise_table_mb = 2\n'; } > estable.ini
 { sed -e '/^noise_source = generator$/d' ars.ini; printf 'noise_table_mb = 1\n'; } > arstable.ini
 
@@ -119,21 +120,26 @@ grep -q '^obs_mean = ' es1/best.params || fail "es: best.params lacks the observ
 ! diff -q <(strip_wall ars1/metrics.csv) <(strip_wall arstable1/metrics.csv) >/dev/null ||
   fail "ars.noise_source = table gave the generator's metrics"
 
-# --- a resolved config written before es.noise and policy.tanh existed: generator, double tanh --
+# --- a resolved config written before es.noise, policy.tanh and policy.fma existed -----------------
 # (what a run directory of an older build holds: its config.ini lacks those keys, so it must
-# resume with the noise and the tanh it started with, while new runs get the table and float)
+# resume with the noise, tanh and rounding it started with, while new runs get the table, float
+# and fused multiply-adds)
 grep -q '^noise = table$' estable1/config.ini || fail "a new ES run's config.ini does not record noise = table"
 grep -q '^tanh = float$' estable1/config.ini || fail "a new ES run's config.ini does not record tanh = float"
-sed -e '/^noise = /d' -e '/^noise_table_mb = /d' -e '/^tanh = /d' es1/config.ini > old-config.ini
+grep -q '^fma = true$' estable1/config.ini || fail "a new ES run's config.ini does not record fma = true"
+sed -e '/^noise = /d' -e '/^noise_table_mb = /d' -e '/^tanh = /d' -e '/^fma = /d' es1/config.ini > old-config.ini
 "$BIN" run old-config.ini --threads 2 --out old --quiet
 grep -q '^noise = generator$' old/config.ini || fail "an old resolved config did not resolve to noise = generator"
 grep -q '^tanh = double$' old/config.ini || fail "an old resolved config did not resolve to tanh = double"
+grep -q '^fma = false$' old/config.ini || fail "an old resolved config did not resolve to fma = false"
 diff <(strip_wall es1/metrics.csv) <(strip_wall old/metrics.csv) || fail "an old resolved config's run differs"
-# an agent file of an older build: its header lacks policy.tanh, so it is evaluated in double
+# an agent file of an older build: its header lacks policy.tanh and policy.fma, so it is evaluated
+# in double with separate roundings
 grep -q '^policy.tanh = double$' es1/best.params || fail "best.params does not record policy.tanh"
-sed '/^policy.tanh = /d' es1/best.params > old.params
+grep -q '^policy.fma = false$' es1/best.params || fail "best.params does not record policy.fma"
+sed -e '/^policy.tanh = /d' -e '/^policy.fma = /d' es1/best.params > old.params
 [ "$("$BIN" eval --genome old.params --episodes 3)" = "$("$BIN" eval --genome es1/best.params --episodes 3)" ] ||
-  fail "an agent file without policy.tanh is not evaluated with tanh in double"
+  fail "an agent file without policy.tanh and policy.fma is not evaluated as it was trained"
 { sed -e '/^noise_source = /d' -e '/^noise_table_mb = /d' ars1/config.ini; } > old-ars.ini
 "$BIN" run old-ars.ini --threads 2 --out oldars --quiet
 diff <(strip_wall ars1/metrics.csv) <(strip_wall oldars/metrics.csv) || fail "an old resolved ARS config's run differs"

@@ -589,6 +589,7 @@ static void test_resolved_config_without_new_keys_keeps_old_behaviour(void) {
   ASSERT_STR_EQ(ne_config_str(cfg, "es", "noise"), "generator");
   ASSERT_EQ(ne_config_int(cfg, "es", "noise_table_mb"), 64);
   ASSERT_STR_EQ(ne_config_str(cfg, "policy", "tanh"), "double");
+  ASSERT_EQ(ne_config_bool(cfg, "policy", "fma"), 0);
   ASSERT_EQ(ne_config_is_set(cfg, "es", "noise"), 1);
   ASSERT_EQ(ne_config_int(cfg, "es", "population"), 20);
   char* text = ne_config_format(cfg);
@@ -600,6 +601,7 @@ static void test_resolved_config_without_new_keys_keeps_old_behaviour(void) {
   load_expect(user, "[run]\nalgorithm = es\n[es]\npopulation = 20\n", "es.ini", 0);
   ASSERT_STR_EQ(ne_config_str(user, "es", "noise"), "table");
   ASSERT_STR_EQ(ne_config_str(user, "policy", "tanh"), "float");
+  ASSERT_EQ(ne_config_bool(user, "policy", "fma"), 1);
   ASSERT_EQ(ne_config_int(user, "es", "noise_table_mb"), 0);
   ne_config_destroy(user);
   // a resolved config that has the key keeps what it says

@@ -341,23 +341,28 @@ static void test_materialize_is_init_plus_axpys(void) {
   free(eps);
 }
 
-// A header from before policy.tanh existed rebuilds a policy with tanh in double (what it was
-// trained with); a new run's header carries policy.tanh = float and keeps it.
+// A header from before policy.tanh and policy.fma existed rebuilds a policy with tanh in double and
+// separate roundings (what it was trained with); a new run's header carries policy.tanh = float and
+// policy.fma = true and keeps them.
 static void test_header_without_tanh_means_double(void) {
   ne_config* cfg = ne_config_create();
   ne_genome_header h;
   memset(&h, 0, sizeof h);
   ASSERT_EQ(ne_genome_header_set(&h, "env.id", "CartPole-v1"), 0);
-  ASSERT_STR_EQ(ne_config_str(cfg, "policy", "tanh"), "float");  // the default of new configs
+  ASSERT_STR_EQ(ne_config_str(cfg, "policy", "tanh"), "float");  // the defaults of new configs
+  ASSERT_EQ(ne_config_bool(cfg, "policy", "fma"), 1);
   ASSERT_EQ(ne_genome_header_to_config(&h, cfg, "old.genome", NULL), 0);
   ASSERT_STR_EQ(ne_config_str(cfg, "policy", "tanh"), "double");
+  ASSERT_EQ(ne_config_bool(cfg, "policy", "fma"), 0);
   ne_config_destroy(cfg);
   cfg = ne_config_create();
   ne_genome_header from;
   ASSERT_EQ(ne_genome_header_from_config(cfg, &from), 0);
   ASSERT_STR_EQ(ne_genome_header_get(&from, "policy.tanh"), "float");
+  ASSERT_STR_EQ(ne_genome_header_get(&from, "policy.fma"), "true");
   ASSERT_EQ(ne_genome_header_to_config(&from, cfg, "new.genome", NULL), 0);
   ASSERT_STR_EQ(ne_config_str(cfg, "policy", "tanh"), "float");
+  ASSERT_EQ(ne_config_bool(cfg, "policy", "fma"), 1);
   ne_config_destroy(cfg);
 }
 

@@ -102,6 +102,9 @@ static void test_names_and_format(void) {
   char small[8];
   ASSERT_EQ(ne_policy_spec_format(&s, small, sizeof small), (int)strlen(buf));  // snprintf rules
   ASSERT_STR_EQ(small, "mlp 4-6");
+  s.tanh_eval = NE_TANH_FLOAT, s.fma = 1;  // a new run's policy: both named
+  ne_policy_spec_format(&s, buf, sizeof buf);
+  ASSERT_STR_EQ(buf, "mlp 4-64-64-2 tanh argmax normc tanh=float fma");
   // every name parses back to its value; unknown names are NE_EINVAL
   for (int i = 0; i < 2; i++) {
     ne_activation a;
@@ -156,7 +159,8 @@ static void test_forward_hand_computed(void) {
   ASSERT_EQ(act[1], 0.2f + 4.5f * -1 + 5.5f * 0.5f);
 }
 
-// Naive forward with the documented summation order: y[o] = b[o]; for i: y[o] += x[i] * W[i*out+o].
+// Naive forward with the documented summation order: y[o] = b[o]; for i: y[o] += x[i] * W[i*out+o],
+// with two roundings, or one (fmaf) for policy.fma.
 static void reference_forward(const ne_policy_spec* s, const float* p, const float* obs, float* out) {
   float a[256], b[256];
   memcpy(a, obs, (size_t)s->sizes[0] * sizeof *a);
@@ -166,13 +170,14 @@ static void reference_forward(const ne_policy_spec* s, const float* p, const flo
     for (int i = 0; i < in; i++)
       for (int j = 0; j < o; j++) {
         float prod = a[i] * p[i * o + j];
-        b[j] = b[j] + prod;
+        b[j] = s->fma ? fmaf(a[i], p[i * o + j], b[j]) : b[j] + prod;
       }
     for (int j = 0; j < o; j++)
-      a[j] = l == s->n_layers - 1         ? b[j]
-          : s->activation == NE_ACT_RELU  ? (b[j] < 0 ? 0 : b[j])
-          : s->tanh_eval == NE_TANH_FLOAT ? ne__tanhf_float(b[j])
-                                          : ne__tanhf(b[j]);
+      a[j] = l == s->n_layers - 1          ? b[j]
+          : s->activation == NE_ACT_RELU   ? (b[j] < 0 ? 0 : b[j])
+          : s->tanh_eval == NE_TANH_DOUBLE ? ne__tanhf(b[j])
+          : s->fma                         ? ne__tanhf_float_fma(b[j])
+                                           : ne__tanhf_float(b[j]);
     p += in * o + o;
   }
   memcpy(out, a, (size_t)s->sizes[s->n_layers] * sizeof *out);
@@ -212,36 +217,42 @@ static double ulps(float got, double v) {
   return fabs((double)got - v) / spacing;
 }
 
-// The float tanh: within 6.3 ulp of libm's double tanh over [0, 10] and at tiny arguments, odd,
-// never beyond +-1, exactly +-1 from 9.1 on, NaN for NaN; the inplace loop (vectorized) gives the
-// scalar kernel's bits, as does the double tanh's.
+// The float tanh, with separate roundings and with fused multiply-adds (policy.fma): within 6.3 ulp
+// of libm's double tanh over [0, 10] and at tiny arguments, odd, never beyond +-1, exactly +-1 from
+// 9.1 on (9.09 fused), NaN for NaN; the inplace loops (vectorized) give the scalar kernels' bits, as does the
+// double tanh's.
 static void test_float_tanh_accuracy_and_edges(void) {
-  double worst = 0;
-  for (int i = 0; i <= 2000000; i++) {
-    float x = (float)i * 5e-6f;
-    float y = ne__tanhf_float(x);
-    double u = ulps(y, tanh((double)x));
-    if (u > worst) worst = u;
-    ASSERT(y <= 1.0f);
-    ASSERT_EQ(ne__tanhf_float(-x), -y);
+  float (*const kernels[2])(float) = {ne__tanhf_float, ne__tanhf_float_fma};
+  for (int fused = 0; fused < 2; fused++) {
+    float (*tanh_f)(float) = kernels[fused];
+    double worst = 0;
+    for (int i = 0; i <= 2000000; i++) {
+      float x = (float)i * 5e-6f;
+      float y = tanh_f(x);
+      double u = ulps(y, tanh((double)x));
+      if (u > worst) worst = u;
+      ASSERT(y <= 1.0f);
+      ASSERT_EQ(tanh_f(-x), -y);
+    }
+    for (float x = 1e-30f; x < 1e-2f; x *= 1.7f) {
+      double u = ulps(tanh_f(x), tanh((double)x));
+      if (u > worst) worst = u;
+    }
+    printf("  float tanh%s: worst %.2f ulp\n", fused ? " (fma)" : "", worst);
+    ASSERT(worst <= 6.3);
+    ASSERT_EQ(tanh_f(9.1f), 1.0f);
+    ASSERT_EQ(ne__tanhf_float_fma(9.09f), 1.0f);  // its clamp's bound (NE__TANHF_FMA_BOUND)
+    ASSERT_EQ(tanh_f(1e30f), 1.0f);
+    ASSERT_EQ(tanh_f(-INFINITY), -1.0f);
+    ASSERT(isnan(tanh_f(NAN)));
+    // below 2^-12 P and Q are exactly 1, so tanh(x) = x, subnormals included: the floor on z
+    // (NE__TANHF_Z_FLOOR, which spares subnormal products) must stay below where that holds
+    for (float x = 0x1p-149f; x < 0x1p-12f; x = x * 1.37f + 0x1p-149f) {
+      ASSERT_EQ(tanh_f(x), x);
+      ASSERT_EQ(tanh_f(-x), -x);
+    }
+    ASSERT_EQ(tanh_f(nextafterf(0x1p-12f, 0)), nextafterf(0x1p-12f, 0));
   }
-  for (float x = 1e-30f; x < 1e-2f; x *= 1.7f) {
-    double u = ulps(ne__tanhf_float(x), tanh((double)x));
-    if (u > worst) worst = u;
-  }
-  printf("  float tanh: worst %.2f ulp\n", worst);
-  ASSERT(worst <= 6.3);
-  ASSERT_EQ(ne__tanhf_float(9.1f), 1.0f);
-  ASSERT_EQ(ne__tanhf_float(1e30f), 1.0f);
-  ASSERT_EQ(ne__tanhf_float(-INFINITY), -1.0f);
-  ASSERT(isnan(ne__tanhf_float(NAN)));
-  // below 2^-12 P and Q are exactly 1, so tanh(x) = x, subnormals included: the floor on z
-  // (NE__TANHF_Z_FLOOR, which spares subnormal products) must stay below where that holds
-  for (float x = 0x1p-149f; x < 0x1p-12f; x = x * 1.37f + 0x1p-149f) {
-    ASSERT_EQ(ne__tanhf_float(x), x);
-    ASSERT_EQ(ne__tanhf_float(-x), -x);
-  }
-  ASSERT_EQ(ne__tanhf_float(nextafterf(0x1p-12f, 0)), nextafterf(0x1p-12f, 0));
   float a[37], b[37], c[37];
   for (int i = 0; i < 37; i++) a[i] = b[i] = c[i] = (float)(i - 18) * 0.61f;
   ne__tanhf_float_inplace(b, 37);
@@ -250,6 +261,9 @@ static void test_float_tanh_accuracy_and_edges(void) {
     ASSERT_EQ(b[i], ne__tanhf_float(a[i]));
     ASSERT_EQ(c[i], ne__tanhf(a[i]));
   }
+  memcpy(b, a, sizeof b);
+  ne__tanhf_float_fma_inplace(b, 37);
+  for (int i = 0; i < 37; i++) ASSERT_EQ(b[i], ne__tanhf_float_fma(a[i]));
 }
 
 // A batch of 9 observations (two groups of 4 rows for the output tails, and one left) gives the
@@ -293,9 +307,10 @@ static void batch_matches_single(const ne_policy_spec* s, const float* p, ne_rng
 }
 
 // The float tanh over a layer on every SIMD path (mlp.c's vector kernels) equals the scalar kernel
-// bit for bit: 1M bit patterns spread over all 2^32 (every sign, exponent and NaN payload class),
-// plus +-0, +-inf, NaNs, the clamp's +-9.1 and its neighbours. (An exhaustive run over all 2^32
-// inputs matched on AVX2 and AVX-512 when the kernels were written.)
+// bit for bit, with separate roundings and with fused multiply-adds (policy.fma): 1M bit patterns
+// spread over all 2^32 (every sign, exponent and NaN payload class), plus +-0, +-inf, NaNs, the
+// clamp's +-9.1 and its neighbours. (Exhaustive runs over all 2^32 inputs matched on AVX2 and
+// AVX-512 when the kernels were written.)
 static void test_float_tanh_vectors_equal_scalar_kernel(void) {
   enum { N = 1 << 20, SPECIAL = 12 };
   ne_policy_spec s = {0};
@@ -309,25 +324,26 @@ static void test_float_tanh_vectors_equal_scalar_kernel(void) {
     uint32_t bits = i < N ? i * 4093u + 0x9e3779b9u : special[i - N];  // an odd stride: every class
     memcpy(&x[i], &bits, sizeof bits);
   }
-  for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
-    if (ne__simd_force(level) != level) continue;  // a path the CPU lacks
-    memcpy(y, x, (N + SPECIAL) * sizeof *y);
-    ne__policy_activate_simd(&s, y, N + SPECIAL);
-    for (uint32_t i = 0; i < N + SPECIAL; i++) {
-      float want = ne__tanhf_float(x[i]);
-      if (memcmp(&want, &y[i], sizeof want) != 0)
-        TEST_FAIL("level %d: tanh(%a) = %a, want %a", level, x[i], y[i], want);
+  for (s.fma = 0; s.fma <= 1; s.fma++)
+    for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
+      if (ne__simd_force(level) != level) continue;  // a path the CPU lacks
+      memcpy(y, x, (N + SPECIAL) * sizeof *y);
+      ne__policy_activate_simd(&s, y, N + SPECIAL);
+      for (uint32_t i = 0; i < N + SPECIAL; i++) {
+        float want = s.fma ? ne__tanhf_float_fma(x[i]) : ne__tanhf_float(x[i]);
+        if (memcmp(&want, &y[i], sizeof want) != 0)
+          TEST_FAIL("level %d, fma %d: tanh(%a) = %a, want %a", level, s.fma, x[i], y[i], want);
+      }
     }
-  }
   ne__simd_force(0);
   free(x);
   free(y);
 }
 
 // Every SIMD path (core/cpu.h: baseline, AVX2, AVX-512) gives the naive loop's bits, for widths that
-// exercise each path's blocks (4 vectors, 1 vector, 4 floats, 1-3 floats), both activations and
-// both evaluations of tanh, one observation at a time and batched; paths the CPU lacks are
-// reported, not run.
+// exercise each path's blocks (4 vectors, 1 vector, 4 floats, 1-3 floats), both activations, both
+// evaluations of tanh and both roundings (policy.fma), one observation at a time, batched, in rows
+// and in lanes; paths the CPU lacks are reported, not run.
 static void test_forward_simd_paths_match_naive_loop(void) {
   static const int widths[][3] = {{37, 22, 3}, {64, 64, 2}, {130, 17, 6}, {8, 71, 1}};
   float lo[6], hi[6];
@@ -337,11 +353,12 @@ static void test_forward_simd_paths_match_naive_loop(void) {
       printf("  (SIMD path %s: not on this CPU, not run)\n", ne__simd_name(level));
       continue;
     }
-    for (int v = 0; v < 12; v++) {
+    for (int v = 0; v < 24; v++) {
       const int* w = widths[v / 3 % 4];
       ne_policy_spec s =
           make_spec(7, w, 2, w[2], v % 3 == 1 ? NE_ACT_RELU : NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_XAVIER, lo, hi);
       if (v % 3 == 2) s.tanh_eval = NE_TANH_FLOAT;
+      s.fma = v >= 12;
       float* p = alloc_floats(s.n_params);
       ne_policy_init_params(&s, 3 + (uint64_t)v, p);
       ne_rng r;
@@ -354,8 +371,9 @@ static void test_forward_simd_paths_match_naive_loop(void) {
         ne_policy_forward(&s, p, obs, scratch, got);
         reference_forward(&s, p, obs, want);
         if (memcmp(got, want, (size_t)w[2] * sizeof *got) != 0)
-          TEST_FAIL("%s path, widths 7-%d-%d-%d %s%s: %a vs naive %a", ne__simd_name(level), w[0], w[1], w[2],
-                    ne_activation_name(s.activation), s.tanh_eval == NE_TANH_FLOAT ? " (float)" : "", got[0], want[0]);
+          TEST_FAIL("%s path, widths 7-%d-%d-%d %s%s%s: %a vs naive %a", ne__simd_name(level), w[0], w[1], w[2],
+                    ne_activation_name(s.activation), s.tanh_eval == NE_TANH_FLOAT ? " (float)" : "",
+                    s.fma ? " fma" : "", got[0], want[0]);
       }
       batch_matches_single(&s, p, &r);
       free(p);
@@ -367,7 +385,9 @@ static void test_forward_simd_paths_match_naive_loop(void) {
 
 // Known answer, generated once by this implementation (and identical at -O0, -O2, -O3 and
 // -march=native): CartPole normc parameters for seed 1 (a hash of their bits), and the raw outputs
-// of forward with those parameters scaled by 30 so the tanh units leave their linear range.
+// of forward with those parameters scaled by 30 so the tanh units leave their linear range; then a
+// new run's policy's (tanh in float, fused multiply-adds; the same on the baseline, AVX2 and
+// AVX-512 paths).
 static void test_init_and_forward_known_answer(void) {
   const int h[2] = {64, 64};
   float lo[2] = {-1e30f, -1e30f}, hi[2] = {1e30f, 1e30f};
@@ -385,6 +405,10 @@ static void test_init_and_forward_known_answer(void) {
   float obs[4] = {0.1f, -0.2f, 0.03f, 0.4f}, scratch[128], act[2];
   ne_policy_forward(&s, p, obs, scratch, act);
   if (act[0] != -0x1.4ffd9ep-5f || act[1] != -0x1.5b00fp-2f) TEST_FAIL("outputs %a %a", act[0], act[1]);
+  // a new run's policy: tanh in float, multiply-adds fused
+  s.tanh_eval = NE_TANH_FLOAT, s.fma = 1;
+  ne_policy_forward(&s, p, obs, scratch, act);
+  if (act[0] != -0x1.4ffd9p-5f || act[1] != -0x1.5b00f4p-2f) TEST_FAIL("fused outputs %a %a", act[0], act[1]);
   free(p);
 }
 

@@ -93,6 +93,10 @@ typedef struct ne_policy_spec {
   size_t scratch_floats;                // floats of scratch forward needs
   float init_log_std;                   // gaussian head: initial log standard deviation (policy.init_log_std)
   ne_tanh_eval tanh_eval;               // how tanh is evaluated (ne_policy_spec_init: NE_TANH_DOUBLE)
+  int fma;  // MLPs: 1 = each multiply-add of the dense layers and of the float tanh fused (one
+            // rounding; policy.fma, the default of new runs' configs), 0 = rounded separately
+            // (ne_policy_spec_init; every run before policy.fma existed). Same bits on every CPU
+            // either way; conv policies keep 0.
   // conv policies (neuroevo/conv.h); all zero for an MLP
   ne_policy_kind kind;                     // NE_POLICY_MLP or NE_POLICY_CONV
   int n_conv;                              // number of conv layers before the dense ones

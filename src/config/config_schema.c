@@ -81,6 +81,11 @@ static const ne_config_key policy_keys[] = {
      "how tanh (activation and head) is computed, the same bits on every CPU either way: float = a "
      "single-precision rational (6.3 ulp, ~1.8x faster), double = a double-precision one (0.53 ulp; what "
      "run directories and agent files written before this key used)"},
+    {"policy", "fma", NE_CFG_BOOL, "true", 1, 0, NULL,
+     "MLP policies: fuse each multiply-add of the dense layers and of the float tanh (one rounding; up to 1.6x "
+     "faster forwards on AVX2/AVX-512, the same bits on every CPU either way); false = round products and sums "
+     "separately, what run directories and agent files written before this key used. Conv policies round "
+     "separately"},
     {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip|gaussian",
      "output head: argmax (discrete actions), tanh or clip (continuous), gaussian (continuous, stochastic: "
      "a learned log-std per action, for meta.update = pg; evaluated at its mean), auto = from the action space"},
@@ -403,6 +408,8 @@ static const struct {
     {"snes", "noise_table_mb", "64"},
     // tanh in float became the default (issue 21); before, it was computed in double
     {"policy", "tanh", "double"},
+    // fused multiply-adds became the MLPs' default (issue 21); before, each product was rounded
+    {"policy", "fma", "false"},
 };
 
 const char* ne__config_legacy_value(const ne_config_key* key) {

@@ -24,7 +24,8 @@ static void probe(void) {
   int level = NE_SIMD_BASE;
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2")) level = NE_SIMD_AVX2;
+  // every AVX2 CPU made has FMA too; the AVX2 kernels may use it (mlp.c's fused layers)
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) level = NE_SIMD_AVX2;
   if (level == NE_SIMD_AVX2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
     level = NE_SIMD_AVX512;

@@ -10,7 +10,7 @@
 // SIMD levels, in increasing width.
 enum {
   NE_SIMD_BASE = 1,    // the build's baseline: SSE2 on x86-64, portable C elsewhere
-  NE_SIMD_AVX2 = 2,    // AVX2 (256-bit integer and float vectors)
+  NE_SIMD_AVX2 = 2,    // AVX2 and FMA (256-bit integer and float vectors, fused multiply-add)
   NE_SIMD_AVX512 = 3,  // AVX-512 F + BW + DQ + VL (512-bit vectors)
 };
 

@@ -75,3 +75,10 @@ void ne__tanhf_float_inplace(float* x, int n) {
     for (int j = 0; j < 8; j++) x[i + j] = ne__tanhf_float_kernel(x[i + j]);
   for (; i < n; i++) x[i] = ne__tanhf_float_kernel(x[i]);
 }
+
+float ne__tanhf_float_fma(float x) { return ne__tanhf_float_fma_kernel(x); }
+
+// the baseline's loop (mlp.c's vector kernels cover AVX2 and AVX-512): fmaf is a libm call here
+void ne__tanhf_float_fma_inplace(float* x, int n) {
+  for (int i = 0; i < n; i++) x[i] = ne__tanhf_float_fma_kernel(x[i]);
+}

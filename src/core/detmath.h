@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Deterministic elementary functions: log, sin/cos and a float tanh built only from + - * / and
-// IEEE sqrt, so that noise and policy outputs are bit-identical whatever libm the machine has
-// (DESIGN.md §3). The branch-free kernels are static inline so that the noise and MLP loops can
-// inline and vectorize them; detmath.c adds the scalar entry points with their special cases.
+// Deterministic elementary functions: log, sin/cos and a float tanh built only from + - * /, fused
+// multiply-add and IEEE sqrt (all exactly rounded), so that noise and policy outputs are
+// bit-identical whatever libm the machine has (DESIGN.md §3). The branch-free kernels are static
+// inline so that the noise and MLP loops can inline and vectorize them; detmath.c adds the scalar
+// entry points with their special cases.
 #ifndef NEUROEVO_DETMATH_H
 #define NEUROEVO_DETMATH_H
 
+#include <math.h>  // fmaf: exactly rounded (IEEE 754), so it keeps the bits machine-independent
 #include <stdint.h>
 #include <string.h>  // memcpy: bit casts the optimizer turns into register moves
 
@@ -34,6 +36,12 @@ void ne__tanhf_inplace(float* x, int n);
 // policies choose between the two (policy.tanh).
 float ne__tanhf_float(float x);
 void ne__tanhf_float_inplace(float* x, int n);
+
+// The float tanh with fused multiply-adds (ne__tanhf_float_fma_kernel; policies with policy.fma):
+// within 4.9 ulp (the separate form: 6.3), exactly +-1 for |x| >= 9.09, the same properties
+// otherwise; bit-identical wherever fmaf is exactly rounded (an FMA instruction, or libm's emulation).
+float ne__tanhf_float_fma(float x);
+void ne__tanhf_float_fma_inplace(float* x, int n);
 
 // Philox4x32-10 (Random123) of one 128-bit counter under one 64-bit key: the bit source of the
 // noise, defined in noise.c and exposed for the known-answer test against Random123's vectors.
@@ -191,6 +199,24 @@ static inline float ne__tanhf_float_kernel(float xf) {
   float z2 = z * z, z4 = z2 * z2;
   float p = (1.0f + p1 * z) + z2 * (p2 + p3 * z) + z4 * p4;
   float q = (1.0f + q1 * z) + z2 * (q2 + q3 * z) + z4 * q4;
+  float y = x * p / q;
+  y = y > 1.0f ? 1.0f : y;
+  return y < -1.0f ? -1.0f : y;
+}
+
+// The float tanh of policy.fma: the same rational by Horner's rule in fused multiply-adds, P =
+// fma(fma(fma(fma(P4, z, P3), z, P2), z, P1), z, 1), Q likewise: 8 FMAs where Estrin's form takes
+// 8 multiplies and 6 adds, and no z^4 (so no floor: only a subnormal z = x^2, |x| < 2^-63, is a
+// subnormal operand). The input clamp is at NE__TANHF_FMA_BOUND, where this rational rounds to
+// exactly 1 (at 9.1 it gives 1 - 2^-24), so the result is +-1 from there on. Below |x| = 2^-12
+// each fma adds less than half an ulp to 1, so P = Q = 1 and the result is x.
+#define NE__TANHF_FMA_BOUND 9.09f
+static inline float ne__tanhf_float_fma_kernel(float xf) {
+  float x = NE__TANHF_FMA_BOUND < xf ? NE__TANHF_FMA_BOUND : xf;  // NaN passes both
+  x = -NE__TANHF_FMA_BOUND > x ? -NE__TANHF_FMA_BOUND : x;
+  float z = x * x;
+  float p = fmaf(fmaf(fmaf(fmaf(NE__TANHF_P4, z, NE__TANHF_P3), z, NE__TANHF_P2), z, NE__TANHF_P1), z, 1.0f);
+  float q = fmaf(fmaf(fmaf(fmaf(NE__TANHF_Q4, z, NE__TANHF_Q3), z, NE__TANHF_Q2), z, NE__TANHF_Q1), z, 1.0f);
   float y = x * p / q;
   y = y > 1.0f ? 1.0f : y;
   return y < -1.0f ? -1.0f : y;

@@ -3,11 +3,12 @@
 // parameters (layer by layer, layers.c), and an allocation-free forward pass; conv specs are handed
 // to conv.c.
 // Workload: forward runs once per environment step of every rollout, so it is the hottest code in
-// a run; it needs only caller scratch and gives the same bits on every SIMD path (no FMA, no
-// reassociation: each output sums b, x0*w0, x1*w1, ... in that order whatever the block size).
-// The dense layers and the tanh are compiled for the baseline, AVX2 and AVX-512 (target
-// attributes) and the widest the CPU has runs (core/cpu.h); they differ only in vector width.
-#include <math.h>    // sqrt (IEEE exact), isnan/isinf; no other libm call
+// a run; it needs only caller scratch and gives the same bits on every SIMD path (no
+// reassociation: each output sums b, x0*w0, x1*w1, ... in that order whatever the block size, each
+// term a fused multiply-add with policy.fma, else a product and a sum rounded separately). The
+// dense layers and the tanh are compiled for the baseline, AVX2 and AVX-512 (target attributes)
+// and the widest the CPU has runs (core/cpu.h); they differ only in vector width.
+#include <math.h>    // sqrt and fmaf (IEEE exact), isnan/isinf; no other libm call
 #include <stdio.h>   // snprintf
 #include <string.h>  // memset, strcmp
 
@@ -149,8 +150,10 @@ int ne_policy_spec_format(const ne_policy_spec* spec, char* buf, size_t size) {
   size_t len = 0;
   for (int l = 0; l <= spec->n_layers && len < sizeof sizes; l++)
     len += (size_t)snprintf(sizes + len, sizeof sizes - len, l ? "-%d" : "%d", spec->sizes[l]);
-  return snprintf(buf, size, "mlp %s %s %s %s%s", sizes, ne_activation_name(spec->activation), ne_head_name(spec->head),
-                  ne_init_name(spec->init), ne__policy_tanh_suffix(spec));
+  // " fma" only when fused: a description without it is what every MLP was before policy.fma existed
+  return snprintf(buf, size, "mlp %s %s %s %s%s%s", sizes, ne_activation_name(spec->activation),
+                  ne_head_name(spec->head), ne_init_name(spec->init), ne__policy_tanh_suffix(spec),
+                  spec->fma ? " fma" : "");
 }
 
 // ---- initial parameters --------------------------------------------------------------------------
@@ -276,12 +279,40 @@ static int dense_blocks_rows(const float* restrict x, int n, int in, const float
 
 // y = b + x W for W (in, out) input-major: blocks of 16 outputs, then 4, then the last 1-3. Each
 // output sums b, x0*w0, x1*w1, ... in that order (products rounded to float, no FMA) in every path,
-// so the result does not depend on the block size or the vector width. (mlp_grad.c's forward calls
-// it too, so its mean is forward's to the bit.)
-void ne__policy_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
-                      float* restrict y) {
+// so the result does not depend on the block size or the vector width.
+static void dense_separate(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                           float* restrict y) {
   int o = dense_blocks(x, in, w, b, out, y);
   if (o < out) dense_tail(x, in, w, b, out, o, y);
+}
+
+// The same sums with each multiply-add fused (policy.fma): b, then fmaf(x_i, w_i, sum) for i = 0,
+// 1, ..., one rounding a term. fmaf is exactly rounded wherever it runs (an instruction, or libm's
+// emulation on a CPU without one), so every path gives these bits; the vector variants' FMA
+// instructions compute the same.
+static void dense_fused(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
+                        float* restrict y) {
+  int o = 0;
+  for (; o + 4 <= out; o += 4) {
+    float a0 = b[o], a1 = b[o + 1], a2 = b[o + 2], a3 = b[o + 3];
+    for (int i = 0; i < in; i++) {
+      const float xi = x[i], *wr = w + (size_t)i * (size_t)out + (size_t)o;
+      a0 = fmaf(xi, wr[0], a0), a1 = fmaf(xi, wr[1], a1), a2 = fmaf(xi, wr[2], a2), a3 = fmaf(xi, wr[3], a3);
+    }
+    y[o] = a0, y[o + 1] = a1, y[o + 2] = a2, y[o + 3] = a3;
+  }
+  for (; o < out; o++) {
+    float a = b[o];
+    for (int i = 0; i < in; i++) a = fmaf(x[i], w[(size_t)i * (size_t)out + (size_t)o], a);
+    y[o] = a;
+  }
+}
+
+// dense_fused for n rows of x (in floats apart) into n rows of y (out floats apart): all outputs
+static int dense_fused_rows(const float* restrict x, int n, int in, const float* restrict w, const float* restrict b,
+                            int out, float* restrict y) {
+  for (int r = 0; r < n; r++) dense_fused(x + (size_t)r * (size_t)in, in, w, b, out, y + (size_t)r * (size_t)out);
+  return out;
 }
 
 // ---- wider variants ------------------------------------------------------------------------------
@@ -290,182 +321,240 @@ void ne__policy_dense(const float* restrict x, int in, const float* restrict w, 
 #define HAVE_X86_VARIANTS 1
 #include <immintrin.h>
 
-// ne__tanhf_float_kernel (detmath.h) over whole vectors with the fewest instructions: its two
+// Every AVX2 and AVX-512 CPU has FMA (cpu.h's AVX2 level requires it): both forms of each layer,
+// fused and not, compile with it; -ffp-contract=off keeps the separate form's a + x * w two roundings.
+#define AVX2_FMA __attribute__((target("avx2,fma")))
+#define AVX512_FMA __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma")))
+
+// ne__tanhf_float_kernel (detmath.h) on one vector with the fewest instructions: its two
 // clamps as min/max with the operand order that is the C expression's (MINPS(a, b) = a < b ? a :
 // b, so min(1, y) = y > 1 ? 1 : y, and NaN passes through as the second operand; the input's
 // +-9.1 clamp equals the kernel's clamp on the magnitude's bits), then its products and sums in its
 // order: the same bits (all 2^32 inputs compared once; test_policy samples 1M on every path), ~25
 // instructions a vector where gcc made ~34 of the scalar form: 128 values 53 -> 40 ns on AVX-512.
 // z's floor (detmath.h) is MAXPS(floor, z): a NaN z passes through as the second operand.
-#define TANH_FLOAT_VECTORS(name, attr, V, VL, LOAD, STORE, SET1, MUL, ADD, DIV, MIN, MAX)             \
-  attr static int name(float* y, int n) {                                                             \
+#define TANH_FLOAT_VECTOR(name, attr, V, SET1, MUL, ADD, DIV, MIN, MAX)                               \
+  attr static inline __attribute__((always_inline)) V name(V y) {                                     \
     const V p1 = SET1(NE__TANHF_P1), p2 = SET1(NE__TANHF_P2), p3 = SET1(NE__TANHF_P3);                \
     const V p4 = SET1(NE__TANHF_P4), q1 = SET1(NE__TANHF_Q1), q2 = SET1(NE__TANHF_Q2);                \
     const V q3 = SET1(NE__TANHF_Q3), q4 = SET1(NE__TANHF_Q4);                                         \
     const V one = SET1(1.0f), minus_one = SET1(-1.0f), bound = SET1(9.1f), minus_bound = SET1(-9.1f); \
-    const V z_floor = SET1(NE__TANHF_Z_FLOOR);                                                        \
-    int i = 0;                                                                                        \
-    for (; i + VL <= n; i += VL) {                                                                    \
-      V x = MIN(bound, MAX(minus_bound, LOAD(y + i)));                                                \
-      V z = MAX(z_floor, MUL(x, x)), z2 = MUL(z, z), z4 = MUL(z2, z2);                                \
-      V p = ADD(ADD(ADD(one, MUL(p1, z)), MUL(z2, ADD(p2, MUL(p3, z)))), MUL(z4, p4));                \
-      V q = ADD(ADD(ADD(one, MUL(q1, z)), MUL(z2, ADD(q2, MUL(q3, z)))), MUL(z4, q4));                \
-      V t = DIV(MUL(x, p), q);                                                                        \
-      STORE(y + i, MAX(minus_one, MIN(one, t)));                                                      \
-    }                                                                                                 \
-    return i;                                                                                         \
+    V x = MIN(bound, MAX(minus_bound, y));                                                            \
+    V z = MAX(SET1(NE__TANHF_Z_FLOOR), MUL(x, x)), z2 = MUL(z, z), z4 = MUL(z2, z2);                  \
+    V p = ADD(ADD(ADD(one, MUL(p1, z)), MUL(z2, ADD(p2, MUL(p3, z)))), MUL(z4, p4));                  \
+    V q = ADD(ADD(ADD(one, MUL(q1, z)), MUL(z2, ADD(q2, MUL(q3, z)))), MUL(z4, q4));                  \
+    return MAX(minus_one, MIN(one, DIV(MUL(x, p), q)));                                               \
   }
-TANH_FLOAT_VECTORS(tanh_float_avx2, __attribute__((target("avx2"))), __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps,
-                   _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_div_ps, _mm256_min_ps, _mm256_max_ps)
-TANH_FLOAT_VECTORS(tanh_float_avx512, __attribute__((target("avx512f"))), __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps,
-                   _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps, _mm512_div_ps, _mm512_min_ps, _mm512_max_ps)
+TANH_FLOAT_VECTOR(tanh_float_avx2_vec, AVX2_FMA, __m256, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_div_ps,
+                  _mm256_min_ps, _mm256_max_ps)
+TANH_FLOAT_VECTOR(tanh_float_avx512_vec, AVX512_FMA, __m512, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps,
+                  _mm512_div_ps, _mm512_min_ps, _mm512_max_ps)
+
+// ne__tanhf_float_fma_kernel (policy.fma) on one vector: its clamps as min/max in the operand order
+// above, Horner's fused steps in its order: 15 instructions where the separate form takes 26 (128
+// values 15% faster on an Intel Xeon's AVX-512, where the division then bounds it), the same bits
+// as the scalar kernel (all 2^32 inputs compared once on AVX2 and AVX-512; test_policy samples 1M
+// on every path).
+#define TANH_FMA_VECTOR(name, attr, V, SET1, MUL, FMA, DIV, MIN, MAX)                    \
+  attr static inline __attribute__((always_inline)) V name(V y) {                        \
+    const V p1 = SET1(NE__TANHF_P1), p2 = SET1(NE__TANHF_P2), p3 = SET1(NE__TANHF_P3);   \
+    const V p4 = SET1(NE__TANHF_P4), q1 = SET1(NE__TANHF_Q1), q2 = SET1(NE__TANHF_Q2);   \
+    const V q3 = SET1(NE__TANHF_Q3), q4 = SET1(NE__TANHF_Q4);                            \
+    const V one = SET1(1.0f), minus_one = SET1(-1.0f);                                   \
+    const V bound = SET1(NE__TANHF_FMA_BOUND), minus_bound = SET1(-NE__TANHF_FMA_BOUND); \
+    V x = MIN(bound, MAX(minus_bound, y)), z = MUL(x, x);                                \
+    V p = FMA(FMA(FMA(FMA(p4, z, p3), z, p2), z, p1), z, one);                           \
+    V q = FMA(FMA(FMA(FMA(q4, z, q3), z, q2), z, q1), z, one);                           \
+    return MAX(minus_one, MIN(one, DIV(MUL(x, p), q)));                                  \
+  }
+TANH_FMA_VECTOR(tanh_fma_avx2_vec, AVX2_FMA, __m256, _mm256_set1_ps, _mm256_mul_ps, _mm256_fmadd_ps, _mm256_div_ps,
+                _mm256_min_ps, _mm256_max_ps)
+TANH_FMA_VECTOR(tanh_fma_avx512_vec, AVX512_FMA, __m512, _mm512_set1_ps, _mm512_mul_ps, _mm512_fmadd_ps, _mm512_div_ps,
+                _mm512_min_ps, _mm512_max_ps)
+
+// A tanh above over y[0..n) in whole vectors; returns where the rest (< VL) starts.
+#define TANH_ARRAY(name, attr, VL, LOAD, STORE, VEC)             \
+  attr static int name(float* y, int n) {                        \
+    int i = 0;                                                   \
+    for (; i + VL <= n; i += VL) STORE(y + i, VEC(LOAD(y + i))); \
+    return i;                                                    \
+  }
+TANH_ARRAY(tanh_float_avx2, AVX2_FMA, 8, _mm256_loadu_ps, _mm256_storeu_ps, tanh_float_avx2_vec)
+TANH_ARRAY(tanh_float_avx512, AVX512_FMA, 16, _mm512_loadu_ps, _mm512_storeu_ps, tanh_float_avx512_vec)
+TANH_ARRAY(tanh_float_avx2_fma, AVX2_FMA, 8, _mm256_loadu_ps, _mm256_storeu_ps, tanh_fma_avx2_vec)
+TANH_ARRAY(tanh_float_avx512_fma, AVX512_FMA, 16, _mm512_loadu_ps, _mm512_storeu_ps, tanh_fma_avx512_vec)
 
 // The dense layer and the activation at vector width VL (8: AVX2, 16: AVX-512): blocks of 8, then 4
 // vectors of outputs with their accumulators held across the input loop, then blocks of VL, then
-// the rest: one masked vector in a single forward (name##_rest), the baseline's blocks of 4 and the
-// 4-row tails in a batched one; the same sums in the same order as ne__policy_dense(). The tanh runs
+// the rest: one masked vector in a single forward (name##_rest), blocks of 4 (separate roundings)
+// and mlp_kernels' tails in a batched one; the same sums in the same order as ne__policy_dense(). The tanh runs
 // the same inline kernel as ne__tanhf_inplace in blocks of VL, which gcc vectorizes at that width;
-// the float tanh (NE_TANH_FLOAT) runs TANH_FLOAT_VECTORS' kernels, then the scalar one on the rest.
+// the float tanh (NE_TANH_FLOAT) runs TANH_ARRAY's kernels, then the scalar one on the rest. FUSED
+// (policy.fma) makes each multiply-add one FMA instruction (FMA).
 // SPLAT broadcasts an input to all lanes (not x + (vector){0}: that is an add, -0 becoming +0, on
 // the add ports the layer is bound by).
-#define MLP_VARIANT(name, attr, VL, SPLAT)                                                                             \
-  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                         \
-  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                             \
-    name##_v v;                                                                                                        \
-    memcpy(&v, p, sizeof v);                                                                                           \
-    return v;                                                                                                          \
-  }                                                                                                                    \
-  /* NA accumulators (a constant after inlining) held across the whole input loop: independent  */                     \
-  /* addition chains, so their latencies overlap                                                */                     \
-  attr static inline __attribute__((always_inline)) void name##_block(                                                 \
-      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,               \
-      float* restrict y, int NA) {                                                                                     \
-    name##_v acc[8];                                                                                                   \
-    for (int v = 0; v < NA; v++) acc[v] = name##_load(b + o + v * VL);                                                 \
-    for (int i = 0; i < in; i++) {                                                                                     \
-      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                       \
-      name##_v xi = (name##_v)SPLAT(x[i]);                                                                             \
-      for (int v = 0; v < NA; v++) acc[v] += xi * name##_load(wr + v * VL);                                            \
-    }                                                                                                                  \
-    for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                       \
-  }                                                                                                                    \
-  /* the outputs from o on in whole vectors; returns where the rest (< VL) starts */                                   \
-  attr static inline                                                                                                   \
-      __attribute__((always_inline)) int name##_vectors(const float* restrict x, int in, const float* restrict w,      \
-                                                        const float* restrict b, int out, float* restrict y, int o) {  \
-    for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                    \
-    for (; o + 4 * VL <= out; o += 4 * VL) name##_block(x, in, w, b, out, o, y, 4);                                    \
-    for (; o + VL <= out; o += VL) {                                                                                   \
-      name##_v a0 = name##_load(b + o);                                                                                \
-      for (int i = 0; i < in; i++) a0 += (name##_v)SPLAT(x[i]) * name##_load(w + (size_t)i * (size_t)out + (size_t)o); \
-      memcpy(y + o, &a0, sizeof a0);                                                                                   \
-    }                                                                                                                  \
-    return o;                                                                                                          \
-  }                                                                                                                    \
-  /* R rows (a constant after inlining) of x (xs floats apart) times 4 vectors of outputs from o: */                   \
-  /* each vector of W loaded once an input serves all R rows, where one row at a time loads it   */                    \
-  /* again for every row (the loads, not the arithmetic, then bound the layer)                   */                    \
-  attr static inline __attribute__((always_inline)) void name##_block_rows(                                            \
-      const float* restrict x, size_t xs, int in, const float* restrict w, const float* restrict b, int out, int o,    \
-      float* restrict y, size_t ys, int R) {                                                                           \
-    name##_v acc[4][4];                                                                                                \
-    for (int r = 0; r < R; r++)                                                                                        \
-      for (int v = 0; v < 4; v++) acc[r][v] = name##_load(b + o + v * VL);                                             \
-    for (int i = 0; i < in; i++) {                                                                                     \
-      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                       \
-      name##_v wv[4];                                                                                                  \
-      for (int v = 0; v < 4; v++) wv[v] = name##_load(wr + v * VL);                                                    \
-      for (int r = 0; r < R; r++) {                                                                                    \
-        name##_v xi = (name##_v)SPLAT(x[(size_t)r * xs + (size_t)i]);                                                  \
-        for (int v = 0; v < 4; v++) acc[r][v] += xi * wv[v];                                                           \
-      }                                                                                                                \
-    }                                                                                                                  \
-    for (int r = 0; r < R; r++)                                                                                        \
-      for (int v = 0; v < 4; v++)                                                                                      \
-        memcpy(y + (size_t)r * ys + (size_t)o + (size_t)(v * VL), &acc[r][v], sizeof acc[r][v]);                       \
-  }                                                                                                                    \
-  /* blocks() for n rows (in and out floats apart): the outputs in blocks of 4 vectors ROWS rows  */                   \
-  /* at a time, then each row's others but the last 1-3; returns where those start              */                     \
-  attr static int name##_blocks_rows(const float* restrict x, int n, int in, const float* restrict w,                  \
-                                     const float* restrict b, int out, float* restrict y) {                            \
-    size_t xs = (size_t)in, ys = (size_t)out;                                                                          \
-    int o4 = out - out % (4 * VL);                                                                                     \
-    for (int o = 0; o < o4; o += 4 * VL) {                                                                             \
-      int r = 0;                                                                                                       \
-      for (; r + name##_ROWS <= n; r += name##_ROWS)                                                                   \
-        name##_block_rows(x + r * xs, xs, in, w, b, out, o, y + r * ys, ys, name##_ROWS);                              \
-      for (; r < n; r++) name##_block_rows(x + r * xs, xs, in, w, b, out, o, y + r * ys, ys, 1);                       \
-    }                                                                                                                  \
-    int o = out;                                                                                                       \
-    for (int r = 0; r < n; r++) {                                                                                      \
-      o = name##_vectors(x + r * xs, in, w, b, out, y + r * ys, o4);                                                   \
-      for (; o + 4 <= out; o += 4) dense_block4(x + r * xs, in, w, b, out, o, y + r * ys);                             \
-    }                                                                                                                  \
-    return o;                                                                                                          \
-  }                                                                                                                    \
-  /* one forward: the last out % VL outputs in one masked vector (a small layer: one in all) */                        \
-  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b,     \
-                                int out, float* restrict y) {                                                          \
-    int o = name##_vectors(x, in, w, b, out, y, 0);                                                                    \
-    if (o < out) name##_rest(x, in, w, b, out, o, y);                                                                  \
-  }                                                                                                                    \
-  attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                      \
-    int i = 0;                                                                                                         \
-    if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                         \
-      i = name##_tanh_float(y, n);                                                                                     \
-      for (; i < n; i++) y[i] = ne__tanhf_float_kernel(y[i]);                                                          \
-      return;                                                                                                          \
-    }                                                                                                                  \
-    if (spec->activation == NE_ACT_TANH) {                                                                             \
-      for (; i + VL <= n; i += VL)                                                                                     \
-        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                            \
-      for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                                \
-      return;                                                                                                          \
-    }                                                                                                                  \
-    for (; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];                                                               \
+#define MLP_VARIANT(name, attr, VL, SPLAT, FUSED, FMA)                                                                \
+  typedef float name##_v __attribute__((vector_size(VL * 4)));                                                        \
+  /* a + x w, one rounding (FUSED) or two */                                                                          \
+  attr static inline __attribute__((always_inline)) name##_v name##_madd(name##_v x, name##_v w, name##_v a) {        \
+    return FUSED ? (name##_v)FMA(x, w, a) : a + x * w;                                                                \
+  }                                                                                                                   \
+  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                            \
+    name##_v v;                                                                                                       \
+    memcpy(&v, p, sizeof v);                                                                                          \
+    return v;                                                                                                         \
+  }                                                                                                                   \
+  /* NA accumulators (a constant after inlining) held across the whole input loop: independent  */                    \
+  /* addition chains, so their latencies overlap                                                */                    \
+  attr static inline __attribute__((always_inline)) void name##_block(                                                \
+      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,              \
+      float* restrict y, int NA) {                                                                                    \
+    name##_v acc[8];                                                                                                  \
+    for (int v = 0; v < NA; v++) acc[v] = name##_load(b + o + v * VL);                                                \
+    for (int i = 0; i < in; i++) {                                                                                    \
+      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                      \
+      name##_v xi = (name##_v)SPLAT(x[i]);                                                                            \
+      for (int v = 0; v < NA; v++) acc[v] = name##_madd(xi, name##_load(wr + v * VL), acc[v]);                        \
+    }                                                                                                                 \
+    for (int v = 0; v < NA; v++) memcpy(y + o + v * VL, &acc[v], sizeof acc[v]);                                      \
+  }                                                                                                                   \
+  /* the outputs from o on in whole vectors; returns where the rest (< VL) starts */                                  \
+  attr static inline                                                                                                  \
+      __attribute__((always_inline)) int name##_vectors(const float* restrict x, int in, const float* restrict w,     \
+                                                        const float* restrict b, int out, float* restrict y, int o) { \
+    for (; o + 8 * VL <= out; o += 8 * VL) name##_block(x, in, w, b, out, o, y, 8);                                   \
+    for (; o + 4 * VL <= out; o += 4 * VL) name##_block(x, in, w, b, out, o, y, 4);                                   \
+    for (; o + VL <= out; o += VL) {                                                                                  \
+      name##_v a0 = name##_load(b + o);                                                                               \
+      for (int i = 0; i < in; i++)                                                                                    \
+        a0 = name##_madd((name##_v)SPLAT(x[i]), name##_load(w + (size_t)i * (size_t)out + (size_t)o), a0);            \
+      memcpy(y + o, &a0, sizeof a0);                                                                                  \
+    }                                                                                                                 \
+    return o;                                                                                                         \
+  }                                                                                                                   \
+  /* R rows (a constant after inlining) of x (xs floats apart) times 4 vectors of outputs from o: */                  \
+  /* each vector of W loaded once an input serves all R rows, where one row at a time loads it   */                   \
+  /* again for every row (the loads, not the arithmetic, then bound the layer)                   */                   \
+  attr static inline __attribute__((always_inline)) void name##_block_rows(                                           \
+      const float* restrict x, size_t xs, int in, const float* restrict w, const float* restrict b, int out, int o,   \
+      float* restrict y, size_t ys, int R) {                                                                          \
+    name##_v acc[4][4];                                                                                               \
+    for (int r = 0; r < R; r++)                                                                                       \
+      for (int v = 0; v < 4; v++) acc[r][v] = name##_load(b + o + v * VL);                                            \
+    for (int i = 0; i < in; i++) {                                                                                    \
+      const float* wr = w + (size_t)i * (size_t)out + (size_t)o;                                                      \
+      name##_v wv[4];                                                                                                 \
+      for (int v = 0; v < 4; v++) wv[v] = name##_load(wr + v * VL);                                                   \
+      for (int r = 0; r < R; r++) {                                                                                   \
+        name##_v xi = (name##_v)SPLAT(x[(size_t)r * xs + (size_t)i]);                                                 \
+        for (int v = 0; v < 4; v++) acc[r][v] = name##_madd(xi, wv[v], acc[r][v]);                                    \
+      }                                                                                                               \
+    }                                                                                                                 \
+    for (int r = 0; r < R; r++)                                                                                       \
+      for (int v = 0; v < 4; v++)                                                                                     \
+        memcpy(y + (size_t)r * ys + (size_t)o + (size_t)(v * VL), &acc[r][v], sizeof acc[r][v]);                      \
+  }                                                                                                                   \
+  /* blocks() for n rows (in and out floats apart): the outputs in blocks of 4 vectors ROWS rows  */                  \
+  /* at a time, then each row's others but the last 1-3; returns where those start              */                    \
+  attr static int name##_blocks_rows(const float* restrict x, int n, int in, const float* restrict w,                 \
+                                     const float* restrict b, int out, float* restrict y) {                           \
+    size_t xs = (size_t)in, ys = (size_t)out;                                                                         \
+    int o4 = out - out % (4 * VL);                                                                                    \
+    for (int o = 0; o < o4; o += 4 * VL) {                                                                            \
+      int r = 0;                                                                                                      \
+      for (; r + name##_ROWS <= n; r += name##_ROWS)                                                                  \
+        name##_block_rows(x + r * xs, xs, in, w, b, out, o, y + r * ys, ys, name##_ROWS);                             \
+      for (; r < n; r++) name##_block_rows(x + r * xs, xs, in, w, b, out, o, y + r * ys, ys, 1);                      \
+    }                                                                                                                 \
+    int o = out;                                                                                                      \
+    for (int r = 0; r < n; r++) {                                                                                     \
+      o = name##_vectors(x + r * xs, in, w, b, out, y + r * ys, o4);                                                  \
+      /* fused: the rest all to tail_rows8 (dense_tail_rows8_fma) */                                                  \
+      for (; !FUSED && o + 4 <= out; o += 4) dense_block4(x + r * xs, in, w, b, out, o, y + r * ys);                  \
+    }                                                                                                                 \
+    return o;                                                                                                         \
+  }                                                                                                                   \
+  /* one forward: the last out % VL outputs in one masked vector (a small layer: one in all) */                       \
+  attr static void name##_dense(const float* restrict x, int in, const float* restrict w, const float* restrict b,    \
+                                int out, float* restrict y) {                                                         \
+    int o = name##_vectors(x, in, w, b, out, y, 0);                                                                   \
+    if (o < out) name##_rest(x, in, w, b, out, o, y);                                                                 \
+  }                                                                                                                   \
+  attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                     \
+    int i = 0;                                                                                                        \
+    if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                        \
+      i = name##_tanh_float(y, n);                                                                                    \
+      for (; i < n; i++) y[i] = FUSED ? ne__tanhf_float_fma_kernel(y[i]) : ne__tanhf_float_kernel(y[i]);              \
+      return;                                                                                                         \
+    }                                                                                                                 \
+    if (spec->activation == NE_ACT_TANH) {                                                                            \
+      for (; i + VL <= n; i += VL)                                                                                    \
+        for (int j = 0; j < VL; j++) y[i + j] = ne__tanhf_kernel(y[i + j]);                                           \
+      for (; i < n; i++) y[i] = ne__tanhf_kernel(y[i]);                                                               \
+      return;                                                                                                         \
+    }                                                                                                                 \
+    for (; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];                                                              \
   }
 
 // The last r = out - o < VL outputs of y = b + x W in one vector whose other lanes are masked off:
-// each lane sums b, x0*w0, x1*w1, ... in ne__policy_dense's order (separate rounded products and
-// sums, -ffp-contract=off), one chain per lane where dense_tail runs up to three scalar ones plus
-// the loop's branches. The lanes leave through a whole-vector store and float copies: the next
-// layer or the head reads them one float at a time, which a masked store could not forward to
-// (a masked store made a whole CartPole ES run ~9% slower here).
-__attribute__((target("avx512f"))) static void mlp_avx512_rest(const float* restrict x, int in, const float* restrict w,
-                                                               const float* restrict b, int out, int o,
-                                                               float* restrict y) {
+// each lane sums b, x0*w0, x1*w1, ... in ne__policy_dense's order (fused multiply-adds, or products
+// and sums rounded separately under -ffp-contract=off), one chain per lane where dense_tail runs up
+// to three scalar ones plus the loop's branches. The lanes leave through a whole-vector store and
+// float copies: the next layer or the head reads them one float at a time, which a masked store
+// could not forward to (a masked store made a whole CartPole ES run ~9% slower here).
+AVX512_FMA static inline __attribute__((always_inline)) void rest_avx512(const float* restrict x, int in,
+                                                                         const float* restrict w,
+                                                                         const float* restrict b, int out, int o,
+                                                                         float* restrict y, const int fused) {
   __mmask16 m = (__mmask16)((1u << (out - o)) - 1u);
   __m512 a = _mm512_maskz_loadu_ps(m, b + o);
   for (int i = 0; i < in; i++) {
-    __m512 wi = _mm512_maskz_loadu_ps(m, w + (size_t)i * (size_t)out + (size_t)o);
-    a = _mm512_add_ps(a, _mm512_mul_ps(_mm512_set1_ps(x[i]), wi));
+    __m512 xi = _mm512_set1_ps(x[i]), wi = _mm512_maskz_loadu_ps(m, w + (size_t)i * (size_t)out + (size_t)o);
+    a = fused ? _mm512_fmadd_ps(xi, wi, a) : _mm512_add_ps(a, _mm512_mul_ps(xi, wi));
   }
   float lanes[16];
   _mm512_storeu_ps(lanes, a);
   for (int k = 0; k < out - o; k++) y[o + k] = lanes[k];
 }
 
-__attribute__((target("avx2"))) static void mlp_avx2_rest(const float* restrict x, int in, const float* restrict w,
-                                                          const float* restrict b, int out, int o, float* restrict y) {
+AVX2_FMA static inline __attribute__((always_inline)) void rest_avx2(const float* restrict x, int in,
+                                                                     const float* restrict w, const float* restrict b,
+                                                                     int out, int o, float* restrict y,
+                                                                     const int fused) {
   __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(out - o), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   __m256 a = _mm256_maskload_ps(b + o, m);
   for (int i = 0; i < in; i++) {
-    __m256 wi = _mm256_maskload_ps(w + (size_t)i * (size_t)out + (size_t)o, m);
-    a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(x[i]), wi));
+    __m256 xi = _mm256_set1_ps(x[i]), wi = _mm256_maskload_ps(w + (size_t)i * (size_t)out + (size_t)o, m);
+    a = fused ? _mm256_fmadd_ps(xi, wi, a) : _mm256_add_ps(a, _mm256_mul_ps(xi, wi));
   }
   float lanes[8];
   _mm256_storeu_ps(lanes, a);
   for (int k = 0; k < out - o; k++) y[o + k] = lanes[k];
 }
 
-// The last c = out - o (1-3, a constant after inlining) outputs of 8 rows of x (in floats apart)
+#define REST_WRAPPER(name, attr, kernel, fused)                                                                     \
+  attr static void name(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, \
+                        int o, float* restrict y) {                                                                 \
+    kernel(x, in, w, b, out, o, y, fused);                                                                          \
+  }
+REST_WRAPPER(mlp_avx512_rest, AVX512_FMA, rest_avx512, 0)
+REST_WRAPPER(mlp_avx512_fma_rest, AVX512_FMA, rest_avx512, 1)
+REST_WRAPPER(mlp_avx2_rest, AVX2_FMA, rest_avx2, 0)
+REST_WRAPPER(mlp_avx2_fma_rest, AVX2_FMA, rest_avx2, 1)
+
+// The last c = out - o (1-8, a constant after inlining) outputs of 8 rows of x (in floats apart)
 // into 8 rows of y, one row per lane: lane r sums b, x_r0*w0, x_r1*w1, ... in dense_tail's order,
 // so c chains of in adds serve 8 rows where tail_rows4's 4c scalar chains serve 4. Each 8x8 block
 // of inputs is transposed so that one input of all 8 rows is one vector.
-__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void tail_rows8(
-    const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,
-    float* restrict y, const int c) {
-  __m256 acc[3];
+AVX2_FMA static inline __attribute__((always_inline)) __m256 madd8(__m256 x, __m256 w, __m256 a, const int fused) {
+  return fused ? _mm256_fmadd_ps(x, w, a) : _mm256_add_ps(a, _mm256_mul_ps(x, w));
+}
+
+AVX2_FMA static inline __attribute__((always_inline)) void tail_rows8(const float* restrict x, int in,
+                                                                      const float* restrict w, const float* restrict b,
+                                                                      int out, int o, float* restrict y, const int c,
+                                                                      const int fused) {
+  __m256 acc[8];
   for (int k = 0; k < c; k++) acc[k] = _mm256_set1_ps(b[o + k]);
   int i = 0;
   for (; i + 8 <= in; i += 8) {
@@ -487,7 +576,7 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) voi
     }
     for (int j = 0; j < 8; j++) {
       const float* wr = w + (size_t)(i + j) * (size_t)out + (size_t)o;
-      for (int k = 0; k < c; k++) acc[k] = _mm256_add_ps(acc[k], _mm256_mul_ps(col[j], _mm256_set1_ps(wr[k])));
+      for (int k = 0; k < c; k++) acc[k] = madd8(col[j], _mm256_set1_ps(wr[k]), acc[k], fused);
     }
   }
   for (; i < in; i++) {
@@ -495,7 +584,7 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) voi
         _mm256_setr_ps(x[i], x[(size_t)in + i], x[2 * (size_t)in + i], x[3 * (size_t)in + i], x[4 * (size_t)in + i],
                        x[5 * (size_t)in + i], x[6 * (size_t)in + i], x[7 * (size_t)in + i]);
     const float* wr = w + (size_t)i * (size_t)out + (size_t)o;
-    for (int k = 0; k < c; k++) acc[k] = _mm256_add_ps(acc[k], _mm256_mul_ps(col, _mm256_set1_ps(wr[k])));
+    for (int k = 0; k < c; k++) acc[k] = madd8(col, _mm256_set1_ps(wr[k]), acc[k], fused);
   }
   for (int k = 0; k < c; k++) {
     float lanes[8];
@@ -504,14 +593,33 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) voi
   }
 }
 
-__attribute__((target("avx2"))) static void dense_tail_rows8(const float* restrict x, int in, const float* restrict w,
-                                                             const float* restrict b, int out, int o,
-                                                             float* restrict y) {
-  switch (out - o) {
-    case 1: tail_rows8(x, in, w, b, out, o, y, 1); break;
-    case 2: tail_rows8(x, in, w, b, out, o, y, 2); break;
-    default: tail_rows8(x, in, w, b, out, o, y, 3); break;
+#define TAIL_ROWS8(name, fused)                                                                                \
+  AVX2_FMA static void name(const float* restrict x, int in, const float* restrict w, const float* restrict b, \
+                            int out, int o, float* restrict y) {                                               \
+    switch (out - o) {                                                                                         \
+      case 1: tail_rows8(x, in, w, b, out, o, y, 1, fused); break;                                             \
+      case 2: tail_rows8(x, in, w, b, out, o, y, 2, fused); break;                                             \
+      default: tail_rows8(x, in, w, b, out, o, y, 3, fused); break;                                            \
+    }                                                                                                          \
   }
+TAIL_ROWS8(dense_tail_rows8, 0)
+
+// The fused variants' rows leave every output after their whole vectors to this (1 to VL - 1 of
+// them, 8 at a time): one FMA chain of `in` per output and 8 rows, where a row's 4-wide blocks
+// would chain each row's own (FMA latency 4: a 17-64-64-6 batch of 8 rows took 311 ns a row that
+// way on an Intel Xeon, against 270 ns for the separate roundings, whose adds chain faster).
+AVX2_FMA static void dense_tail_rows8_fma(const float* restrict x, int in, const float* restrict w,
+                                          const float* restrict b, int out, int o, float* restrict y) {
+  for (; o < out; o += 8) switch (out - o) {
+      case 1: tail_rows8(x, in, w, b, out, o, y, 1, 1); break;
+      case 2: tail_rows8(x, in, w, b, out, o, y, 2, 1); break;
+      case 3: tail_rows8(x, in, w, b, out, o, y, 3, 1); break;
+      case 4: tail_rows8(x, in, w, b, out, o, y, 4, 1); break;
+      case 5: tail_rows8(x, in, w, b, out, o, y, 5, 1); break;
+      case 6: tail_rows8(x, in, w, b, out, o, y, 6, 1); break;
+      case 7: tail_rows8(x, in, w, b, out, o, y, 7, 1); break;
+      default: tail_rows8(x, in, w, b, out, o, y, 8, 1); break;
+    }
 }
 
 #pragma GCC diagnostic push
@@ -519,11 +627,17 @@ __attribute__((target("avx2"))) static void dense_tail_rows8(const float* restri
 // rows per block in name##_blocks_rows: 4 rows' 4 accumulators + 4 weight vectors fit AVX-512's 32
 // registers, 2 rows' fit AVX2's 16
 #define mlp_avx2_ROWS 2
+#define mlp_avx2_fma_ROWS 2
 #define mlp_avx512_ROWS 4
+#define mlp_avx512_fma_ROWS 4
 #define mlp_avx2_tanh_float tanh_float_avx2
+#define mlp_avx2_fma_tanh_float tanh_float_avx2_fma
 #define mlp_avx512_tanh_float tanh_float_avx512
-MLP_VARIANT(mlp_avx2, __attribute__((target("avx2"))), 8, _mm256_set1_ps)
-MLP_VARIANT(mlp_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), 16, _mm512_set1_ps)
+#define mlp_avx512_fma_tanh_float tanh_float_avx512_fma
+MLP_VARIANT(mlp_avx2, AVX2_FMA, 8, _mm256_set1_ps, 0, _mm256_fmadd_ps)
+MLP_VARIANT(mlp_avx2_fma, AVX2_FMA, 8, _mm256_set1_ps, 1, _mm256_fmadd_ps)
+MLP_VARIANT(mlp_avx512, AVX512_FMA, 16, _mm512_set1_ps, 0, _mm512_fmadd_ps)
+MLP_VARIANT(mlp_avx512_fma, AVX512_FMA, 16, _mm512_set1_ps, 1, _mm512_fmadd_ps)
 #pragma GCC diagnostic pop
 #endif
 
@@ -535,27 +649,47 @@ typedef void (*activate_fn)(const ne_policy_spec* spec, float* y, int n);
 typedef void (*tail_rows_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
                              int o, float* restrict y);
 
-// The kernels of the SIMD level in use (core/cpu.h): the dense layer, its outputs but the last 1-3
-// (batched forwards do those rows together), the activation.
+// The kernels of the SIMD level in use (core/cpu.h) for one rounding (fused multiply-adds or not):
+// the dense layer, its outputs but the last 1-3 (batched forwards do those rows together), the
+// activation, and those last outputs of 8 rows, of 4 and of one.
 typedef struct mlp_kernels {
   dense_fn dense;
   blocks_rows_fn blocks_rows;
   activate_fn activate;
-  tail_rows_fn tail_rows8;  // the last 1-3 outputs of 8 rows (NULL: 4 rows at a time)
+  tail_rows_fn tail_rows8;  // NULL: none
+  tail_rows_fn tail_rows4;  // NULL: none
+  tail_rows_fn tail_row;
 } mlp_kernels;
 
-static mlp_kernels pick_variant(void) {
+static mlp_kernels pick_variant(const ne_policy_spec* spec) {
 #ifdef HAVE_X86_VARIANTS
   int level = ne__simd_level();
+  if (level >= NE_SIMD_AVX512 && spec->fma)
+    return (mlp_kernels){
+        mlp_avx512_fma_dense, mlp_avx512_fma_blocks_rows, mlp_avx512_fma_activate, dense_tail_rows8_fma, NULL,
+        mlp_avx512_fma_rest};
   if (level >= NE_SIMD_AVX512)
-    return (mlp_kernels){mlp_avx512_dense, mlp_avx512_blocks_rows, mlp_avx512_activate, dense_tail_rows8};
+    return (mlp_kernels){mlp_avx512_dense, mlp_avx512_blocks_rows, mlp_avx512_activate,
+                         dense_tail_rows8, dense_tail_rows4,       dense_tail};
+  if (level == NE_SIMD_AVX2 && spec->fma)
+    return (mlp_kernels){
+        mlp_avx2_fma_dense, mlp_avx2_fma_blocks_rows, mlp_avx2_fma_activate, dense_tail_rows8_fma, NULL,
+        mlp_avx2_fma_rest};
   if (level == NE_SIMD_AVX2)
-    return (mlp_kernels){mlp_avx2_dense, mlp_avx2_blocks_rows, mlp_avx2_activate, dense_tail_rows8};
+    return (mlp_kernels){mlp_avx2_dense,   mlp_avx2_blocks_rows, mlp_avx2_activate,
+                         dense_tail_rows8, dense_tail_rows4,     dense_tail};
 #endif
-  return (mlp_kernels){ne__policy_dense, dense_blocks_rows, ne__policy_activate, NULL};  // the baseline (policy_int.h)
+  // the baseline (ne__policy_activate: policy_int.h); dense_fused_rows leaves no tail
+  if (spec->fma) return (mlp_kernels){dense_fused, dense_fused_rows, ne__policy_activate, NULL, NULL, NULL};
+  return (mlp_kernels){dense_separate, dense_blocks_rows, ne__policy_activate, NULL, dense_tail_rows4, dense_tail};
 }
 
-void ne__policy_activate_simd(const ne_policy_spec* spec, float* y, int n) { pick_variant().activate(spec, y, n); }
+void ne__policy_dense(const ne_policy_spec* spec, const float* restrict x, int in, const float* restrict w,
+                      const float* restrict b, int out, float* restrict y) {
+  pick_variant(spec).dense(x, in, w, b, out, y);
+}
+
+void ne__policy_activate_simd(const ne_policy_spec* spec, float* y, int n) { pick_variant(spec).activate(spec, y, n); }
 
 void ne_policy_forward(const ne_policy_spec* spec, const float* params, const float* obs, float* scratch,
                        float* action) {
@@ -566,7 +700,7 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
   const float* x = obs;
   const float* p = params;
   size_t half = spec->scratch_floats / 2;
-  mlp_kernels k = pick_variant();
+  mlp_kernels k = pick_variant(spec);
   // layer l writes into one half of scratch and reads the other (or the observation)
   for (int l = 0; l < spec->n_layers; l++) {
     int in = spec->sizes[l], out = spec->sizes[l + 1];
@@ -580,7 +714,7 @@ void ne_policy_forward(const ne_policy_spec* spec, const float* params, const fl
 }
 
 // One MLP layer over n rows: each row's outputs but the last 1-3 as forward computes them, then
-// those last few 4 rows at a time (their short addition chains overlap: a CartPole 64-2 output
+// those last few 8 or 4 rows at a time (their short addition chains overlap: a CartPole 64-2 output
 // layer costs ~0.6x as much a row), the same sums in the same order.
 static void dense_rows(const mlp_kernels* k, const float* x, int n, int in, const float* w, const float* b, int out,
                        float* y) {
@@ -590,8 +724,9 @@ static void dense_rows(const mlp_kernels* k, const float* x, int n, int in, cons
   int r = 0;
   if (k->tail_rows8)
     for (; r + 8 <= n; r += 8) k->tail_rows8(x + r * xs, in, w, b, out, o, y + r * ys);
-  for (; r + 4 <= n; r += 4) dense_tail_rows4(x + r * xs, in, w, b, out, o, y + r * ys);
-  for (; r < n; r++) dense_tail(x + r * xs, in, w, b, out, o, y + r * ys);
+  if (k->tail_rows4)
+    for (; r + 4 <= n; r += 4) k->tail_rows4(x + r * xs, in, w, b, out, o, y + r * ys);
+  for (; r < n; r++) k->tail_row(x + r * xs, in, w, b, out, o, y + r * ys);
 }
 
 // An MLP over n rows, layer by layer: with one shared vector (rows == NULL) each layer through
@@ -603,7 +738,7 @@ static void mlp_rows(const ne_policy_spec* spec, const float* shared, const floa
   const float* x = obs;
   size_t offset = 0;                                     // of this layer's parameters
   size_t half = (size_t)n * (spec->scratch_floats / 2);  // n rows of the widest layer
-  mlp_kernels k = pick_variant();
+  mlp_kernels k = pick_variant(spec);
   for (int l = 0; l < spec->n_layers; l++) {
     int in = spec->sizes[l], out = spec->sizes[l + 1];
     size_t bias = (size_t)in * (size_t)out;

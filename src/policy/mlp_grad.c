@@ -57,7 +57,7 @@ static const float* forward_keep(const ne_policy_spec* spec, const float* params
   float* y = outs;
   for (int l = 0; l < spec->n_layers; l++) {
     int in = spec->sizes[l], out = spec->sizes[l + 1];
-    ne__policy_dense(x, in, p, p + (size_t)in * (size_t)out, out, y);
+    ne__policy_dense(spec, x, in, p, p + (size_t)in * (size_t)out, out, y);
     if (l < spec->n_layers - 1) ne__policy_activate(spec, y, out);
     p += (size_t)in * (size_t)out + (size_t)out;
     x = y;

@@ -5,14 +5,18 @@
 // row spends more on calls, loop set-up and the output layer's 16-add chain than on arithmetic.
 // With the 8 parameter vectors interleaved (parameter j of lane s at j * 8 + s) every layer is
 // plain vector arithmetic over the lanes, with no call per row and 8 chains of one output each in
-// flight. Each lane sums b, x0*w0, x1*w1, ... in ne__policy_dense's order (products and sums
-// rounded separately), then the same activation (mlp.c's, over all lanes) and head:
+// flight. Each lane sums b, x0*w0, x1*w1, ... in ne__policy_dense's order and rounding (fused
+// multiply-adds with policy.fma), then the same activation (mlp.c's, over all lanes) and head:
 // ne_policy_forward's bits. Compiled for the baseline, AVX2 and AVX-512 (core/cpu.h picks, as for
 // mlp.c).
+#include <math.h>  // fmaf
 #include <stdint.h>
 #include <string.h>
 
 #include "core/cpu.h"
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>  // _mm256_fmadd_ps
+#endif
 #include "neuroevo/policy.h"
 #include "policy/policy_int.h"  // the head
 
@@ -28,37 +32,54 @@ static inline __attribute__((always_inline)) lanes_v lanes_load(const float* p) 
   return v;
 }
 
-// Outputs o .. o + NA of one layer (NA a constant after inlining: NA accumulators in registers
-// across the input loop, NA independent addition chains).
-static inline __attribute__((always_inline)) void dense_block(const float* restrict x, int in, const float* restrict w,
-                                                              const float* restrict b, int out, int o,
-                                                              float* restrict y, const int NA) {
-  lanes_v acc[8];
-  for (int a = 0; a < NA; a++) acc[a] = lanes_load(b + (size_t)(o + a) * L);
-  for (int i = 0; i < in; i++) {
-    lanes_v xi = lanes_load(x + (size_t)i * L);
-    const float* wi = w + ((size_t)i * (size_t)out + (size_t)o) * L;
-    for (int a = 0; a < NA; a++) acc[a] += xi * lanes_load(wi + (size_t)a * L);
-  }
-  for (int a = 0; a < NA; a++) memcpy(y + (size_t)(o + a) * L, &acc[a], sizeof acc[a]);
+// a + x w in every lane, rounded as policy.fma says: twice (LANES_SEPARATE), or once (LANES_FMAF:
+// libm's fmaf, exactly rounded wherever it runs; LANES_FMA8: the AVX2 FMA instruction, the same
+// bits). A macro, not a function: an intrinsic needs its target where it is written.
+#define LANES_SEPARATE(x, w, a) ((a) + (x) * (w))
+#define LANES_FMA8(x, w, a) ((lanes_v)_mm256_fmadd_ps((__m256)(x), (__m256)(w), (__m256)(a)))
+static inline __attribute__((always_inline)) lanes_v lanes_fmaf(lanes_v x, lanes_v w, lanes_v a) {
+  lanes_v r;
+  for (int s = 0; s < L; s++) r[s] = fmaf(x[s], w[s], a[s]);
+  return r;
 }
+#define LANES_FMAF(x, w, a) lanes_fmaf(x, w, a)
 
-// y (out lanes) = b + x W for one layer in lanes, W (in, out) input-major
-static inline __attribute__((always_inline)) void dense_lanes(const float* restrict x, int in, const float* restrict w,
-                                                              const float* restrict b, int out, float* restrict y) {
-  int o = 0;
-  for (; o + 8 <= out; o += 8) dense_block(x, in, w, b, out, o, y, 8);
-  switch (out - o) {  // the last 1-7 together, so that their chains overlap
-    case 7: dense_block(x, in, w, b, out, o, y, 7); break;
-    case 6: dense_block(x, in, w, b, out, o, y, 6); break;
-    case 5: dense_block(x, in, w, b, out, o, y, 5); break;
-    case 4: dense_block(x, in, w, b, out, o, y, 4); break;
-    case 3: dense_block(x, in, w, b, out, o, y, 3); break;
-    case 2: dense_block(x, in, w, b, out, o, y, 2); break;
-    case 1: dense_block(x, in, w, b, out, o, y, 1); break;
-    default: break;
+// name##_block: outputs o .. o + NA of one layer (NA a constant after inlining: NA accumulators in
+// registers across the input loop, NA independent addition chains); name: y (out lanes) = b + x W
+// for one layer in lanes, W (in, out) input-major, each multiply-add as MADD.
+#define LANES_DENSE(name, attr, MADD)                                                                                  \
+  attr static inline __attribute__((always_inline)) void name##_block(                                                 \
+      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,               \
+      float* restrict y, const int NA) {                                                                               \
+    lanes_v acc[8];                                                                                                    \
+    for (int a = 0; a < NA; a++) acc[a] = lanes_load(b + (size_t)(o + a) * L);                                         \
+    for (int i = 0; i < in; i++) {                                                                                     \
+      lanes_v xi = lanes_load(x + (size_t)i * L);                                                                      \
+      const float* wi = w + ((size_t)i * (size_t)out + (size_t)o) * L;                                                 \
+      for (int a = 0; a < NA; a++) acc[a] = MADD(xi, lanes_load(wi + (size_t)a * L), acc[a]);                          \
+    }                                                                                                                  \
+    for (int a = 0; a < NA; a++) memcpy(y + (size_t)(o + a) * L, &acc[a], sizeof acc[a]);                              \
+  }                                                                                                                    \
+  attr static inline __attribute__((always_inline)) void name(                                                         \
+      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, float* restrict y) { \
+    int o = 0;                                                                                                         \
+    for (; o + 8 <= out; o += 8) name##_block(x, in, w, b, out, o, y, 8);                                              \
+    switch (out - o) { /* the last 1-7 together, so that their chains overlap */                                       \
+      case 7: name##_block(x, in, w, b, out, o, y, 7); break;                                                          \
+      case 6: name##_block(x, in, w, b, out, o, y, 6); break;                                                          \
+      case 5: name##_block(x, in, w, b, out, o, y, 5); break;                                                          \
+      case 4: name##_block(x, in, w, b, out, o, y, 4); break;                                                          \
+      case 3: name##_block(x, in, w, b, out, o, y, 3); break;                                                          \
+      case 2: name##_block(x, in, w, b, out, o, y, 2); break;                                                          \
+      case 1: name##_block(x, in, w, b, out, o, y, 1); break;                                                          \
+      default: break;                                                                                                  \
+    }                                                                                                                  \
   }
-}
+LANES_DENSE(dense_separate, , LANES_SEPARATE)
+LANES_DENSE(dense_fmaf, , LANES_FMAF)
+#if defined(__x86_64__) && defined(__GNUC__)
+LANES_DENSE(dense_fma8, __attribute__((target("avx2,fma"))), LANES_FMA8)
+#endif
 
 typedef int32_t lanes_i __attribute__((vector_size(L * sizeof(int32_t))));
 
@@ -78,7 +99,7 @@ static inline __attribute__((always_inline)) void argmax_lanes(const float* y, i
   memcpy(actions, &chosen, sizeof chosen);
 }
 
-#define LANES_VARIANT(name, attr)                                                                               \
+#define LANES_VARIANT(name, attr, DENSE)                                                                        \
   attr static void name(const ne_policy_spec* spec, const float* lane_params, const float* obs, float* scratch, \
                         float* actions) {                                                                       \
     const float* x = obs;                                                                                       \
@@ -87,7 +108,7 @@ static inline __attribute__((always_inline)) void argmax_lanes(const float* y, i
     for (int l = 0; l < spec->n_layers; l++) {                                                                  \
       int in = spec->sizes[l], out = spec->sizes[l + 1];                                                        \
       float* y = scratch + (l & 1) * half;                                                                      \
-      dense_lanes(x, in, p, p + (size_t)in * (size_t)out * L, out, y);                                          \
+      DENSE(x, in, p, p + (size_t)in * (size_t)out * L, out, y);                                                \
       if (l < spec->n_layers - 1) ne__policy_activate_simd(spec, y, out* L);                                    \
       p += ((size_t)in * (size_t)out + (size_t)out) * L;                                                        \
       x = y;                                                                                                    \
@@ -104,10 +125,13 @@ static inline __attribute__((always_inline)) void argmax_lanes(const float* y, i
     }                                                                                                           \
   }
 
-LANES_VARIANT(lanes_base, )
+LANES_VARIANT(lanes_base, , dense_separate)
+LANES_VARIANT(lanes_base_fma, , dense_fmaf)
 #if defined(__x86_64__) && defined(__GNUC__)
-LANES_VARIANT(lanes_avx2, __attribute__((target("avx2"))))
-LANES_VARIANT(lanes_avx512, __attribute__((target("avx512f,avx512vl"))))
+LANES_VARIANT(lanes_avx2, __attribute__((target("avx2,fma"))), dense_separate)
+LANES_VARIANT(lanes_avx2_fma, __attribute__((target("avx2,fma"))), dense_fma8)
+LANES_VARIANT(lanes_avx512, __attribute__((target("avx512f,avx512vl,fma"))), dense_separate)
+LANES_VARIANT(lanes_avx512_fma, __attribute__((target("avx512f,avx512vl,fma"))), dense_fma8)
 #endif
 
 int ne_policy_lanes_ok(const ne_policy_spec* spec) {
@@ -119,15 +143,15 @@ void ne_policy_forward_lanes(const ne_policy_spec* spec, const float* lane_param
 #if defined(__x86_64__) && defined(__GNUC__)
   int level = ne__simd_level();
   if (level >= NE_SIMD_AVX512) {
-    lanes_avx512(spec, lane_params, obs, scratch, actions);
+    (spec->fma ? lanes_avx512_fma : lanes_avx512)(spec, lane_params, obs, scratch, actions);
     return;
   }
   if (level == NE_SIMD_AVX2) {
-    lanes_avx2(spec, lane_params, obs, scratch, actions);
+    (spec->fma ? lanes_avx2_fma : lanes_avx2)(spec, lane_params, obs, scratch, actions);
     return;
   }
 #endif
-  lanes_base(spec, lane_params, obs, scratch, actions);
+  (spec->fma ? lanes_base_fma : lanes_base)(spec, lane_params, obs, scratch, actions);
 }
 
 void ne_policy_set_lane(const ne_policy_spec* spec, float* lane_params, int lane, const float* params) {

@@ -55,5 +55,6 @@ int ne_policy_from_config(const ne_config* cfg, const ne_env_spec* env, ne_polic
   // gaussian head (MLPs): the initial log standard deviations
   if (out->kind == NE_POLICY_MLP) out->init_log_std = (float)ne_config_float(cfg, "policy", "init_log_std");
   out->tanh_eval = strcmp(ne_config_str(cfg, "policy", "tanh"), "float") == 0 ? NE_TANH_FLOAT : NE_TANH_DOUBLE;
+  out->fma = out->kind == NE_POLICY_MLP && ne_config_bool(cfg, "policy", "fma");
   return 0;
 }
