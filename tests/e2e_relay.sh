@@ -96,14 +96,28 @@ mpid=$!
 PIDS+=($mpid)
 wait_rows RK 3
 idk=$(cat RK/redis.id)
-for _ in $(seq 1 300); do  # kill it while it holds tasks upstream
-  n=$(redis-cli -p "$port" XPENDING "ne:exp:$idk:tasks" workers - + 5 relay-a | grep -c -- '-' || true)
-  [ "$n" -ge 1 ] && break
-  sleep 0.01
+held_upstream() {  # how many tasks relay-a holds upstream (read, not yet answered)
+  redis-cli -p "$port" XPENDING "ne:exp:$idk:tasks" workers - + 5 relay-a | grep -c -- '-' || true
+}
+died_holding=0
+for attempt in 1 2 3 4 5; do  # kill it while it holds tasks upstream
+  for _ in $(seq 1 300); do
+    n=$(held_upstream)
+    [ "$n" -ge 1 ] && break
+    sleep 0.01
+  done
+  [ "$n" -ge 1 ] || fail "relay-a never held a task upstream"
+  kill9 relay-a
+  # between the check and the kill relay-a may have answered what it held: then nothing is left
+  # for the master to re-claim, and the kill is tried again
+  [ "$(held_upstream)" -ge 1 ] && died_holding=1 && break
+  start_relay a
 done
-[ "$n" -ge 1 ] || fail "relay-a never held a task upstream"
-kill9 relay-a
-sleep 1  # the master re-claims what relay-a held; node b's workers take it
+[ $died_holding -eq 1 ] || fail "relay-a never died holding a task upstream (5 tries)"
+for _ in $(seq 1 100); do  # the master re-claims what relay-a held; node b's workers take it
+  grep -q "re-published .* idle" masterK.log && break
+  sleep 0.1
+done
 start_relay a
 wait $mpid || fail "run with a relay killed: $(tail -3 masterK.log)"
 [ "$(rows RK)" -eq 12 ] || fail "run with a relay killed did not finish"
@@ -117,17 +131,22 @@ PIDS+=($mpid)
 wait_rows RW 3
 idw=$(cat RW/redis.id)
 held=0
-for victim in b-1 b-2 b-1; do
+holds() {  # holds VICTIM: how many tasks of node b's stream the worker has claimed, not answered
+  redis-cli -p "${NODE[b]}" XPENDING "ne:exp:$idw:tasks" workers - + 5 "$1" | grep -c -- '-' || true
+}
+for victim in b-1 b-2 b-1 b-2 b-1; do
   # kill it while it holds a task of node b's stream (its claim is pending there)
   for _ in $(seq 1 300); do
-    n=$(redis-cli -p "${NODE[b]}" XPENDING "ne:exp:$idw:tasks" workers - + 5 "$victim" | grep -c -- '-' || true)
+    n=$(holds "$victim")
     [ "$n" -ge 1 ] && break
     sleep 0.01
   done
-  [ "$n" -ge 1 ] && held=$((held + 1))
   kill9 "$victim"
+  # counted only if the claim outlived the kill (it may have answered between the check and the kill)
+  [ "$n" -ge 1 ] && [ "$(holds "$victim")" -ge 1 ] && held=$((held + 1))
   start_worker b "${victim#b-}"
   sleep 0.4
+  [ $held -ge 2 ] && break
 done
 wait $mpid || fail "run with workers killed behind a relay: $(tail -3 masterW.log)"
 [ $held -ge 1 ] || fail "no killed worker held a task: the test needs one"
