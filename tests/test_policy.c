@@ -266,18 +266,22 @@ static void test_float_tanh_accuracy_and_edges(void) {
   for (int i = 0; i < 37; i++) ASSERT_EQ(b[i], ne__tanhf_float_fma(a[i]));
 }
 
-// A batch of 9 observations (two groups of 4 rows for the output tails, and one left) gives the
-// single forwards' bits, row by row; so do 9 rows with 9 different parameter vectors, and the first
-// 8 of them in lanes.
+// A batch of 9 observations (8 rows for the output tails, and one left) gives the single forwards'
+// bits, row by row, as do batches of 5 and 7 (the tails' few-row paths); so do 9 rows with 9
+// different parameter vectors, and the first 8 of them in lanes.
 static void batch_matches_single(const ne_policy_spec* s, const float* p, ne_rng* r) {
   enum { N = 9 };
   int d = s->sizes[0];
   float obs[N * 8], got[N * 6], want[N * 6];
   float* scratch = alloc_floats(ne_policy_batch_scratch_floats(s, N));
   for (int i = 0; i < N * d; i++) obs[i] = (float)ne_rng_range(r, -3, 3);
-  ne_policy_forward_batch(s, p, obs, N, scratch, got);
   for (int i = 0; i < N; i++) ne_policy_forward(s, p, obs + i * d, scratch, want + i * s->act_dim);
-  ASSERT_EQ(memcmp(got, want, (size_t)N * (size_t)s->act_dim * sizeof *got), 0);
+  static const int batch_sizes[] = {N, 5, 7};
+  for (int k = 0; k < 3; k++) {
+    memset(got, 0, sizeof got);
+    ne_policy_forward_batch(s, p, obs, batch_sizes[k], scratch, got);
+    ASSERT_EQ(memcmp(got, want, (size_t)batch_sizes[k] * (size_t)s->act_dim * sizeof *got), 0);
+  }
   // each row with its own parameters (ne_policy_forward_rows): row i scaled by 1 + i/8
   float* own = alloc_floats(N * s->n_params);
   const float* rows[N];
