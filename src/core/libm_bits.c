@@ -156,58 +156,97 @@ static const double TINY = 0x1p-27, TAYLOR_BELOW = 0.126, SMALL_BELOW = 0x1.b6p-
 static const double MEDIUM_BELOW = 0x1.368fdp1 /* 0x400368fd00000000: 2.426265 */;
 static const double REDUCED_BELOW = 0x1.921fbp26 /* 0x419921fb00000000: 105414350 */;
 
-// do_sin(a, da) and do_cos(a, da) of s_sin.c in 4 lanes, |a| < 0.8555. Every fma is one that gcc
-// contracted in __sincos_fma (its disassembly), every separate multiply or add one it did not.
-__attribute__((target("avx2,fma"))) static inline void do_sin_cos4(__m256d a, __m256d da, __m256d* sine,
-                                                                   __m256d* cosine) {
-  const __m256d neg0 = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd(), big = _mm256_set1_pd(BIG);
-  __m256d aa = _mm256_andnot_pd(neg0, a);
-  // u = big + |a|; its low 32 bits are k = round(128 |a|); xr = |a| - k/128
-  __m256d u = _mm256_add_pd(big, aa);
-  __m256d xr = _mm256_sub_pd(aa, _mm256_sub_pd(u, big));
-  uint64_t ubits[4];
-  _mm256_storeu_si256((__m256i*)ubits, _mm256_castpd_si256(u));
-  // each lane's {sn, ssn, cs, ccs} is one 32-byte row: load the 4 rows, transpose to columns
-  __m256d r0 = _mm256_loadu_pd(sincos_table + 4 * (uint32_t)ubits[0]);
-  __m256d r1 = _mm256_loadu_pd(sincos_table + 4 * (uint32_t)ubits[1]);
-  __m256d r2 = _mm256_loadu_pd(sincos_table + 4 * (uint32_t)ubits[2]);
-  __m256d r3 = _mm256_loadu_pd(sincos_table + 4 * (uint32_t)ubits[3]);
-  __m256d lo01 = _mm256_unpacklo_pd(r0, r1), hi01 = _mm256_unpackhi_pd(r0, r1);
-  __m256d lo23 = _mm256_unpacklo_pd(r2, r3), hi23 = _mm256_unpackhi_pd(r2, r3);
-  __m256d sn = _mm256_permute2f128_pd(lo01, lo23, 0x20), cs = _mm256_permute2f128_pd(lo01, lo23, 0x31);
-  __m256d ssn = _mm256_permute2f128_pd(hi01, hi23, 0x20), ccs = _mm256_permute2f128_pd(hi01, hi23, 0x31);
-  __m256d sn3 = _mm256_set1_pd(SN3), sn5 = _mm256_set1_pd(SN5);
-  __m256d cs2 = _mm256_set1_pd(CS2), cs4 = _mm256_set1_pd(CS4), cs6 = _mm256_set1_pd(CS6);
+// do_sin(a, da) and do_cos(a, da) of s_sin.c in the lanes of V, |a| < 0.8555. Every fma is one
+// that gcc contracted in __sincos_fma (its disassembly), every separate multiply or add one it did
+// not. One body for AVX2 (4 lanes) and AVX-512 (8 lanes): P(op) names the width's _pd intrinsic,
+// TABLE loads each lane's {sn, ssn, cs, ccs} row as four columns, SIGN_IF(x, y, pred) is -0.0
+// where x pred y (else +0.0), BLEND_IF(a, b, x, y, pred) is b where x pred y, else a.
+#define DO_SIN_COS(name, attr, V, P, TABLE, SIGN_IF, BLEND_IF)                                         \
+  attr static inline __attribute__((always_inline)) void name(V a, V da, V* sine, V* cosine) {         \
+    const V neg0 = P(set1)(-0.0), zero = P(setzero)(), big = P(set1)(BIG);                             \
+    V aa = P(andnot)(neg0, a);                                                                         \
+    /* u = big + |a|; its low 32 bits are k = round(128 |a|); xr = |a| - k/128 */                      \
+    V u = P(add)(big, aa);                                                                             \
+    V xr = P(sub)(aa, P(sub)(u, big));                                                                 \
+    V sn, ssn, cs, ccs;                                                                                \
+    TABLE(u, sn, ssn, cs, ccs);                                                                        \
+    V sn3 = P(set1)(SN3), sn5 = P(set1)(SN5);                                                          \
+    V cs2 = P(set1)(CS2), cs4 = P(set1)(CS4), cs6 = P(set1)(CS6);                                      \
+    /* do_sin, |a| < 0.126: a + ((POLYNOMIAL(xx) * a - 0.5 * da) * xx + da) */                         \
+    V xx = P(mul)(a, a);                                                                               \
+    V p = P(fmadd)(xx, P(set1)(S5), P(set1)(S4));                                                      \
+    p = P(fmadd)(xx, p, P(set1)(S3));                                                                  \
+    p = P(fmadd)(xx, p, P(set1)(S2));                                                                  \
+    p = P(fmadd)(xx, p, P(set1)(S1));                                                                  \
+    V half_da = P(mul)(da, P(set1)(0.5));                                                              \
+    V taylor = P(add)(a, P(fmadd)(xx, P(fmsub)(p, a, half_da), da));                                   \
+    /* do_sin from the table: dx = a <= 0 ? -da : da; */                                               \
+    /* s = x + (dx + x*xx*(sn3 + xx*sn5)), c = x*dx + xx*(cs2 + xx*(cs4 + xx*cs6)), */                 \
+    /* cor = (ssn + s*ccs - sn*c) + cs*s, result copysign(sn + cor, a) */                              \
+    V dx = P(xor)(da, SIGN_IF(a, zero, _CMP_LE_OQ));                                                   \
+    V rr = P(mul)(xr, xr);                                                                             \
+    V s = P(add)(P(fmadd)(P(mul)(xr, rr), P(fmadd)(rr, sn5, sn3), dx), xr);                            \
+    V c = P(fmadd)(dx, xr, P(mul)(rr, P(fmadd)(P(fmadd)(rr, cs6, cs4), rr, cs2)));                     \
+    V cor = P(fmadd)(s, ccs, ssn);                                                                     \
+    cor = P(fnmadd)(c, sn, cor);                                                                       \
+    cor = P(fmadd)(s, cs, cor);                                                                        \
+    V from_table = P(or)(P(andnot)(neg0, P(add)(sn, cor)), P(and)(neg0, a));                           \
+    *sine = BLEND_IF(from_table, taylor, aa, P(set1)(TAYLOR_BELOW), _CMP_LT_OQ);                       \
+    /* do_cos: dx = a < 0 ? -da : da, x = |a| - k/128 + dx; */                                         \
+    /* s = x + x*xx*(sn3 + xx*sn5), c = xx*(cs2 + ...), cor = (ccs - s*ssn - cs*c) - sn*s, cs + cor */ \
+    V xc = P(add)(xr, P(xor)(da, SIGN_IF(a, zero, _CMP_LT_OQ)));                                       \
+    V cc = P(mul)(xc, xc);                                                                             \
+    V sc = P(fmadd)(P(mul)(xc, cc), P(fmadd)(cc, sn5, sn3), xc);                                       \
+    V t = P(fnmadd)(ssn, sc, ccs);                                                                     \
+    t = P(fnmadd)(P(mul)(cc, P(fmadd)(P(fmadd)(cc, cs6, cs4), cc, cs2)), cs, t);                       \
+    *cosine = P(add)(P(fnmadd)(sc, sn, t), cs);                                                        \
+  }
 
-  // do_sin, |a| < 0.126: a + ((POLYNOMIAL(xx) * a - 0.5 * da) * xx + da)
-  __m256d xx = _mm256_mul_pd(a, a);
-  __m256d p = _mm256_fmadd_pd(xx, _mm256_set1_pd(S5), _mm256_set1_pd(S4));
-  p = _mm256_fmadd_pd(xx, p, _mm256_set1_pd(S3));
-  p = _mm256_fmadd_pd(xx, p, _mm256_set1_pd(S2));
-  p = _mm256_fmadd_pd(xx, p, _mm256_set1_pd(S1));
-  __m256d half_da = _mm256_mul_pd(da, _mm256_set1_pd(0.5));
-  __m256d taylor = _mm256_add_pd(a, _mm256_fmadd_pd(xx, _mm256_fmsub_pd(p, a, half_da), da));
-  // do_sin from the table: dx = a <= 0 ? -da : da;
-  // s = x + (dx + x*xx*(sn3 + xx*sn5)), c = x*dx + xx*(cs2 + xx*(cs4 + xx*cs6)),
-  // cor = (ssn + s*ccs - sn*c) + cs*s, result copysign(sn + cor, a)
-  __m256d dx = _mm256_xor_pd(da, _mm256_and_pd(_mm256_cmp_pd(a, zero, _CMP_LE_OQ), neg0));
-  __m256d rr = _mm256_mul_pd(xr, xr);
-  __m256d s = _mm256_add_pd(_mm256_fmadd_pd(_mm256_mul_pd(xr, rr), _mm256_fmadd_pd(rr, sn5, sn3), dx), xr);
-  __m256d c = _mm256_fmadd_pd(dx, xr, _mm256_mul_pd(rr, _mm256_fmadd_pd(_mm256_fmadd_pd(rr, cs6, cs4), rr, cs2)));
-  __m256d cor = _mm256_fmadd_pd(s, ccs, ssn);
-  cor = _mm256_fnmadd_pd(c, sn, cor);
-  cor = _mm256_fmadd_pd(s, cs, cor);
-  __m256d from_table = _mm256_or_pd(_mm256_andnot_pd(neg0, _mm256_add_pd(sn, cor)), _mm256_and_pd(neg0, a));
-  *sine = _mm256_blendv_pd(from_table, taylor, _mm256_cmp_pd(aa, _mm256_set1_pd(TAYLOR_BELOW), _CMP_LT_OQ));
+#define PD256(op) _mm256_##op##_pd
+#define SIGN_IF256(x, y, pred) _mm256_and_pd(_mm256_cmp_pd(x, y, pred), _mm256_set1_pd(-0.0))
+#define BLEND_IF256(a, b, x, y, pred) _mm256_blendv_pd(a, b, _mm256_cmp_pd(x, y, pred))
+// each lane's row is 32 bytes: load the 4 rows, transpose to columns
+#define TABLE256(u, sn, ssn, cs, ccs)                                                               \
+  do {                                                                                              \
+    uint64_t ubits[4];                                                                              \
+    _mm256_storeu_si256((__m256i*)ubits, _mm256_castpd_si256(u));                                   \
+    __m256d r0 = _mm256_loadu_pd(sincos_table + 4 * (uint32_t)ubits[0]);                            \
+    __m256d r1 = _mm256_loadu_pd(sincos_table + 4 * (uint32_t)ubits[1]);                            \
+    __m256d r2 = _mm256_loadu_pd(sincos_table + 4 * (uint32_t)ubits[2]);                            \
+    __m256d r3 = _mm256_loadu_pd(sincos_table + 4 * (uint32_t)ubits[3]);                            \
+    __m256d lo01 = _mm256_unpacklo_pd(r0, r1), hi01 = _mm256_unpackhi_pd(r0, r1);                   \
+    __m256d lo23 = _mm256_unpacklo_pd(r2, r3), hi23 = _mm256_unpackhi_pd(r2, r3);                   \
+    sn = _mm256_permute2f128_pd(lo01, lo23, 0x20), cs = _mm256_permute2f128_pd(lo01, lo23, 0x31);   \
+    ssn = _mm256_permute2f128_pd(hi01, hi23, 0x20), ccs = _mm256_permute2f128_pd(hi01, hi23, 0x31); \
+  } while (0)
+DO_SIN_COS(do_sin_cos4, __attribute__((target("avx2,fma"))), __m256d, PD256, TABLE256, SIGN_IF256, BLEND_IF256)
 
-  // do_cos: dx = a < 0 ? -da : da, x = |a| - k/128 + dx;
-  // s = x + x*xx*(sn3 + xx*sn5), c = xx*(cs2 + ...), cor = (ccs - s*ssn - cs*c) - sn*s, cs + cor
-  __m256d xc = _mm256_add_pd(xr, _mm256_xor_pd(da, _mm256_and_pd(_mm256_cmp_pd(a, zero, _CMP_LT_OQ), neg0)));
-  __m256d cc = _mm256_mul_pd(xc, xc);
-  __m256d sc = _mm256_fmadd_pd(_mm256_mul_pd(xc, cc), _mm256_fmadd_pd(cc, sn5, sn3), xc);
-  __m256d t = _mm256_fnmadd_pd(ssn, sc, ccs);
-  t = _mm256_fnmadd_pd(_mm256_mul_pd(cc, _mm256_fmadd_pd(_mm256_fmadd_pd(cc, cs6, cs4), cc, cs2)), cs, t);
-  *cosine = _mm256_add_pd(_mm256_fnmadd_pd(sc, sn, t), cs);
+#define AVX512_FMA __attribute__((target("avx512f,avx512dq,fma")))
+#define PD512(op) _mm512_##op##_pd
+#define SIGN_IF512(x, y, pred) _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(x, y, pred), _mm512_set1_pd(-0.0))
+#define BLEND_IF512(a, b, x, y, pred) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, y, pred), a, b)
+// the 8 rows' columns gathered (k = the low 32 bits of u, row k at 4 k)
+#define TABLE512(u, sn, ssn, cs, ccs)                                                                            \
+  do {                                                                                                           \
+    __m512i row = _mm512_slli_epi64(_mm512_and_si512(_mm512_castpd_si512(u), _mm512_set1_epi64(0xffffffff)), 2); \
+    sn = _mm512_i64gather_pd(row, sincos_table, 8), ssn = _mm512_i64gather_pd(row, sincos_table + 1, 8);         \
+    cs = _mm512_i64gather_pd(row, sincos_table + 2, 8), ccs = _mm512_i64gather_pd(row, sincos_table + 3, 8);     \
+  } while (0)
+DO_SIN_COS(do_sin_cos8, AVX512_FMA, __m512d, PD512, TABLE512, SIGN_IF512, BLEND_IF512)
+
+// __sincos of 8 lanes at once when every |x| < 0.855 (CartPole's pole angles always are): a = x,
+// da = 0, sincos4's first case in one AVX-512 pass instead of two AVX2 ones (a CartPole ES run to
+// 475 ~8% faster on an Intel Xeon). Returns 0, writing nothing, when some lane is larger or NaN.
+AVX512_FMA static int sincos8_small(const double* xp, double* sp, double* cp) {
+  __m512d x = _mm512_loadu_pd(xp), ax = _mm512_andnot_pd(_mm512_set1_pd(-0.0), x);
+  if (_mm512_cmp_pd_mask(ax, _mm512_set1_pd(SMALL_BELOW), _CMP_LT_OQ) != 0xff) return 0;  // NaN: not small
+  __mmask8 tiny = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(TINY), _CMP_LT_OQ);
+  __m512d sd, cd;
+  do_sin_cos8(x, _mm512_setzero_pd(), &sd, &cd);
+  // |x| < 2^-27: sin x = x, cos x = 1
+  _mm512_storeu_pd(sp, _mm512_mask_blend_pd(tiny, sd, x));
+  _mm512_storeu_pd(cp, _mm512_mask_blend_pd(tiny, cd, _mm512_set1_pd(1.0)));
+  return 1;
 }
 
 // __sincos of 4 lanes with |x| < 105414350 (other lanes: 0 here, flagged in *outside for libm)
@@ -285,6 +324,7 @@ static void sincos8_libm(const double* x, double* s, double* c) {
 }
 
 static atomic_int kernel_ok;  // 1: sincos8_fma reproduces this process's libm, 2: it does not
+static atomic_int small8_ok;  // 1: so does sincos8_small (on a CPU with AVX-512)
 static pthread_once_t check_once = PTHREAD_ONCE_INIT;
 
 // The kernel against libm on 256 angles spread over its paths and their edges (~20 us once); any
@@ -311,6 +351,26 @@ static void self_check(void) {
     sincos8_libm(x, ls, lc);
     ok = memcmp(s, ls, sizeof s) == 0 && memcmp(c, lc, sizeof c) == 0;
   }
+  // the AVX-512 pass over 8 small angles: a walk over [-0.855, 0.855], the 0.126 edge, k/128 +-
+  // 1/256, tiny values and zeros of both signs
+  int small_ok = ok && ne__simd_cpu_level() >= NE_SIMD_AVX512;
+  for (int i = 0; small_ok && i < 256; i += 8) {
+    double x[8], s[8], c[8], ls[8], lc[8];
+    for (int k = 0; k < 8; k++) {
+      int j = i + k;
+      double walk = (double)j * 0.6180339887498949;
+      double v = (walk - floor(walk)) * 1.71 - 0.855;
+      if (j % 8 == 3) v = TAYLOR_BELOW * (1.0 + (double)(j % 7 - 3) * 0x1p-52);
+      if (j % 8 == 5) v = ((double)(j % 109) + 0.5) / 128.0 * (1.0 - 0x1p-52 * (double)(j % 3));
+      if (j % 32 == 7) v = ldexp(1.0, -26 - j % 4);
+      if (j % 64 == 1 || j % 64 == 2) v = 0.0;  // -0.0, +0.0
+      x[k] = (j & 1) ? -v : v;
+    }
+    small_ok = sincos8_small(x, s, c);
+    sincos8_libm(x, ls, lc);
+    small_ok = small_ok && memcmp(s, ls, sizeof s) == 0 && memcmp(c, lc, sizeof c) == 0;
+  }
+  atomic_store(&small8_ok, small_ok);
 #endif
   atomic_store(&kernel_ok, ok ? 1 : 2);
 }
@@ -323,6 +383,9 @@ int ne__sincos8_vectorized(void) {
 void ne__sincos8(const double* x, double* s, double* c) {
 #ifdef HAVE_SINCOS8_FMA
   if (ne__sincos8_vectorized()) {
+    if (atomic_load_explicit(&small8_ok, memory_order_relaxed) && ne__simd_level() >= NE_SIMD_AVX512 &&
+        sincos8_small(x, s, c))
+      return;
     sincos8_fma(x, s, c);
     return;
   }
