@@ -387,8 +387,9 @@ TANH_ARRAY(tanh_float_avx512_fma, AVX512_FMA, 16, _mm512_loadu_ps, _mm512_storeu
 // The dense layer and the activation at vector width VL (8: AVX2, 16: AVX-512): blocks of 8, then 4
 // vectors of outputs with their accumulators held across the input loop, then blocks of VL, then
 // the rest: one masked vector in a single forward (name##_rest), blocks of 4 (separate roundings)
-// and mlp_kernels' tails in a batched one; the same sums in the same order as ne__policy_dense(). The tanh runs
-// the same inline kernel as ne__tanhf_inplace in blocks of VL, which gcc vectorizes at that width;
+// and mlp_kernels' tails in a batched one; the same sums in the same order as ne__policy_dense().
+// The tanh runs the same inline kernel as ne__tanhf_inplace in blocks of VL, which gcc vectorizes at
+// that width;
 // the float tanh (NE_TANH_FLOAT) runs TANH_ARRAY's kernels, then the scalar one on the rest. FUSED
 // (policy.fma) makes each multiply-add one FMA instruction (FMA).
 // SPLAT broadcasts an input to all lanes (not x + (vector){0}: that is an add, -0 becoming +0, on
@@ -455,7 +456,8 @@ TANH_ARRAY(tanh_float_avx512_fma, AVX512_FMA, 16, _mm512_loadu_ps, _mm512_storeu
         memcpy(y + (size_t)r * ys + (size_t)o + (size_t)(v * VL), &acc[r][v], sizeof acc[r][v]);                      \
   }                                                                                                                   \
   /* blocks() for n rows (in and out floats apart): the outputs in blocks of 4 vectors ROWS rows  */                  \
-  /* at a time, then each row's others but the last 1-3; returns where those start              */                    \
+  /* at a time, then each row's others but the last 1-3 (fused: but those after the whole       */                    \
+  /* vectors); returns where those start                                                        */                    \
   attr static int name##_blocks_rows(const float* restrict x, int n, int in, const float* restrict w,                 \
                                      const float* restrict b, int out, float* restrict y) {                           \
     size_t xs = (size_t)in, ys = (size_t)out;                                                                         \
@@ -593,33 +595,35 @@ AVX2_FMA static inline __attribute__((always_inline)) void tail_rows8(const floa
   }
 }
 
-#define TAIL_ROWS8(name, fused)                                                                                \
-  AVX2_FMA static void name(const float* restrict x, int in, const float* restrict w, const float* restrict b, \
-                            int out, int o, float* restrict y) {                                               \
-    switch (out - o) {                                                                                         \
-      case 1: tail_rows8(x, in, w, b, out, o, y, 1, fused); break;                                             \
-      case 2: tail_rows8(x, in, w, b, out, o, y, 2, fused); break;                                             \
-      default: tail_rows8(x, in, w, b, out, o, y, 3, fused); break;                                            \
-    }                                                                                                          \
-  }
-TAIL_ROWS8(dense_tail_rows8, 0)
+// The outputs from o on of 8 rows, 8 at a time. The separate variants' rows leave the last 1-3 to
+// this; the fused variants' every output after their whole vectors (1 to VL - 1): one FMA chain of
+// `in` per output and 8 rows, where a row's 4-wide blocks would chain each row's own (FMA latency
+// 4: a 17-64-64-6 batch of 8 rows took 311 ns a row that way on an Intel Xeon, against 270 ns for
+// the separate roundings, whose adds chain faster).
+AVX2_FMA static inline __attribute__((always_inline)) void tails_rows8(const float* restrict x, int in,
+                                                                       const float* restrict w, const float* restrict b,
+                                                                       int out, int o, float* restrict y,
+                                                                       const int fused) {
+  for (; o < out; o += 8) switch (out - o) {
+      case 1: tail_rows8(x, in, w, b, out, o, y, 1, fused); break;
+      case 2: tail_rows8(x, in, w, b, out, o, y, 2, fused); break;
+      case 3: tail_rows8(x, in, w, b, out, o, y, 3, fused); break;
+      case 4: tail_rows8(x, in, w, b, out, o, y, 4, fused); break;
+      case 5: tail_rows8(x, in, w, b, out, o, y, 5, fused); break;
+      case 6: tail_rows8(x, in, w, b, out, o, y, 6, fused); break;
+      case 7: tail_rows8(x, in, w, b, out, o, y, 7, fused); break;
+      default: tail_rows8(x, in, w, b, out, o, y, 8, fused); break;
+    }
+}
 
-// The fused variants' rows leave every output after their whole vectors to this (1 to VL - 1 of
-// them, 8 at a time): one FMA chain of `in` per output and 8 rows, where a row's 4-wide blocks
-// would chain each row's own (FMA latency 4: a 17-64-64-6 batch of 8 rows took 311 ns a row that
-// way on an Intel Xeon, against 270 ns for the separate roundings, whose adds chain faster).
+AVX2_FMA static void dense_tail_rows8(const float* restrict x, int in, const float* restrict w, const float* restrict b,
+                                      int out, int o, float* restrict y) {
+  tails_rows8(x, in, w, b, out, o, y, 0);
+}
+
 AVX2_FMA static void dense_tail_rows8_fma(const float* restrict x, int in, const float* restrict w,
                                           const float* restrict b, int out, int o, float* restrict y) {
-  for (; o < out; o += 8) switch (out - o) {
-      case 1: tail_rows8(x, in, w, b, out, o, y, 1, 1); break;
-      case 2: tail_rows8(x, in, w, b, out, o, y, 2, 1); break;
-      case 3: tail_rows8(x, in, w, b, out, o, y, 3, 1); break;
-      case 4: tail_rows8(x, in, w, b, out, o, y, 4, 1); break;
-      case 5: tail_rows8(x, in, w, b, out, o, y, 5, 1); break;
-      case 6: tail_rows8(x, in, w, b, out, o, y, 6, 1); break;
-      case 7: tail_rows8(x, in, w, b, out, o, y, 7, 1); break;
-      default: tail_rows8(x, in, w, b, out, o, y, 8, 1); break;
-    }
+  tails_rows8(x, in, w, b, out, o, y, 1);
 }
 
 #pragma GCC diagnostic push
@@ -650,8 +654,9 @@ typedef void (*tail_rows_fn)(const float* restrict x, int in, const float* restr
                              int o, float* restrict y);
 
 // The kernels of the SIMD level in use (core/cpu.h) for one rounding (fused multiply-adds or not):
-// the dense layer, its outputs but the last 1-3 (batched forwards do those rows together), the
-// activation, and those last outputs of 8 rows, of 4 and of one.
+// the dense layer, its outputs but the last few (batched forwards do those rows together:
+// blocks_rows returns where they start), the activation, and those last outputs of 8 rows, of 4
+// and of one.
 typedef struct mlp_kernels {
   dense_fn dense;
   blocks_rows_fn blocks_rows;
