@@ -434,6 +434,11 @@ static void test_argmax_ties_and_nan(void) {
   ASSERT_EQ(argmax_of(all_nan, 2), 0.0f);
   ASSERT_EQ(argmax_of(neg_inf, 3), 2.0f);
   ASSERT_EQ(argmax_of(last, 5), 4.0f);
+  // two outputs (their own two-compare form): every case of the loop's rule
+  const float pairs[][2] = {{1, 2},   {2, 1},   {3, 3},           {-0.0f, 0.0f},
+                            {NAN, 1}, {1, NAN}, {-INFINITY, NAN}, {NAN, -INFINITY}};
+  const float want[] = {1, 0, 0, 0, 1, 0, 0, 1};
+  for (int i = 0; i < 8; i++) ASSERT_EQ(argmax_of(pairs[i], 2), want[i]);
 }
 
 // The argmax head in lanes decides every case as the single forward does (ties, NaN, infinities)

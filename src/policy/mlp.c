@@ -321,56 +321,7 @@ static int dense_fused_rows(const float* restrict x, int n, int in, const float*
 #define HAVE_X86_VARIANTS 1
 #include <immintrin.h>
 
-// Every AVX2 and AVX-512 CPU has FMA (cpu.h's AVX2 level requires it): both forms of each layer,
-// fused and not, compile with it; -ffp-contract=off keeps the separate form's a + x * w two roundings.
-#define AVX2_FMA __attribute__((target("avx2,fma")))
-#define AVX512_FMA __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma")))
-
-// ne__tanhf_float_kernel (detmath.h) on one vector with the fewest instructions: its two
-// clamps as min/max with the operand order that is the C expression's (MINPS(a, b) = a < b ? a :
-// b, so min(1, y) = y > 1 ? 1 : y, and NaN passes through as the second operand; the input's
-// +-9.1 clamp equals the kernel's clamp on the magnitude's bits), then its products and sums in its
-// order: the same bits (all 2^32 inputs compared once; test_policy samples 1M on every path), ~25
-// instructions a vector where gcc made ~34 of the scalar form: 128 values 53 -> 40 ns on AVX-512.
-// z's floor (detmath.h) is MAXPS(floor, z): a NaN z passes through as the second operand.
-#define TANH_FLOAT_VECTOR(name, attr, V, SET1, MUL, ADD, DIV, MIN, MAX)                               \
-  attr static inline __attribute__((always_inline)) V name(V y) {                                     \
-    const V p1 = SET1(NE__TANHF_P1), p2 = SET1(NE__TANHF_P2), p3 = SET1(NE__TANHF_P3);                \
-    const V p4 = SET1(NE__TANHF_P4), q1 = SET1(NE__TANHF_Q1), q2 = SET1(NE__TANHF_Q2);                \
-    const V q3 = SET1(NE__TANHF_Q3), q4 = SET1(NE__TANHF_Q4);                                         \
-    const V one = SET1(1.0f), minus_one = SET1(-1.0f), bound = SET1(9.1f), minus_bound = SET1(-9.1f); \
-    V x = MIN(bound, MAX(minus_bound, y));                                                            \
-    V z = MAX(SET1(NE__TANHF_Z_FLOOR), MUL(x, x)), z2 = MUL(z, z), z4 = MUL(z2, z2);                  \
-    V p = ADD(ADD(ADD(one, MUL(p1, z)), MUL(z2, ADD(p2, MUL(p3, z)))), MUL(z4, p4));                  \
-    V q = ADD(ADD(ADD(one, MUL(q1, z)), MUL(z2, ADD(q2, MUL(q3, z)))), MUL(z4, q4));                  \
-    return MAX(minus_one, MIN(one, DIV(MUL(x, p), q)));                                               \
-  }
-TANH_FLOAT_VECTOR(tanh_float_avx2_vec, AVX2_FMA, __m256, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_div_ps,
-                  _mm256_min_ps, _mm256_max_ps)
-TANH_FLOAT_VECTOR(tanh_float_avx512_vec, AVX512_FMA, __m512, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps,
-                  _mm512_div_ps, _mm512_min_ps, _mm512_max_ps)
-
-// ne__tanhf_float_fma_kernel (policy.fma) on one vector: its clamps as min/max in the operand order
-// above, Horner's fused steps in its order: 15 instructions where the separate form takes 26 (128
-// values 15% faster on an Intel Xeon's AVX-512, where the division then bounds it), the same bits
-// as the scalar kernel (all 2^32 inputs compared once on AVX2 and AVX-512; test_policy samples 1M
-// on every path).
-#define TANH_FMA_VECTOR(name, attr, V, SET1, MUL, FMA, DIV, MIN, MAX)                    \
-  attr static inline __attribute__((always_inline)) V name(V y) {                        \
-    const V p1 = SET1(NE__TANHF_P1), p2 = SET1(NE__TANHF_P2), p3 = SET1(NE__TANHF_P3);   \
-    const V p4 = SET1(NE__TANHF_P4), q1 = SET1(NE__TANHF_Q1), q2 = SET1(NE__TANHF_Q2);   \
-    const V q3 = SET1(NE__TANHF_Q3), q4 = SET1(NE__TANHF_Q4);                            \
-    const V one = SET1(1.0f), minus_one = SET1(-1.0f);                                   \
-    const V bound = SET1(NE__TANHF_FMA_BOUND), minus_bound = SET1(-NE__TANHF_FMA_BOUND); \
-    V x = MIN(bound, MAX(minus_bound, y)), z = MUL(x, x);                                \
-    V p = FMA(FMA(FMA(FMA(p4, z, p3), z, p2), z, p1), z, one);                           \
-    V q = FMA(FMA(FMA(FMA(q4, z, q3), z, q2), z, q1), z, one);                           \
-    return MAX(minus_one, MIN(one, DIV(MUL(x, p), q)));                                  \
-  }
-TANH_FMA_VECTOR(tanh_fma_avx2_vec, AVX2_FMA, __m256, _mm256_set1_ps, _mm256_mul_ps, _mm256_fmadd_ps, _mm256_div_ps,
-                _mm256_min_ps, _mm256_max_ps)
-TANH_FMA_VECTOR(tanh_fma_avx512_vec, AVX512_FMA, __m512, _mm512_set1_ps, _mm512_mul_ps, _mm512_fmadd_ps, _mm512_div_ps,
-                _mm512_min_ps, _mm512_max_ps)
+#include "policy/tanh_simd.h"  // AVX2_FMA, AVX512_FMA, the float tanh on one vector
 
 // A tanh above over y[0..n) in whole vectors; returns where the rest (< VL) starts.
 #define TANH_ARRAY(name, attr, VL, LOAD, STORE, VEC)             \
@@ -616,6 +567,87 @@ AVX2_FMA static inline __attribute__((always_inline)) void tails_rows8(const flo
     }
 }
 
+// tail_rows8 of the fused AVX-512 variant with the tanh of its inputs folded in: x holds the last
+// hidden layer's outputs before their activation, and each 16 inputs of 8 rows are transposed into 8
+// zmm (inputs k and k + 4 of rows 0-7 in one, inputs 8 + k and 12 + k in another), put through the
+// tanh 16 at a time and fed to the c output chains in input order. The chains' latency (in FMAs of
+// 4 cycles) and the tanh's divisions (~10 cycles a zmm, one divider) then overlap, where the
+// activation pass and the output pass each waited on their own (a 4-64-64-2 batch of 8: ~10 ns a
+// row less on an Intel Xeon). Each element gets tanh_fma_avx512_vec's bits, so the sums are
+// tail_rows8's.
+AVX512_FMA static inline __attribute__((always_inline)) void tanh_block16(const float* restrict x, int in, int i,
+                                                                          __m512 z[8]) {
+  const __m512i low_lanes = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i high_lanes = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  __m512 r[8], t[8];
+  for (int k = 0; k < 8; k++) r[k] = _mm512_loadu_ps(x + (size_t)k * (size_t)in + (size_t)i);
+  // tail_rows8's 4x4 transposes, in each 128-bit lane: r[k] (k < 4) then holds input 4L + k of
+  // rows 0-3 in lane L, r[k + 4] the same of rows 4-7
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
+    t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4)
+    for (int h = 0; h < 2; h++) {
+      r[k + 2 * h] = _mm512_shuffle_ps(t[k + h], t[k + h + 2], 0x44);
+      r[k + 2 * h + 1] = _mm512_shuffle_ps(t[k + h], t[k + h + 2], 0xEE);
+    }
+  // z[k]: inputs k | 4 + k of rows 0-7, z[k + 4]: inputs 8 + k | 12 + k
+  for (int k = 0; k < 4; k++) {
+    z[k] = tanh_fma_avx512_vec(_mm512_permutex2var_ps(r[k], low_lanes, r[k + 4]));
+    z[k + 4] = tanh_fma_avx512_vec(_mm512_permutex2var_ps(r[k], high_lanes, r[k + 4]));
+  }
+}
+
+AVX512_FMA static inline __attribute__((always_inline)) void tanh_tail_rows8(const float* restrict x, int in,
+                                                                             const float* restrict w,
+                                                                             const float* restrict b, int out,
+                                                                             float* restrict y, const int c) {
+  __m256 acc[8];
+  for (int k = 0; k < c; k++) acc[k] = _mm256_set1_ps(b[k]);
+  int whole = in - in % 16;
+  __m512 z[8], next[8];
+  if (whole) tanh_block16(x, in, 0, next);
+  for (int i = 0; i < whole; i += 16) {
+    for (int k = 0; k < 8; k++) z[k] = next[k];
+    // the next block's tanh first: its divisions then run while this block's chains wait on each other
+    if (i + 16 < whole) tanh_block16(x, in, i + 16, next);
+    for (int j = 0; j < 16; j++) {
+      __m512 zj = z[(j & 3) + (j & 8) / 2];
+      __m256 col = (j & 4) ? _mm512_extractf32x8_ps(zj, 1) : _mm512_castps512_ps256(zj);
+      const float* wr = w + (size_t)(i + j) * (size_t)out;
+      for (int k = 0; k < c; k++) acc[k] = _mm256_fmadd_ps(col, _mm256_set1_ps(wr[k]), acc[k]);
+    }
+  }
+  for (int i = whole; i < in; i++) {
+    __m256 col = tanh_fma_avx2_vec(_mm256_setr_ps(x[i], x[(size_t)in + i], x[2 * (size_t)in + i], x[3 * (size_t)in + i],
+                                                  x[4 * (size_t)in + i], x[5 * (size_t)in + i], x[6 * (size_t)in + i],
+                                                  x[7 * (size_t)in + i]));
+    const float* wr = w + (size_t)i * (size_t)out;
+    for (int k = 0; k < c; k++) acc[k] = _mm256_fmadd_ps(col, _mm256_set1_ps(wr[k]), acc[k]);
+  }
+  for (int k = 0; k < c; k++) {
+    float lanes[8];
+    _mm256_storeu_ps(lanes, acc[k]);
+    for (int r = 0; r < 8; r++) y[(size_t)r * (size_t)out + (size_t)k] = lanes[r];
+  }
+}
+
+// All out (1-8) outputs of 8 rows whose inputs still want the fused float tanh (tanh_tail_rows8)
+AVX512_FMA static void tanh_dense_rows8_avx512_fma(const float* restrict x, int in, const float* restrict w,
+                                                   const float* restrict b, int out, float* restrict y) {
+  switch (out) {
+    case 1: tanh_tail_rows8(x, in, w, b, out, y, 1); break;
+    case 2: tanh_tail_rows8(x, in, w, b, out, y, 2); break;
+    case 3: tanh_tail_rows8(x, in, w, b, out, y, 3); break;
+    case 4: tanh_tail_rows8(x, in, w, b, out, y, 4); break;
+    case 5: tanh_tail_rows8(x, in, w, b, out, y, 5); break;
+    case 6: tanh_tail_rows8(x, in, w, b, out, y, 6); break;
+    case 7: tanh_tail_rows8(x, in, w, b, out, y, 7); break;
+    default: tanh_tail_rows8(x, in, w, b, out, y, 8); break;
+  }
+}
+
 AVX2_FMA static void dense_tail_rows8(const float* restrict x, int in, const float* restrict w, const float* restrict b,
                                       int out, int o, float* restrict y) {
   tails_rows8(x, in, w, b, out, o, y, 0);
@@ -652,11 +684,14 @@ typedef int (*blocks_rows_fn)(const float* restrict x, int n, int in, const floa
 typedef void (*activate_fn)(const ne_policy_spec* spec, float* y, int n);
 typedef void (*tail_rows_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b, int out,
                              int o, float* restrict y);
+typedef void (*tanh_rows8_fn)(const float* restrict x, int in, const float* restrict w, const float* restrict b,
+                              int out, float* restrict y);
 
 // The kernels of the SIMD level in use (core/cpu.h) for one rounding (fused multiply-adds or not):
 // the dense layer, its outputs but the last few (batched forwards do those rows together:
 // blocks_rows returns where they start), the activation, and those last outputs of 8 rows, of 4
-// and of one.
+// and of one; and, for the float tanh with fused multiply-adds on AVX-512, a small output layer
+// (up to 8 outputs) of 8 rows that takes the tanh of its inputs on the way.
 typedef struct mlp_kernels {
   dense_fn dense;
   blocks_rows_fn blocks_rows;
@@ -664,6 +699,7 @@ typedef struct mlp_kernels {
   tail_rows_fn tail_rows8;  // NULL: none
   tail_rows_fn tail_rows4;  // NULL: none
   tail_rows_fn tail_row;
+  tanh_rows8_fn tanh_dense_rows8;  // NULL: none
 } mlp_kernels;
 
 static mlp_kernels pick_variant(const ne_policy_spec* spec) {
@@ -672,21 +708,31 @@ static mlp_kernels pick_variant(const ne_policy_spec* spec) {
   if (level >= NE_SIMD_AVX512 && spec->fma)
     return (mlp_kernels){
         mlp_avx512_fma_dense, mlp_avx512_fma_blocks_rows, mlp_avx512_fma_activate, dense_tail_rows8_fma, NULL,
-        mlp_avx512_fma_rest};
+        mlp_avx512_fma_rest,  tanh_dense_rows8_avx512_fma};
   if (level >= NE_SIMD_AVX512)
-    return (mlp_kernels){mlp_avx512_dense, mlp_avx512_blocks_rows, mlp_avx512_activate,
-                         dense_tail_rows8, dense_tail_rows4,       dense_tail};
+    return (mlp_kernels){mlp_avx512_dense,
+                         mlp_avx512_blocks_rows,
+                         mlp_avx512_activate,
+                         dense_tail_rows8,
+                         dense_tail_rows4,
+                         dense_tail,
+                         NULL};
   if (level == NE_SIMD_AVX2 && spec->fma)
-    return (mlp_kernels){
-        mlp_avx2_fma_dense, mlp_avx2_fma_blocks_rows, mlp_avx2_fma_activate, dense_tail_rows8_fma, NULL,
-        mlp_avx2_fma_rest};
+    return (mlp_kernels){mlp_avx2_fma_dense,
+                         mlp_avx2_fma_blocks_rows,
+                         mlp_avx2_fma_activate,
+                         dense_tail_rows8_fma,
+                         NULL,
+                         mlp_avx2_fma_rest,
+                         NULL};
   if (level == NE_SIMD_AVX2)
-    return (mlp_kernels){mlp_avx2_dense,   mlp_avx2_blocks_rows, mlp_avx2_activate,
-                         dense_tail_rows8, dense_tail_rows4,     dense_tail};
+    return (mlp_kernels){
+        mlp_avx2_dense, mlp_avx2_blocks_rows, mlp_avx2_activate, dense_tail_rows8, dense_tail_rows4, dense_tail, NULL};
 #endif
   // the baseline (ne__policy_activate: policy_int.h); dense_fused_rows leaves no tail
-  if (spec->fma) return (mlp_kernels){dense_fused, dense_fused_rows, ne__policy_activate, NULL, NULL, NULL};
-  return (mlp_kernels){dense_separate, dense_blocks_rows, ne__policy_activate, NULL, dense_tail_rows4, dense_tail};
+  if (spec->fma) return (mlp_kernels){dense_fused, dense_fused_rows, ne__policy_activate, NULL, NULL, NULL, NULL};
+  return (mlp_kernels){
+      dense_separate, dense_blocks_rows, ne__policy_activate, NULL, dense_tail_rows4, dense_tail, NULL};
 }
 
 void ne__policy_dense(const ne_policy_spec* spec, const float* restrict x, int in, const float* restrict w,
@@ -734,6 +780,15 @@ static void dense_rows(const mlp_kernels* k, const float* x, int n, int in, cons
   for (; r < n; r++) k->tail_row(x + r * xs, in, w, b, out, o, y + r * ys);
 }
 
+// How many of n rows (the first) layer l of one shared vector runs through a kernel that takes the
+// tanh of its inputs itself (mlp_kernels' tanh_dense_rows8: the output layer after a hidden tanh
+// computed in float, up to 8 outputs, 8 rows at a time): 0 where none applies.
+static int tanh_input_rows(const ne_policy_spec* spec, const mlp_kernels* k, int l, int n) {
+  int float_tanh = spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT;
+  if (!k->tanh_dense_rows8 || !float_tanh || l == 0 || l != spec->n_layers - 1 || spec->sizes[l + 1] > 8) return 0;
+  return n - n % 8;
+}
+
 // An MLP over n rows, layer by layer: with one shared vector (rows == NULL) each layer through
 // dense_rows, else each row through forward's own kernel with its parameters rows[r]; then the
 // activation over all rows at once and the head per row. Each row gets forward's bits (the same
@@ -744,18 +799,27 @@ static void mlp_rows(const ne_policy_spec* spec, const float* shared, const floa
   size_t offset = 0;                                     // of this layer's parameters
   size_t half = (size_t)n * (spec->scratch_floats / 2);  // n rows of the widest layer
   mlp_kernels k = pick_variant(spec);
+  int last = spec->n_layers - 1;
   for (int l = 0; l < spec->n_layers; l++) {
     int in = spec->sizes[l], out = spec->sizes[l + 1];
     size_t bias = (size_t)in * (size_t)out;
     float* y = scratch + (l & 1) * half;
     if (!rows) {
-      dense_rows(&k, x, n, in, shared + offset, shared + offset + bias, out, y);
+      const float* w = shared + offset;
+      int own = tanh_input_rows(spec, &k, l, n);  // the rows whose inputs' tanh this layer takes
+      for (int r = 0; r < own; r += 8)
+        k.tanh_dense_rows8(x + (size_t)r * (size_t)in, in, w, w + bias, out, y + (size_t)r * (size_t)out);
+      if (own < n)
+        dense_rows(&k, x + (size_t)own * (size_t)in, n - own, in, w, w + bias, out, y + (size_t)own * (size_t)out);
     } else {
       for (int r = 0; r < n; r++)
         k.dense(x + (size_t)r * (size_t)in, in, rows[r] + offset, rows[r] + offset + bias, out,
                 y + (size_t)r * (size_t)out);
     }
-    if (l < spec->n_layers - 1) k.activate(spec, y, n * out);
+    if (l < last) {  // but the rows whose tanh the next layer takes
+      size_t skip = rows ? 0 : (size_t)tanh_input_rows(spec, &k, l + 1, n) * (size_t)out;
+      k.activate(spec, y + skip, (int)((size_t)n * (size_t)out - skip));
+    }
     offset += bias + (size_t)out;
     x = y;
   }
