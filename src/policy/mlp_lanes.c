@@ -19,7 +19,7 @@
 #endif
 #include "neuroevo/policy.h"
 #include "policy/policy_int.h"  // the head
-#include "policy/tanh_simd.h"   // tanh_fma_avx512_vec
+#include "policy/tanh_simd.h"   // tanh_fma_avx2_vec, tanh_fma_avx512_vec
 
 #define L NE_POLICY_LANES
 
@@ -85,54 +85,52 @@ LANES_DENSE(dense_fma8, __attribute__((target("avx2,fma"))), LANES_FMA8)
 #if defined(__x86_64__) && defined(__GNUC__)
 // The output layer's outputs o .. o + NA (a constant after inlining) in lanes with the float tanh
 // (fused form) of its inputs taken on the way: x holds the last hidden layer before its
-// activation, and each two inputs (16 floats: two lane vectors) go through one zmm tanh, then feed
-// the NA chains in input order. The chains' latency (FMAs of 4 cycles, 2 an input pair) then
-// overlaps the tanh's divisions (~10 cycles a zmm), where a separate activation pass waited on the
-// divider, then the output layer on its chains (8 lanes of 4-16-2: 90 -> 82 ns a forward on an
-// Intel Xeon, 4-64-2: 337 -> 259). Each input gets tanh_fma_avx512_vec's bits (the scalar
-// kernel's), each output dense_fma8's sums.
-AVX512_FMA static inline __attribute__((always_inline)) void dense_tanh_block(const float* restrict x, int in,
-                                                                              const float* restrict w,
-                                                                              const float* restrict b, int out, int o,
-                                                                              float* restrict y, const int NA) {
-  lanes_v acc[8];
-  for (int a = 0; a < NA; a++) acc[a] = lanes_load(b + (size_t)(o + a) * L);
-  int i = 0;
-  for (; i + 2 <= in; i += 2) {
-    __m512 t = tanh_fma_avx512_vec(_mm512_loadu_ps(x + (size_t)i * L));
-    lanes_v lo = (lanes_v)_mm512_castps512_ps256(t), hi = (lanes_v)_mm512_extractf32x8_ps(t, 1);
-    const float* w0 = w + ((size_t)i * (size_t)out + (size_t)o) * L;
-    const float* w1 = w0 + (size_t)out * L;
-    for (int a = 0; a < NA; a++) acc[a] = LANES_FMA8(lo, lanes_load(w0 + (size_t)a * L), acc[a]);
-    for (int a = 0; a < NA; a++) acc[a] = LANES_FMA8(hi, lanes_load(w1 + (size_t)a * L), acc[a]);
+// activation. On AVX-512 (PAIR) each two inputs (16 floats: two lane vectors) go through one zmm
+// tanh, on AVX2 each input through a ymm one; then they feed the NA chains in input order. The
+// chains' latency (FMAs of 4 cycles) then overlaps the tanh's divisions, where a separate
+// activation pass waited on the divider, then the output layer on its chains (8 lanes of 4-16-2:
+// 90 -> 82 ns a forward on an Intel Xeon's AVX-512, 4-64-2: 337 -> 259). Each input gets the
+// scalar kernel's bits (tanh_fma_avx512_vec, tanh_fma_avx2_vec), each output dense_fma8's sums.
+#define DENSE_TANH_BLOCK(name, attr, PAIR)                                                                             \
+  attr static inline __attribute__((always_inline)) void name(const float* restrict x, int in,                         \
+                                                              const float* restrict w, const float* restrict b,        \
+                                                              int out, int o, float* restrict y, const int NA) {       \
+    lanes_v acc[8];                                                                                                    \
+    for (int a = 0; a < NA; a++) acc[a] = lanes_load(b + (size_t)(o + a) * L);                                         \
+    int i = 0;                                                                                                         \
+    for (; PAIR && i + 2 <= in; i += 2) {                                                                              \
+      __m512 t = tanh_fma_avx512_vec(_mm512_loadu_ps(x + (size_t)i * L));                                              \
+      lanes_v lo = (lanes_v)_mm512_castps512_ps256(t), hi = (lanes_v)_mm512_extractf32x8_ps(t, 1);                     \
+      const float* w0 = w + ((size_t)i * (size_t)out + (size_t)o) * L;                                                 \
+      const float* w1 = w0 + (size_t)out * L;                                                                          \
+      for (int a = 0; a < NA; a++) acc[a] = LANES_FMA8(lo, lanes_load(w0 + (size_t)a * L), acc[a]);                    \
+      for (int a = 0; a < NA; a++) acc[a] = LANES_FMA8(hi, lanes_load(w1 + (size_t)a * L), acc[a]);                    \
+    }                                                                                                                  \
+    for (; i < in; i++) { /* AVX2's inputs, AVX-512's odd last one */                                                  \
+      lanes_v t = (lanes_v)tanh_fma_avx2_vec(_mm256_loadu_ps(x + (size_t)i * L));                                      \
+      const float* wi = w + ((size_t)i * (size_t)out + (size_t)o) * L;                                                 \
+      for (int a = 0; a < NA; a++) acc[a] = LANES_FMA8(t, lanes_load(wi + (size_t)a * L), acc[a]);                     \
+    }                                                                                                                  \
+    for (int a = 0; a < NA; a++) memcpy(y + (size_t)(o + a) * L, &acc[a], sizeof acc[a]);                              \
+  }                                                                                                                    \
+  /* the whole output layer through the block when it has at most 8 outputs (one block: no input's */                  \
+  /* tanh taken twice); returns 0 where it does not apply (the caller activates, then runs DENSE)   */                 \
+  attr static inline __attribute__((always_inline)) int name##_layer(                                                  \
+      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, float* restrict y) { \
+    switch (out) {                                                                                                     \
+      case 1: name(x, in, w, b, out, 0, y, 1); return 1;                                                               \
+      case 2: name(x, in, w, b, out, 0, y, 2); return 1;                                                               \
+      case 3: name(x, in, w, b, out, 0, y, 3); return 1;                                                               \
+      case 4: name(x, in, w, b, out, 0, y, 4); return 1;                                                               \
+      case 5: name(x, in, w, b, out, 0, y, 5); return 1;                                                               \
+      case 6: name(x, in, w, b, out, 0, y, 6); return 1;                                                               \
+      case 7: name(x, in, w, b, out, 0, y, 7); return 1;                                                               \
+      case 8: name(x, in, w, b, out, 0, y, 8); return 1;                                                               \
+      default: return 0;                                                                                               \
+    }                                                                                                                  \
   }
-  if (i < in) {  // an odd width's last input
-    lanes_v t;
-    for (int s = 0; s < L; s++) t[s] = ne__tanhf_float_fma_kernel(x[(size_t)i * L + (size_t)s]);
-    const float* wi = w + ((size_t)i * (size_t)out + (size_t)o) * L;
-    for (int a = 0; a < NA; a++) acc[a] = LANES_FMA8(t, lanes_load(wi + (size_t)a * L), acc[a]);
-  }
-  for (int a = 0; a < NA; a++) memcpy(y + (size_t)(o + a) * L, &acc[a], sizeof acc[a]);
-}
-
-// The output layer through dense_tanh_block when it has at most 8 outputs (one block: no input's
-// tanh taken twice); returns 0 where it does not apply (the caller activates and runs dense_fma8).
-AVX512_FMA static inline __attribute__((always_inline)) int dense_tanh_fma16(const float* restrict x, int in,
-                                                                             const float* restrict w,
-                                                                             const float* restrict b, int out,
-                                                                             float* restrict y) {
-  switch (out) {
-    case 1: dense_tanh_block(x, in, w, b, out, 0, y, 1); return 1;
-    case 2: dense_tanh_block(x, in, w, b, out, 0, y, 2); return 1;
-    case 3: dense_tanh_block(x, in, w, b, out, 0, y, 3); return 1;
-    case 4: dense_tanh_block(x, in, w, b, out, 0, y, 4); return 1;
-    case 5: dense_tanh_block(x, in, w, b, out, 0, y, 5); return 1;
-    case 6: dense_tanh_block(x, in, w, b, out, 0, y, 6); return 1;
-    case 7: dense_tanh_block(x, in, w, b, out, 0, y, 7); return 1;
-    case 8: dense_tanh_block(x, in, w, b, out, 0, y, 8); return 1;
-    default: return 0;
-  }
-}
+DENSE_TANH_BLOCK(dense_tanh_avx2, AVX2_FMA, 0)
+DENSE_TANH_BLOCK(dense_tanh_avx512, AVX512_FMA, 1)
 #endif
 
 // No layer of this variant takes the tanh of its inputs itself
@@ -200,9 +198,9 @@ LANES_VARIANT(lanes_base, , dense_separate, no_tanh_dense)
 LANES_VARIANT(lanes_base_fma, , dense_fmaf, no_tanh_dense)
 #if defined(__x86_64__) && defined(__GNUC__)
 LANES_VARIANT(lanes_avx2, AVX2_FMA, dense_separate, no_tanh_dense)
-LANES_VARIANT(lanes_avx2_fma, AVX2_FMA, dense_fma8, no_tanh_dense)
+LANES_VARIANT(lanes_avx2_fma, AVX2_FMA, dense_fma8, dense_tanh_avx2_layer)
 LANES_VARIANT(lanes_avx512, AVX512_FMA, dense_separate, no_tanh_dense)
-LANES_VARIANT(lanes_avx512_fma, AVX512_FMA, dense_fma8, dense_tanh_fma16)
+LANES_VARIANT(lanes_avx512_fma, AVX512_FMA, dense_fma8, dense_tanh_avx512_layer)
 #endif
 
 int ne_policy_lanes_ok(const ne_policy_spec* spec) {
