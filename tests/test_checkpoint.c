@@ -15,8 +15,16 @@
 
 static char dir[256];
 
+// Names this process's checkpoint folder (the writer makes it) and removes what it holds
 static void make_dir(void) {
   snprintf(dir, sizeof dir, "/tmp/ne_test_ckpt_%d", (int)getpid());
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ASSERT_EQ(system(cmd), 0);
+}
+
+// At a test's end: nothing left in /tmp
+static void remove_dir(void) {
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ASSERT_EQ(system(cmd), 0);
@@ -45,6 +53,7 @@ static void round_trip_and_keep_last_k(void) {
   ASSERT_EQ(ck.algo_len, 100);
   ASSERT_EQ(ck.algo[99], (uint8_t)(5 * 7 + 99));
   ne_checkpoint_free(&ck);
+  remove_dir();
 }
 
 static int warnings;
@@ -75,6 +84,7 @@ static void corrupt_newest_falls_back(void) {
   ASSERT_EQ(warnings, 1);
   ASSERT_CONTAINS(last_warning, "checksum");
   ne_checkpoint_free(&ck);
+  remove_dir();
 }
 
 static void truncated_file_is_named(void) {
@@ -95,6 +105,7 @@ static void truncated_file_is_named(void) {
   ASSERT_EQ(truncate(path, 3), 0);
   ASSERT_EQ(ne_checkpoint_read_latest(dir, &ck, err, NULL), NE_ENOTFOUND);
   ASSERT_CONTAINS(err, "no readable checkpoint");
+  remove_dir();
 }
 
 static void reader_never_reads_past_end(void) {
@@ -244,6 +255,7 @@ static void partial_log_round_trip(void) {
   log = open_log(7);
   ASSERT_EQ(ne__partial_count(log), 1);
   ne__partial_close(log);
+  remove_dir();
 }
 
 TEST_MAIN(TEST_ENTRY(round_trip_and_keep_last_k), TEST_ENTRY(corrupt_newest_falls_back),
