@@ -495,6 +495,22 @@ REST_WRAPPER(mlp_avx512_fma_rest, AVX512_FMA, rest_avx512, 1)
 REST_WRAPPER(mlp_avx2_rest, AVX2_FMA, rest_avx2, 0)
 REST_WRAPPER(mlp_avx2_fma_rest, AVX2_FMA, rest_avx2, 1)
 
+// The 4x4 transposes of 8 rows r[0..7] of floats within each 128-bit lane, for AVX2 and AVX-512
+// (t[0..7]: scratch): afterwards r[k] (k < 4) holds, in each lane, element k of rows 0-3 (the
+// lane's 4 inputs being 4L .. 4L + 3), r[k + 4] the same of rows 4-7.
+#define TRANSPOSE_IN_LANES(r, t, UNPACKLO, UNPACKHI, SHUFFLE)                 \
+  do {                                                                        \
+    for (int k_ = 0; k_ < 8; k_ += 2) {                                       \
+      (t)[k_] = UNPACKLO((r)[k_], (r)[k_ + 1]);                               \
+      (t)[k_ + 1] = UNPACKHI((r)[k_], (r)[k_ + 1]);                           \
+    }                                                                         \
+    for (int k_ = 0; k_ < 8; k_ += 4)                                         \
+      for (int h_ = 0; h_ < 2; h_++) {                                        \
+        (r)[k_ + 2 * h_] = SHUFFLE((t)[k_ + h_], (t)[k_ + h_ + 2], 0x44);     \
+        (r)[k_ + 2 * h_ + 1] = SHUFFLE((t)[k_ + h_], (t)[k_ + h_ + 2], 0xEE); \
+      }                                                                       \
+  } while (0)
+
 // The last c = out - o (1-8, a constant after inlining) outputs of 8 rows of x (in floats apart)
 // into 8 rows of y, one row per lane: lane r sums b, x_r0*w0, x_r1*w1, ... in dense_tail's order,
 // so c chains of in adds serve 8 rows where tail_rows4's 4c scalar chains serve 4. Each 8x8 block
@@ -513,15 +529,7 @@ AVX2_FMA static inline __attribute__((always_inline)) void tail_rows8(const floa
   for (; i + 8 <= in; i += 8) {
     __m256 r[8], t[8], col[8];
     for (int k = 0; k < 8; k++) r[k] = _mm256_loadu_ps(x + (size_t)k * (size_t)in + (size_t)i);
-    for (int k = 0; k < 8; k += 2) {
-      t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
-      t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-    }
-    for (int k = 0; k < 8; k += 4)
-      for (int h = 0; h < 2; h++) {
-        r[k + 2 * h] = _mm256_shuffle_ps(t[k + h], t[k + h + 2], 0x44);
-        r[k + 2 * h + 1] = _mm256_shuffle_ps(t[k + h], t[k + h + 2], 0xEE);
-      }
+    TRANSPOSE_IN_LANES(r, t, _mm256_unpacklo_ps, _mm256_unpackhi_ps, _mm256_shuffle_ps);
     // r[0..3] hold rows 0-3's inputs (i, i+1 | i+4, i+5 ...) by halves, r[4..7] rows 4-7's
     for (int k = 0; k < 4; k++) {
       col[k] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x20);
@@ -582,17 +590,8 @@ AVX512_FMA static inline __attribute__((always_inline)) void tanh_block16(const 
   const __m512i high_lanes = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
   __m512 r[8], t[8];
   for (int k = 0; k < 8; k++) r[k] = _mm512_loadu_ps(x + (size_t)k * (size_t)in + (size_t)i);
-  // tail_rows8's 4x4 transposes, in each 128-bit lane: r[k] (k < 4) then holds input 4L + k of
-  // rows 0-3 in lane L, r[k + 4] the same of rows 4-7
-  for (int k = 0; k < 8; k += 2) {
-    t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
-    t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
-  }
-  for (int k = 0; k < 8; k += 4)
-    for (int h = 0; h < 2; h++) {
-      r[k + 2 * h] = _mm512_shuffle_ps(t[k + h], t[k + h + 2], 0x44);
-      r[k + 2 * h + 1] = _mm512_shuffle_ps(t[k + h], t[k + h + 2], 0xEE);
-    }
+  // r[k] (k < 4) then holds input 4L + k of rows 0-3 in 128-bit lane L, r[k + 4] the same of rows 4-7
+  TRANSPOSE_IN_LANES(r, t, _mm512_unpacklo_ps, _mm512_unpackhi_ps, _mm512_shuffle_ps);
   // z[k]: inputs k | 4 + k of rows 0-7, z[k + 4]: inputs 8 + k | 12 + k
   for (int k = 0; k < 4; k++) {
     z[k] = tanh_fma_avx512_vec(_mm512_permutex2var_ps(r[k], low_lanes, r[k + 4]));
