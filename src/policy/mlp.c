@@ -340,8 +340,7 @@ TANH_ARRAY(tanh_float_avx512_fma, AVX512_FMA, 16, _mm512_loadu_ps, _mm512_storeu
 // the rest: one masked vector in a single forward (name##_rest), blocks of 4 (separate roundings)
 // and mlp_kernels' tails in a batched one; the same sums in the same order as ne__policy_dense().
 // The tanh runs the same inline kernel as ne__tanhf_inplace in blocks of VL, which gcc vectorizes at
-// that width;
-// the float tanh (NE_TANH_FLOAT) runs TANH_ARRAY's kernels, then the scalar one on the rest. FUSED
+// that width; the float tanh (NE_TANH_FLOAT) runs TANH_ARRAY's kernels, then the scalar one on the rest. FUSED
 // (policy.fma) makes each multiply-add one FMA instruction (FMA).
 // SPLAT broadcasts an input to all lanes (not x + (vector){0}: that is an add, -0 becoming +0, on
 // the add ports the layer is bound by).
@@ -435,7 +434,7 @@ TANH_ARRAY(tanh_float_avx512_fma, AVX512_FMA, 16, _mm512_loadu_ps, _mm512_storeu
   }                                                                                                                   \
   attr static void name##_activate(const ne_policy_spec* spec, float* y, int n) {                                     \
     int i = 0;                                                                                                        \
-    if (spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT) {                                        \
+    if (ne__policy_hidden_float_tanh(spec)) {                                                                         \
       i = name##_tanh_float(y, n);                                                                                    \
       for (; i < n; i++) y[i] = FUSED ? ne__tanhf_float_fma_kernel(y[i]) : ne__tanhf_float_kernel(y[i]);              \
       return;                                                                                                         \
@@ -519,6 +518,12 @@ AVX2_FMA static inline __attribute__((always_inline)) __m256 madd8(__m256 x, __m
   return fused ? _mm256_fmadd_ps(x, w, a) : _mm256_add_ps(a, _mm256_mul_ps(x, w));
 }
 
+// Input i of 8 rows of x (in floats apart) as one vector, row r in lane r
+AVX2_FMA static inline __attribute__((always_inline)) __m256 column8(const float* restrict x, int in, int i) {
+  return _mm256_setr_ps(x[i], x[(size_t)in + i], x[2 * (size_t)in + i], x[3 * (size_t)in + i], x[4 * (size_t)in + i],
+                        x[5 * (size_t)in + i], x[6 * (size_t)in + i], x[7 * (size_t)in + i]);
+}
+
 AVX2_FMA static inline __attribute__((always_inline)) void tail_rows8(const float* restrict x, int in,
                                                                       const float* restrict w, const float* restrict b,
                                                                       int out, int o, float* restrict y, const int c,
@@ -541,9 +546,7 @@ AVX2_FMA static inline __attribute__((always_inline)) void tail_rows8(const floa
     }
   }
   for (; i < in; i++) {
-    __m256 col =
-        _mm256_setr_ps(x[i], x[(size_t)in + i], x[2 * (size_t)in + i], x[3 * (size_t)in + i], x[4 * (size_t)in + i],
-                       x[5 * (size_t)in + i], x[6 * (size_t)in + i], x[7 * (size_t)in + i]);
+    __m256 col = column8(x, in, i);
     const float* wr = w + (size_t)i * (size_t)out + (size_t)o;
     for (int k = 0; k < c; k++) acc[k] = madd8(col, _mm256_set1_ps(wr[k]), acc[k], fused);
   }
@@ -616,15 +619,13 @@ AVX512_FMA static inline __attribute__((always_inline)) void tanh_tail_rows8(con
       __m512 zj = z[(j & 3) + (j & 8) / 2];
       __m256 col = (j & 4) ? _mm512_extractf32x8_ps(zj, 1) : _mm512_castps512_ps256(zj);
       const float* wr = w + (size_t)(i + j) * (size_t)out;
-      for (int k = 0; k < c; k++) acc[k] = _mm256_fmadd_ps(col, _mm256_set1_ps(wr[k]), acc[k]);
+      for (int k = 0; k < c; k++) acc[k] = madd8(col, _mm256_set1_ps(wr[k]), acc[k], 1);
     }
   }
   for (int i = whole; i < in; i++) {
-    __m256 col = tanh_fma_avx2_vec(_mm256_setr_ps(x[i], x[(size_t)in + i], x[2 * (size_t)in + i], x[3 * (size_t)in + i],
-                                                  x[4 * (size_t)in + i], x[5 * (size_t)in + i], x[6 * (size_t)in + i],
-                                                  x[7 * (size_t)in + i]));
+    __m256 col = tanh_fma_avx2_vec(column8(x, in, i));
     const float* wr = w + (size_t)i * (size_t)out;
-    for (int k = 0; k < c; k++) acc[k] = _mm256_fmadd_ps(col, _mm256_set1_ps(wr[k]), acc[k]);
+    for (int k = 0; k < c; k++) acc[k] = madd8(col, _mm256_set1_ps(wr[k]), acc[k], 1);
   }
   for (int k = 0; k < c; k++) {
     float lanes[8];
@@ -784,8 +785,9 @@ static void dense_rows(const mlp_kernels* k, const float* x, int n, int in, cons
 // tanh of its inputs itself (mlp_kernels' tanh_dense_rows8: the output layer after a hidden tanh
 // computed in float, up to 8 outputs, 8 rows at a time): 0 where none applies.
 static int tanh_input_rows(const ne_policy_spec* spec, const mlp_kernels* k, int l, int n) {
-  int float_tanh = spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT;
-  if (!k->tanh_dense_rows8 || !float_tanh || l == 0 || l != spec->n_layers - 1 || spec->sizes[l + 1] > 8) return 0;
+  if (!k->tanh_dense_rows8 || !ne__policy_hidden_float_tanh(spec) || l == 0 || l != spec->n_layers - 1 ||
+      spec->sizes[l + 1] > 8)
+    return 0;
   return n - n % 8;
 }
 

@@ -79,7 +79,7 @@ static inline __attribute__((always_inline)) lanes_v lanes_fmaf(lanes_v x, lanes
 LANES_DENSE(dense_separate, , LANES_SEPARATE)
 LANES_DENSE(dense_fmaf, , LANES_FMAF)
 #if defined(__x86_64__) && defined(__GNUC__)
-LANES_DENSE(dense_fma8, __attribute__((target("avx2,fma"))), LANES_FMA8)
+LANES_DENSE(dense_fma8, AVX2_FMA, LANES_FMA8)
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -168,12 +168,11 @@ static inline __attribute__((always_inline)) void argmax_lanes(const float* y, i
     const float* p = lane_params;                                                                               \
     size_t half = spec->scratch_floats / 2 * L;                                                                 \
     int last = spec->n_layers - 1;                                                                              \
-    int float_tanh = spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT;                       \
     for (int l = 0; l <= last; l++) {                                                                           \
       int in = spec->sizes[l], out = spec->sizes[l + 1];                                                        \
       float* y = scratch + (l & 1) * half;                                                                      \
       const float *w = p, *b = p + (size_t)in * (size_t)out * L;                                                \
-      if (l != last || !float_tanh || l == 0 || !TANH_DENSE(x, in, w, b, out, y)) {                             \
+      if (l != last || !ne__policy_hidden_float_tanh(spec) || l == 0 || !TANH_DENSE(x, in, w, b, out, y)) {     \
         if (l == last && l > 0) ne__policy_activate_simd(spec, hidden, in* L);                                  \
         DENSE(x, in, w, b, out, y);                                                                             \
       }                                                                                                         \

@@ -33,6 +33,11 @@ static inline void ne__policy_activate(const ne_policy_spec* spec, float* y, int
   for (int i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];
 }
 
+// 1 when the hidden layers' tanh is computed in float (the kernels that fuse it into a layer)
+static inline int ne__policy_hidden_float_tanh(const ne_policy_spec* spec) {
+  return spec->activation == NE_ACT_TANH && spec->tanh_eval == NE_TANH_FLOAT;
+}
+
 // The end of a spec's description: " tanh=float" when it computes some tanh in float, else "" (a
 // description without it is what every spec described before policy.tanh existed).
 static inline const char* ne__policy_tanh_suffix(const ne_policy_spec* spec) {
