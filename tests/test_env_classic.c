@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/cpu.h"  // ne__simd_force: each SIMD path of the lanes
 #include "neuroevo/alloc.h"
 #include "neuroevo/env.h"
 #include "neuroevo/error.h"
@@ -485,7 +486,17 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
 }
 
 static void test_lanes_equal_one_at_a_time(void) {
-  lanes_equal_one_at_a_time("CartPole-v1", 400, 21, NULL);
+  // CartPole on every SIMD path it has (its AVX-512 step, the portable loop's clones), lane 7 also
+  // from an angle beyond the vector sin/cos's small range (it ends after a step), and from the
+  // termination bounds at rest (the first step lands on them exactly: strict comparisons, not ended)
+  for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
+    if (ne__simd_force(level) != level) continue;  // a path the CPU lacks
+    lanes_equal_one_at_a_time("CartPole-v1", 400, 21, NULL);
+    lanes_equal_one_at_a_time("CartPole-v1", 60, 8, (const double[]){0.5, -3.0, 3.0, 40.0});
+    lanes_equal_one_at_a_time("CartPole-v1", 60, 8, (const double[]){2.4, 0.0, 12 * 2 * M_PI / 360, 0.0});
+    lanes_equal_one_at_a_time("CartPole-v1", 60, 8, (const double[]){-2.4, 0.0, -12 * 2 * M_PI / 360, 0.0});
+  }
+  ne__simd_force(0);
   // the other envs' episodes run to the TimeLimit here: one or two end in each lane
   lanes_equal_one_at_a_time("Acrobot-v1", 1100, 12, (const double[]){2e8, -3e6, 40.0, -90.0});
   lanes_equal_one_at_a_time("Pendulum-v1", 450, 12, (const double[]){2e8, 30.0});

@@ -272,7 +272,7 @@ static void test_float_tanh_accuracy_and_edges(void) {
 static void batch_matches_single(const ne_policy_spec* s, const float* p, ne_rng* r) {
   enum { N = 9 };
   int d = s->sizes[0];
-  float obs[N * 8], got[N * 6], want[N * 6];
+  float obs[N * 8], got[N * 8], want[N * 8];
   float* scratch = alloc_floats(ne_policy_batch_scratch_floats(s, N));
   for (int i = 0; i < N * d; i++) obs[i] = (float)ne_rng_range(r, -3, 3);
   for (int i = 0; i < N; i++) ne_policy_forward(s, p, obs + i * d, scratch, want + i * s->act_dim);
@@ -344,14 +344,48 @@ static void test_float_tanh_vectors_equal_scalar_kernel(void) {
   free(y);
 }
 
+// Spec s with parameters scaled so that tanh units leave their linear range: 20 forwards of random
+// observations equal the naive loop's bits, then batches, rows and lanes equal single forwards.
+static void check_forward_paths(ne_policy_spec* s, int level, uint64_t seed) {
+  int out = s->sizes[s->n_layers];
+  float* p = alloc_floats(s->n_params);
+  ne_policy_init_params(s, seed, p);
+  ne_rng r;
+  ne_rng_seed(&r, 9);
+  for (size_t i = 0; i < s->n_params; i++) p[i] = p[i] * 3.0f + (float)ne_rng_range(&r, -0.1, 0.1);
+  float* scratch = alloc_floats(s->scratch_floats);
+  for (int trial = 0; trial < 20; trial++) {
+    float obs[7], got[8], want[8];
+    for (int i = 0; i < 7; i++) obs[i] = (float)ne_rng_range(&r, -3, 3);
+    ne_policy_forward(s, p, obs, scratch, got);
+    reference_forward(s, p, obs, want);
+    if (s->head == NE_HEAD_ARGMAX) {  // the lowest index of the largest output (no NaN here)
+      int best = 0;
+      for (int k = 1; k < out; k++) best = want[k] > want[best] ? k : best;
+      want[0] = (float)best;
+    }
+    if (memcmp(got, want, (size_t)s->act_dim * sizeof *got) != 0)
+      TEST_FAIL("%s path, %d layers 7-%d-..-%d %s%s%s: %a vs naive %a", ne__simd_name(level), s->n_layers, s->sizes[1],
+                out, ne_activation_name(s->activation), s->tanh_eval == NE_TANH_FLOAT ? " (float)" : "",
+                s->fma ? " fma" : "", got[0], want[0]);
+  }
+  batch_matches_single(s, p, &r);
+  free(p);
+  free(scratch);
+}
+
 // Every SIMD path (core/cpu.h: baseline, AVX2, AVX-512) gives the naive loop's bits, for widths that
 // exercise each path's blocks (4 vectors, 1 vector, 4 floats, 1-3 floats), both activations, both
 // evaluations of tanh and both roundings (policy.fma), one observation at a time, batched, in rows
-// and in lanes; paths the CPU lacks are reported, not run.
+// and in lanes; one hidden layer (the lanes' last hidden layer and output layer in one pass read the
+// observations: 16 units are one AVX-512 block, 9 four pairs and an odd one, 40 two blocks and
+// four pairs) with the float tanh, fused, argmax and clip heads; paths the CPU lacks are reported,
+// not run.
 static void test_forward_simd_paths_match_naive_loop(void) {
   static const int widths[][3] = {{37, 22, 3}, {64, 64, 2}, {130, 17, 6}, {8, 71, 1}};
-  float lo[6], hi[6];
-  for (int i = 0; i < 6; i++) lo[i] = -1e30f, hi[i] = 1e30f;
+  static const int one_hidden[][2] = {{16, 2}, {9, 3}, {40, 8}};
+  float lo[8], hi[8];
+  for (int i = 0; i < 8; i++) lo[i] = -1e30f, hi[i] = 1e30f;
   for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
     if (ne__simd_force(level) != level) {
       printf("  (SIMD path %s: not on this CPU, not run)\n", ne__simd_name(level));
@@ -363,25 +397,14 @@ static void test_forward_simd_paths_match_naive_loop(void) {
           make_spec(7, w, 2, w[2], v % 3 == 1 ? NE_ACT_RELU : NE_ACT_TANH, NE_HEAD_CLIP, NE_INIT_XAVIER, lo, hi);
       if (v % 3 == 2) s.tanh_eval = NE_TANH_FLOAT;
       s.fma = v >= 12;
-      float* p = alloc_floats(s.n_params);
-      ne_policy_init_params(&s, 3 + (uint64_t)v, p);
-      ne_rng r;
-      ne_rng_seed(&r, 9);
-      for (size_t i = 0; i < s.n_params; i++) p[i] = p[i] * 3.0f + (float)ne_rng_range(&r, -0.1, 0.1);
-      float* scratch = alloc_floats(s.scratch_floats);
-      for (int trial = 0; trial < 20; trial++) {
-        float obs[7], got[6], want[6];
-        for (int i = 0; i < 7; i++) obs[i] = (float)ne_rng_range(&r, -3, 3);
-        ne_policy_forward(&s, p, obs, scratch, got);
-        reference_forward(&s, p, obs, want);
-        if (memcmp(got, want, (size_t)w[2] * sizeof *got) != 0)
-          TEST_FAIL("%s path, widths 7-%d-%d-%d %s%s%s: %a vs naive %a", ne__simd_name(level), w[0], w[1], w[2],
-                    ne_activation_name(s.activation), s.tanh_eval == NE_TANH_FLOAT ? " (float)" : "",
-                    s.fma ? " fma" : "", got[0], want[0]);
-      }
-      batch_matches_single(&s, p, &r);
-      free(p);
-      free(scratch);
+      check_forward_paths(&s, level, 3 + (uint64_t)v);
+    }
+    for (int v = 0; v < 6; v++) {
+      const int* w = one_hidden[v % 3];
+      ne_policy_spec s =
+          make_spec(7, w, 1, w[1], NE_ACT_TANH, v < 3 ? NE_HEAD_ARGMAX : NE_HEAD_CLIP, NE_INIT_XAVIER, lo, hi);
+      s.tanh_eval = NE_TANH_FLOAT, s.fma = 1;
+      check_forward_paths(&s, level, 40 + (uint64_t)v);
     }
   }
   ne__simd_force(0);
@@ -443,6 +466,27 @@ static void test_argmax_ties_and_nan(void) {
 
 // The argmax head in lanes decides every case as the single forward does (ties, NaN, infinities)
 // on every SIMD path.
+// Lane k of one lanes forward (zero weights, cases[k] of n outputs as biases) chooses want[k], on
+// every SIMD path, as the single forward does.
+static void check_argmax_in_lanes(int n, const float* cases, const float* want) {
+  ne_policy_spec s = make_spec(1, NULL, 0, n, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL);
+  float lanes[2 * 5 * NE_POLICY_LANES] = {0}, obs[NE_POLICY_LANES] = {0}, scratch[2 * 5 * NE_POLICY_LANES];
+  float act[NE_POLICY_LANES];
+  for (int k = 0; k < NE_POLICY_LANES; k++) {
+    float params[2 * 5] = {0};  // zero weights, the case as biases
+    memcpy(params + n, cases + k * n, (size_t)n * sizeof *cases);
+    ne_policy_set_lane(&s, lanes, k, params);
+    ASSERT_EQ(argmax_of(cases + k * n, n), want[k]);
+  }
+  for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
+    if (ne__simd_force(level) != level) continue;  // a path the CPU lacks
+    memset(act, 0xff, sizeof act);
+    ne_policy_forward_lanes(&s, lanes, obs, scratch, act);
+    for (int k = 0; k < NE_POLICY_LANES; k++) ASSERT_EQ(act[k], want[k]);
+  }
+  ne__simd_force(0);
+}
+
 static void test_argmax_in_lanes(void) {
   enum { N = 5 };
   const float cases[NE_POLICY_LANES][N] = {{1, 3, 3, 0, -INFINITY},
@@ -454,22 +498,12 @@ static void test_argmax_in_lanes(void) {
                                            {NAN, NAN, NAN, NAN, -INFINITY},
                                            {2, NAN, 3, NAN, 3}};
   const float want[NE_POLICY_LANES] = {1, 0, 2, 0, 2, 4, 4, 2};
-  ne_policy_spec s = make_spec(1, NULL, 0, N, NE_ACT_TANH, NE_HEAD_ARGMAX, NE_INIT_NORMC, NULL, NULL);
-  float lanes[2 * N * NE_POLICY_LANES] = {0}, obs[NE_POLICY_LANES] = {0}, scratch[2 * N * NE_POLICY_LANES];
-  float act[NE_POLICY_LANES];
-  for (int k = 0; k < NE_POLICY_LANES; k++) {
-    float params[2 * N] = {0};  // zero weights, the case as biases
-    memcpy(params + N, cases[k], sizeof cases[k]);
-    ne_policy_set_lane(&s, lanes, k, params);
-    ASSERT_EQ(argmax_of(cases[k], N), want[k]);
-  }
-  for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
-    if (ne__simd_force(level) != level) continue;  // a path the CPU lacks
-    memset(act, 0xff, sizeof act);
-    ne_policy_forward_lanes(&s, lanes, obs, scratch, act);
-    for (int k = 0; k < NE_POLICY_LANES; k++) ASSERT_EQ(act[k], want[k]);
-  }
-  ne__simd_force(0);
+  check_argmax_in_lanes(N, cases[0], want);
+  // two outputs (the lanes' two-compare form): every case of the loop's rule
+  const float pairs[NE_POLICY_LANES][2] = {{1, 2},   {2, 1},   {3, 3},           {-0.0f, 0.0f},
+                                           {NAN, 1}, {1, NAN}, {-INFINITY, NAN}, {NAN, -INFINITY}};
+  const float want_pairs[NE_POLICY_LANES] = {1, 0, 0, 0, 1, 0, 0, 1};
+  check_argmax_in_lanes(2, pairs[0], want_pairs);
 }
 
 // Whatever the parameters, continuous actions stay in [low, high].

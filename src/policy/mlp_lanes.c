@@ -83,60 +83,99 @@ LANES_DENSE(dense_fma8, AVX2_FMA, LANES_FMA8)
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// The output layer's outputs o .. o + NA (a constant after inlining) in lanes with the float tanh
-// (fused form) of its inputs taken on the way: x holds the last hidden layer before its
-// activation. On AVX-512 (PAIR) each two inputs (16 floats: two lane vectors) go through one zmm
-// tanh, on AVX2 each input through a ymm one; then they feed the NA chains in input order. The
-// chains' latency (FMAs of 4 cycles) then overlaps the tanh's divisions, where a separate
-// activation pass waited on the divider, then the output layer on its chains (8 lanes of 4-16-2:
-// 90 -> 82 ns a forward on an Intel Xeon's AVX-512, 4-64-2: 337 -> 259). Each input gets the
-// scalar kernel's bits (tanh_fma_avx512_vec, tanh_fma_avx2_vec), each output dense_fma8's sums.
-#define DENSE_TANH_BLOCK(name, attr, PAIR)                                                                             \
-  attr static inline __attribute__((always_inline)) void name(const float* restrict x, int in,                         \
-                                                              const float* restrict w, const float* restrict b,        \
-                                                              int out, int o, float* restrict y, const int NA) {       \
-    lanes_v acc[8];                                                                                                    \
-    for (int a = 0; a < NA; a++) acc[a] = lanes_load(b + (size_t)(o + a) * L);                                         \
-    int i = 0;                                                                                                         \
-    for (; PAIR && i + 2 <= in; i += 2) {                                                                              \
-      __m512 t = tanh_fma_avx512_vec(_mm512_loadu_ps(x + (size_t)i * L));                                              \
-      lanes_v lo = (lanes_v)_mm512_castps512_ps256(t), hi = (lanes_v)_mm512_extractf32x8_ps(t, 1);                     \
-      const float* w0 = w + ((size_t)i * (size_t)out + (size_t)o) * L;                                                 \
-      const float* w1 = w0 + (size_t)out * L;                                                                          \
-      for (int a = 0; a < NA; a++) acc[a] = LANES_FMA8(lo, lanes_load(w0 + (size_t)a * L), acc[a]);                    \
-      for (int a = 0; a < NA; a++) acc[a] = LANES_FMA8(hi, lanes_load(w1 + (size_t)a * L), acc[a]);                    \
-    }                                                                                                                  \
-    for (; i < in; i++) { /* AVX2's inputs, AVX-512's odd last one */                                                  \
-      lanes_v t = (lanes_v)tanh_fma_avx2_vec(_mm256_loadu_ps(x + (size_t)i * L));                                      \
-      const float* wi = w + ((size_t)i * (size_t)out + (size_t)o) * L;                                                 \
-      for (int a = 0; a < NA; a++) acc[a] = LANES_FMA8(t, lanes_load(wi + (size_t)a * L), acc[a]);                     \
-    }                                                                                                                  \
-    for (int a = 0; a < NA; a++) memcpy(y + (size_t)(o + a) * L, &acc[a], sizeof acc[a]);                              \
-  }                                                                                                                    \
-  /* the whole output layer through the block when it has at most 8 outputs (one block: no input's */                  \
-  /* tanh taken twice); returns 0 where it does not apply (the caller activates, then runs DENSE)   */                 \
-  attr static inline __attribute__((always_inline)) int name##_layer(                                                  \
-      const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, float* restrict y) { \
-    switch (out) {                                                                                                     \
-      case 1: name(x, in, w, b, out, 0, y, 1); return 1;                                                               \
-      case 2: name(x, in, w, b, out, 0, y, 2); return 1;                                                               \
-      case 3: name(x, in, w, b, out, 0, y, 3); return 1;                                                               \
-      case 4: name(x, in, w, b, out, 0, y, 4); return 1;                                                               \
-      case 5: name(x, in, w, b, out, 0, y, 5); return 1;                                                               \
-      case 6: name(x, in, w, b, out, 0, y, 6); return 1;                                                               \
-      case 7: name(x, in, w, b, out, 0, y, 7); return 1;                                                               \
-      case 8: name(x, in, w, b, out, 0, y, 8); return 1;                                                               \
-      default: return 0;                                                                                               \
-    }                                                                                                                  \
+// The last hidden layer (float tanh, fused form) and the output layer (at most 8 outputs) in one
+// pass that keeps the hidden units in registers: each block of units is summed from the inputs x,
+// its tanh taken, and fed to the NA output chains (a constant after inlining) in unit order, then
+// the next block. The chains' FMA latency overlaps the tanh's divisions, and no hidden value goes
+// through memory (a separate layer had stored them as 8-lane vectors that the tanh reloaded 16 at
+// a time: a store-forwarding stall each). UNIT is the hidden vector: on AVX-512 a zmm of two units'
+// 8 lanes (units u, u+1 are 16 consecutive floats of the biases and of each input's weights; x_i
+// broadcast to both halves), on AVX2 a ymm of one unit. 8 lanes of CartPole's 4-16-2 on an Intel
+// Xeon: 82 -> 61 ns a forward on AVX-512 (with argmax_lanes' two compares), 93 -> 76 on AVX2. Each
+// unit gets dense_fma8's sums and the scalar tanh kernel's bits, each output dense_fma8's chain
+// (b, then unit 0, 1, ... in order).
+#define UNITS_1(t, w2, NA, acc) \
+  for (int a = 0; a < (NA); a++) (acc)[a] = LANES_FMA8((lanes_v)(t), lanes_load((w2) + (size_t)a * L), (acc)[a])
+#define UNITS_2(t, w2, NA, acc)                                                                            \
+  do {                                                                                                     \
+    lanes_v lo_ = (lanes_v)_mm512_castps512_ps256(t), hi_ = (lanes_v)_mm512_extractf32x8_ps(t, 1);         \
+    for (int a = 0; a < (NA); a++) (acc)[a] = LANES_FMA8(lo_, lanes_load((w2) + (size_t)a * L), (acc)[a]); \
+    for (int a = 0; a < (NA); a++)                                                                         \
+      (acc)[a] = LANES_FMA8(hi_, lanes_load((w2) + ((size_t)(NA) + (size_t)a) * L), (acc)[a]);             \
+  } while (0)
+// name: units u .. u + NV * PER (NV <= 8 unit vectors of PER units each, constants after inlining)
+#define HIDDEN_OUT_BLOCK(name, attr, V, PER, LOAD, BROADCAST, FMA, TANH, FEED)                                     \
+  attr static inline __attribute__((always_inline)) void name(                                                     \
+      const float* restrict x, int in, const float* restrict w1, const float* restrict b1, int units,              \
+      const float* restrict w2, int u, const int NV, const int NA, lanes_v* restrict acc) {                        \
+    V h[8];                                                                                                        \
+    _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++) h[v] = LOAD(b1 + (size_t)(u + v * PER) * L);              \
+    for (int i = 0; i < in; i++) {                                                                                 \
+      V xi = BROADCAST(x + (size_t)i * L);                                                                         \
+      const float* wi = w1 + ((size_t)i * (size_t)units + (size_t)u) * L;                                          \
+      _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++) h[v] = FMA(xi, LOAD(wi + (size_t)(v * PER) * L), h[v]); \
+    }                                                                                                              \
+    _Pragma("GCC unroll 8") /* h stays in registers */                                                             \
+        for (int v = 0; v < NV; v++) FEED(TANH(h[v]), w2 + (size_t)(u + v * PER) * (size_t)NA * L, NA, acc);       \
   }
-DENSE_TANH_BLOCK(dense_tanh_avx2, AVX2_FMA, 0)
-DENSE_TANH_BLOCK(dense_tanh_avx512, AVX512_FMA, 1)
+#define BROADCAST_LANES_512(p) _mm512_broadcast_f32x8(_mm256_loadu_ps(p))
+HIDDEN_OUT_BLOCK(hidden_out_units_avx2, AVX2_FMA, __m256, 1, _mm256_loadu_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
+                 tanh_fma_avx2_vec, UNITS_1)
+HIDDEN_OUT_BLOCK(hidden_out_units_avx512, AVX512_FMA, __m512, 2, _mm512_loadu_ps, BROADCAST_LANES_512, _mm512_fmadd_ps,
+                 tanh_fma_avx512_vec, UNITS_2)
+HIDDEN_OUT_BLOCK(hidden_out_unit_avx512, AVX512_FMA, __m256, 1, _mm256_loadu_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
+                 tanh_fma_avx2_vec, UNITS_1)
+
+// name: the two layers for NA outputs: blocks of 8 unit vectors, the 1-7 left in one block (a
+// switch makes their count a constant), then (AVX-512, ODD) an odd last unit as a ymm.
+#define HIDDEN_OUT(name, attr, BLOCK, PER, ODD)                                                          \
+  attr static inline __attribute__((always_inline)) void name(                                           \
+      const float* restrict x, int in, const float* restrict w1, const float* restrict b1, int units,    \
+      const float* restrict w2, const float* restrict b2, const int NA, float* restrict y) {             \
+    lanes_v acc[8];                                                                                      \
+    for (int a = 0; a < NA; a++) acc[a] = lanes_load(b2 + (size_t)a * L);                                \
+    int u = 0;                                                                                           \
+    for (; u + 8 * PER <= units; u += 8 * PER) BLOCK(x, in, w1, b1, units, w2, u, 8, NA, acc);           \
+    switch ((units - u) / PER) {                                                                         \
+      case 7: BLOCK(x, in, w1, b1, units, w2, u, 7, NA, acc); break;                                     \
+      case 6: BLOCK(x, in, w1, b1, units, w2, u, 6, NA, acc); break;                                     \
+      case 5: BLOCK(x, in, w1, b1, units, w2, u, 5, NA, acc); break;                                     \
+      case 4: BLOCK(x, in, w1, b1, units, w2, u, 4, NA, acc); break;                                     \
+      case 3: BLOCK(x, in, w1, b1, units, w2, u, 3, NA, acc); break;                                     \
+      case 2: BLOCK(x, in, w1, b1, units, w2, u, 2, NA, acc); break;                                     \
+      case 1: BLOCK(x, in, w1, b1, units, w2, u, 1, NA, acc); break;                                     \
+      default: break;                                                                                    \
+    }                                                                                                    \
+    u += (units - u) / PER * PER;                                                                        \
+    if (u < units) ODD(x, in, w1, b1, units, w2, u, 1, NA, acc);                                         \
+    for (int a = 0; a < NA; a++) memcpy(y + (size_t)a * L, &acc[a], sizeof acc[a]);                      \
+  }                                                                                                      \
+  /* the layers whose weights start at p (x: the last hidden layer's inputs) into y; returns 0 where */  \
+  /* the output layer has more than 8 outputs (the caller runs the layers one by one)               */   \
+  attr static inline __attribute__((always_inline)) int name##_layers(                                   \
+      const float* restrict x, int in, int units, int out, const float* restrict p, float* restrict y) { \
+    const float *w1 = p, *b1 = w1 + (size_t)in * (size_t)units * L, *w2 = b1 + (size_t)units * L;        \
+    const float* b2 = w2 + (size_t)units * (size_t)out * L;                                              \
+    switch (out) {                                                                                       \
+      case 1: name(x, in, w1, b1, units, w2, b2, 1, y); return 1;                                        \
+      case 2: name(x, in, w1, b1, units, w2, b2, 2, y); return 1;                                        \
+      case 3: name(x, in, w1, b1, units, w2, b2, 3, y); return 1;                                        \
+      case 4: name(x, in, w1, b1, units, w2, b2, 4, y); return 1;                                        \
+      case 5: name(x, in, w1, b1, units, w2, b2, 5, y); return 1;                                        \
+      case 6: name(x, in, w1, b1, units, w2, b2, 6, y); return 1;                                        \
+      case 7: name(x, in, w1, b1, units, w2, b2, 7, y); return 1;                                        \
+      case 8: name(x, in, w1, b1, units, w2, b2, 8, y); return 1;                                        \
+      default: return 0;                                                                                 \
+    }                                                                                                    \
+  }
+HIDDEN_OUT(hidden_out_avx2, AVX2_FMA, hidden_out_units_avx2, 1, hidden_out_units_avx2)
+HIDDEN_OUT(hidden_out_avx512, AVX512_FMA, hidden_out_units_avx512, 2, hidden_out_unit_avx512)
 #endif
 
-// No layer of this variant takes the tanh of its inputs itself
-static inline __attribute__((always_inline)) int no_tanh_dense(const float* restrict x, int in, const float* restrict w,
-                                                               const float* restrict b, int out, float* restrict y) {
-  (void)x, (void)in, (void)w, (void)b, (void)out, (void)y;
+// This variant runs the layers one by one
+static inline __attribute__((always_inline)) int no_hidden_out(const float* restrict x, int in, int units, int out,
+                                                               const float* restrict p, float* restrict y) {
+  (void)x, (void)in, (void)units, (void)out, (void)p, (void)y;
   return 0;
 }
 
@@ -145,6 +184,13 @@ typedef int32_t lanes_i __attribute__((vector_size(L * sizeof(int32_t))));
 // The argmax head of every lane at once, as ne__policy_argmax decides it for one (the lowest index
 // of the largest value, NaN entries skipped, 0 when all are NaN): y holds out outputs in lanes
 static inline __attribute__((always_inline)) void argmax_lanes(const float* y, int out, float* actions) {
+  if (out == 2) {  // ne__policy_argmax's two compares: 1 where y1 is a number and y0 is not >= y1
+    lanes_v y0 = lanes_load(y), y1 = lanes_load(y + L), one = (lanes_v){0} + 1.0f;
+    lanes_i second = (y1 == y1) & ~(y0 >= y1);
+    lanes_v chosen = (lanes_v)(second & (lanes_i)one);
+    memcpy(actions, &chosen, sizeof chosen);
+    return;
+  }
   lanes_v best = lanes_load(y);
   lanes_i idx = ~(best == best);  // -1 (no number yet) where NaN, else 0
   for (int k = 1; k < out; k++) {
@@ -158,28 +204,27 @@ static inline __attribute__((always_inline)) void argmax_lanes(const float* y, i
   memcpy(actions, &chosen, sizeof chosen);
 }
 
-// TANH_DENSE(x, in, w, b, out, y) runs the output layer with the tanh of its inputs, or returns 0
-// (then the last hidden layer is activated as the others, the output layer run by DENSE).
-#define LANES_VARIANT(name, attr, DENSE, TANH_DENSE)                                                            \
+// HIDDEN_OUT(x, in, units, out, p, y) runs the last hidden layer (float tanh) and the output layer
+// in one pass, or returns 0 (then each layer runs by DENSE, each hidden one activated).
+#define LANES_VARIANT(name, attr, DENSE, HIDDEN_OUT)                                                            \
   attr static void name(const ne_policy_spec* spec, const float* lane_params, const float* obs, float* scratch, \
                         float* actions) {                                                                       \
     const float* x = obs;                                                                                       \
-    float* hidden = NULL; /* the last layer's outputs (x), writable */                                          \
     const float* p = lane_params;                                                                               \
     size_t half = spec->scratch_floats / 2 * L;                                                                 \
     int last = spec->n_layers - 1;                                                                              \
+    int fuse = last > 0 && ne__policy_hidden_float_tanh(spec);                                                  \
     for (int l = 0; l <= last; l++) {                                                                           \
       int in = spec->sizes[l], out = spec->sizes[l + 1];                                                        \
       float* y = scratch + (l & 1) * half;                                                                      \
-      const float *w = p, *b = p + (size_t)in * (size_t)out * L;                                                \
-      if (l != last || !ne__policy_hidden_float_tanh(spec) || l == 0 || !TANH_DENSE(x, in, w, b, out, y)) {     \
-        if (l == last && l > 0) ne__policy_activate_simd(spec, hidden, in* L);                                  \
-        DENSE(x, in, w, b, out, y);                                                                             \
+      if (fuse && l == last - 1 && HIDDEN_OUT(x, in, out, spec->sizes[l + 2], p, y)) {                          \
+        x = y;                                                                                                  \
+        break;                                                                                                  \
       }                                                                                                         \
-      /* the last hidden layer's tanh waits for the output layer (above) */                                     \
-      if (l < last - 1) ne__policy_activate_simd(spec, y, out* L);                                              \
+      DENSE(x, in, p, p + (size_t)in * (size_t)out * L, out, y);                                                \
+      if (l < last) ne__policy_activate_simd(spec, y, out* L);                                                  \
       p += ((size_t)in * (size_t)out + (size_t)out) * L;                                                        \
-      x = hidden = y;                                                                                           \
+      x = y;                                                                                                    \
     }                                                                                                           \
     int out = spec->sizes[spec->n_layers];                                                                      \
     if (spec->head == NE_HEAD_ARGMAX) {                                                                         \
@@ -193,13 +238,13 @@ static inline __attribute__((always_inline)) void argmax_lanes(const float* y, i
     }                                                                                                           \
   }
 
-LANES_VARIANT(lanes_base, , dense_separate, no_tanh_dense)
-LANES_VARIANT(lanes_base_fma, , dense_fmaf, no_tanh_dense)
+LANES_VARIANT(lanes_base, , dense_separate, no_hidden_out)
+LANES_VARIANT(lanes_base_fma, , dense_fmaf, no_hidden_out)
 #if defined(__x86_64__) && defined(__GNUC__)
-LANES_VARIANT(lanes_avx2, AVX2_FMA, dense_separate, no_tanh_dense)
-LANES_VARIANT(lanes_avx2_fma, AVX2_FMA, dense_fma8, dense_tanh_avx2_layer)
-LANES_VARIANT(lanes_avx512, AVX512_FMA, dense_separate, no_tanh_dense)
-LANES_VARIANT(lanes_avx512_fma, AVX512_FMA, dense_fma8, dense_tanh_avx512_layer)
+LANES_VARIANT(lanes_avx2, AVX2_FMA, dense_separate, no_hidden_out)
+LANES_VARIANT(lanes_avx2_fma, AVX2_FMA, dense_fma8, hidden_out_avx2_layers)
+LANES_VARIANT(lanes_avx512, AVX512_FMA, dense_separate, no_hidden_out)
+LANES_VARIANT(lanes_avx512_fma, AVX512_FMA, dense_fma8, hidden_out_avx512_layers)
 #endif
 
 int ne_policy_lanes_ok(const ne_policy_spec* spec) {

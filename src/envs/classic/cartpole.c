@@ -13,7 +13,12 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>  // cp_lanes_step_avx512
+#endif
 
+#include "core/cpu.h"
+#include "core/div_const.h"
 #include "core/libm_bits.h"
 #include "envs/classic/classic_int.h"
 
@@ -106,11 +111,10 @@ static void cp_lanes_store(const ne_env_spec* spec, const void* lanes, int k, vo
 // lanes keep their state and rewrite the observation they had. The force compares the action
 // with 1 where cp_force converts it to int: the same for the actions of the space, and defined for
 // whatever a free lane holds.
-__attribute__((target_clones("avx512f", "avx2", "default"))) static void cp_lanes_step(const ne_env_spec* spec,
-                                                                                       void* lanes, unsigned mask,
-                                                                                       const float* acts, float* obs,
-                                                                                       double* rewards,
-                                                                                       int* terminated) {
+__attribute__((target_clones("avx2", "default"))) static void cp_lanes_step_portable(const ne_env_spec* spec,
+                                                                                     void* lanes, unsigned mask,
+                                                                                     const float* acts, float* obs,
+                                                                                     double* rewards, int* terminated) {
   enum { L = NE_ENV_LANES };
   _Static_assert(L == 8, "ne__sincos8 takes 8 angles");
   cp_lanes* l = lanes;
@@ -138,6 +142,80 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) static void cp_lane
     terminated[k] = cp_terminated(l->x[k], l->theta[k]);
     rewards[k] = 1.0;
   }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// cp_lanes_step in AVX-512 registers, the 8 lanes a vector: cp_advance's operations one by one in
+// its order (mul, add, div: each IEEE-rounded as the scalar expression's, no contraction), the
+// free lanes kept by masks. gcc had built the portable loop's force, mask and angle out of 128-bit
+// pieces and stored the angles as four halves that ne__sincos8's 512-bit load could not be
+// forwarded from (a stall every step); here each is one vector. CartPole's actions: one each.
+#define PD(v) _mm512_set1_pd(v)
+#define AVX512 NE_DIV_CONST_AVX512
+
+// x / TOTAL_MASS, the division's bits (core/div_const.h: three FMA-unit operations where a vdivpd
+// waits ~23 cycles). Three of the step's four divisions are by TOTAL_MASS; its chain ran through
+// three divisions one after the other, now through one.
+#define DIV_TOTAL_MASS(x) ne__div_const8(x, TOTAL_MASS, 1.0 / TOTAL_MASS)
+
+AVX512 static void cp_lanes_step_avx512(void* lanes, unsigned mask, const float* acts, float* obs, double* rewards,
+                                        int* terminated) {
+  enum { L = NE_ENV_LANES };
+  _Static_assert(L == 8, "a lane per double of a 512-bit vector");
+  cp_lanes* l = lanes;
+  __mmask8 on = (__mmask8)mask;
+  __mmask8 right = _mm256_cmp_ps_mask(_mm256_loadu_ps(acts), _mm256_set1_ps(1.0f), _CMP_EQ_OQ);
+  __m512d force = _mm512_mask_blend_pd(right, PD(-FORCE_MAG), PD(FORCE_MAG));
+  __m512d x = _mm512_loadu_pd(l->x), x_dot = _mm512_loadu_pd(l->x_dot);
+  __m512d theta = _mm512_loadu_pd(l->theta), theta_dot = _mm512_loadu_pd(l->theta_dot);
+  double angle[L], sn[L], cs[L];
+  _mm512_storeu_pd(angle, _mm512_maskz_mov_pd(on, theta));  // a free lane's angle: 0 (unused)
+  ne__sincos8(angle, sn, cs);
+  __m512d sintheta = _mm512_loadu_pd(sn), costheta = _mm512_loadu_pd(cs);
+  // temp = (force + POLEMASS_LENGTH * (theta_dot * theta_dot) * sintheta) / TOTAL_MASS
+  __m512d temp = DIV_TOTAL_MASS(_mm512_add_pd(
+      force, _mm512_mul_pd(_mm512_mul_pd(PD(POLEMASS_LENGTH), _mm512_mul_pd(theta_dot, theta_dot)), sintheta)));
+  // thetaacc = (GRAVITY * sintheta - costheta * temp) /
+  //            (LENGTH * (4.0 / 3.0 - MASSPOLE * (costheta * costheta) / TOTAL_MASS))
+  __m512d mass_term = DIV_TOTAL_MASS(_mm512_mul_pd(PD(MASSPOLE), _mm512_mul_pd(costheta, costheta)));
+  __m512d thetaacc = _mm512_div_pd(_mm512_sub_pd(_mm512_mul_pd(PD(GRAVITY), sintheta), _mm512_mul_pd(costheta, temp)),
+                                   _mm512_mul_pd(PD(LENGTH), _mm512_sub_pd(PD(4.0 / 3.0), mass_term)));
+  // xacc = temp - POLEMASS_LENGTH * thetaacc * costheta / TOTAL_MASS
+  __m512d xacc =
+      _mm512_sub_pd(temp, DIV_TOTAL_MASS(_mm512_mul_pd(_mm512_mul_pd(PD(POLEMASS_LENGTH), thetaacc), costheta)));
+  // explicit euler, the free lanes keeping their state
+  x = _mm512_mask_add_pd(x, on, x, _mm512_mul_pd(PD(TAU), x_dot));
+  x_dot = _mm512_mask_add_pd(x_dot, on, x_dot, _mm512_mul_pd(PD(TAU), xacc));
+  theta = _mm512_mask_add_pd(theta, on, theta, _mm512_mul_pd(PD(TAU), theta_dot));
+  theta_dot = _mm512_mask_add_pd(theta_dot, on, theta_dot, _mm512_mul_pd(PD(TAU), thetaacc));
+  _mm512_storeu_pd(l->x, x), _mm512_storeu_pd(l->x_dot, x_dot);
+  _mm512_storeu_pd(l->theta, theta), _mm512_storeu_pd(l->theta_dot, theta_dot);
+  _mm256_storeu_ps(obs + 0 * L, _mm512_cvtpd_ps(x));
+  _mm256_storeu_ps(obs + 1 * L, _mm512_cvtpd_ps(x_dot));
+  _mm256_storeu_ps(obs + 2 * L, _mm512_cvtpd_ps(theta));
+  _mm256_storeu_ps(obs + 3 * L, _mm512_cvtpd_ps(theta_dot));
+  // cp_terminated: strict comparisons, false for NaN
+  __mmask8 out = _mm512_cmp_pd_mask(x, PD(-X_THRESHOLD), _CMP_LT_OQ) |
+      _mm512_cmp_pd_mask(x, PD(X_THRESHOLD), _CMP_GT_OQ) | _mm512_cmp_pd_mask(theta, PD(-THETA_THRESHOLD), _CMP_LT_OQ) |
+      _mm512_cmp_pd_mask(theta, PD(THETA_THRESHOLD), _CMP_GT_OQ);
+  _mm256_storeu_si256((__m256i*)terminated, _mm256_maskz_mov_epi32(out, _mm256_set1_epi32(1)));
+  _mm512_storeu_pd(rewards, PD(1.0));
+}
+#undef PD
+#undef AVX512
+#undef DIV_TOTAL_MASS
+#endif
+
+// The AVX-512 form where the CPU has it (and a lane's action is one float), else the portable one
+static void cp_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, float* obs,
+                          double* rewards, int* terminated) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (spec->act_dim == 1 && ne__simd_level() >= NE_SIMD_AVX512) {
+    cp_lanes_step_avx512(lanes, mask, acts, obs, rewards, terminated);
+    return;
+  }
+#endif
+  cp_lanes_step_portable(spec, lanes, mask, acts, obs, rewards, terminated);
 }
 
 // n <= 8 instances at once (ne_env_hooks.step_many): loaded into lanes, stepped as the lockstep

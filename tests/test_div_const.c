@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// core/div_const.h: division by a constant in AVX-512 lanes gives the division's bits. Each lane
+// the check passes is compared with x / c, and so is the result of every vector; the check never
+// passes either neighbour of the rounded quotient. For random bit
+// patterns (every exponent, subnormals, infinities, NaN), CartPole-sized values, quotients at and
+// next to powers of two, exact multiples and signed zeros, over several divisors.
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/cpu.h"
+#include "core/div_const.h"
+#include "neuroevo/rng.h"
+#include "test.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// 8 dividends: returns how many lanes the check passed; fails on any bit that differs
+NE_DIV_CONST_AVX512 static int check8(const double* x, double c, double r) {
+  __mmask8 ok;
+  __m512d v = _mm512_loadu_pd(x);
+  double tried[8], got[8];
+  _mm512_storeu_pd(tried, ne__div_const8_try(v, c, r, &ok));
+  _mm512_storeu_pd(got, ne__div_const8(v, c, r));
+  // the check never passes a neighbour of the rounded quotient (one step up, one step down)
+  double want[8], up[8], down[8];
+  for (int k = 0; k < 8; k++) {
+    want[k] = x[k] / c;
+    up[k] = nextafter(want[k], INFINITY), down[k] = nextafter(want[k], -INFINITY);
+    if (memcmp(&got[k], &want[k], sizeof *want) != 0) TEST_FAIL("%a / %a = %a, want %a", x[k], c, got[k], want[k]);
+    if ((ok >> k) & 1u && memcmp(&tried[k], &want[k], sizeof *want) != 0)
+      TEST_FAIL("%a / %a: the check passed %a, want %a", x[k], c, tried[k], want[k]);
+  }
+  __mmask8 wrong = ne__div_const8_exact(v, _mm512_loadu_pd(up), c) | ne__div_const8_exact(v, _mm512_loadu_pd(down), c);
+  for (int k = 0; k < 8; k++)
+    if ((wrong >> k) & 1u) TEST_FAIL("%a / %a: the check passed a neighbour of %a", x[k], c, want[k]);
+  return __builtin_popcount(ok);
+}
+#endif
+
+static void test_division_by_constant_bits(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (ne__simd_cpu_level() < NE_SIMD_AVX512) {
+    printf("  (AVX-512: not on this CPU, not run)\n");
+    return;
+  }
+  const double divisors[] = {0.1 + 1.0, 3.0, 0.1, 7.0 / 3.0, 1e300, 0x1.fffffffffffffp-1, 4.0};
+  enum { VECTORS = 1 << 16 };
+  ne_rng rng;
+  ne_rng_seed(&rng, 21);
+  for (size_t d = 0; d < sizeof divisors / sizeof divisors[0]; d++) {
+    double c = divisors[d], r = 1.0 / c;
+    long passed_typical = 0;
+    for (int i = 0; i < VECTORS; i++) {
+      double x[8];
+      int kind = i % 4;
+      for (int k = 0; k < 8; k++) {
+        if (kind == 0) {  // any bit pattern
+          uint64_t bits = ne_rng_u64(&rng);
+          memcpy(&x[k], &bits, sizeof bits);
+        } else if (kind == 1) {  // CartPole's magnitudes
+          x[k] = ne_rng_range(&rng, -20, 20);
+        } else if (kind == 2) {  // quotients at powers of two and their neighbours
+          double q = ldexp(1.0, (int)(ne_rng_u64(&rng) % 200) - 100) * ((k & 1) ? -1 : 1);
+          x[k] = q * c;
+          for (int step = k / 2 % 4; step > 0; step--) x[k] = nextafter(x[k], (k & 2) ? INFINITY : -INFINITY);
+        } else {  // exact multiples
+          x[k] = c * (double)(int64_t)(ne_rng_u64(&rng) % 2001 - 1000);
+        }
+      }
+      int passed = check8(x, c, r);
+      if (kind == 1) passed_typical += passed;
+    }
+    printf("  c = %a: %.4f of CartPole-sized lanes on the fast path\n", c, (double)passed_typical / (VECTORS / 4 * 8));
+    // the fast path is the rule, not the exception, for ordinary values
+    if (c < 1e100) ASSERT(passed_typical > (long)(VECTORS / 4) * 8 * 9 / 10);
+    const double special[8] = {0.0, -0.0, INFINITY, -INFINITY, NAN, DBL_MIN, DBL_TRUE_MIN, DBL_MAX};
+    ASSERT_EQ(check8(special, c, r) <= 2, 1);  // at most DBL_MIN and DBL_MAX's lanes pass
+  }
+#endif
+}
+
+TEST_MAIN(TEST_ENTRY(test_division_by_constant_bits))
