@@ -77,9 +77,11 @@ void ne__area_resize(const ne_area_resize* r, const uint8_t* in, float* tmp, flo
 
 // Palette indices to luminance bytes through lut: dst[i] = lut[src[i]], or, with pool non-NULL,
 // max(lut[src[i]], pool[i]) (the max-pool of the last two frames fused in). dst may be pool.
-// pool_src (nullable; only with pool): the indices pool was looked up from. Where src equals them,
+// pool_src (nullable): the indices pool was looked up from. Where src equals them,
 // max(lut[src[i]], pool[i]) is pool[i], so the kernels copy those blocks without the lookup: an
-// Atari frame differs from the one before in ~1% of its 32-byte blocks.
+// Atari frame differs from the one before in ~1% of its 32-byte blocks. Without pool, pool_src
+// are the indices dst already holds the lookup of: the blocks where src equals them are left as
+// they are (neither looked up nor stored).
 void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
                   uint8_t* dst, int n);
 

@@ -67,7 +67,7 @@ AVX2 void ne__ale_luma_avx2(const uint8_t* src, const uint8_t lut[256], const ui
     __m256i idx = _mm256_loadu_si256((const __m256i*)(src + i));
     if (pool_src &&
         _mm256_movemask_epi8(_mm256_cmpeq_epi8(idx, _mm256_loadu_si256((const __m256i*)(pool_src + i)))) == -1) {
-      _mm256_storeu_si256((__m256i*)(dst + i), _mm256_loadu_si256((const __m256i*)(pool + i)));
+      if (pool) _mm256_storeu_si256((__m256i*)(dst + i), _mm256_loadu_si256((const __m256i*)(pool + i)));
       continue;
     }
     __m256i v = lookup32(tables, n_tables, shift, idx);

@@ -34,7 +34,7 @@ AVX512 void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], cons
     __mmask64 live = n - i >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (n - i)) - 1;
     __m512i idx = _mm512_maskz_loadu_epi8(live, src + i);
     if (pool_src && _mm512_cmpeq_epi8_mask(idx, _mm512_maskz_loadu_epi8(live, pool_src + i)) == ~(__mmask64)0) {
-      _mm512_mask_storeu_epi8(dst + i, live, _mm512_maskz_loadu_epi8(live, pool + i));
+      if (pool) _mm512_mask_storeu_epi8(dst + i, live, _mm512_maskz_loadu_epi8(live, pool + i));
       continue;
     }
     __m512i lo = _mm512_permutex2var_epi8(t0, idx, t1), hi = _mm512_permutex2var_epi8(t2, idx, t3);
