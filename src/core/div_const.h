@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Division by a constant in AVX-512 lanes with the division's bits, faster on a dependency chain:
-// CartPole's step waits on three chained divisions, two of them by its total mass (~23 cycles a
-// vdivpd; three FMA-unit operations here). Not public API; x86-64 with GCC-compatible compilers.
+// Division by a constant in AVX-512 or AVX2 lanes with the division's bits, faster on a dependency
+// chain: CartPole's step chained three divisions, the first and last by its total mass (~23
+// cycles a vdivpd zmm, ~13-15 a ymm; three FMA-unit operations here). Not public API; x86-64 with
+// GCC-compatible compilers.
 #ifndef NEUROEVO_CORE_DIV_CONST_H
 #define NEUROEVO_CORE_DIV_CONST_H
 
@@ -9,14 +10,15 @@
 #include <immintrin.h>
 
 #define NE_DIV_CONST_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,fma")))
+#define NE_DIV_CONST_AVX2 __attribute__((target("avx2,fma")))
 
 // The lanes where q is proven to be RN(x / c): |x / c - q| < ulp(q) / 2 (ulp(q) / 4 at a power of
-// two, whose lower neighbour is nearer: a guard only, the quotient of two doubles never lies in that
-// band, so no test can reach it), checked as |RN(x - q c)| < c ulp(q) / 2 (a pass implies
-// the exact inequality: the remainder rounds monotonically and the bound is representable) with q
-// normal and room for the bound (exponent field 55 .. 2046). c must be normal, with c * 2^-969
-// normal too. Lanes that fail: x = 0 (the sign of a zero), non-finite or extreme x, and a q that
-// is not the rounded quotient.
+// two, whose lower neighbour is nearer: a guard only, the quotient of two doubles never lies in
+// that band), checked as |RN(x - q c)| < c ulp(q) / 2. A pass implies the exact inequality: the
+// remainder rounds monotonically and the bound c 2^k is exact, for 2^-52 <= c <= 2^52 and q's
+// exponent field in 108 .. 2046 (|q| >= 2^-915: the bound stays normal; an overflowing bound
+// comes with an infinite remainder). Lanes that fail: x = 0 (the sign of a zero), non-finite or
+// extreme x and quotients, and a q that is not the rounded quotient.
 NE_DIV_CONST_AVX512 static inline __mmask8 ne__div_const8_exact(__m512d x, __m512d q, double c) {
   const __m512d vc = _mm512_set1_pd(c);
   const __m512i exponent = _mm512_set1_epi64(0x7ff0000000000000ll), fraction = _mm512_set1_epi64(0x000fffffffffffffll);
@@ -27,7 +29,7 @@ NE_DIV_CONST_AVX512 static inline __mmask8 ne__div_const8_exact(__m512d x, __m51
   __m512d bound = _mm512_mul_pd(vc, _mm512_castsi512_pd(half_ulp));
   __m512d rest = _mm512_abs_pd(_mm512_fnmadd_pd(q, vc, x));
   return _mm512_cmp_pd_mask(rest, bound, _CMP_LT_OQ) &
-      _mm512_cmp_epu64_mask(e, _mm512_set1_epi64(55ll << 52), _MM_CMPINT_NLT) &
+      _mm512_cmp_epu64_mask(e, _mm512_set1_epi64(108ll << 52), _MM_CMPINT_NLT) &
       _mm512_cmp_epu64_mask(e, exponent, _MM_CMPINT_LT);
 }
 
@@ -47,6 +49,40 @@ NE_DIV_CONST_AVX512 static inline __m512d ne__div_const8(__m512d x, double c, do
   __mmask8 ok;
   __m512d q = ne__div_const8_try(x, c, r, &ok);
   if (__builtin_expect(ok != 0xff, 0)) return _mm512_div_pd(x, _mm512_set1_pd(c));
+  return q;
+}
+
+// ne__div_const8_exact on 4 lanes with AVX2 (no mask registers: all-ones lanes where proven; the
+// exponent fields compare as signed 64-bit integers, their sign bit being clear)
+NE_DIV_CONST_AVX2 static inline __m256d ne__div_const4_exact(__m256d x, __m256d q, double c) {
+  const __m256d vc = _mm256_set1_pd(c);
+  const __m256i exponent = _mm256_set1_epi64x(0x7ff0000000000000ll),
+                fraction = _mm256_set1_epi64x(0x000fffffffffffffll);
+  __m256i bits = _mm256_castpd_si256(q), e = _mm256_and_si256(bits, exponent);
+  __m256i power_of_two = _mm256_cmpeq_epi64(_mm256_and_si256(bits, fraction), _mm256_setzero_si256());
+  __m256i half_ulp = _mm256_sub_epi64(e, _mm256_set1_epi64x(53ll << 52));
+  half_ulp = _mm256_sub_epi64(half_ulp, _mm256_and_si256(power_of_two, _mm256_set1_epi64x(1ll << 52)));  // a quarter
+  __m256d bound = _mm256_mul_pd(vc, _mm256_castsi256_pd(half_ulp));
+  __m256d rest = _mm256_andnot_pd(_mm256_set1_pd(-0.0), _mm256_fnmadd_pd(q, vc, x));
+  __m256i normal =
+      _mm256_and_si256(_mm256_cmpgt_epi64(e, _mm256_set1_epi64x(107ll << 52)), _mm256_cmpgt_epi64(exponent, e));
+  return _mm256_and_pd(_mm256_cmp_pd(rest, bound, _CMP_LT_OQ), _mm256_castsi256_pd(normal));
+}
+
+// ne__div_const8_try on 4 lanes with AVX2: *ok all-ones in the lanes proven RN(x / c)
+NE_DIV_CONST_AVX2 static inline __m256d ne__div_const4_try(__m256d x, double c, double r, __m256d* ok) {
+  const __m256d vc = _mm256_set1_pd(c), vr = _mm256_set1_pd(r);
+  __m256d q0 = _mm256_mul_pd(x, vr);
+  __m256d q = _mm256_fmadd_pd(_mm256_fnmadd_pd(q0, vc, x), vr, q0);
+  *ok = ne__div_const4_exact(x, q, c);
+  return q;
+}
+
+// x / c in 4 lanes, bit for bit, with AVX2 (as ne__div_const8)
+NE_DIV_CONST_AVX2 static inline __m256d ne__div_const4(__m256d x, double c, double r) {
+  __m256d ok;
+  __m256d q = ne__div_const4_try(x, c, r, &ok);
+  if (__builtin_expect(_mm256_movemask_pd(ok) != 0xf, 0)) return _mm256_div_pd(x, _mm256_set1_pd(c));
   return q;
 }
 #endif

@@ -111,10 +111,8 @@ static void cp_lanes_store(const ne_env_spec* spec, const void* lanes, int k, vo
 // lanes keep their state and rewrite the observation they had. The force compares the action
 // with 1 where cp_force converts it to int: the same for the actions of the space, and defined for
 // whatever a free lane holds.
-__attribute__((target_clones("avx2", "default"))) static void cp_lanes_step_portable(const ne_env_spec* spec,
-                                                                                     void* lanes, unsigned mask,
-                                                                                     const float* acts, float* obs,
-                                                                                     double* rewards, int* terminated) {
+static void cp_lanes_step_portable(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, float* obs,
+                                   double* rewards, int* terminated) {
   enum { L = NE_ENV_LANES };
   _Static_assert(L == 8, "ne__sincos8 takes 8 angles");
   cp_lanes* l = lanes;
@@ -145,49 +143,56 @@ __attribute__((target_clones("avx2", "default"))) static void cp_lanes_step_port
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// cp_lanes_step in AVX-512 registers, the 8 lanes a vector: cp_advance's operations one by one in
-// its order (mul, add, div: each IEEE-rounded as the scalar expression's, no contraction), the
-// free lanes kept by masks. gcc had built the portable loop's force, mask and angle out of 128-bit
-// pieces and stored the angles as four halves that ne__sincos8's 512-bit load could not be
-// forwarded from (a stall every step); here each is one vector. CartPole's actions: one each.
-#define PD(v) _mm512_set1_pd(v)
-#define AVX512 NE_DIV_CONST_AVX512
+// cp_lanes_step in AVX-512 or AVX2 registers (8 lanes a zmm, or two ymm of 4): cp_advance's
+// operations one by one in its order (mul, add, div: each IEEE-rounded as the scalar expression's,
+// no contraction), the free lanes kept by masks. gcc had built the portable loop's force, mask and
+// angle out of 128-bit pieces and stored the angles as halves that ne__sincos8's wide loads could
+// not be forwarded from (a stall every step); here each is whole vectors. CartPole's actions: one
+// float each. Three of the step's four divisions are by TOTAL_MASS: core/div_const.h's (the
+// division's bits, three FMA-unit operations where a vdivpd waits ~23 cycles on AVX-512, ~13-15 on
+// AVX2), so that the chain runs through one division where it ran through three one after another.
 
-// x / TOTAL_MASS, the division's bits (core/div_const.h: three FMA-unit operations where a vdivpd
-// waits ~23 cycles). Three of the step's four divisions are by TOTAL_MASS; its chain ran through
-// three divisions one after the other, now through one.
-#define DIV_TOTAL_MASS(x) ne__div_const8(x, TOTAL_MASS, 1.0 / TOTAL_MASS)
+// thetaacc and xacc of cp_advance from force, theta_dot and the angle's sine and cosine, in vectors
+// of type V through the ops given (DIV_TM: the division by TOTAL_MASS)
+#define CP_ACCELERATIONS(V, SET1, ADD, SUB, MUL, DIV, DIV_TM, force, theta_dot, sintheta, costheta, thetaacc, xacc)   \
+  do {                                                                                                                \
+    /* temp = (force + POLEMASS_LENGTH * (theta_dot * theta_dot) * sintheta) / TOTAL_MASS */                          \
+    V temp_ = DIV_TM(ADD(force, MUL(MUL(SET1(POLEMASS_LENGTH), MUL(theta_dot, theta_dot)), sintheta)));               \
+    /* thetaacc = (GRAVITY * sintheta - costheta * temp) / */                                                         \
+    /*            (LENGTH * (4.0 / 3.0 - MASSPOLE * (costheta * costheta) / TOTAL_MASS)) */                           \
+    V mass_ = DIV_TM(MUL(SET1(MASSPOLE), MUL(costheta, costheta)));                                                   \
+    thetaacc =                                                                                                        \
+        DIV(SUB(MUL(SET1(GRAVITY), sintheta), MUL(costheta, temp_)), MUL(SET1(LENGTH), SUB(SET1(4.0 / 3.0), mass_))); \
+    /* xacc = temp - POLEMASS_LENGTH * thetaacc * costheta / TOTAL_MASS */                                            \
+    xacc = SUB(temp_, DIV_TM(MUL(MUL(SET1(POLEMASS_LENGTH), thetaacc), costheta)));                                   \
+  } while (0)
 
-AVX512 static void cp_lanes_step_avx512(void* lanes, unsigned mask, const float* acts, float* obs, double* rewards,
-                                        int* terminated) {
+#define DIV_TM8(x) ne__div_const8(x, TOTAL_MASS, 1.0 / TOTAL_MASS)
+#define DIV_TM4(x) ne__div_const4(x, TOTAL_MASS, 1.0 / TOTAL_MASS)
+#define PD8(v) _mm512_set1_pd(v)
+#define PD4(v) _mm256_set1_pd(v)
+
+NE_DIV_CONST_AVX512 static void cp_lanes_step_avx512(void* lanes, unsigned mask, const float* acts, float* obs,
+                                                     double* rewards, int* terminated) {
   enum { L = NE_ENV_LANES };
   _Static_assert(L == 8, "a lane per double of a 512-bit vector");
   cp_lanes* l = lanes;
   __mmask8 on = (__mmask8)mask;
   __mmask8 right = _mm256_cmp_ps_mask(_mm256_loadu_ps(acts), _mm256_set1_ps(1.0f), _CMP_EQ_OQ);
-  __m512d force = _mm512_mask_blend_pd(right, PD(-FORCE_MAG), PD(FORCE_MAG));
+  __m512d force = _mm512_mask_blend_pd(right, PD8(-FORCE_MAG), PD8(FORCE_MAG));
   __m512d x = _mm512_loadu_pd(l->x), x_dot = _mm512_loadu_pd(l->x_dot);
   __m512d theta = _mm512_loadu_pd(l->theta), theta_dot = _mm512_loadu_pd(l->theta_dot);
   double angle[L], sn[L], cs[L];
   _mm512_storeu_pd(angle, _mm512_maskz_mov_pd(on, theta));  // a free lane's angle: 0 (unused)
   ne__sincos8(angle, sn, cs);
-  __m512d sintheta = _mm512_loadu_pd(sn), costheta = _mm512_loadu_pd(cs);
-  // temp = (force + POLEMASS_LENGTH * (theta_dot * theta_dot) * sintheta) / TOTAL_MASS
-  __m512d temp = DIV_TOTAL_MASS(_mm512_add_pd(
-      force, _mm512_mul_pd(_mm512_mul_pd(PD(POLEMASS_LENGTH), _mm512_mul_pd(theta_dot, theta_dot)), sintheta)));
-  // thetaacc = (GRAVITY * sintheta - costheta * temp) /
-  //            (LENGTH * (4.0 / 3.0 - MASSPOLE * (costheta * costheta) / TOTAL_MASS))
-  __m512d mass_term = DIV_TOTAL_MASS(_mm512_mul_pd(PD(MASSPOLE), _mm512_mul_pd(costheta, costheta)));
-  __m512d thetaacc = _mm512_div_pd(_mm512_sub_pd(_mm512_mul_pd(PD(GRAVITY), sintheta), _mm512_mul_pd(costheta, temp)),
-                                   _mm512_mul_pd(PD(LENGTH), _mm512_sub_pd(PD(4.0 / 3.0), mass_term)));
-  // xacc = temp - POLEMASS_LENGTH * thetaacc * costheta / TOTAL_MASS
-  __m512d xacc =
-      _mm512_sub_pd(temp, DIV_TOTAL_MASS(_mm512_mul_pd(_mm512_mul_pd(PD(POLEMASS_LENGTH), thetaacc), costheta)));
+  __m512d thetaacc, xacc;
+  CP_ACCELERATIONS(__m512d, PD8, _mm512_add_pd, _mm512_sub_pd, _mm512_mul_pd, _mm512_div_pd, DIV_TM8, force, theta_dot,
+                   _mm512_loadu_pd(sn), _mm512_loadu_pd(cs), thetaacc, xacc);
   // explicit euler, the free lanes keeping their state
-  x = _mm512_mask_add_pd(x, on, x, _mm512_mul_pd(PD(TAU), x_dot));
-  x_dot = _mm512_mask_add_pd(x_dot, on, x_dot, _mm512_mul_pd(PD(TAU), xacc));
-  theta = _mm512_mask_add_pd(theta, on, theta, _mm512_mul_pd(PD(TAU), theta_dot));
-  theta_dot = _mm512_mask_add_pd(theta_dot, on, theta_dot, _mm512_mul_pd(PD(TAU), thetaacc));
+  x = _mm512_mask_add_pd(x, on, x, _mm512_mul_pd(PD8(TAU), x_dot));
+  x_dot = _mm512_mask_add_pd(x_dot, on, x_dot, _mm512_mul_pd(PD8(TAU), xacc));
+  theta = _mm512_mask_add_pd(theta, on, theta, _mm512_mul_pd(PD8(TAU), theta_dot));
+  theta_dot = _mm512_mask_add_pd(theta_dot, on, theta_dot, _mm512_mul_pd(PD8(TAU), thetaacc));
   _mm512_storeu_pd(l->x, x), _mm512_storeu_pd(l->x_dot, x_dot);
   _mm512_storeu_pd(l->theta, theta), _mm512_storeu_pd(l->theta_dot, theta_dot);
   _mm256_storeu_ps(obs + 0 * L, _mm512_cvtpd_ps(x));
@@ -195,23 +200,79 @@ AVX512 static void cp_lanes_step_avx512(void* lanes, unsigned mask, const float*
   _mm256_storeu_ps(obs + 2 * L, _mm512_cvtpd_ps(theta));
   _mm256_storeu_ps(obs + 3 * L, _mm512_cvtpd_ps(theta_dot));
   // cp_terminated: strict comparisons, false for NaN
-  __mmask8 out = _mm512_cmp_pd_mask(x, PD(-X_THRESHOLD), _CMP_LT_OQ) |
-      _mm512_cmp_pd_mask(x, PD(X_THRESHOLD), _CMP_GT_OQ) | _mm512_cmp_pd_mask(theta, PD(-THETA_THRESHOLD), _CMP_LT_OQ) |
-      _mm512_cmp_pd_mask(theta, PD(THETA_THRESHOLD), _CMP_GT_OQ);
+  __mmask8 out = _mm512_cmp_pd_mask(x, PD8(-X_THRESHOLD), _CMP_LT_OQ) |
+      _mm512_cmp_pd_mask(x, PD8(X_THRESHOLD), _CMP_GT_OQ) |
+      _mm512_cmp_pd_mask(theta, PD8(-THETA_THRESHOLD), _CMP_LT_OQ) |
+      _mm512_cmp_pd_mask(theta, PD8(THETA_THRESHOLD), _CMP_GT_OQ);
   _mm256_storeu_si256((__m256i*)terminated, _mm256_maskz_mov_epi32(out, _mm256_set1_epi32(1)));
-  _mm512_storeu_pd(rewards, PD(1.0));
+  _mm512_storeu_pd(rewards, PD8(1.0));
 }
-#undef PD
-#undef AVX512
-#undef DIV_TOTAL_MASS
+
+// The same in two halves of 4 lanes (their chains side by side)
+NE_DIV_CONST_AVX2 static void cp_lanes_step_avx2(void* lanes, unsigned mask, const float* acts, float* obs,
+                                                 double* rewards, int* terminated) {
+  enum { L = NE_ENV_LANES, H = 4 };
+  _Static_assert(L == 2 * H, "two halves of 4 doubles");
+  cp_lanes* l = lanes;
+  __m256d on[2], x[2], x_dot[2], theta[2], theta_dot[2];
+  double angle[L], sn[L], cs[L];
+  const __m256i bit = _mm256_setr_epi64x(1, 2, 4, 8);
+  for (int h = 0; h < 2; h++) {
+    __m256i m = _mm256_and_si256(_mm256_set1_epi64x((long long)(mask >> (H * h))), bit);
+    on[h] = _mm256_castsi256_pd(_mm256_cmpeq_epi64(m, bit));
+    x[h] = _mm256_loadu_pd(l->x + H * h), x_dot[h] = _mm256_loadu_pd(l->x_dot + H * h);
+    theta[h] = _mm256_loadu_pd(l->theta + H * h), theta_dot[h] = _mm256_loadu_pd(l->theta_dot + H * h);
+    _mm256_storeu_pd(angle + H * h, _mm256_and_pd(on[h], theta[h]));  // a free lane's angle: 0 (unused)
+  }
+  ne__sincos8(angle, sn, cs);
+  for (int h = 0; h < 2; h++) {
+    __m128 right = _mm_cmpeq_ps(_mm_loadu_ps(acts + H * h), _mm_set1_ps(1.0f));
+    __m256d force = _mm256_blendv_pd(PD4(-FORCE_MAG), PD4(FORCE_MAG),
+                                     _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_castps_si128(right))));
+    __m256d thetaacc, xacc;
+    CP_ACCELERATIONS(__m256d, PD4, _mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd, _mm256_div_pd, DIV_TM4, force,
+                     theta_dot[h], _mm256_loadu_pd(sn + H * h), _mm256_loadu_pd(cs + H * h), thetaacc, xacc);
+    __m256d nx = _mm256_add_pd(x[h], _mm256_mul_pd(PD4(TAU), x_dot[h]));
+    __m256d nx_dot = _mm256_add_pd(x_dot[h], _mm256_mul_pd(PD4(TAU), xacc));
+    __m256d ntheta = _mm256_add_pd(theta[h], _mm256_mul_pd(PD4(TAU), theta_dot[h]));
+    __m256d ntheta_dot = _mm256_add_pd(theta_dot[h], _mm256_mul_pd(PD4(TAU), thetaacc));
+    __m256d vx = _mm256_blendv_pd(x[h], nx, on[h]), vx_dot = _mm256_blendv_pd(x_dot[h], nx_dot, on[h]);
+    __m256d vtheta = _mm256_blendv_pd(theta[h], ntheta, on[h]);
+    __m256d vtheta_dot = _mm256_blendv_pd(theta_dot[h], ntheta_dot, on[h]);
+    _mm256_storeu_pd(l->x + H * h, vx), _mm256_storeu_pd(l->x_dot + H * h, vx_dot);
+    _mm256_storeu_pd(l->theta + H * h, vtheta), _mm256_storeu_pd(l->theta_dot + H * h, vtheta_dot);
+    _mm_storeu_ps(obs + 0 * L + H * h, _mm256_cvtpd_ps(vx));
+    _mm_storeu_ps(obs + 1 * L + H * h, _mm256_cvtpd_ps(vx_dot));
+    _mm_storeu_ps(obs + 2 * L + H * h, _mm256_cvtpd_ps(vtheta));
+    _mm_storeu_ps(obs + 3 * L + H * h, _mm256_cvtpd_ps(vtheta_dot));
+    __m256d out = _mm256_or_pd(
+        _mm256_or_pd(_mm256_cmp_pd(vx, PD4(-X_THRESHOLD), _CMP_LT_OQ), _mm256_cmp_pd(vx, PD4(X_THRESHOLD), _CMP_GT_OQ)),
+        _mm256_or_pd(_mm256_cmp_pd(vtheta, PD4(-THETA_THRESHOLD), _CMP_LT_OQ),
+                     _mm256_cmp_pd(vtheta, PD4(THETA_THRESHOLD), _CMP_GT_OQ)));
+    int ended = _mm256_movemask_pd(out);
+    for (int k = 0; k < H; k++) terminated[H * h + k] = (ended >> k) & 1;
+    _mm256_storeu_pd(rewards + H * h, PD4(1.0));
+  }
+}
+#undef CP_ACCELERATIONS
+#undef DIV_TM8
+#undef DIV_TM4
+#undef PD8
+#undef PD4
 #endif
 
-// The AVX-512 form where the CPU has it (and a lane's action is one float), else the portable one
+// The AVX-512 or AVX2 form where the CPU has it (and a lane's action is one float), else the
+// portable one
 static void cp_lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, float* obs,
                           double* rewards, int* terminated) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (spec->act_dim == 1 && ne__simd_level() >= NE_SIMD_AVX512) {
+  int level = spec->act_dim == 1 ? ne__simd_level() : NE_SIMD_BASE;
+  if (level >= NE_SIMD_AVX512) {
     cp_lanes_step_avx512(lanes, mask, acts, obs, rewards, terminated);
+    return;
+  }
+  if (level == NE_SIMD_AVX2) {
+    cp_lanes_step_avx2(lanes, mask, acts, obs, rewards, terminated);
     return;
   }
 #endif
