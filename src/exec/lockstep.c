@@ -55,10 +55,11 @@ struct ne_lockstep {
 _Static_assert(NE_LOCKSTEP_WIDTH == NE_POLICY_LANES && NE_LOCKSTEP_WIDTH == NE_ENV_LANES, "a lane per slot");
 
 // With fewer running slots than this, their episodes leave the env lanes and step one at a time:
-// the lanes' step of all 8 lanes (~250 ns for CartPole and a 16-unit MLP) costs more than one
-// episode's step (~80 ns) or two overlapping. Only the end of a run has so few: a free slot takes
-// the next episode at once while there is one.
-#define PARK_BELOW 3
+// the lanes' step of all 8 lanes (~190 ns for CartPole and a 16-unit MLP on AVX-512) costs more
+// than one episode's step on its own, about what two do (parking at 2 running, as before the lanes'
+// step got cheaper: CartPole ES to 475 ~2% slower, seed 3). Only the end of a run has so few: a
+// free slot takes the next episode at once while there is one.
+#define PARK_BELOW 2
 
 // Envs in lanes for observations of at most this many floats (gather()'s column buffer; classic
 // control's have 2 to 6)
