@@ -33,25 +33,6 @@ NE_DIV_CONST_AVX512 static inline __mmask8 ne__div_const8_exact(__m512d x, __m51
       _mm512_cmp_epu64_mask(e, exponent, _MM_CMPINT_LT);
 }
 
-// q = x r + (x - x r c) r in every lane (r = 1.0 / c as the compiler rounds it: RN(1/c)), and in
-// *ok the lanes where ne__div_const8_exact proves it RN(x / c)
-NE_DIV_CONST_AVX512 static inline __m512d ne__div_const8_try(__m512d x, double c, double r, __mmask8* ok) {
-  const __m512d vc = _mm512_set1_pd(c), vr = _mm512_set1_pd(r);
-  __m512d q0 = _mm512_mul_pd(x, vr);
-  __m512d q = _mm512_fmadd_pd(_mm512_fnmadd_pd(q0, vc, x), vr, q0);
-  *ok = ne__div_const8_exact(x, q, c);
-  return q;
-}
-
-// x / c in every lane, bit for bit (r = 1.0 / c): ne__div_const8_try's quotient when every lane
-// passed its check, else the division of the whole vector (rare: see above).
-NE_DIV_CONST_AVX512 static inline __m512d ne__div_const8(__m512d x, double c, double r) {
-  __mmask8 ok;
-  __m512d q = ne__div_const8_try(x, c, r, &ok);
-  if (__builtin_expect(ok != 0xff, 0)) return _mm512_div_pd(x, _mm512_set1_pd(c));
-  return q;
-}
-
 // ne__div_const8_exact on 4 lanes with AVX2 (no mask registers: all-ones lanes where proven; the
 // exponent fields compare as signed 64-bit integers, their sign bit being clear)
 NE_DIV_CONST_AVX2 static inline __m256d ne__div_const4_exact(__m256d x, __m256d q, double c) {
@@ -69,21 +50,29 @@ NE_DIV_CONST_AVX2 static inline __m256d ne__div_const4_exact(__m256d x, __m256d 
   return _mm256_and_pd(_mm256_cmp_pd(rest, bound, _CMP_LT_OQ), _mm256_castsi256_pd(normal));
 }
 
-// ne__div_const8_try on 4 lanes with AVX2: *ok all-ones in the lanes proven RN(x / c)
-NE_DIV_CONST_AVX2 static inline __m256d ne__div_const4_try(__m256d x, double c, double r, __m256d* ok) {
-  const __m256d vc = _mm256_set1_pd(c), vr = _mm256_set1_pd(r);
-  __m256d q0 = _mm256_mul_pd(x, vr);
-  __m256d q = _mm256_fmadd_pd(_mm256_fnmadd_pd(q0, vc, x), vr, q0);
-  *ok = ne__div_const4_exact(x, q, c);
-  return q;
-}
-
-// x / c in 4 lanes, bit for bit, with AVX2 (as ne__div_const8)
-NE_DIV_CONST_AVX2 static inline __m256d ne__div_const4(__m256d x, double c, double r) {
-  __m256d ok;
-  __m256d q = ne__div_const4_try(x, c, r, &ok);
-  if (__builtin_expect(_mm256_movemask_pd(ok) != 0xf, 0)) return _mm256_div_pd(x, _mm256_set1_pd(c));
-  return q;
-}
+// For one width: name##_try, q = x r + (x - x r c) r in every lane (r = 1.0 / c as the compiler
+// rounds it: RN(1/c)) and in *ok the lanes where EXACT proves it RN(x / c); name, x / c in every
+// lane bit for bit: that quotient when every lane passed its check (ALL_OK), else the division of
+// the whole vector (rare: see above).
+#define NE__DIV_CONST(name, attr, V, OK, SET1, MUL, FMADD, FNMADD, DIV, EXACT, ALL_OK)         \
+  attr static inline V name##_try(V x, double c, double r, OK* ok) {                           \
+    const V vc = SET1(c), vr = SET1(r);                                                        \
+    V q0 = MUL(x, vr);                                                                         \
+    V q = FMADD(FNMADD(q0, vc, x), vr, q0);                                                    \
+    *ok = EXACT(x, q, c);                                                                      \
+    return q;                                                                                  \
+  }                                                                                            \
+  attr static inline V name(V x, double c, double r) {                                         \
+    OK ok;                                                                                     \
+    V q = name##_try(x, c, r, &ok);                                                            \
+    if (__builtin_expect(!ALL_OK(ok), 0)) return DIV(x, SET1(c)); /* a branch, not a select */ \
+    return q;                                                                                  \
+  }
+#define NE__ALL8(ok) ((ok) == 0xff)
+#define NE__ALL4(ok) (_mm256_movemask_pd(ok) == 0xf)
+NE__DIV_CONST(ne__div_const8, NE_DIV_CONST_AVX512, __m512d, __mmask8, _mm512_set1_pd, _mm512_mul_pd, _mm512_fmadd_pd,
+              _mm512_fnmadd_pd, _mm512_div_pd, ne__div_const8_exact, NE__ALL8)
+NE__DIV_CONST(ne__div_const4, NE_DIV_CONST_AVX2, __m256d, __m256d, _mm256_set1_pd, _mm256_mul_pd, _mm256_fmadd_pd,
+              _mm256_fnmadd_pd, _mm256_div_pd, ne__div_const4_exact, NE__ALL4)
 #endif
 #endif
