@@ -14,7 +14,7 @@
 #include <emmintrin.h>
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>  // cp_lanes_step_avx512
+#include <immintrin.h>  // cp_lanes_step_avx512, cp_lanes_step_avx2
 #endif
 
 #include "core/cpu.h"
