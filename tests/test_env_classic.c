@@ -486,7 +486,7 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
 }
 
 static void test_lanes_equal_one_at_a_time(void) {
-  // CartPole on every SIMD path it has (its AVX-512 step, the portable loop's clones), lane 7 also
+  // CartPole on every SIMD path it has (its AVX-512 and AVX2 steps, the portable loop), lane 7 also
   // from an angle beyond the vector sin/cos's small range (it ends after a step), and from the
   // termination bounds at rest (the first step lands on them exactly: strict comparisons, not ended)
   for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {

@@ -204,9 +204,10 @@ static inline __attribute__((always_inline)) void argmax_lanes(const float* y, i
   memcpy(actions, &chosen, sizeof chosen);
 }
 
-// HIDDEN_OUT(x, in, units, out, p, y) runs the last hidden layer (float tanh) and the output layer
-// in one pass, or returns 0 (then each layer runs by DENSE, each hidden one activated).
-#define LANES_VARIANT(name, attr, DENSE, HIDDEN_OUT)                                                            \
+// LAST_TWO(x, in, units, out, p, y) runs the last hidden layer (float tanh) and the output layer
+// in one pass (hidden_out_*_layers), or returns 0 (then each layer runs by DENSE, each hidden one
+// activated).
+#define LANES_VARIANT(name, attr, DENSE, LAST_TWO)                                                              \
   attr static void name(const ne_policy_spec* spec, const float* lane_params, const float* obs, float* scratch, \
                         float* actions) {                                                                       \
     const float* x = obs;                                                                                       \
@@ -217,7 +218,7 @@ static inline __attribute__((always_inline)) void argmax_lanes(const float* y, i
     for (int l = 0; l <= last; l++) {                                                                           \
       int in = spec->sizes[l], out = spec->sizes[l + 1];                                                        \
       float* y = scratch + (l & 1) * half;                                                                      \
-      if (fuse && l == last - 1 && HIDDEN_OUT(x, in, out, spec->sizes[l + 2], p, y)) {                          \
+      if (fuse && l == last - 1 && LAST_TWO(x, in, out, spec->sizes[l + 2], p, y)) {                            \
         x = y;                                                                                                  \
         break;                                                                                                  \
       }                                                                                                         \
