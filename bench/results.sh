@@ -6,6 +6,8 @@
 #   bench/results.sh icehockey        # Deep GA, ALE/IceHockey-v5 (configs/icehockey-ga.ini)
 #   bench/results.sh humanoid         # OpenAI ES, Humanoid-v5 (configs/humanoid-es.ini)
 #   bench/results.sh lander           # OpenAI ES, LunarLander-v3 (configs/lander-es.ini)
+#   bench/results.sh humanoid-ars     # ARS V2-t, Humanoid-v5 (configs/humanoid-ars.ini)
+#   bench/results.sh humanoid-ars-s1  # the same with run.seed = 1 (any EXP-sN: seed N)
 #   bench/results.sh list             # the experiments and where each one stands
 #
 # The run lives in $RESULTS_RUNS/EXP (default runs/results/EXP, outside git). It continues from
@@ -34,9 +36,10 @@ runs=${RESULTS_RUNS:-$root/runs/results}
 
 # experiment -> config, evaluation episodes, render size
 declare -A CONFIG=([frostbite]=frostbite-ga [icehockey]=icehockey-ga [humanoid]=humanoid-es
-                   [lander]=lander-es)
-declare -A EPISODES=([frostbite]=30 [icehockey]=30 [humanoid]=30 [lander]=100)
-declare -A SIZE=([frostbite]=320x420 [icehockey]=320x420 [humanoid]=400x300 [lander]=400x300)
+                   [humanoid-ars]=humanoid-ars [lander]=lander-es)
+declare -A EPISODES=([frostbite]=30 [icehockey]=30 [humanoid]=30 [humanoid-ars]=100 [lander]=100)
+declare -A SIZE=([frostbite]=320x420 [icehockey]=320x420 [humanoid]=400x300 [humanoid-ars]=400x300
+                 [lander]=400x300)
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 die() { echo "results.sh: $*" >&2; exit 1; }
@@ -63,17 +66,25 @@ last_metric() {
 }
 
 if [ "$exp" = list ]; then
-  printf '%-10s %-14s %12s %10s  %s\n' experiment config env_steps cpu_hours state
-  for e in $(printf '%s\n' "${!CONFIG[@]}" | sort); do
+  printf '%-16s %-14s %12s %10s  %s\n' experiment config env_steps cpu_hours state
+  # the configured experiments, and the EXP-sN seeds that have a run here or a committed checkpoint
+  seeded=$( (cd docs/results && ls -d *-s[0-9]*; cd "$runs" && ls -d *-s[0-9]*) 2>/dev/null || true)
+  for e in $( (printf '%s\n' "${!CONFIG[@]}"; printf '%s\n' $seeded) | sort -u); do
     d=$runs/$e state="not started"
     [ -d "$d/checkpoints" ] && state="local run $d"
     [ "$state" = "not started" ] && ls docs/results/"$e"/ckpt-*.bin >/dev/null 2>&1 && state="committed checkpoint"
     cpu=$(awk -F, 'NR > 1 { s += $6 } END { printf "%.2f", s / 3600 }' "docs/results/$e/cost.csv" 2>/dev/null || echo 0)
     steps_now=$(last_metric "$d/metrics.csv" env_steps)
     [ -n "$steps_now" ] || steps_now=$(last_metric "docs/results/$e/metrics.csv" env_steps)
-    printf '%-10s %-14s %12s %10s  %s\n' "$e" "${CONFIG[$e]}" "${steps_now:-0}" "$cpu" "$state"
+    printf '%-16s %-14s %12s %10s  %s\n' "$e" "${CONFIG[$e]:-${CONFIG[${e%-s*}]:-?}}" "${steps_now:-0}" "$cpu" "$state"
   done
   exit 0
+fi
+# EXP-sN: experiment EXP with run.seed = N, in its own run directory and docs/results/EXP-sN/
+seed=""
+if [[ -z "${CONFIG[$exp]:-}" && $exp =~ ^(.+)-s([0-9]+)$ && -n "${CONFIG[${BASH_REMATCH[1]}]:-}" ]]; then
+  base=${BASH_REMATCH[1]} seed=${BASH_REMATCH[2]}
+  CONFIG[$exp]=${CONFIG[$base]} EPISODES[$exp]=${EPISODES[$base]} SIZE[$exp]=${SIZE[$base]}
 fi
 [ -n "${CONFIG[$exp]:-}" ] || die "unknown experiment '$exp' (one of: $(printf '%s ' "${!CONFIG[@]}"); see --help)"
 [ -x "$bin" ] || die "no CLI at $bin: build it first (make build; Atari needs make ale)"
@@ -100,12 +111,13 @@ fi
 if ((train)); then
   overrides=()
   [ -n "$steps" ] && overrides+=("run.max_env_steps=$steps")
+  [ -n "$seed" ] && overrides+=("run.seed=$seed")
   threads=${THREADS:-$(nproc)}
   before=$(last_metric "$dir/metrics.csv" env_steps)
   start=$(date +%s)
   if [ -d "$dir/checkpoints" ]; then
     cmd=(resume "$dir")
-    ((${#overrides[@]} == 0)) || die "--steps applies to a new run only: set run.max_env_steps in $dir/config.ini"
+    [ -z "$steps" ] || die "--steps applies to a new run only: set run.max_env_steps in $dir/config.ini"
   else
     cmd=(run "${CONFIG[$exp]}" "${overrides[@]}" --out "$dir")
   fi

@@ -570,6 +570,35 @@ static void ars_steps_along_the_top_directions(void) {
   ne_config_destroy(cfg);
 }
 
+static void ars_shift_ranks_and_steps_on_shifted_returns(void) {
+  // shift 1: a return R over T steps counts as R - T. Unshifted, direction 0 (10 in 10 steps) would
+  // win; shifted it scores 0 against direction 1's 4 (5 in 1 step), so the top 1 is direction 1
+  ne_config* cfg = make_config("ars",
+                               "[ars]\ndirections = 2\ntop = 1\nstep_size = 0.1\nnoise = 0.02\nversion = v1\n"
+                               "shift = 1\nnoise_source = generator\n");
+  void* ars = make_algo("ars", cfg, 4);
+  const ne_algo_vt* vt = ne_algo_find("ars");
+  const ne_batch* b;
+  ASSERT_EQ(vt->ask(ars, &b), 0);
+  uint64_t seed1 = b->cands[2].noise_seed;
+  ne_result res[5] = {{.fitness = 10, .episodes = 1, .steps = 10}, {.fitness = 0, .episodes = 1, .steps = 1},
+                      {.fitness = 5, .episodes = 1, .steps = 1},   {.fitness = 4, .episodes = 1, .steps = 1},
+                      {.fitness = 7, .episodes = 1, .steps = 100}};
+  int done;
+  ASSERT_EQ(vt->tell(ars, b, res, &done), 0);
+  ne_gen_report r;
+  vt->report(ars, &r);
+  ASSERT_NEAR(r.best, 10, 0);       // population figures are unshifted
+  ASSERT_NEAR(r.elite_mean, 7, 0);  // and so is the centre's evaluation
+  // the step uses 4 and 3: their std is 0.5, so M = 0.1 / 0.5 * (4 - 3) * e1
+  float e1[256];
+  ne_noise_fill(seed1, 0, spec.n_params, e1);
+  ASSERT_EQ(vt->ask(ars, &b), 0);
+  for (size_t i = 0; i < spec.n_params; i++) ASSERT_NEAR(b->blobs[0].data[i], (float)(0.2 * e1[i]), 1e-6);
+  vt->destroy(ars);
+  ne_config_destroy(cfg);
+}
+
 static void pgpe_pairs_are_symmetric_and_sigma_change_is_limited(void) {
   ne_config* cfg = make_config("pgpe", "[pgpe]\npopulation = 4\nstdev_init = 0.5\nstdev_lr = 100\n");
   void* pg = make_algo("pgpe", cfg, 8);
@@ -671,5 +700,6 @@ TEST_MAIN(TEST_ENTRY(centered_ranks_match_reference), TEST_ENTRY(nes_utilities_s
           TEST_ENTRY(pgpe_and_snes_samples_come_from_the_table_or_the_generator),
           TEST_ENTRY(evaluator_perturbs_like_ne_noise_perturb), TEST_ENTRY(every_algorithm_improves_the_sphere),
           TEST_ENTRY(save_load_continues_identically), TEST_ENTRY(ars_steps_along_the_top_directions),
+          TEST_ENTRY(ars_shift_ranks_and_steps_on_shifted_returns),
           TEST_ENTRY(pgpe_pairs_are_symmetric_and_sigma_change_is_limited), TEST_ENTRY(snes_uses_the_paper_defaults),
           TEST_ENTRY(sections_of_other_algorithms_are_rejected))

@@ -5,6 +5,8 @@
 // standard deviation of the 2b returns used. V2 normalizes observations by the mean and standard
 // deviation of every state seen so far (ARS's MeanStdFilter, merged in candidate order). M starts
 // at zero; pair it with a linear policy (policy.hidden empty) and policy.head = clip as in the paper.
+// ars.shift subtracts a constant from every step's reward of the perturbed rollouts (ARS's `shift`,
+// the survival bonus of the locomotion tasks): a candidate's return R over T steps counts as R - shift T.
 #include <math.h>
 #include <string.h>
 
@@ -22,6 +24,7 @@ typedef struct ars {
   int directions;         // N
   int top;                // b (<= N)
   float noise;            // ν
+  double shift;           // subtracted from each step's reward of the perturbed rollouts
   double step;            // α
   int v2;                 // 1: state normalization (V2)
   int eval_episodes;      // episodes of the unperturbed policy
@@ -34,7 +37,8 @@ typedef struct ars {
   ne_gen_report report;  // figures of the last completed generation
   // the generation in progress
   uint64_t* seeds;      // (N) direction seeds
-  double* fitness;      // (2N) returns r⁺_k, r⁻_k at 2k, 2k+1
+  double* returns;      // (2N) the perturbed rollouts' mean returns, unshifted (population figures)
+  double* fitness;      // (2N) returns r⁺_k, r⁻_k at 2k, 2k+1, shifted
   ne__ranked* ranks;    // (2N) sort scratch
   float* grad;          // (P) the step
   ne_candidate* cands;  // (2N + 1)
@@ -51,6 +55,7 @@ static void ars_destroy(void* self) {
   ne_free(a->grad);
   ne_free(a->seeds);
   ne_free(a->fitness);
+  ne_free(a->returns);
   ne_free(a->ranks);
   ne_free(a->cands);
   ne_noise_table_destroy(a->table);
@@ -65,9 +70,10 @@ static int ars_alloc(ars* a) {
   a->grad = ne_calloc(p, sizeof(float));
   a->seeds = ne_calloc((size_t)a->directions, sizeof(uint64_t));
   a->fitness = ne_calloc(m, sizeof(double));
+  a->returns = ne_calloc(m, sizeof(double));
   a->ranks = ne_calloc(m, sizeof(ne__ranked));
   a->cands = ne_calloc(m + 1, sizeof(ne_candidate));
-  int rc = a->theta && a->grad && a->seeds && a->fitness && a->ranks && a->cands ? 0 : NE_ENOMEM;
+  int rc = a->theta && a->grad && a->seeds && a->fitness && a->returns && a->ranks && a->cands ? 0 : NE_ENOMEM;
   if (!rc) rc = ne__obs_stats_init(&a->obs, a->prob.obs_dim, NE__OBS_ARS);
   if (!rc) rc = ne__best_init(&a->best, p, a->prob.obs_dim);
   return rc;
@@ -83,6 +89,7 @@ static int ars_create(const ne_problem* problem, const ne_config* cfg, void** se
   if (a->top <= 0 || a->top > a->directions) a->top = a->directions;
   a->noise = (float)ne_config_float(cfg, "ars", "noise");
   a->step = ne_config_float(cfg, "ars", "step_size");
+  a->shift = ne_config_float(cfg, "ars", "shift");
   // V2 needs observations (black-box functions have none)
   a->v2 = strcmp(ne_config_str(cfg, "ars", "version"), "v2") == 0 && problem->obs_dim > 0;
   a->eval_episodes = (int)ne_config_int(cfg, "ars", "eval_episodes");
@@ -173,10 +180,16 @@ static int ars_tell(void* self, const ne_batch* batch, const ne_result* results,
   ars* a = self;
   if (batch != &a->batch) return NE_EINVAL;
   int m = 2 * a->directions;
-  for (int i = 0; i < m; i++) a->fitness[i] = ne__result_fitness(&results[i]);
+  for (int i = 0; i < m; i++) {
+    const ne_result* r = &results[i];
+    a->returns[i] = ne__result_fitness(r);
+    // the mean over episodes of R_e - shift T_e is the mean return less shift times the mean length
+    double steps = r->episodes ? (double)r->steps / r->episodes : 0.0;
+    a->fitness[i] = a->shift != 0 ? a->returns[i] - a->shift * steps : a->returns[i];
+  }
   memset(&a->report, 0, sizeof a->report);
   a->report.generation = a->generation;
-  ne__population_figures(a->fitness, m, a->ranks, &a->report);
+  ne__population_figures(a->returns, m, a->ranks, &a->report);
   // the unperturbed policy, before the step moves it
   const ne_result* centre = &results[m];
   a->report.elite_mean = centre->status == 0 ? centre->fitness : NAN;

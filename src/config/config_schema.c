@@ -162,6 +162,10 @@ static const ne_config_key ars_keys[] = {
      "v1: raw observations; v2: observations normalized by the mean and std of all states seen"},
     {"ars", "eval_episodes", NE_CFG_INT, "5", 1, 1e6, NULL,
      "episodes of the unperturbed policy each generation (its mean is the elite score)"},
+    {"ars", "shift", NE_CFG_FLOAT, "0", -1e9, 1e9, NULL,
+     "subtracted from every step's reward of the perturbed rollouts before the update (ARS's shift: "
+     "the survival bonus of Hopper, Walker2d, Ant and Humanoid, so that a longer episode is not better "
+     "by living alone); population figures and the centre's evaluation stay unshifted"},
     {"ars", "noise_source", NE_CFG_ENUM, "table", 1, 0, "generator|table",
      "where the directions come from: table (a shared table of normals built once per process from "
      "the run seed) or generator (Philox); es.noise's counterpart, ars.noise being nu"},
