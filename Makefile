@@ -43,14 +43,16 @@ ale-lib:
 ale_on = grep -qx 'NE_ALE:BOOL=ON' $(1)/CMakeCache.txt 2>/dev/null || \
 	cmake -S . -B $(1) -DNE_ALE=ON $(2) $(CMAKE_FLAGS) >/dev/null
 
-# Every test: the layering (includes point down, scripts/check-layers) and the layout
-# (scripts/check-format: clang-format, ~1 s), the release build, Atari included, and the
+# Every test: the layering (includes point down, scripts/check-layers), the layout
+# (scripts/check-format: clang-format, ~1 s) and the commit messages since the convention
+# (scripts/check-commits), the release build, Atari included, and the
 # benchmarks (warnings are errors: a benchmark that no longer compiles fails here; they run in
 # `make bench`), then the unit and end-to-end suites under ASan + UBSan (also with ALE linked: the
 # C tests of tests/ale are "unit").
 test: deps ale-lib box2d-lib
 	@scripts/check-layers
 	@scripts/check-format
+	@scripts/check-commits
 	@$(call ale_on,$(BUILD),-DCMAKE_BUILD_TYPE=Release)
 	@$(MAKE) --no-print-directory build
 	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks >/dev/null
