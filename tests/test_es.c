@@ -581,8 +581,10 @@ static void ars_shift_ranks_and_steps_on_shifted_returns(void) {
   const ne_batch* b;
   ASSERT_EQ(vt->ask(ars, &b), 0);
   uint64_t seed1 = b->cands[2].noise_seed;
-  ne_result res[5] = {{.fitness = 10, .episodes = 1, .steps = 10}, {.fitness = 0, .episodes = 1, .steps = 1},
-                      {.fitness = 5, .episodes = 1, .steps = 1},   {.fitness = 4, .episodes = 1, .steps = 1},
+  ne_result res[5] = {{.fitness = 10, .episodes = 1, .steps = 10},
+                      {.fitness = 0, .episodes = 1, .steps = 1},
+                      {.fitness = 5, .episodes = 1, .steps = 1},
+                      {.fitness = 4, .episodes = 1, .steps = 1},
                       {.fitness = 7, .episodes = 1, .steps = 100}};
   int done;
   ASSERT_EQ(vt->tell(ars, b, res, &done), 0);
