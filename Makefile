@@ -71,27 +71,27 @@ test-asan: deps ale-lib box2d-lib
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks
 	@bench/run-all $(BUILD)/bench
-	@if [ "$(BENCH_LONG)" = 1 ]; then st=0; bench/train-physics.sh $(BUILD)/neuroevo || st=1; \
-		python3 bench/box2d_stats.py $(BUILD) || st=1; exit $$st; fi
+	@if [ "$(BENCH_LONG)" = 1 ]; then st=0; bench/experiments/train-physics.sh $(BUILD)/neuroevo || st=1; \
+		python3 bench/peers/box2d_stats.py $(BUILD) || st=1; exit $$st; fi
 
 # Training benchmarks of the physics tasks (~40 min on 2 cores: lander-es to 200 with 3 seeds, then
-# 10 minutes of halfcheetah-es); also run by `make bench BENCH_LONG=1`. See bench/train-physics.sh.
+# 10 minutes of halfcheetah-es); also run by `make bench BENCH_LONG=1`. See bench/experiments/train-physics.sh.
 bench-train: build
-	@bench/train-physics.sh $(BUILD)/neuroevo
+	@bench/experiments/train-physics.sh $(BUILD)/neuroevo
 
 # Box2D random-policy statistics against Gymnasium (~3 min of one core: 5000 lander episodes a side,
-# 3000 and 1000 walker ones; KS tests); also run by `make bench BENCH_LONG=1`. See bench/box2d_stats.py.
+# 3000 and 1000 walker ones; KS tests); also run by `make bench BENCH_LONG=1`. See bench/peers/box2d_stats.py.
 bench-box2d: build
-	@python3 bench/box2d_stats.py $(BUILD)
+	@python3 bench/peers/box2d_stats.py $(BUILD)
 
 # docs/results.md's experiments: `make results EXP=frostbite` runs or resumes one (frostbite,
 # icehockey, humanoid, lander; EXP=list says where each stands) and redraws its figures; ARGS passes
-# bench/results.sh's options (e.g. ARGS=--no-train). Atari needs ALE in the build.
+# bench/experiments/results.sh's options (e.g. ARGS=--no-train). Atari needs ALE in the build.
 EXP ?= list
 results: deps ale-lib
 	@$(call ale_on,$(BUILD),-DCMAKE_BUILD_TYPE=Release)
 	@$(MAKE) --no-print-directory build
-	@bench/results.sh $(ARGS) $(EXP)
+	@bench/experiments/results.sh $(ARGS) $(EXP)
 
 clean:
 	rm -rf $(BUILD) $(ASAN)

@@ -20,7 +20,7 @@
 #     world here, as Gymnasium does, fails them; so does keeping the lander's).
 # A coverage check asserts that these cases reached every kind of event named above.
 # Random-policy statistics with independent streams (5000 lander episodes a side, Kolmogorov-Smirnov)
-# are bench/box2d_stats.py's, outside `make test`.
+# are bench/peers/box2d_stats.py's, outside `make test`.
 import os
 import subprocess
 import warnings

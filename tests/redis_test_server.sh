@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A private redis-server for tests (hiredis test.sh style): a free loopback port, its own directory,
-# no persistence, only 127.0.0.1. Used by tests/e2e_redis.sh and bench/bench_redis.sh.
+# no persistence, only 127.0.0.1. Used by tests/e2e_redis.sh and bench/cluster/bench_redis.sh.
 #   redis_test_server.sh start DIR     starts it, prints the port (DIR/redis.port, DIR/redis.pid)
 #   redis_test_server.sh stop DIR      stops it (and waits until it is gone)
 #   redis_test_server.sh restart DIR   stops it and starts an empty one on the same port (data lost)

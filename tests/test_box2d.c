@@ -4,7 +4,7 @@
 // controller (lunar_lander.py `heuristic`, re-implemented here) landing both lander variants.
 //
 // `test_box2d returns ENV_ID POLICY EPISODES SEED [MAX_STEPS]` prints one episode return per line
-// instead (POLICY: heuristic or random; bench/box2d_stats.py compares those with Gymnasium), and
+// instead (POLICY: heuristic or random; bench/peers/box2d_stats.py compares those with Gymnasium), and
 // `test_box2d replay ENV_ID` runs the lines of stdin in one env state ("reset V..." resets from
 // those replayed draws, "step A..." steps), printing "obs...,reward,terminated,truncated" per line:
 // tests/py_box2d_compare.py compares consecutive episodes of one env with Gymnasium's.

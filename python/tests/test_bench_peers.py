@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# bench/bench_peers.py (neuroevo vs evosax / pycma) keeps its promise of the same task on both sides:
+# bench/peers/bench_peers.py (neuroevo vs evosax / pycma) keeps its promise of the same task on both sides:
 # the peers' NumPy policy has exactly the parameters of the policy neuroevo builds from the same
 # overrides, and with neuroevo's parameters its forward pass earns what neuroevo's C forward earns;
 # the script runs without the peers installed (the test environment never has JAX) and says so.
@@ -14,7 +14,7 @@ import pytest
 import bridge_envs  # noqa: F401  (registers FixedCartPole-v1 and FixedPendulum-v1)
 import neuroevo
 
-BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench")
+BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "peers")
 sys.path.insert(0, BENCH)
 import bench_peers  # noqa: E402
 

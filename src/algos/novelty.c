@@ -3,7 +3,7 @@
 // ("Abandoning objectives: evolution through the search for novelty alone"): novelty is the mean
 // distance to the k nearest behaviours seen. Brute force: one pass over the archive (and
 // population) per query with a k-entry max-heap of squared distances, O(N d + N log k) a query and
-// no allocation per query; `make bench` (bench/bench_novelty.c) measures it against the archive
+// no allocation per query; `make bench` (bench/micro/bench_novelty.c) measures it against the archive
 // size. A spatial index would pay off only for low-dimensional behaviours and archives of 10^5+,
 // which novelty.archive_max keeps away by default.
 #include "algos/novelty.h"

@@ -2,7 +2,7 @@
 // `neuroevo worker --redis URL [--threads N] [--name NAME]`: evaluates the tasks of whatever
 // experiment the newest master published on that Redis, until SIGTERM/Ctrl-C (which lets the task
 // in hand finish). Start any number, on any machine, before or after the master. `--simulate` and
-// `--count` make one process a simulated cluster for benchmarks (bench/bench_scale.sh).
+// `--count` make one process a simulated cluster for benchmarks (bench/cluster/bench_scale.sh).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 // are compiled from one source with target attributes and picked at run time. Determinism: each output is b + x0*w0 + x1*w1 + ... in k order, products
 // rounded to float, no FMA (-ffp-contract=off), in every variant and tail path, so the bits do not
 // depend on the CPU, the batch size, the block position or the thread count. (OpenBLAS was
-// measured for comparison, bench/bench_pixels.c, but its kernels pick FMA and blocking per CPU,
+// measured for comparison, bench/micro/bench_pixels.c, but its kernels pick FMA and blocking per CPU,
 // which would make fitness depend on the machine.)
 #include <pthread.h>  // pthread_once: the CPU is probed once, race-free
 #include <stdatomic.h>

@@ -19,7 +19,7 @@ int ne__ale_noops(const void* impl);
 // other specs (tests/ale checks them against the ROM's).
 int ne__ale_spec_actions(const ne_env_spec* spec, const int** actions);
 
-// The ROM file an ALE spec loads (bench/bench_pixels.c times raw ALE on it), or NULL.
+// The ROM file an ALE spec loads (bench/micro/bench_pixels.c times raw ALE on it), or NULL.
 const char* ne__ale_rom_path(const ne_env_spec* spec);
 
 // An area resize from (in_h, in_w) to (out_h, out_w) as OpenCV's INTER_AREA computes it: each

@@ -33,7 +33,7 @@
 //   depends on the episodes before it in the same env (BipedalWalker-v3, random actions, the same
 //   seed and actions in a reused env and in a fresh one: 616 of 1000 200-step episodes get another
 //   return, 226 end at another step; and the two return distributions differ, KS p = 0.016 and
-//   0.0002 over 3000 a side with bench/box2d_stats.py's seeds 20 and 21). Here an episode must be a
+//   0.0002 over 3000 a side with bench/peers/box2d_stats.py's seeds 20 and 21). Here an episode must be a
 //   pure function of its seed, whichever thread's env state runs it, so every episode is
 //   Gymnasium's episode in a fresh env.
 #include <math.h>

@@ -11,7 +11,7 @@
 # meta-training. "matched" is the mixture baseline given as many environment steps as GA-MAML took
 # (run.max_env_steps) rather than as many generations. Long (~30 minutes of CPU, hours of wall time
 # on a loaded 2-core machine): never part of `make test`.
-# Usage: bench/meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|plot]  (plot: only redraw)
+# Usage: bench/experiments/meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|plot]  (plot: only redraw)
 # Environment: SEEDS (0 1 2), THREADS (1), TASKS (100), OUT (a fresh temporary folder).
 set -u
 BIN=${1:?usage: meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all]}
@@ -20,7 +20,7 @@ SEEDS=${SEEDS:-0 1 2}
 THREADS=${THREADS:-1}
 TASKS=${TASKS:-100}
 OUT=${OUT:-$(mktemp -d /tmp/neuroevo-meta-results.XXXXXX)}
-CONFIGS="$(cd "$(dirname "$0")/../configs" && pwd)"
+CONFIGS="$(cd "$(dirname "$0")/../../configs" && pwd)"
 mkdir -p "$OUT"
 CSV="$OUT/results.csv"
 [ -f "$CSV" ] || echo "family,kind,seed,before,step1,step2,step3,cpu_s,wall_s,generations" > "$CSV"

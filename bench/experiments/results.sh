@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# bench/results.sh EXP: runs or resumes one of docs/results.md's experiments and regenerates its
+# bench/experiments/results.sh EXP: runs or resumes one of docs/results.md's experiments and regenerates its
 # figures there, so that anyone can reproduce a row. One command per experiment:
 #
-#   bench/results.sh frostbite        # Deep GA, ALE/Frostbite-v5 (configs/frostbite-ga.ini)
-#   bench/results.sh icehockey        # Deep GA, ALE/IceHockey-v5 (configs/icehockey-ga.ini)
-#   bench/results.sh humanoid         # OpenAI ES, Humanoid-v5 (configs/humanoid-es.ini)
-#   bench/results.sh lander           # OpenAI ES, LunarLander-v3 (configs/lander-es.ini)
-#   bench/results.sh humanoid-ars     # ARS V2-t, Humanoid-v5 (configs/humanoid-ars.ini)
-#   bench/results.sh humanoid-ars-s1  # the same with run.seed = 1 (any EXP-sN: seed N)
-#   bench/results.sh list             # the experiments and where each one stands
+#   bench/experiments/results.sh frostbite        # Deep GA, ALE/Frostbite-v5 (configs/frostbite-ga.ini)
+#   bench/experiments/results.sh icehockey        # Deep GA, ALE/IceHockey-v5 (configs/icehockey-ga.ini)
+#   bench/experiments/results.sh humanoid         # OpenAI ES, Humanoid-v5 (configs/humanoid-es.ini)
+#   bench/experiments/results.sh lander           # OpenAI ES, LunarLander-v3 (configs/lander-es.ini)
+#   bench/experiments/results.sh humanoid-ars     # ARS V2-t, Humanoid-v5 (configs/humanoid-ars.ini)
+#   bench/experiments/results.sh humanoid-ars-s1  # the same with run.seed = 1 (any EXP-sN: seed N)
+#   bench/experiments/results.sh list             # the experiments and where each one stands
 #
 # The run lives in $RESULTS_RUNS/EXP (default runs/results/EXP, outside git). It continues from
 # that directory's newest checkpoint; a fresh clone has none, so it starts from the checkpoint
@@ -29,7 +29,7 @@
 # Environment: NEUROEVO (the CLI, default build/neuroevo), THREADS (default: all cores), NICE (a
 # nice level for training, default 0), RESULTS_RUNS.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 bin=${NEUROEVO:-$root/build/neuroevo}
 runs=${RESULTS_RUNS:-$root/runs/results}

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""The peer side of bench/bench_pyopt.c: Nevergrad's own ask/tell loop in plain Python, the way its
+"""The peer side of bench/micro/bench_pyopt.c: Nevergrad's own ask/tell loop in plain Python, the way its
 users run it, with the settings the bridge's server uses (Array parametrization around zeros, the
 same sigma, num_workers = population, asks then tells in order, the sphere's values as losses).
 
-    python3 bench/nevergrad_loop.py OPTIMIZER DIM POPULATION WARMUP GENERATIONS
+    python3 bench/micro/nevergrad_loop.py OPTIMIZER DIM POPULATION WARMUP GENERATIONS
 
 Prints the CPU seconds (this process) of each timed generation, one per line, after WARMUP
 untimed ones (imports and the optimizer's construction are outside the clock too)."""

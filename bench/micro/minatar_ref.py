@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Steps per second of the reference MinAtar (PyPI minatar) per game on one core, with random
 # actions and the observation (state()) read every step, as an agent does. Prints
-# "Game steps_per_second" lines; bench/bench_pixels.c runs it and prints the ratio to the native
+# "Game steps_per_second" lines; bench/micro/bench_pixels.c runs it and prints the ratio to the native
 # games. Takes about 5 s (1 s per game).
 import time
 

@@ -8,7 +8,7 @@
 # `bench/run-all` runs it with the interpreter `scripts/install-deps --bench VENV` prepared (evosax and
 # jax live only there, never in the test environment); a missing peer is reported and skipped. By hand:
 #   scripts/install-deps --bench build/peers-venv
-#   PYTHONPATH=build/python build/peers-venv/bin/python bench/bench_peers.py [--seeds N] [--budget S]
+#   PYTHONPATH=build/python build/peers-venv/bin/python bench/peers/bench_peers.py [--seeds N] [--budget S]
 import argparse
 import dataclasses
 import os
@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 try:
     import neuroevo
 except ImportError:  # run from the source tree: use build/python
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "python"))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "python"))
     import neuroevo
 
 THREADS = 2

@@ -6,12 +6,12 @@
 # node's workers hosted by one `neuroevo worker --simulate MEAN_MS:JITTER --count N` process, either
 # connected to the master's Redis directly or through a `neuroevo relay` and a redis-server of the
 # node. Network latency: this kernel has no netem qdisc, so a delay proxy in each node's namespace
-# (bench/delay_proxy.c) holds every byte DELAY_US in each direction. The master is bench_scale (a
+# (bench/cluster/delay_proxy.c) holds every byte DELAY_US in each direction. The master is bench_scale (a
 # real GA or ES, synthetic results); it prints each cell's figures, this script adds the CPU of the
 # rest (worker hosts, relays, node Redis, proxies) and prints the table. Everything it creates is
 # removed on any exit (a trap), namespaces included.
 #
-# usage: bench/bench_scale.sh BUILD_DIR [CELL ...]
+# usage: bench/cluster/bench_scale.sh BUILD_DIR [CELL ...]
 #   CELL = WORKERS:EVAL:MODE:DELAY_US[:GENERATIONS[:SPLIT]]   EVAL atari (GA, population 1000, the
 #          top 10 re-evaluated on 30 episodes; 3 s +-50% per episode) or mujoco (ES, population 10000
 #          and the centre on 5 episodes; 35 ms +-20%); MODE direct or relay; SPLIT auto (default: the

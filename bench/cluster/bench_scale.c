@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The master's side of the scale benchmark (bench/bench_scale.sh starts the rest: redis-server,
+// The master's side of the scale benchmark (bench/cluster/bench_scale.sh starts the rest: redis-server,
 // network namespaces, relays, and `neuroevo worker --simulate --count` hosts). It trains a real GA
 // or ES (the runner, the algorithm, checkpoints: everything a master does) over the Redis master
 // executor with synthetic results, times every round, and prints one `cell` line of key=value
@@ -22,7 +22,7 @@
 //   bench_scale URL --algo ga|es --population N --workers W --simulate MEAN_MS:JITTER
 //               [--generations G] [--chunk C] [--episodes-per-task N|off] [--label TEXT]
 //               [section.key=value ...]
-// Without a URL (as `make bench` runs it) it runs bench/bench_scale.sh with its small default sweep.
+// Without a URL (as `make bench` runs it) it runs bench/cluster/bench_scale.sh with its small default sweep.
 #include <libgen.h>  // dirname
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 // The optimizer bridge's overhead (run.algorithm = nevergrad, src/algos/pyopt.c): CPU time per
 // generation of ask + tell through the bridge (the C side's vt->ask / vt->tell, the optimizer server's
 // Nevergrad ask x population and tell x population, the vectors through the shared block) against
-// Nevergrad's own ask/tell loop in plain Python (bench/nevergrad_loop.py), for a 10,000-parameter
+// Nevergrad's own ask/tell loop in plain Python (bench/micro/nevergrad_loop.py), for a 10,000-parameter
 // problem and population 64, no evaluation on either side. CPU time of both processes on the bridge
 // side (this one, and its server from /proc/PID/schedstat), the evaluation (the sphere) outside the
 // clock on both sides, interleaved pairs, medians.
@@ -125,14 +125,14 @@ static double bridge(const char* optimizer) {
 // CPU seconds per generation of Nevergrad's own loop (mean of GENS), in a python3 process
 static double peer(const char* optimizer) {
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "python3 %s/bench/nevergrad_loop.py %s %d %d %d %d", NE_SOURCE_DIR, optimizer, DIM, POP,
-           WARMUP, GENS);
+  snprintf(cmd, sizeof cmd, "python3 %s/bench/micro/nevergrad_loop.py %s %d %d %d %d", NE_SOURCE_DIR, optimizer, DIM,
+           POP, WARMUP, GENS);
   FILE* p = popen(cmd, "r");
   if (!p) die("peer", "popen failed");
   double per_gen[GENS];
   int n = 0;
   while (n < GENS && fscanf(p, "%lf", &per_gen[n]) == 1) n++;
-  if (pclose(p) != 0 || n != GENS) die("peer", "bench/nevergrad_loop.py failed (is nevergrad installed?)");
+  if (pclose(p) != 0 || n != GENS) die("peer", "bench/micro/nevergrad_loop.py failed (is nevergrad installed?)");
   double sum = 0;
   for (int i = 0; i < GENS; i++) sum += per_gen[i];
   return sum / GENS;

@@ -7,10 +7,10 @@
 #  2. parallel efficiency: training wall time (metrics.csv wall_s) of `run --threads 2` against
 #     `run --redis` with 2 workers x 1 thread, on CartPole and Acrobot (and the runs must be identical),
 #     with the tasks per generation the master published (Redis's own XADD count: load-independent).
-# usage: bench/bench_redis.sh BUILD_DIR   (BUILD_DIR holds neuroevo and bench/bench_redis)
+# usage: bench/cluster/bench_redis.sh BUILD_DIR   (BUILD_DIR holds neuroevo and bench/bench_redis)
 set -euo pipefail
 BUILD=$(cd "${1:-build}" && pwd)
-SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN=$BUILD/neuroevo
 # the benchmarks are outside `cmake --build`'s default target (a new library removes them)
 for exe in "$BUILD/bench/bench_redis" "$BIN"; do

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A TCP proxy that delays every byte by a fixed time in each direction: network latency for
-// bench/bench_scale.sh where the kernel has no netem qdisc (this VM's kernel lacks sch_netem, and
+// bench/cluster/bench_scale.sh where the kernel has no netem qdisc (this VM's kernel lacks sch_netem, and
 // the fq/etf qdiscs that honour a BPF-set departure time, so `tc` cannot delay packets). It runs
 // inside a node's network namespace, listens on the node's side and connects to the master's Redis
 // across the namespace's veth; what it reads at time t is written at t + delay (one timerfd, one

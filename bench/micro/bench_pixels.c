@@ -3,7 +3,7 @@
 // single and batched) against OpenBLAS's own SGEMM peak on this machine (dlopen'ed when installed,
 // with a check of whether its bits stay the same across calls and batch sizes), the MinAtar net's
 // forward rate, MinAtar env steps/s per game against the reference Python implementation (timed by
-// bench/minatar_ref.py), ALE frames/s through the env against raw ALE (builds with -DNE_ALE=ON),
+// bench/micro/minatar_ref.py), ALE frames/s through the env against raw ALE (builds with -DNE_ALE=ON),
 // and the projected core-hours of 1 billion Atari frames of Deep GA. Times are this thread's CPU
 // time, each the best of 5 runs of >= 0.2 s, so other load on the machine inflates them little;
 // the ALE comparison times both sides on the same frames in lockstep (lockstep_play).
@@ -286,11 +286,11 @@ static double env_steps_per_second(const char* id) {
   return sps;
 }
 
-// the reference's steps/s per game from bench/minatar_ref.py ("Game steps_per_second" lines); 0
+// the reference's steps/s per game from bench/micro/minatar_ref.py ("Game steps_per_second" lines); 0
 // when python3 or minatar is missing
 static void reference_rates(const char* const* games, int n, double* out) {
   memset(out, 0, (size_t)n * sizeof *out);
-  FILE* f = popen("python3 " NE_SOURCE_DIR "/bench/minatar_ref.py 2>/dev/null", "r");
+  FILE* f = popen("python3 " NE_SOURCE_DIR "/bench/micro/minatar_ref.py 2>/dev/null", "r");
   if (!f) return;
   char name[64];
   double v;
@@ -306,7 +306,7 @@ static void bench_minatar(void) {
   reference_rates(games, 5, ref);
   printf(
       "\nMinAtar env steps/s, random actions, 1 core (ours: MinAtar/<Game>-v0; reference: PyPI minatar's\n"
-      "Environment.act + state(), bench/minatar_ref.py)\n");
+      "Environment.act + state(), bench/micro/minatar_ref.py)\n");
   printf("%-14s %14s %14s %8s\n", "game", "neuroevo", "reference", "ratio");
   for (int i = 0; i < 5; i++) {
     char id[64];

@@ -8,7 +8,7 @@
 #            Gymnasium's threshold 200 (run.target = auto); prints the median (goal: <= 600 s).
 #   cheetah: halfcheetah-es on --threads 2 for a 10-minute budget (run.max_seconds); prints the
 #            centre's return (elite_mean) of the last generation and the best one.
-# Usage: bench/train-physics.sh NEUROEVO_BIN [lander|cheetah|all]
+# Usage: bench/experiments/train-physics.sh NEUROEVO_BIN [lander|cheetah|all]
 # Environment: SEEDS (0 1 2), THREADS (2), LANDER_MAX_S (1200: a seed that has not reached the
 # target by then counts as not reached), LANDER_TARGET (200, what run.target = auto stops at; lower
 # only to check the script quickly), CHEETAH_S (600), OUT (a fresh temporary folder).
@@ -21,7 +21,7 @@ LANDER_MAX_S=${LANDER_MAX_S:-1200}
 LANDER_TARGET=${LANDER_TARGET:-200}
 CHEETAH_S=${CHEETAH_S:-600}
 OUT=${OUT:-$(mktemp -d /tmp/neuroevo-train-physics.XXXXXX)}
-CONFIGS="$(cd "$(dirname "$0")/../configs" && pwd)"
+CONFIGS="$(cd "$(dirname "$0")/../../configs" && pwd)"
 mkdir -p "$OUT"
 
 # run LABEL CONFIG [overrides...]: trains quietly with OUT/LABEL as its run directory; prints it

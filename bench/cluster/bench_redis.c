@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Master throughput over Redis: a synthetic master (ne_cluster_master_create with synthetic = 1)
 // evaluates batches of synthetic candidates on `neuroevo worker --synthetic` processes that some
-// driver started (bench/bench_redis.sh does it all), and reports results/s accepted, bytes per
+// driver started (bench/cluster/bench_redis.sh does it all), and reports results/s accepted, bytes per
 // result and per candidate, and the round-trip latency of a 1-candidate round. Not a test: numbers
 // only. usage: bench_redis URL [--candidates N] [--rounds R] [--chain L] [--chunk C] [--latency K]
-// Without a URL (as `make bench` runs it) it runs bench/bench_redis.sh, which starts everything.
+// Without a URL (as `make bench` runs it) it runs bench/cluster/bench_redis.sh, which starts everything.
 #include <libgen.h>  // dirname
 #include <stdio.h>
 #include <stdlib.h>

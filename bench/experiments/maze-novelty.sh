@@ -8,12 +8,12 @@
 # elite column, else the best: the best genome for the GA without re-evaluation, an updated centre
 # for the ES family; what best.genome / best.params hold, and what compare's summary counts). Rerunning continues
 # where it stopped (compare resumes).
-# usage: bench/maze-novelty.sh [NEUROEVO_BINARY] [OUT] [SEEDS]   (default build/neuroevo, maze-novelty, 5)
+# usage: bench/experiments/maze-novelty.sh [NEUROEVO_BINARY] [OUT] [SEEDS]   (default build/neuroevo, maze-novelty, 5)
 set -euo pipefail
 BIN=${1:-build/neuroevo}
 OUT=${2:-maze-novelty}
 SEEDS=${3:-5}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CONFIGS=(maze-ga maze-ga-ns maze-es maze-ns-es)
 THRESHOLD=154.076  # HardMaze-v0's reward threshold: start distance 164.076 - 10
 

@@ -16,7 +16,7 @@ episode; the comparison with one reused env, and Gymnasium's own fresh-vs-reused
 too. The landers make a new world per reset in both (one reused env is enough).
 
 About 5 minutes of one core, nearly all on Gymnasium's side (its walkers step at ~2000 steps/s);
-`make bench-box2d` and `make bench BENCH_LONG=1` run it. Usage: python3 bench/box2d_stats.py
+`make bench-box2d` and `make bench BENCH_LONG=1` run it. Usage: python3 bench/peers/box2d_stats.py
 [BUILD_DIR] [SCALE] [SEED] (SCALE multiplies every episode count: 0.1 for a quick look; SEED, 20 by
 default, seeds both sides). Exit 1 if a checked returns p-value is at most 0.01.
 """

@@ -8,9 +8,9 @@
 # cycles run on a copy of the state before the clock starts (tell returns a state whose types differ
 # from init's, so one cycle is not enough: generation 1 would compile again). The ALE row is
 # bench_pixels --ale-ratio with NEUROEVO_SIMD=avx2 (the pixel path of a CPU without AVX-512).
-#   PYTHONPATH=build/python build/peers-venv/bin/python bench/peer_goals.py [--pairs 5] [--core 1]
+#   PYTHONPATH=build/python build/peers-venv/bin/python bench/peers/peer_goals.py [--pairs 5] [--core 1]
 # One side alone (what the parent runs in each pinned process; prints one JSON line):
-#   ... bench/peer_goals.py --side ours|peer --row minatar|cartpole|asktell|rollout --seed S
+#   ... bench/peers/peer_goals.py --side ours|peer --row minatar|cartpole|asktell|rollout --seed S
 import argparse
 import json
 import os
@@ -348,7 +348,7 @@ def main():
     ap.add_argument("--pairs", type=int, default=5, help="interleaved neuroevo/peer pairs per row")
     ap.add_argument("--core", type=int, default=os.cpu_count() - 1, help="the core both sides are pinned to")
     ap.add_argument("--rows", default="all", help="comma-separated row names (minatar,cartpole,asktell,rollout,ale)")
-    ap.add_argument("--bench-dir", default=os.path.join(HERE, "..", "build", "bench"))
+    ap.add_argument("--bench-dir", default=os.path.join(HERE, "..", "..", "build", "bench"))
     ap.add_argument("--side", help=argparse.SUPPRESS)
     ap.add_argument("--row", help=argparse.SUPPRESS)
     ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)

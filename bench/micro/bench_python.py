@@ -8,7 +8,7 @@
 # pure-Python NumPy + Gymnasium loop: wall time to the same threshold (elite mean >= 475 over 100
 # episodes), median over seeds; (3) CMA-ES through neuroevo.algorithms against pycma on the same
 # Python-defined Rosenbrock (when `cma` is installed). `bench/run-all` runs it with the build's
-# staged package on PYTHONPATH; by hand: PYTHONPATH=build/python python3 bench/bench_python.py
+# staged package on PYTHONPATH; by hand: PYTHONPATH=build/python python3 bench/micro/bench_python.py
 import argparse
 import os
 import statistics
@@ -22,7 +22,7 @@ import numpy as np
 try:
     import neuroevo
 except ImportError:  # run from the source tree: use build/python
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "python"))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "python"))
     import neuroevo
 
 THREADS = 2
