@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end through the CLI: what a run's budget and options mean (issue 19). --generations is the
+# End to end through the CLI: what a run's budget and options mean. --generations is the
 # run's budget from then on: config.ini holds it, so resume, the dashboard and the report use it, and
 # resume --generations G rewrites it; --generations 0 and --threads 0 mean what run.generations = 0
 # and run.threads = 0 mean (no limit, all cores); an override of run.algorithm switches algorithms

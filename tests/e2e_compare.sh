@@ -92,7 +92,7 @@ cmp first-metrics.csv CMP/elli-cmaes/seed0/metrics.csv || fail "a finished run w
 diff <(strip_wall ALONE/metrics.csv) <(strip_wall CMP/elli-cmaes/seed1/metrics.csv) || fail "a compare run differs from the run alone"
 cmp ALONE/best.params CMP/elli-cmaes/seed1/best.params || fail "a compare run's best.params differs from the run alone"
 
-# --- without --out: the same command finds its directory again (issue 19) -----------------------
+# --- without --out: the same command finds its directory again -----------------------------------
 # --generations is each run's budget; an interrupted compare says where it continues, and the same
 # command then finishes it with the summary of an uninterrupted one
 mkdir -p D && cd D

@@ -37,7 +37,7 @@ grep -q "unknown environment id 'FrozenLake-v1': Gymnasium has it, so env.id = g
 if "$BIN" run cartpole-ga env.id=CartPol-v1 --out E --quiet 2>err.txt; then fail "CartPol-v1 accepted"; fi
 grep -q "did you mean 'CartPole-v1'" err.txt || fail "typo: $(cat err.txt)"
 
-# --- an env without a time limit (issue 19) -------------------------------------------------------
+# --- an env without a time limit ------------------------------------------------------------------
 # Endless-v0 is registered without max_episode_steps and never ends an episode while ENDLESS=1 (with
 # ENDLESS=0 an episode is 5 steps): the run warns, and one SIGTERM stops it within seconds (exit
 # 143) though generation 0 never ends; nothing is saved, and resume then starts the run from the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keys that outlive their experiment (issue 26): after back-to-back runs, a master killed mid-run and
+# Keys that outlive their experiment: after back-to-back runs, a master killed mid-run and
 # a worker that delivers a result after its run ended (SIGSTOPped with a task in hand during the last
 # generation, continued once the master has exited), every ne:exp:* key in a real redis-server
 # carries an expiry, and a finished experiment keeps only its description: the heartbeat does not

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A candidate's episodes split over several tasks (issue 26: the GA's elite re-evaluation, 30
-# episodes of each of 10 candidates, is a straggler round when hundreds of workers are idle): the
+# A candidate's episodes split over several tasks (the GA's elite re-evaluation, 30 episodes of
+# each of 10 candidates, is a straggler round when hundreds of workers are idle): the
 # master cuts such candidates into parts, workers return per-episode returns, and the master folds
 # them in episode order with the local evaluator's arithmetic. Checked against a local run (metrics
 # minus wall_s, best.genome): 1 worker x 2 threads and parts of 1 episode; 3 workers killed with

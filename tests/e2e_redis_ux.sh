@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Redis runs as a new user meets them (issue 19), over a private redis-server: workers that cannot
+# Redis runs as a new user meets them, over a private redis-server: workers that cannot
 # build the experiment's env (a gym: module only the master has) refuse it, and the refusal reaches
 # the master (which prints each worker's reason and stops after --join-timeout instead of waiting
 # forever) and `status` (state "refused" and the reason); `compare --redis` spreads its runs over

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Relays (issue 26): two "nodes", each a real redis-server of its own with `neuroevo relay` between
+# Relays: two "nodes", each a real redis-server of its own with `neuroevo relay` between
 # it and the master's redis-server and two workers that only know their node's Redis (node a: one
 # process hosting both, `worker --count 2`; node b: two processes). Checked: a GA
 # and an ES run with observation normalization and a shared noise table (blobs copied per node) give

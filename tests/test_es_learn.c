@@ -97,10 +97,10 @@ static void cleanup(const char* dir) {
 
 // ---- the tasks ----------------------------------------------------------------------------------
 
-// seed 0: with the shared noise table, tanh in float and fused multiply-adds (the defaults since
-// issue 21) seeds 0, 1, 4 and 5 reach -200 in 300 generations (fresh-episode means -150 to -163),
-// seeds 2 and 3 stall near -760; with separate roundings seeds 0 and 3-5 reached it (tanh in double:
-// 1-4; the generator: all of 0-4)
+// seed 0: with the shared noise table, tanh in float and fused multiply-adds (the defaults) seeds
+// 0, 1, 4 and 5 reach -200 in 300 generations (fresh-episode means -150 to -163), seeds 2 and 3
+// stall near -760; with separate roundings seeds 0 and 3-5 reached it (tanh in double: 1-4; the
+// generator: all of 0-4)
 static const char ES_PENDULUM[] =
     "[run]\nalgorithm = es\nseed = 0\ntarget = none\n"
     "[env]\nid = Pendulum-v1\n"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# A simulated cluster on this machine (issue 26, docs/scaling.md "Measured at scale"): the master
+# A simulated cluster on this machine (the figures of docs/scaling.md): the master
 # and its redis-server in one network namespace, "nodes" of up to 64 simulated workers each in
 # namespaces of their own joined to it by veth pairs (addresses only inside those namespaces), each
 # node's workers hosted by one `neuroevo worker --simulate MEAN_MS:JITTER --count N` process, either

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The meta-learning results of docs/meta-learning.md (issue #25): GA-MAML against the same GA trained on
+# The meta-learning results of docs/meta-learning.md: GA-MAML against the same GA trained on
 # the task mixture (no inner loop), on PointNav2D-v0 and HalfCheetahDir-v5, seeds 0 1 2. Each run
 # is trained on THREADS threads under `nice -n 10` and timed (user + system CPU, wall); each best
 # agent is then adapted to 100 test tasks (`neuroevo eval RUN --adapt 3 --tasks 100 --seed 1000`:

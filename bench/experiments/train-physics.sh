@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The physics training benchmarks of issue #7, long (about 10 minutes each part on 2 cores), so
+# The physics training benchmarks, long (about 10 minutes each part on 2 cores), so
 # never part of `make test` and only part of `make bench` with BENCH_LONG=1; `make bench-train`
 # runs them alone.
 #   lander:  lander-es with seeds 0 1 2 on --threads 2; for each, the wall time (metrics.csv's wall_s)

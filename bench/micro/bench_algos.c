@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// ES-family benchmarks (issue: the ES family): (1) the algorithms' own per-generation cost, ask + tell
+// ES-family benchmarks: (1) the algorithms' own per-generation cost, ask + tell
 // with synthetic results and no environment, for 10^3 .. 10^6 parameters, shown per parameter to
 // make the O(P) scaling visible; (2) OpenAI ES evaluations/s over a raw rollout loop's on
 // CartPole-v1 (same policy, same parameter vectors, same episodes, same observation normalization;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Deep GA benchmarks (issue: Deep GA end to end): framework overhead (GA env steps/s on one thread
+// Deep GA benchmarks: framework overhead (GA env steps/s on one thread
 // vs a raw env+policy loop), parallel efficiency from 1 to 2 threads on CartPole and Acrobot, and
 // the time to solve CartPole-v1 on 2 threads (median of 5 seeds). Prints a table with the targets.
 #include <math.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Physics env benchmarks (issue: physics tasks), single thread:
+// Physics env benchmarks, single thread:
 //   1. per MuJoCo env, the env's step rate x frame_skip / the raw mj_step rate of the same model
 //      (target >= 0.90): the cost of Gymnasium's semantics (ctrl copy, mj_rnePostConstraint,
 //      observation, reward, TimeLimit) over bare physics. Both loops run the same episodes: same

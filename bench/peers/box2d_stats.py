@@ -5,7 +5,7 @@ episode returns and lengths of both lander variants (5000 episodes a side) and o
 their first 200 steps (3000 a side for BipedalWalker-v3, 1000 for the hardcore one), compared with a
 two-sample Kolmogorov-Smirnov test. tests/py_box2d_compare.py shows step-for-step equality from
 Gymnasium's own draws; this is the check that the two sides' own streams give the same
-distributions too (issue 20: before Box2D 2.3, the lander returns' p was 0.0012).
+distributions too.
 
 Gymnasium's walker keeps one b2World per env, and the proxy ids a reset leaves change the order of
 later contacts: the same episode (seed, actions) then ends differently in a reused env than in a

@@ -112,7 +112,7 @@ def test_unknown_setting_names_the_key():
         type("X", (algorithms.AskTell,), {"algorithm": "ga", "section": "nosuch"})(np.zeros(2), popsize=4)
 
 
-# ---- as evosax / pycma users expect (issue 19, item 15) -----------------------------------------------
+# ---- as evosax / pycma users expect -----------------------------------------------------------------
 
 VECTOR_ALGOS = [n for n in ("es", "ars", "pgpe", "snes", "cmaes", "sepcmaes") if n in algorithms.names()]
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# bench/peers/peer_goals.py (issue 21's goal table) keeps its promises: the rollout row's two sides run the
+# bench/peers/peer_goals.py (neuroevo's speed against its peers) keeps its promises: the rollout row's two sides run the
 # same policy on the same float32 weights (neuroevo's C forward and the peer's NumPy forward earn the
 # same return on an env whose episodes start in one fixed state), the ES rows give neuroevo the
 # settings the peer gets, and without JAX the script reports the peers' rows as skipped instead of

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# neuroevo.Policy and neuroevo.evaluate (issue 19, item 16): a parameter vector evaluated on an env
+# neuroevo.Policy and neuroevo.evaluate: a parameter vector evaluated on an env
 # equals the same vector as a genome under evaluate_policy (= `neuroevo eval`); a population's rows
 # equal their single evaluations with 1 and 2 threads; act() is the MLP of the documented layout
 # (W (in, out) row-major, then b) with the argmax / tanh-scaled heads; the GIL is released; wrong

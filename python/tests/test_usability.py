@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# What a new Python user trips over (issue 19): the CLI ships with the package (`python -m neuroevo`,
+# What a new Python user trips over: the CLI ships with the package (`python -m neuroevo`,
 # configs found along NEUROEVO_CONFIG_PATH); run() takes a per-generation callback whose False ends
 # the run at a checkpoint that resumes to the uninterrupted result; bad budgets are TypeError /
 # ValueError instead of silently accepted; gymnasium.make(..., render_mode="rgb_array") draws frames.

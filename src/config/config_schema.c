@@ -400,7 +400,7 @@ static const struct {
   const char* key;      // the key
   const char* value;    // its value before the key existed or before its default changed
 } legacy_values[] = {
-    // the table became the ES family's default perturbation source (issue 21); run directories
+    // the table became the ES family's default perturbation source; run directories
     // written before es.noise existed used the generator
     {"es", "noise", "generator"},
     {"es", "noise_table_mb", "64"},
@@ -410,9 +410,9 @@ static const struct {
     {"pgpe", "noise_table_mb", "64"},
     {"snes", "noise", "generator"},
     {"snes", "noise_table_mb", "64"},
-    // tanh in float became the default (issue 21); before, it was computed in double
+    // tanh in float became the default; before, it was computed in double
     {"policy", "tanh", "double"},
-    // fused multiply-adds became the MLPs' default (issue 21); before, each product was rounded
+    // fused multiply-adds became the MLPs' default; before, each product was rounded
     {"policy", "fma", "false"},
 };
 
