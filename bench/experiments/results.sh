@@ -25,7 +25,14 @@
 # run's config.ini and metrics.csv; and docs/results/EXP.genome (or .params for the ES family) is
 # the best agent, which `neuroevo eval --genome docs/results/EXP.genome` replays.
 #
-# Options: --no-train (figures only), --steps N (stop at N env steps in all: run.max_env_steps).
+# A long run can be committed while it trains: `bench/results.sh --snapshot EXP` (from another shell)
+# copies its newest checkpoint, config.ini, metrics.csv, partial.log and best agent into
+# docs/results/EXP/ without stopping it or drawing figures, and writes the segment's CPU time so far
+# to docs/results/EXP/cost-running.csv (folded into cost.csv when the segment ends, or by the next
+# segment if this one was killed: its CPU after the last snapshot is then not counted).
+#
+# Options: --no-train (figures only), --snapshot (the checkpoint only, see above), --steps N (stop
+# at N env steps in all: run.max_env_steps).
 # Environment: NEUROEVO (the CLI, default build/neuroevo), THREADS (default: all cores), NICE (a
 # nice level for training, default 0), RESULTS_RUNS.
 set -euo pipefail
@@ -44,12 +51,13 @@ declare -A SIZE=([frostbite]=320x420 [icehockey]=320x420 [humanoid]=400x300 [hum
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 die() { echo "results.sh: $*" >&2; exit 1; }
 
-train=1 steps=""
+train=1 snapshot=0 steps=""
 args=()
 while (($#)); do
   case $1 in
     -h|--help) usage 0 ;;
     --no-train) train=0 ;;
+    --snapshot) train=0 snapshot=1 ;;
     --steps) steps=${2:?--steps needs a number}; shift ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) args+=("$1") ;;
@@ -65,15 +73,23 @@ last_metric() {
   awk -F, -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next } { v = $c } END { print v }' "$1"
 }
 
+# core-hours of an experiment's committed segments (cost.csv) and of a running one (cost-running.csv)
+cpu_hours() {
+  local f files=()
+  for f in "$1/cost.csv" "$1/cost-running.csv"; do [ -f "$f" ] && files+=("$f"); done
+  ((${#files[@]})) || { echo 0.00; return; }
+  awk -F, '$1 != "date" { s += $6 } END { printf "%.2f", s / 3600 }' "${files[@]}"
+}
+
 if [ "$exp" = list ]; then
   printf '%-16s %-14s %12s %10s  %s\n' experiment config env_steps cpu_hours state
   # the configured experiments, and the EXP-sN seeds that have a run here or a committed checkpoint
-  seeded=$( (cd docs/results && ls -d *-s[0-9]*; cd "$runs" && ls -d *-s[0-9]*) 2>/dev/null || true)
+  seeded=$(for d in docs/results/*-s[0-9]*/ "$runs"/*-s[0-9]*/; do [ -d "$d" ] && basename "$d"; done || true)
   for e in $( (printf '%s\n' "${!CONFIG[@]}"; printf '%s\n' $seeded) | sort -u); do
     d=$runs/$e state="not started"
     [ -d "$d/checkpoints" ] && state="local run $d"
     [ "$state" = "not started" ] && ls docs/results/"$e"/ckpt-*.bin >/dev/null 2>&1 && state="committed checkpoint"
-    cpu=$(awk -F, 'NR > 1 { s += $6 } END { printf "%.2f", s / 3600 }' "docs/results/$e/cost.csv" 2>/dev/null || echo 0)
+    cpu=$(cpu_hours "docs/results/$e")
     steps_now=$(last_metric "$d/metrics.csv" env_steps)
     [ -n "$steps_now" ] || steps_now=$(last_metric "docs/results/$e/metrics.csv" env_steps)
     printf '%-16s %-14s %12s %10s  %s\n' "$e" "${CONFIG[$e]:-${CONFIG[${e%-s*}]:-?}}" "${steps_now:-0}" "$cpu" "$state"
@@ -107,6 +123,35 @@ if [ ! -d "$dir/checkpoints" ] && ls "$out"/ckpt-*.bin >/dev/null 2>&1; then
   done
 fi
 
+# cost.csv's row of a training segment: CPU_S WALL_S THREADS FROM TO
+COST_HEADER="date,host,cpu,threads,wall_s,cpu_s,env_steps_from,env_steps_to"
+cost_row() {
+  local model
+  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1 | tr ',' ' ')
+  echo "$(date -u +%FT%TZ),$(hostname),$model,$3,$2,$1,$4,$5"
+}
+
+# the newest checkpoint and what resume needs with it (the finished candidates of the generation
+# in progress too, and the best agent so far) into docs/results/EXP/; older committed checkpoints go
+keep_checkpoint() {
+  ckpt=$(ls "$dir"/checkpoints/ckpt-*.bin 2>/dev/null | tail -n 1)
+  [ -n "$ckpt" ] || die "$dir has no checkpoint yet"
+  rm -f "$out"/ckpt-*.bin "$out/partial.log"
+  cp "$ckpt" "$dir/config.ini" "$dir/metrics.csv" "$out/"
+  # (the ES family's log holds each candidate's observation sums: Humanoid's reaches ~50 MB, too
+  # much for git, so a log over 2 MiB stays in the run directory)
+  local partial=$dir/checkpoints/partial.log
+  if [ -f "$partial" ] && [ "$(stat -c %s "$partial")" -le $((2 << 20)) ]; then
+    cp "$partial" "$out/"
+  elif [ -f "$partial" ]; then
+    echo "results.sh: $partial ($(($(stat -c %s "$partial") >> 20)) MiB) not copied: a run elsewhere redoes those candidates"
+  fi
+  for ext in genome params; do
+    [ -f "$dir/best.$ext" ] && cp "$dir/best.$ext" "docs/results/$exp.$ext"
+  done
+  return 0
+}
+
 # one training segment, its CPU time appended to cost.csv
 if ((train)); then
   overrides=()
@@ -121,23 +166,47 @@ if ((train)); then
   else
     cmd=(run "${CONFIG[$exp]}" "${overrides[@]}" --out "$dir")
   fi
+  [ -f "$out/cost.csv" ] || echo "$COST_HEADER" > "$out/cost.csv"
+  # a segment that was killed after a snapshot: what the snapshot measured joins cost.csv
+  if [ -f "$out/cost-running.csv" ]; then
+    tail -n +2 "$out/cost-running.csv" >> "$out/cost.csv"
+    rm -f "$out/cost-running.csv"
+  fi
   echo "results.sh: neuroevo ${cmd[*]} --threads $threads"
+  echo "$start $threads ${before:-0}" > "$runs/$exp.segment"
   set +e
-  nice -n "${NICE:-0}" "$bin" "${cmd[@]}" --threads "$threads"
+  # the subshell writes its pid, then becomes the training process (nice and neuroevo exec), so
+  # that --snapshot can read the segment's CPU time from /proc; it stays in the foreground for ^C
+  (echo "$BASHPID" > "$runs/$exp.segment.pid" && exec nice -n "${NICE:-0}" "$bin" "${cmd[@]}" --threads "$threads")
   rc=$?
   set -e
   # the children's user and system time, as bash's `times` reports them (second line); `times`
   # runs in this shell, not in a command substitution's subshell, which has no children
   times > "$dir/.times"
   cpu=$(sed -n 2p "$dir/.times" | awk '{ for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } print s }')
-  rm -f "$dir/.times"
+  rm -f "$dir/.times" "$runs/$exp.segment" "$runs/$exp.segment.pid" "$out/cost-running.csv"
   after=$(last_metric "$dir/metrics.csv" env_steps)
-  [ -f "$out/cost.csv" ] || echo "date,host,cpu,threads,wall_s,cpu_s,env_steps_from,env_steps_to" > "$out/cost.csv"
-  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1 | tr ',' ' ')
-  echo "$(date -u +%FT%TZ),$(hostname),$model,$threads,$(($(date +%s) - start)),$cpu,${before:-0},${after:-0}" >> "$out/cost.csv"
+  cost_row "$cpu" $(($(date +%s) - start)) "$threads" "${before:-0}" "${after:-0}" >> "$out/cost.csv"
   ((rc == 0 || rc == 130)) || die "training exited with status $rc (the run directory $dir keeps its checkpoints)"
 fi
 [ -f "$dir/metrics.csv" ] || die "no run in $dir yet: run without --no-train first"
+
+# --snapshot: the checkpoint and the running segment's CPU time so far, no figures
+if ((snapshot)); then
+  keep_checkpoint
+  pid=$(cat "$runs/$exp.segment.pid" 2>/dev/null || true)
+  if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] && grep -q neuroevo "/proc/$pid/cmdline" 2>/dev/null; then
+    read -r start threads before < "$runs/$exp.segment"
+    # utime and stime (fields 14 and 15 after the parenthesized name) in clock ticks
+    cpu=$(sed 's/.*) //' "/proc/$pid/stat" | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($12 + $13) / hz }')
+    { echo "$COST_HEADER"
+      cost_row "$cpu" $(($(date +%s) - start)) "$threads" "$before" "$(last_metric "$dir/metrics.csv" env_steps)"
+    } > "$out/cost-running.csv.tmp" && mv "$out/cost-running.csv.tmp" "$out/cost-running.csv"
+  fi
+  echo "results.sh: $exp: $(last_metric "$dir/metrics.csv" env_steps) env steps, $(cpu_hours "$out") core-hours" \
+       "so far, checkpoint $(basename "$ckpt") in docs/results/$exp/"
+  exit 0
+fi
 
 # figures, evaluation and video of the best agent so far
 echo "results.sh: figures into docs/results/$exp/"
@@ -148,19 +217,7 @@ best=$dir/best.genome ext=genome
 cp "$best" "docs/results/$exp.$ext"
 "$bin" eval --genome "docs/results/$exp.$ext" --episodes "${EPISODES[$exp]}" | tee "$out/eval.txt"
 "$bin" render --genome "docs/results/$exp.$ext" --out "$out/agent.gif" --size "${SIZE[$exp]}" >/dev/null
-# the newest checkpoint and what resume needs with it (the finished candidates of the generation
-# in progress too); older committed checkpoints go
-ckpt=$(ls "$dir"/checkpoints/ckpt-*.bin | tail -n 1)
-rm -f "$out"/ckpt-*.bin "$out/partial.log"
-cp "$ckpt" "$dir/config.ini" "$dir/metrics.csv" "$out/"
-# (the ES family's log holds each candidate's observation sums: Humanoid's reaches ~50 MB, too much
-# for git, so a log over 2 MiB stays in the run directory)
-partial=$dir/checkpoints/partial.log
-if [ -f "$partial" ] && [ "$(stat -c %s "$partial")" -le $((2 << 20)) ]; then
-  cp "$partial" "$out/"
-elif [ -f "$partial" ]; then
-  echo "results.sh: $partial ($(($(stat -c %s "$partial") >> 20)) MiB) not copied: a run elsewhere redoes those candidates"
-fi
-cpu_h=$(awk -F, 'NR > 1 { s += $6 } END { printf "%.2f", s / 3600 }' "$out/cost.csv" 2>/dev/null || echo "?")
+keep_checkpoint
+cpu_h=$(cpu_hours "$out")
 echo "results.sh: $exp: $(last_metric "$dir/metrics.csv" env_steps) env steps, $cpu_h core-hours so far," \
      "checkpoint $(basename "$ckpt") in docs/results/$exp/"
