@@ -103,7 +103,7 @@ if [[ -z "${CONFIG[$exp]:-}" && $exp =~ ^(.+)-s([0-9]+)$ && -n "${CONFIG[${BASH_
   CONFIG[$exp]=${CONFIG[$base]} EPISODES[$exp]=${EPISODES[$base]} SIZE[$exp]=${SIZE[$base]}
 fi
 [ -n "${CONFIG[$exp]:-}" ] || die "unknown experiment '$exp' (one of: $(printf '%s ' "${!CONFIG[@]}"); see --help)"
-[ -x "$bin" ] || die "no CLI at $bin: build it first (make build; Atari needs make ale)"
+((snapshot)) || [ -x "$bin" ] || die "no CLI at $bin: build it first (make build; Atari needs make ale)"
 
 out=$root/docs/results/$exp
 dir=$runs/$exp
