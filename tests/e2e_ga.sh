@@ -106,6 +106,12 @@ out=$("$BIN" eval --genome /nonexistent.genome 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "nonexistent.genome" || fail "eval of a missing genome: $out"
 out=$("$BIN" run det.ini --threads zero 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "threads" || fail "bad --threads: $out"
+# the config reference: one section (brackets allowed), an unknown one names the nearest
+out=$("$BIN" config '[ga]' 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q '^| `population` |' && ! echo "$out" | grep -q '## \[es\]' ||
+  fail "config [ga]: $out"
+out=$("$BIN" config gaa 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -qF "did you mean [ga]?" || fail "config gaa: $out"
 set -e
-for cmd in run resume eval plot envs trace; do "$BIN" $cmd --help >/dev/null || fail "$cmd --help"; done
+for cmd in run resume eval plot envs trace config; do "$BIN" $cmd --help >/dev/null || fail "$cmd --help"; done
 echo "e2e_ga: all checks passed"

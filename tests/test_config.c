@@ -832,6 +832,38 @@ static void test_allocation_failures(void) {
   ne_config_destroy(base);
 }
 
+// the reference (`neuroevo config`, docs/configuration.md): every key of the schema has a row, a
+// section alone is that section, '|' and '*' are escaped in cells, a legacy value is named, and an
+// unknown section is an error naming the nearest one
+static void test_reference(void) {
+  char err[NE_ERRSTR_LEN] = "";
+  char* all = ne_config_reference(NULL, err);
+  ASSERT(all != NULL);
+  const ne_config_key* keys = ne_config_schema();
+  for (int i = 0; i < ne_config_schema_count(); i++) {
+    char heading[64], row[96];
+    snprintf(heading, sizeof heading, "\n## [%s]\n", keys[i].section);
+    snprintf(row, sizeof row, "\n| `%s` | ", keys[i].key);
+    const char* sec = strstr(all, heading);
+    ASSERT(sec != NULL);
+    const char* next = strstr(sec + 1, "\n## [");
+    const char* at = strstr(sec, row);
+    ASSERT(at != NULL && (!next || at < next));
+  }
+  ASSERT_CONTAINS(all, "| `algorithm` | one of ga, es, ars,");
+  ASSERT_CONTAINS(all, "(bbob/\\*)");
+  ASSERT_CONTAINS(all, "reads it as `generator`");
+  ASSERT_CONTAINS(all, "`ga` with `ga.novelty = true`");
+  ne_free(all);
+  char* es = ne_config_reference("es", err);
+  ASSERT(es != NULL);
+  ASSERT(strncmp(es, "\n## [es]\n", 9) == 0);
+  ASSERT(strstr(es, "## [ga]") == NULL);
+  ne_free(es);
+  ASSERT(ne_config_reference("ess", err) == NULL);
+  ASSERT_CONTAINS(err, "no config section [ess] (did you mean [es]?)");
+}
+
 TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_schema_well_formed), TEST_ENTRY(test_two_line_config_is_complete),
           TEST_ENTRY(test_file_then_overrides), TEST_ENTRY(test_missing_file),
           TEST_ENTRY(test_unknown_key_names_file_line_and_suggestion), TEST_ENTRY(test_unknown_section),
@@ -843,4 +875,5 @@ TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_schema_well_formed), TEST_E
           TEST_ENTRY(test_format_round_trip), TEST_ENTRY(test_resolved_config_without_new_keys_keeps_old_behaviour),
           TEST_ENTRY(test_float_round_trip_exact), TEST_ENTRY(test_write_file), TEST_ENTRY(test_clone_is_deep),
           TEST_ENTRY(test_inline_comments), TEST_ENTRY(test_duplicate_key_names_both_lines),
-          TEST_ENTRY(test_algorithm_switch_by_override), TEST_ENTRY(test_allocation_failures))
+          TEST_ENTRY(test_algorithm_switch_by_override), TEST_ENTRY(test_allocation_failures),
+          TEST_ENTRY(test_reference))

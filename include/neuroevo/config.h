@@ -93,6 +93,13 @@ int ne_config_is_set(const ne_config* cfg, const char* section, const char* key)
 // The resolved config as INI text (every key, defaults included); caller frees with ne_free.
 char* ne_config_format(const ne_config* cfg);
 
+// The reference of every key of `section` (NULL: of every section, in schema order) as Markdown:
+// per section a heading, its purpose, the algorithms that use it and a table of its keys (value
+// form, default, meaning). `neuroevo config` prints it; docs/configuration.md holds it. Caller frees
+// with ne_free; NULL with errstr set for an unknown section (naming the nearest) or on OOM.
+// Nullable: section, errstr.
+char* ne_config_reference(const char* section, char* errstr);
+
 // Writes ne_config_format atomically (temp, fsync, rename). Nullable: errstr.
 int ne_config_write_file(const ne_config* cfg, const char* path, char* errstr);
 

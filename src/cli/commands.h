@@ -10,6 +10,7 @@ int ne_cmd_resume(int argc, char** argv);
 int ne_cmd_eval(int argc, char** argv);
 int ne_cmd_plot(int argc, char** argv);
 int ne_cmd_envs(int argc, char** argv);
+int ne_cmd_config(int argc, char** argv);  // cmd_config.c: the config keys' reference
 int ne_cmd_trace(int argc, char** argv);
 int ne_cmd_rollouts(int argc, char** argv);  // cmd_rollouts.c: episodes of a fixed policy as CSV
 int ne_cmd_render(int argc, char** argv);    // cmd_render.c: a GIF of an agent

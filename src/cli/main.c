@@ -20,6 +20,7 @@ static const command commands[] = {
     {"eval", ne_cmd_eval, "evaluate a run's best genome or a genome file over episodes"},
     {"plot", ne_cmd_plot, "draw training curves of one or more runs into a PNG"},
     {"envs", ne_cmd_envs, "list environments with their spaces and thresholds"},
+    {"config", ne_cmd_config, "print the reference of the config keys (every section, or one)"},
     {"trace", ne_cmd_trace, "step an env from a state, a seed or Gymnasium's draws, print CSV (fidelity checks)"},
     {"rollouts", ne_cmd_rollouts, "episodes of a random/noop/scripted policy as CSV (return, length)"},
     {"render", ne_cmd_render, "record a run's best agent (or a genome file) as an animated GIF"},

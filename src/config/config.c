@@ -7,6 +7,7 @@
 #include "neuroevo/config.h"
 
 #include <assert.h>
+#include <ctype.h>  // toupper: a section's help starts its paragraph
 #include <errno.h>
 #include <ini.h>  // ini_parse_stream: the INI tokenizer (sections, key = value, comments)
 #include <inttypes.h>
@@ -906,6 +907,104 @@ char* ne_config_format(const ne_config* cfg) {
     if (ne__config_section_use(cfg, &sections[s], algo, NULL) == 1) format_section(cfg, &sections[s], &b);
   if (b.failed) {
     ne_free(b.data);
+    return NULL;
+  }
+  return b.data;
+}
+
+// text for a Markdown table cell: '|' would end the cell (`bar` replaces it), and outside `code`
+// '*' would start emphasis and '<' an HTML tag, so they are escaped
+static void append_cell(strbuf* b, const char* text, const char* bar) {
+  int code = 0;
+  for (const char* c = text; *c; c++) {
+    if (*c == '`') code = !code;
+    if (*c == '|') appendf(b, "%s", bar);
+    else if (!code && *c == '*') appendf(b, "\\*");
+    else if (!code && *c == '<') appendf(b, "&lt;");
+    else if (!code && *c == '>') appendf(b, "&gt;");
+    else appendf(b, "%c", *c);
+  }
+}
+
+// "the run.algorithm values that use this section", in words
+static void append_used_by(strbuf* b, const ne__cfg_section* sec) {
+  if (!sec->algorithm) {
+    appendf(b, "Used by every algorithm.");
+    return;
+  }
+  appendf(b, "Used when `run.algorithm` is ");
+  const char* a = sec->algorithm;
+  int first = 1;
+  while (*a) {
+    size_t n = strcspn(a, "|");
+    const char* colon = memchr(a, ':', n);
+    if (!first) appendf(b, a[n] ? ", " : " or ");
+    if (colon)
+      appendf(b, "`%.*s` with `%.*s.%.*s = true`", (int)(colon - a), a, (int)(colon - a), a,
+              (int)(n - (size_t)(colon - a) - 1), colon + 1);
+    else appendf(b, "`%.*s`", (int)n, a);
+    first = 0;
+    a += n + (a[n] == '|');
+  }
+  appendf(b, "; under another algorithm the section is an error.");
+}
+
+// one section of the reference: a heading, its help, then a table of its keys
+static void reference_section(const ne__cfg_section* sec, strbuf* b) {
+  appendf(b, "\n## [%s]\n\n%c", sec->name, toupper((unsigned char)sec->help[0]));
+  append_cell(b, sec->help + 1, "|");
+  appendf(b, ". ");
+  append_used_by(b, sec);
+  appendf(b, "\n\n| key | value | default | meaning |\n| --- | --- | --- | --- |\n");
+  for (int k = 0; k < sec->n_keys; k++) {
+    const ne_config_key* key = &sec->keys[k];
+    char range[80];
+    fmt_range(key, range, sizeof range);
+    appendf(b, "| `%s` | ", key->key);
+    switch (key->type) {
+      case NE_CFG_INT: appendf(b, "integer%s", range); break;
+      case NE_CFG_FLOAT: appendf(b, "number%s", range); break;
+      case NE_CFG_BOOL: appendf(b, "true/false"); break;
+      case NE_CFG_ENUM:
+        appendf(b, "one of ");
+        append_cell(b, key->choices, ", ");
+        break;
+      case NE_CFG_INTLIST: appendf(b, "integers%s, at most %d", range, ne__config_list_max(key)); break;
+      default: appendf(b, "text");
+    }
+    if (key->default_value[0]) appendf(b, " | `%s` | ", key->default_value);
+    else appendf(b, " | (empty) | ");
+    append_cell(b, key->help, "\\|");
+    const char* legacy = ne__config_legacy_value(key);
+    if (legacy) appendf(b, ". A run directory written before this default reads it as `%s`", legacy);
+    appendf(b, " |\n");
+  }
+}
+
+char* ne_config_reference(const char* section, char* errstr) {
+  int n;
+  const ne__cfg_section* sections = ne__config_sections(&n);
+  int found = 0;
+  strbuf b = {0};
+  for (int s = 0; s < n; s++) {
+    if (section && strcmp(section, sections[s].name) != 0) continue;
+    reference_section(&sections[s], &b);
+    found = 1;
+  }
+  if (!found) {
+    // name the nearest section, as an unknown key does
+    const char* names[64];
+    int m = n < 64 ? n : 64;
+    for (int s = 0; s < m; s++) names[s] = sections[s].name;
+    const char* near = ne__nearest(section, names, m);
+    ne__set_error(errstr, NE_EINVAL, "no config section [%s]%s%s%s", section, near ? " (did you mean [" : "",
+                  near ? near : "", near ? "]?)" : "");
+    ne_free(b.data);
+    return NULL;
+  }
+  if (b.failed) {
+    ne_free(b.data);
+    ne__set_error(errstr, NE_ENOMEM, "out of memory formatting the config reference");
     return NULL;
   }
   return b.data;
