@@ -168,6 +168,28 @@ double ne__now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void ne__vsay(FILE* out, const char* prefix, const char* fmt, va_list ap) {
+  char line[768];
+  vsnprintf(line, sizeof line, fmt, ap);
+  fprintf(out, "%s: %s\n", prefix, line);
+  fflush(out);
+}
+
+void ne__sleep_s(double s) {
+  if (s <= 0) return;
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+void ne__cond_wait_ms(pthread_cond_t* cv, pthread_mutex_t* mu, int ms) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);  // pthread_cond_timedwait's default clock
+  ts.tv_sec += ms / 1000;
+  ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+  if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+  pthread_cond_timedwait(cv, mu, &ts);
+}
+
 uint64_t ne__random_u64(void) {
   uint64_t r = 0;
   int fd = open("/dev/urandom", O_RDONLY);

@@ -4,8 +4,11 @@
 #ifndef NEUROEVO_UTIL_H
 #define NEUROEVO_UTIL_H
 
+#include <pthread.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "neuroevo/error.h"
 
@@ -33,6 +36,17 @@ int ne__mkdir_p(const char* path, char* errstr);
 
 // Monotonic seconds, for progress and throughput (never for anything that affects results).
 double ne__now(void);
+
+// Writes "<prefix>: <message>\n" to out and flushes it (workers', relays' and masters' logs are
+// read while they run, often through a pipe).
+void ne__vsay(FILE* out, const char* prefix, const char* fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+
+// Sleeps s seconds (a signal may cut it short: callers look at their stop flags after it).
+void ne__sleep_s(double s);
+
+// Waits on cv (mu held, as pthread_cond_wait) for at most ms milliseconds: threads that must also
+// look at a flag no one signals wake up this often.
+void ne__cond_wait_ms(pthread_cond_t* cv, pthread_mutex_t* mu, int ms);
 
 // 64 bits from /dev/urandom mixed with the clock and the PID, for identities that must not
 // collide (experiment ids, default worker names); never for anything that affects results.

@@ -252,11 +252,6 @@ int ne__rconn_open(ne__rconn* rc, const ne__redis_url* url, double timeout_s) {
 
 int ne__rconn_ensure(ne__rconn* rc) { return rc->c ? 0 : ne__rconn_open(rc, &rc->url, rc->timeout_s); }
 
-static void sleep_s(double s) {
-  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  nanosleep(&ts, NULL);
-}
-
 int ne__rconn_wait(ne__rconn* rc, const volatile int* stop, double max_s) {
   double t0 = ne__now(), backoff = 0.05;
   for (;;) {
@@ -265,7 +260,7 @@ int ne__rconn_wait(ne__rconn* rc, const volatile int* stop, double max_s) {
     if (stop && *stop) return NE_EINTR;
     if (max_s > 0 && ne__now() - t0 > max_s) return err;
     // sleep in slices so a stop request is seen quickly
-    for (double slept = 0; slept < backoff && !(stop && *stop); slept += 0.05) sleep_s(0.05);
+    for (double slept = 0; slept < backoff && !(stop && *stop); slept += 0.05) ne__sleep_s(0.05);
     backoff = backoff < 1 ? backoff * 2 : 1;
   }
 }
@@ -390,6 +385,32 @@ redisReply* ne__rconn_script(ne__rconn* rc, const char* body, int nkeys, int n, 
 
 int ne__reply_error_is(const redisReply* reply, const char* prefix) {
   return reply && reply->type == REDIS_REPLY_ERROR && reply->str && strncmp(reply->str, prefix, strlen(prefix)) == 0;
+}
+
+const redisReply* ne__reply_field(const redisReply* fields, const char* name) {
+  for (size_t i = 0; fields && fields->type == REDIS_REPLY_ARRAY && i + 1 < fields->elements; i += 2)
+    if (fields->element[i]->type == REDIS_REPLY_STRING && strcmp(fields->element[i]->str, name) == 0)
+      return fields->element[i + 1];
+  return NULL;
+}
+
+const char* ne__reply_str(const redisReply* fields, const char* name, const char* fallback) {
+  const redisReply* v = ne__reply_field(fields, name);
+  return v && v->type == REDIS_REPLY_STRING ? v->str : fallback;
+}
+
+void ne__reply_free(redisReply* reply) {
+  if (reply) freeReplyObject(reply);
+}
+
+int ne__rconn_server_ms(ne__rconn* rc, long long* now_ms) {
+  redisReply* r = ne__rconn_command(rc, "TIME");
+  if (!r) return NE_ENET;
+  int ok = r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[0]->type == REDIS_REPLY_STRING &&
+      r->element[1]->type == REDIS_REPLY_STRING;
+  if (ok) *now_ms = strtoll(r->element[0]->str, NULL, 10) * 1000 + strtoll(r->element[1]->str, NULL, 10) / 1000;
+  freeReplyObject(r);
+  return ok ? 0 : NE_EIO;
 }
 
 int ne__stream_id_parse(const char* text, uint64_t* ms, uint64_t* seq) {

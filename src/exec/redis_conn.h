@@ -110,6 +110,20 @@ void ne__rconn_scripts_lost(ne__rconn* rc);
 // 1 if reply is an error reply whose text starts with prefix (e.g. "NOGROUP").
 int ne__reply_error_is(const redisReply* reply, const char* prefix);
 
+// The value of field `name` in a flat name/value array reply (HGETALL, XINFO, a stream entry's
+// fields), or NULL. Owned by the reply. Nullable: fields.
+const redisReply* ne__reply_field(const redisReply* fields, const char* name);
+
+// The string value of field `name`, or fallback when it is missing or not a string. Nullable: fields.
+const char* ne__reply_str(const redisReply* fields, const char* name, const char* fallback);
+
+// freeReplyObject that accepts NULL (a command that failed on I/O returned no reply).
+void ne__reply_free(redisReply* reply);
+
+// Redis's own clock in ms (TIME): heartbeats are stamped and judged with it, so the clocks of the
+// machines involved do not matter. 0, NE_ENET (connection dropped) or NE_EIO.
+int ne__rconn_server_ms(ne__rconn* rc, long long* now_ms);
+
 // Parses a stream id "ms-seq" into two numbers (0 on success).
 int ne__stream_id_parse(const char* text, uint64_t* ms, uint64_t* seq);
 

@@ -146,37 +146,36 @@ static void warn(master* m, int kind, const char* fmt, ...) {
 
 // ---- small Redis helpers ------------------------------------------------------------------
 
-// Runs a command whose reply is not needed. 0, NE_ENET (m->lost set) or NE_EIO for an error reply.
-static int cmd(master* m, const char* fmt, ...) {
-  if (!m->conn.c && ne__rconn_ensure(&m->conn)) return m->lost = 1, NE_ENET;
-  va_list ap;
-  va_start(ap, fmt);
-  redisReply* r = redisvCommand(m->conn.c, fmt, ap);
-  va_end(ap);
-  if (!r) {
-    ne__rconn_set_error(&m->conn, NE_ENET, "Redis at %s: %s", m->conn.url.shown, m->conn.c->errstr);
-    ne__rconn_close(&m->conn);
-    m->lost = 1;
-    return NE_ENET;
-  }
-  int rc = r->type == REDIS_REPLY_ERROR ? ne__rconn_set_error(&m->conn, NE_EIO, "Redis: %s", r->str) : 0;
-  freeReplyObject(r);
-  return rc;
-}
-
 // The reply of a command, or NULL with m->lost set after an I/O error.
-static redisReply* query(master* m, const char* fmt, ...) {
+static redisReply* vquery(master* m, const char* fmt, va_list ap) {
   if (!m->conn.c && ne__rconn_ensure(&m->conn)) return m->lost = 1, NULL;
-  va_list ap;
-  va_start(ap, fmt);
   redisReply* r = redisvCommand(m->conn.c, fmt, ap);
-  va_end(ap);
   if (!r) {
     ne__rconn_set_error(&m->conn, NE_ENET, "Redis at %s: %s", m->conn.url.shown, m->conn.c->errstr);
     ne__rconn_close(&m->conn);
     m->lost = 1;
   }
   return r;
+}
+
+static redisReply* query(master* m, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  redisReply* r = vquery(m, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+// Runs a command whose reply is not needed. 0, NE_ENET (m->lost set) or NE_EIO for an error reply.
+static int cmd(master* m, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  redisReply* r = vquery(m, fmt, ap);
+  va_end(ap);
+  if (!r) return NE_ENET;
+  int rc = r->type == REDIS_REPLY_ERROR ? ne__rconn_set_error(&m->conn, NE_EIO, "Redis: %s", r->str) : 0;
+  freeReplyObject(r);
+  return rc;
 }
 
 // ---- pipelining: a round's bookkeeping goes out in one or two round trips --------------------
@@ -225,15 +224,6 @@ static int flush(master* m) {
     freeReplyObject(r);
   }
   return rc;
-}
-
-static const redisReply* field_of(const redisReply* fields, const char* name) {
-  if (!fields || fields->type != REDIS_REPLY_ARRAY) return NULL;
-  for (size_t i = 0; i + 1 < fields->elements; i += 2) {
-    const redisReply* k = fields->element[i];
-    if (k->type == REDIS_REPLY_STRING && strcmp(k->str, name) == 0) return fields->element[i + 1];
-  }
-  return NULL;
 }
 
 // Stream id just after `id` (XTRIM MINID keeps ids >= its argument).
@@ -293,19 +283,17 @@ static int setup_experiment(master* m, int* adopted) {
 // ---- live workers -------------------------------------------------------------------------
 
 // Server time in ms (workers stamp heartbeats with it too, so clocks of other machines don't matter).
-static int server_ms(master* m, int64_t* now) {
-  redisReply* r = query(m, "TIME");
-  if (!r) return NE_ENET;
-  int ok = r->type == REDIS_REPLY_ARRAY && r->elements == 2;
-  if (ok) *now = strtoll(r->element[0]->str, NULL, 10) * 1000 + strtoll(r->element[1]->str, NULL, 10) / 1000;
-  freeReplyObject(r);
-  return ok ? 0 : NE_EIO;
+static int server_ms(master* m, long long* now) {
+  if (!m->conn.c && ne__rconn_ensure(&m->conn)) return m->lost = 1, NE_ENET;
+  int rc = ne__rconn_server_ms(&m->conn, now);
+  if (rc == NE_ENET) m->lost = 1;
+  return rc;
 }
 
 // Counts live workers and threads from the experiment's worker hash (name -> "beat threads
 // interval_ms"); forgets workers silent for a minute.
 static int refresh_workers(master* m) {
-  int64_t now;
+  long long now;
   int rc = server_ms(m, &now);
   if (rc) return rc;
   redisReply* r = query(m, "HGETALL %s", m->k_workers);
@@ -745,7 +733,7 @@ static void note_failure(master* m, const ne__wire_result_hdr* h) {
 
 // Validates one stream entry and takes its results. Never fails: bad entries are logged and dropped.
 static void handle_entry(master* m, const char* entry, const redisReply* fields, int quiet_stale) {
-  const redisReply* v = field_of(fields, "r");
+  const redisReply* v = ne__reply_field(fields, "r");
   char why[NE_ERRSTR_LEN];
   if (!v || v->type != REDIS_REPLY_STRING) {
     m->stats.dropped++;
@@ -825,7 +813,7 @@ static int requeue(master* m, const redisReply* claimed) {
     const redisReply* e = entries->element[i];
     if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
     const char* id = e->element[0]->str;
-    const redisReply* payload = field_of(e->element[1], "m");
+    const redisReply* payload = ne__reply_field(e->element[1], "m");
     if (payload && payload->type == REDIS_REPLY_STRING) {
       const char* argv[] = {"XADD", m->k_tasks, "*", "m", payload->str};
       size_t lens[] = {4, strlen(m->k_tasks), 1, 1, payload->len};
@@ -878,8 +866,8 @@ static int check_stall(master* m) {
   }
   char delivered[48] = "";
   for (size_t g = 0; r->type == REDIS_REPLY_ARRAY && g < r->elements; g++) {
-    const redisReply* name = field_of(r->element[g], "name");
-    const redisReply* last = field_of(r->element[g], "last-delivered-id");
+    const redisReply* name = ne__reply_field(r->element[g], "name");
+    const redisReply* last = ne__reply_field(r->element[g], "last-delivered-id");
     if (name && last && name->str && last->str && strcmp(name->str, NE_GROUP) == 0)
       snprintf(delivered, sizeof delivered, "%s", last->str);
   }
@@ -913,7 +901,7 @@ static int experiment_intact(master* m) {
   if (!r) return -1;
   ok = 0;
   for (size_t g = 0; r->type == REDIS_REPLY_ARRAY && g < r->elements; g++) {
-    const redisReply* name = field_of(r->element[g], "name");
+    const redisReply* name = ne__reply_field(r->element[g], "name");
     ok = ok || (name && name->str && strcmp(name->str, NE_GROUP) == 0);
   }
   freeReplyObject(r);
@@ -1142,8 +1130,7 @@ static void wait_for_workers(master* m, const volatile int* stop) {
   if (m->stats.live_threads > 0 || m->lost) return;
   for (double until = ne__now() + WAIT_WORKERS_S; !(stop && *stop);) {
     if (refresh_workers(m) || m->stats.live_threads > 0 || ne__now() >= until) return;
-    struct timespec ts = {0, 50000000L};
-    nanosleep(&ts, NULL);
+    ne__sleep_s(0.05);
   }
 }
 

@@ -96,40 +96,17 @@ typedef struct relay {
 
 static void say(relay* r, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(relay* r, const char* fmt, ...) {
-  char line[768];
+  char prefix[NE_WIRE_MAX_NAME + 32];
+  snprintf(prefix, sizeof prefix, "neuroevo relay %s", r->name);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  ne__vsay(r->log, prefix, fmt, ap);
   va_end(ap);
-  fprintf(r->log, "neuroevo relay %s: %s\n", r->name, line);
-  fflush(r->log);
-}
-
-static void sleep_s(double s) {
-  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  nanosleep(&ts, NULL);
 }
 
 static int stopping(const relay* r) { return r->opt.stop && *r->opt.stop; }
 
-static void timed_wait(relay* r) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  ts.tv_nsec += WAIT_MS * 1000000L;
-  if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-  pthread_cond_timedwait(&r->cv, &r->mu, &ts);
-}
-
-static void reply_free(redisReply* x) {
-  if (x) freeReplyObject(x);
-}
-
-static const redisReply* field_of(const redisReply* fields, const char* name) {
-  for (size_t i = 0; fields && fields->type == REDIS_REPLY_ARRAY && i + 1 < fields->elements; i += 2)
-    if (fields->element[i]->type == REDIS_REPLY_STRING && strcmp(fields->element[i]->str, name) == 0)
-      return fields->element[i + 1];
-  return NULL;
-}
+static void timed_wait(relay* r) { ne__cond_wait_ms(&r->cv, &r->mu, WAIT_MS); }
 
 // ---- held tasks (mu held) -----------------------------------------------------------------
 
@@ -228,7 +205,7 @@ static int copy_blobs(relay* r, ne__rconn* up, ne__rconn* lo, const ne__wire_tas
     ne__key_exp(key, r->id, suffix);
     redisReply* g = ne__rconn_command(up, "GET %s", key);
     if (!g || g->type != REDIS_REPLY_STRING) {
-      reply_free(g);
+      ne__reply_free(g);
       return -1;
     }
     char ttl[16];
@@ -237,7 +214,7 @@ static int copy_blobs(relay* r, ne__rconn* up, ne__rconn* lo, const ne__wire_tas
     size_t lens[] = {3, strlen(key), g->len, 2, strlen(ttl)};
     redisReply* s = ne__rconn_argv(lo, 5, argv, lens);
     int ok = s && s->type != REDIS_REPLY_ERROR;
-    reply_free(s);
+    ne__reply_free(s);
     freeReplyObject(g);
     if (!ok) return -1;
     pthread_mutex_lock(&r->mu);
@@ -255,7 +232,7 @@ static int add_locally(relay* r, ne__rconn* lo, const char* up, const ne_buf* pa
   redisReply* x = ne__rconn_argv(lo, 7, argv, lens);
   int ok = x && x->type == REDIS_REPLY_STRING;
   if (ok) snprintf(local_id, ID_LEN, "%s", x->str);
-  reply_free(x);
+  ne__reply_free(x);
   return ok ? 0 : -1;
 }
 
@@ -263,8 +240,8 @@ static int add_locally(relay* r, ne__rconn* lo, const char* up, const ne_buf* pa
 static void drop_upstream(relay* r, ne__rconn* up, const char* id, const char* why) {
   say(r, "dropped task %s upstream: %s", id, why);
   if (ne__drop_append(up, r->k_tasks, id) == 0) {
-    reply_free(ne__rconn_get_reply(up));
-    reply_free(ne__rconn_get_reply(up));
+    ne__reply_free(ne__rconn_get_reply(up));
+    ne__reply_free(ne__rconn_get_reply(up));
   }
   pthread_mutex_lock(&r->mu);
   r->dropped++;
@@ -276,7 +253,7 @@ static void drop_upstream(relay* r, ne__rconn* up, const char* id, const char* w
 static const redisReply* take_entry(relay* r, ne__wire_task* t, const redisReply* e) {
   if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING) return NULL;
   const char* id = e->element[0]->str;
-  const redisReply* m = field_of(e->element[1], "m");
+  const redisReply* m = ne__reply_field(e->element[1], "m");
   char why[NE_ERRSTR_LEN];
   if (!m || m->type != REDIS_REPLY_STRING) {
     drop_upstream(r, &r->up_claim, id, "malformed: no 'm' field");
@@ -321,7 +298,7 @@ static void add_batch(relay* r, const redisReply* entries, const redisReply** pa
     if (h && x && x->type == REDIS_REPLY_STRING) add_local_id(h, x->str), r->claimed++;
     else if (h) remove_held(r, h);  // the local Redis is away: the master re-claims it
     pthread_mutex_unlock(&r->mu);
-    reply_free(x);
+    ne__reply_free(x);
   }
 }
 
@@ -329,7 +306,7 @@ static void note_claim_client(relay* r) {
   if (r->claim_opens == r->up_claim.opens || !r->up_claim.c) return;
   redisReply* x = ne__rconn_command(&r->up_claim, "CLIENT ID");
   long long id = x && x->type == REDIS_REPLY_INTEGER ? x->integer : -1;
-  reply_free(x);
+  ne__reply_free(x);
   pthread_mutex_lock(&r->mu);
   r->claim_client_id = id;
   r->claim_opens = r->up_claim.opens;
@@ -355,7 +332,7 @@ static void* claimer_main(void* arg) {
                           "BLOCK",      block,   "STREAMS", r->k_tasks, ">"};
     redisReply* x = ne__rconn_argv(&r->up_claim, 11, argv, NULL);
     if (!x) continue;
-    if (x->type == REDIS_REPLY_ERROR) sleep_s(0.2);  // NOGROUP: the master has not (re-)created it yet
+    if (x->type == REDIS_REPLY_ERROR) ne__sleep_s(0.2);  // NOGROUP: the master has not (re-)created it yet
     else if (x->type == REDIS_REPLY_ARRAY && x->elements == 1 && x->element[0]->elements == 2) {
       const redisReply* entries = x->element[0]->element[1];
       const redisReply** payloads = ne_calloc(entries->elements + 1, sizeof *payloads);
@@ -404,10 +381,10 @@ static void upstream_of(relay* r, const char* local, char* up) {
   up[0] = '\0';
   redisReply* x = ne__rconn_command(&r->lo_fwd, "XRANGE %s %s %s", r->k_tasks, local, local);
   if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1 && x->element[0]->elements == 2) {
-    const redisReply* u = field_of(x->element[0]->element[1], "u");
+    const redisReply* u = ne__reply_field(x->element[0]->element[1], "u");
     if (u && u->type == REDIS_REPLY_STRING) snprintf(up, ID_LEN, "%s", u->str);
   }
-  reply_free(x);
+  ne__reply_free(x);
 }
 
 // Sends fs[0..n) upstream in one round trip (answer script each). 0, or NE_ENET (sent again later).
@@ -436,8 +413,8 @@ static void forward_batch(relay* r, const redisReply* entries, fwd* fs, ne__wire
     const redisReply* e = entries->element[i];
     if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING) continue;
     snprintf(last, ID_LEN, "%s", e->element[0]->str);
-    const redisReply* msg = field_of(e->element[1], "r");
-    const redisReply* t = field_of(e->element[1], "t");
+    const redisReply* msg = ne__reply_field(e->element[1], "r");
+    const redisReply* t = ne__reply_field(e->element[1], "t");
     if (!msg || msg->type != REDIS_REPLY_STRING) continue;  // garbage: the master would drop it too
     fwd* f = &fs[n++];
     f->msg = msg->str, f->len = msg->len, f->up[0] = f->local[0] = '\0';
@@ -475,7 +452,7 @@ static void forward_batch(relay* r, const redisReply* entries, fwd* fs, ne__wire
   del[0] = "XDEL", del[1] = r->k_tasks;
   for (int i = 0; i < n; i++)
     if (fs[i].local[0]) del[nd++] = fs[i].local;
-  if (nd > 2) reply_free(ne__rconn_argv(&r->lo_fwd, nd, del, NULL));
+  if (nd > 2) ne__reply_free(ne__rconn_argv(&r->lo_fwd, nd, del, NULL));
 }
 
 static void* forwarder_main(void* arg) {
@@ -505,8 +482,8 @@ static void* forwarder_main(void* arg) {
         snprintf(cursor, sizeof cursor, "%s", last);
         uint64_t ms, seq;
         ne__stream_id_parse(last, &ms, &seq);
-        reply_free(ne__rconn_command(&r->lo_fwd, "XTRIM %s MINID %llu-%llu", r->k_results, (unsigned long long)ms,
-                                     (unsigned long long)seq + 1));
+        ne__reply_free(ne__rconn_command(&r->lo_fwd, "XTRIM %s MINID %llu-%llu", r->k_results, (unsigned long long)ms,
+                                         (unsigned long long)seq + 1));
       }
     }
     freeReplyObject(x);
@@ -543,7 +520,7 @@ static int mirror_meta(relay* r, const redisReply* meta) {
   }
   redisReply* x = ne__rconn_argv(&r->lo, n, argv, lens);
   int ok = x && x->type != REDIS_REPLY_ERROR;
-  reply_free(x);
+  ne__reply_free(x);
   return ok ? 0 : -1;
 }
 
@@ -556,26 +533,26 @@ static int setup_local(relay* r, const redisReply* meta) {
   uint64_t old_exp;
   if (cur && cur->type == REDIS_REPLY_STRING && ne__wire_id_parse(cur->str, &old_exp) == 0 && strcmp(cur->str, r->id))
     snprintf(old, sizeof old, "%s", cur->str);
-  reply_free(cur);
+  ne__reply_free(cur);
   if (old[0]) {
     char k[4][NE_KEY_LEN];
     const char* suffix[] = {"meta", "tasks", "results", "workers"};
     for (int i = 0; i < 4; i++) ne__key_exp(k[i], old, suffix[i]);
-    reply_free(ne__rconn_command(&r->lo, "HSET %s status done", k[0]));
-    reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", k[0], DONE_TTL_S));
-    reply_free(ne__rconn_command(&r->lo, "DEL %s %s %s", k[1], k[2], k[3]));
+    ne__reply_free(ne__rconn_command(&r->lo, "HSET %s status done", k[0]));
+    ne__reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", k[0], DONE_TTL_S));
+    ne__reply_free(ne__rconn_command(&r->lo, "DEL %s %s %s", k[1], k[2], k[3]));
   }
   if (mirror_meta(r, meta)) return -1;
   redisReply* x = ne__rconn_command(&r->lo, "XGROUP CREATE %s %s $ MKSTREAM", r->k_tasks, NE_GROUP);
   int ok = x && (x->type != REDIS_REPLY_ERROR || ne__reply_error_is(x, "BUSYGROUP"));
-  reply_free(x);
+  ne__reply_free(x);
   if (!ok) return -1;
-  reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, KEEP_S));
-  reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_tasks, KEEP_S));
-  reply_free(ne__rconn_command(&r->lo, "SET %s %s", NE_KEY_CURRENT, r->id));
+  ne__reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, KEEP_S));
+  ne__reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_tasks, KEEP_S));
+  ne__reply_free(ne__rconn_command(&r->lo, "SET %s %s", NE_KEY_CURRENT, r->id));
   x = ne__rconn_command(&r->lo, "XADD %s MAXLEN ~ 100 * id %s", NE_KEY_ANNOUNCE, r->id);
   ok = x && x->type == REDIS_REPLY_STRING;
-  reply_free(x);
+  ne__reply_free(x);
   return ok ? 0 : -1;
 }
 
@@ -583,7 +560,7 @@ static void unblock_claimer(relay* r) {
   pthread_mutex_lock(&r->mu);
   long long id = r->claim_client_id;
   pthread_mutex_unlock(&r->mu);
-  if (id >= 0 && r->up.c) reply_free(ne__rconn_command(&r->up, "CLIENT UNBLOCK %lld", id));
+  if (id >= 0 && r->up.c) ne__reply_free(ne__rconn_command(&r->up, "CLIENT UNBLOCK %lld", id));
 }
 
 // Stops the claimer, then the forwarder once it has forwarded the results of the tasks in hand or
@@ -635,15 +612,15 @@ static void release_queued(relay* r) {
     int n = x && x->type == REDIS_REPLY_ARRAY && x->elements == 1 ? (int)x->element[0]->element[1]->elements : 0;
     for (int i = 0; i < n; i++) {
       const redisReply* e = x->element[0]->element[1]->element[i];
-      const redisReply* u = field_of(e->element[1], "u");
+      const redisReply* u = ne__reply_field(e->element[1], "u");
       pthread_mutex_lock(&r->mu);
       held* h = u && u->type == REDIS_REPLY_STRING ? find_up(r, u->str) : NULL;
       if (h) remove_held(r, h), r->released++, released++;
       pthread_mutex_unlock(&r->mu);
-      reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, e->element[0]->str));
-      reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, e->element[0]->str));
+      ne__reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, e->element[0]->str));
+      ne__reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, e->element[0]->str));
     }
-    reply_free(x);
+    ne__reply_free(x);
     if (n < 256) break;
   }
   if (released) say(r, "%d queued task%s left to the master", released, released == 1 ? "" : "s");
@@ -660,16 +637,16 @@ static void leave_experiment(relay* r, const char* why, double drain_s) {
   pthread_mutex_lock(&r->mu);
   clear_held(r);
   pthread_mutex_unlock(&r->mu);
-  reply_free(ne__rconn_command(&r->lo, "HSET %s status done", r->k_meta));
-  reply_free(ne__rconn_command(&r->lo, "DEL %s %s %s", r->k_tasks, r->k_results, r->k_workers));
+  ne__reply_free(ne__rconn_command(&r->lo, "HSET %s status done", r->k_meta));
+  ne__reply_free(ne__rconn_command(&r->lo, "DEL %s %s %s", r->k_tasks, r->k_results, r->k_workers));
   for (int i = 0; i < r->n_blobs; i++) {
     char key[NE_KEY_LEN], suffix[32], hex[17];
     ne__wire_id_format(r->blobs[i], hex);
     snprintf(suffix, sizeof suffix, "blob:%s", hex);
     ne__key_exp(key, r->id, suffix);
-    reply_free(ne__rconn_command(&r->lo, "DEL %s", key));
+    ne__reply_free(ne__rconn_command(&r->lo, "DEL %s", key));
   }
-  reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, DONE_TTL_S));
+  ne__reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, DONE_TTL_S));
   pthread_mutex_lock(&r->mu);
   r->n_blobs = 0;
   pthread_mutex_unlock(&r->mu);
@@ -691,8 +668,8 @@ static int follow(relay* r, char* errstr) {
   ne__key_exp(key, id, "meta");
   redisReply* meta = ne__rconn_command(&r->up, "HGETALL %s", key);
   if (!meta) return 0;
-  const redisReply* status = field_of(meta, "status");
-  const redisReply* wire = field_of(meta, "wire");
+  const redisReply* status = ne__reply_field(meta, "status");
+  const redisReply* wire = ne__reply_field(meta, "wire");
   int done = status && status->type == REDIS_REPLY_STRING && strcmp(status->str, "done") == 0;
   int rc = 0;
   if (r->following) {
@@ -706,7 +683,7 @@ static int follow(relay* r, char* errstr) {
                          id, wire->str, NE_VERSION_STRING, NE_WIRE_VERSION);
     } else {
       set_keys(r, id);
-      const redisReply* timeout = field_of(meta, "task_timeout_ms");
+      const redisReply* timeout = ne__reply_field(meta, "task_timeout_ms");
       r->task_timeout_s = timeout && timeout->type == REDIS_REPLY_STRING ? atof(timeout->str) / 1000 : 10;
       if (r->task_timeout_s <= 0) r->task_timeout_s = 10;
       if (setup_local(r, meta) == 0) {
@@ -725,11 +702,8 @@ static int follow(relay* r, char* errstr) {
 
 // Counts the node's live workers and threads from the local worker hash.
 static void refresh_local(relay* r) {
-  redisReply* t = ne__rconn_command(&r->lo, "TIME");
-  long long now = t && t->type == REDIS_REPLY_ARRAY && t->elements == 2
-      ? strtoll(t->element[0]->str, NULL, 10) * 1000 + strtoll(t->element[1]->str, NULL, 10) / 1000
-      : 0;
-  reply_free(t);
+  long long now = 0;
+  if (ne__rconn_server_ms(&r->lo, &now)) now = 0;
   redisReply* h = now ? ne__rconn_command(&r->lo, "HGETALL %s", r->k_workers) : NULL;
   int workers = 0, threads = 0;
   for (size_t i = 0; h && h->type == REDIS_REPLY_ARRAY && i + 1 < h->elements; i += 2) {
@@ -738,7 +712,7 @@ static void refresh_local(relay* r) {
     if (sscanf(h->element[i + 1]->str, "%lld %d %lld", &beat, &th, &interval) < 2) continue;
     if (now - beat <= 3 * interval + 1000) workers++, threads += th > 0 ? th : 1;
   }
-  reply_free(h);
+  ne__reply_free(h);
   if (!now) return;
   pthread_mutex_lock(&r->mu);
   // the master sizes its chunks from the threads it sees: tell it at once
@@ -768,8 +742,8 @@ static void release_if_orphaned(relay* r) {
   }
   pthread_mutex_unlock(&r->mu);
   for (int i = 0; i < n; i++) {
-    reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, locals[i]));
-    reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, locals[i]));
+    ne__reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, locals[i]));
+    ne__reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, locals[i]));
   }
   ne_free(locals);
   if (orphaned) release_queued(r);  // and what was never delivered (its held entry is gone already)
@@ -803,13 +777,13 @@ static void reclaim_local(relay* r) {
   char idle[32];
   snprintf(idle, sizeof idle, "%.0f", r->task_timeout_s * 1000);
   redisReply* x = ne__rconn_command(&r->lo, "XAUTOCLAIM %s %s relay %s 0-0 COUNT 256", r->k_tasks, NE_GROUP, idle);
-  if (!x || x->type != REDIS_REPLY_ARRAY || x->elements < 2) return reply_free(x);
+  if (!x || x->type != REDIS_REPLY_ARRAY || x->elements < 2) return ne__reply_free(x);
   const redisReply* entries = x->element[1];
   for (size_t i = 0; i < entries->elements; i++) {
     const redisReply* e = entries->element[i];
     if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
     const char* old = e->element[0]->str;
-    const redisReply* u = field_of(e->element[1], "u");
+    const redisReply* u = ne__reply_field(e->element[1], "u");
     pthread_mutex_lock(&r->mu);
     held* h = u && u->type == REDIS_REPLY_STRING ? find_up(r, u->str) : NULL;
     ne_buf payload;
@@ -826,11 +800,11 @@ static void reclaim_local(relay* r) {
       pthread_mutex_unlock(&r->mu);
     }
     ne__buf_free(&payload);
-    reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, old));
-    reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, old));
+    ne__reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, old));
+    ne__reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, old));
   }
   for (size_t i = 0; x->elements > 2 && i < x->element[2]->elements; i++)
-    reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, x->element[2]->element[i]->str));
+    ne__reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, x->element[2]->element[i]->str));
   size_t n = entries->elements;
   freeReplyObject(x);
   if (n)
@@ -844,7 +818,7 @@ static void reclaim_local(relay* r) {
 static void sweep_local(relay* r) {
   redisReply* x = ne__rconn_command(&r->lo, "EXISTS %s", r->k_meta);
   int lost = x && x->type == REDIS_REPLY_INTEGER && x->integer == 0;
-  reply_free(x);
+  ne__reply_free(x);
   if (!x) return;
   pthread_mutex_lock(&r->mu);
   int n = r->n_held;
@@ -861,7 +835,7 @@ static void sweep_local(relay* r) {
         n == 1 ? "" : "s");
     redisReply* meta = ne__rconn_command(&r->up, "HGETALL %s", r->k_meta);
     int ok = meta && setup_local(r, meta) == 0;
-    reply_free(meta);
+    ne__reply_free(meta);
     pthread_mutex_lock(&r->mu);
     r->n_blobs = 0;
     pthread_mutex_unlock(&r->mu);
@@ -929,12 +903,12 @@ static void forward_refusals(relay* r) {
       if (name->type != REDIS_REPLY_STRING || why->type != REDIS_REPLY_STRING) continue;
       const char* argv[] = {"HSET", key, name->str, why->str};
       size_t lens[] = {4, strlen(key), name->len, why->len};
-      reply_free(ne__rconn_argv(&r->up, 4, argv, lens));
+      ne__reply_free(ne__rconn_argv(&r->up, 4, argv, lens));
     }
     snprintf(ttl, sizeof ttl, "%d", KEEP_S);
-    reply_free(ne__rconn_command(&r->up, "EXPIRE %s %s", key, ttl));
+    ne__reply_free(ne__rconn_command(&r->up, "EXPIRE %s %s", key, ttl));
   }
-  reply_free(x);
+  ne__reply_free(x);
 }
 
 // Heartbeat upstream, as one worker with the node's threads (the master sizes chunks from them).
@@ -965,7 +939,7 @@ static void heartbeat(relay* r) {
                         "interval_ms", v[7], "host", r->host, "experiment", r->following ? r->id : "-",
                         "version", NE_VERSION_STRING};
   // clang-format on
-  reply_free(ne__rconn_script(&r->up, ne__heartbeat_lua, 4, (int)(sizeof args / sizeof args[0]), args, NULL));
+  ne__reply_free(ne__rconn_script(&r->up, ne__heartbeat_lua, 4, (int)(sizeof args / sizeof args[0]), args, NULL));
   if (r->following) forward_refusals(r);
 }
 
@@ -981,7 +955,7 @@ static int main_loop(relay* r, char* errstr) {
         return ne__set_error(errstr, NE_EINVAL, "%s", up ? r->up.errstr : r->lo.errstr);
       if (up || lo) {
         if (!waiting_said++) say(r, "waiting for Redis: %s", up ? r->up.errstr : r->lo.errstr);
-        sleep_s(TICK_S);
+        ne__sleep_s(TICK_S);
         continue;
       }
       waiting_said = 0;
@@ -1000,13 +974,13 @@ static int main_loop(relay* r, char* errstr) {
         }
         if (now >= r->keep_at) {
           r->keep_at = now + 60;
-          reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, KEEP_S));
-          reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_tasks, KEEP_S));
+          ne__reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, KEEP_S));
+          ne__reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_tasks, KEEP_S));
         }
       }
       if (now >= r->beat_at) r->beat_at = now + r->interval_s, heartbeat(r);
     }
-    sleep_s(0.05);
+    ne__sleep_s(0.05);
   }
   return rc;
 }
@@ -1044,8 +1018,8 @@ int ne_cluster_relay_run(const ne_cluster_relay_options* opt, char* errstr) {
     if (r->up.c) {
       char wkey[NE_KEY_LEN];
       snprintf(wkey, sizeof wkey, NE_KEY_WORKER_FMT, r->name);
-      reply_free(ne__rconn_command(&r->up, "ZREM %s %s", NE_KEY_WORKERS, r->name));
-      reply_free(ne__rconn_command(&r->up, "DEL %s", wkey));
+      ne__reply_free(ne__rconn_command(&r->up, "ZREM %s %s", NE_KEY_WORKERS, r->name));
+      ne__reply_free(ne__rconn_command(&r->up, "DEL %s", wkey));
     }
     say(r,
         "leaving after %" PRIu64 " tasks claimed, %" PRIu64 " results forwarded (%" PRIu64

@@ -14,32 +14,15 @@
 
 #define LIST_WINDOW_MS 60000  // workers silent longer than this are not listed
 
-// A field of a flat name/value reply (HGETALL, XINFO), or NULL.
-static const redisReply* field_of(const redisReply* r, const char* name) {
-  for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2)
-    if (r->element[i]->type == REDIS_REPLY_STRING && strcmp(r->element[i]->str, name) == 0) return r->element[i + 1];
-  return NULL;
-}
-
 static const char* str_of(const redisReply* r, const char* name, const char* fallback) {
-  const redisReply* v = field_of(r, name);
-  return v && v->type == REDIS_REPLY_STRING ? v->str : fallback;
+  return ne__reply_str(r, name, fallback);
 }
 
 static long long int_of(const redisReply* r, const char* name, long long fallback) {
-  const redisReply* v = field_of(r, name);
+  const redisReply* v = ne__reply_field(r, name);
   if (!v) return fallback;
   if (v->type == REDIS_REPLY_INTEGER) return v->integer;
   return v->type == REDIS_REPLY_STRING ? strtoll(v->str, NULL, 10) : fallback;
-}
-
-static int server_ms(ne__rconn* c, long long* now) {
-  redisReply* r = ne__rconn_command(c, "TIME");
-  if (!r) return NE_ENET;
-  int ok = r->type == REDIS_REPLY_ARRAY && r->elements == 2;
-  if (ok) *now = strtoll(r->element[0]->str, NULL, 10) * 1000 + strtoll(r->element[1]->str, NULL, 10) / 1000;
-  freeReplyObject(r);
-  return ok ? 0 : NE_EIO;
 }
 
 static void print_server(ne__rconn* c, FILE* out) {
@@ -126,7 +109,7 @@ static void print_worker(FILE* out, const char* name, const redisReply* h, long 
 // Workers that beat within the last minute, newest first, with their figures.
 static int print_workers(ne__rconn* c, FILE* out, int max_workers, const char* current) {
   long long now;
-  int rc = server_ms(c, &now);
+  int rc = ne__rconn_server_ms(c, &now);
   if (rc) return rc;
   char min[32], limit[16];
   snprintf(min, sizeof min, "%lld", now - LIST_WINDOW_MS);

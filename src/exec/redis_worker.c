@@ -61,18 +61,12 @@ static void host_stop_all(volatile int* stop) {
 // ---- messages -----------------------------------------------------------------------------
 
 void ne__worker_say(worker* w, const char* fmt, ...) {
-  char line[768];
+  char prefix[NE_WIRE_MAX_NAME + 32];
+  snprintf(prefix, sizeof prefix, "neuroevo worker %s", w->name);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  ne__vsay(w->log, prefix, fmt, ap);
   va_end(ap);
-  fprintf(w->log, "neuroevo worker %s: %s\n", w->name, line);
-  fflush(w->log);
-}
-
-static void sleep_s(double s) {
-  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  nanosleep(&ts, NULL);
 }
 
 int ne__worker_stopping(const worker* w) { return (w->opt.stop && *w->opt.stop) || w->done; }
@@ -92,11 +86,7 @@ static void experiment_free(experiment* ex) {
   ne_free(ex);
 }
 
-static const char* meta_field(const redisReply* r, const char* name) {
-  for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2)
-    if (strcmp(r->element[i]->str, name) == 0) return r->element[i + 1]->str;
-  return NULL;
-}
+static const char* meta_field(const redisReply* r, const char* name) { return ne__reply_str(r, name, NULL); }
 
 // Checks the experiment's wire version and mode against this worker.
 static int check_meta(worker* w, const char* id, const redisReply* meta, char* why) {
@@ -357,7 +347,7 @@ static int main_loop(worker* w, char* errstr) {
     } else if (wait_s > 0 && w->opt.count < 0) {  // hosted (run_hosted marks its workers with count -1)
       host_wait(w, wait_s);                       // until the next heartbeat or the host's stop
     } else if (wait_s > 0) {
-      sleep_s(wait_s < MAIN_WAIT_S ? wait_s : MAIN_WAIT_S);
+      ne__sleep_s(wait_s < MAIN_WAIT_S ? wait_s : MAIN_WAIT_S);
     }
   }
   return rc;
@@ -469,7 +459,7 @@ static int run_hosted(const ne_cluster_worker_options* opt, const char* base, ch
     if (opt->stop && *opt->stop && !*host_stop) host_stop_all(host_stop);
     all = 1;
     for (int k = 0; k < n && all; k++) all = !xs[k].started || xs[k].finished;
-    if (!all) sleep_s(0.1);
+    if (!all) ne__sleep_s(0.1);
   }
   for (int k = 0; k < n; k++) {
     if (xs[k].started) pthread_join(xs[k].th, NULL);

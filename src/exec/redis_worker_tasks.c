@@ -32,19 +32,8 @@
 #define FLUSH_TRIES 3       // attempts to send the last results when leaving with Redis away
 #define RESEND 1            // send_answers: Redis forgot the answer script (restarted): send again
 
-static void sleep_s(double s) {
-  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  nanosleep(&ts, NULL);
-}
-
 // Waits on cv for at most WAIT_MS (mu held).
-static void timed_wait(pthread_cond_t* cv, pthread_mutex_t* mu) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  ts.tv_nsec += WAIT_MS * 1000000L;
-  if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-  pthread_cond_timedwait(cv, mu, &ts);
-}
+static void timed_wait(pthread_cond_t* cv, pthread_mutex_t* mu) { ne__cond_wait_ms(cv, mu, WAIT_MS); }
 
 // ---- blob cache ---------------------------------------------------------------------------
 
@@ -244,11 +233,11 @@ static int evaluate_task(ne__wthread* th, char* why) {
   for (int j = 0; j < t->n;) {
     ne_result* r = &th->res[j];
     const ne__wire_part* part = &t->parts[j];
-    if (th->w->delay_s > 0) sleep_s(th->w->delay_s);  // test hook: machine-independent run lengths
+    if (th->w->delay_s > 0) ne__sleep_s(th->w->delay_s);  // test hook: machine-independent run lengths
     if (th->w->opt.synthetic) {
       if (th->w->opt.simulate_s > 0)
-        sleep_s(ne__simulated_episodes_s(&t->cands[j], part->n ? part->first : 0, t->cands[j].episodes,
-                                         th->w->opt.simulate_s, th->w->opt.simulate_jitter));
+        ne__sleep_s(ne__simulated_episodes_s(&t->cands[j], part->n ? part->first : 0, t->cands[j].episodes,
+                                             th->w->opt.simulate_s, th->w->opt.simulate_jitter));
       ne__synthetic_result(&t->cands[j], r);
       if (r->bc) memset(r->bc, 0, (size_t)bd * sizeof(float));         // a fixed behaviour: the origin
       for (uint32_t e = 0; e < part->n; e++) returns[e] = r->fitness;  // every episode returns the fitness
@@ -332,7 +321,7 @@ static ne__slot_state process_task(ne__wthread* th, ne__slot* s) {
   if (hold_blobs(th, why) != 0) {
     release_blobs(th);
     ne__worker_say(w, "task %s: %s; leaving it for re-claim", s->id, why);
-    sleep_s(0.2);
+    ne__sleep_s(0.2);
     return NE_SLOT_FREE;
   }
   double t0 = ne__now();
@@ -475,7 +464,7 @@ static void claim(ne__worker* w, int want) {
       !ne__rconn_spin(&w->rconn, w->threads == 1 ? w->opt.spin_s : 0))
     r = ne__rconn_get_reply(&w->rconn);
   if (!r) return;
-  if (queue_claimed(w, r)) sleep_s(0.2);  // NOGROUP: the master has not (re-)created the stream yet
+  if (queue_claimed(w, r)) ne__sleep_s(0.2);  // NOGROUP: the master has not (re-)created the stream yet
   freeReplyObject(r);
 }
 
