@@ -5,7 +5,8 @@
 # and an ES run with observation normalization and a shared noise table (blobs copied per node) give
 # the local run's metrics and best genome/params; so does a run whose relay is killed with SIGKILL
 # mid-run (and restarted), and one whose worker behind a relay is killed with SIGKILL (the relay
-# re-claims its task locally); workers behind the relays that refuse an experiment are reported to
+# re-claims its task locally), and one whose node Redis is killed for 2 s twice while its relay
+# stays (the relay sets it up again; a worker started during the outage joins); workers behind the relays that refuse an experiment are reported to
 # the master, which stops; the master's Redis sees one heartbeat per node; no key of either Redis is
 # left without an expiry; a relay facing a master of another wire version exits 2.
 # usage: e2e_relay.sh NEUROEVO_BINARY SCRATCH_DIR
@@ -152,6 +153,46 @@ wait $mpid || fail "run with workers killed behind a relay: $(tail -3 masterW.lo
 [ $held -ge 1 ] || fail "no killed worker held a task: the test needs one"
 same_as L RW "run whose workers behind a relay were killed with SIGKILL ($held holding a task)"
 grep -q "re-added .* local task" relay-b.log || fail "relay-b never re-claimed a killed worker's task"
+
+section "the node's Redis killed for 2 s, twice (one node)"
+# node b alone (relay-a stopped): the run can only go on if relay-b sets node b's Redis up again
+# each time; before the second outage node b's workers leave, and a worker started during it
+# must join, or the run stands still
+kill -TERM "${PID[relay-a]}"
+wait "${PID[relay-a]}" || fail "relay-a exited non-zero after SIGTERM"
+seen=$(wc -l < relay-b.log)
+node_b_down() {  # kills node b's redis-server (its data is lost: no persistence)
+  kill -9 "$(cat "$TMP/node-b/redis.pid")"
+  rm -f "$TMP/node-b/redis.pid"
+}
+node_b_up() { bash "$HERE/redis_test_server.sh" restart "$TMP/node-b" >/dev/null; }
+timeout 120 "$BIN" run det.ini --redis "$URL" --out RN --quiet 2>masterN.log &
+mpid=$!
+PIDS+=($mpid)
+wait_rows RN 2
+node_b_down
+sleep 2
+node_b_up
+wait_rows RN 5
+for k in 1 2; do kill -TERM "${PID[b-$k]}"; wait "${PID[b-$k]}" || fail "worker b-$k exited non-zero after SIGTERM"; done
+node_b_down
+start_worker b 3
+sleep 2
+node_b_up
+wait $mpid || fail "run across node b's Redis restarts: $(tail -3 masterN.log)"
+same_as L RN "run whose node Redis was killed for 2 s twice (a worker joining during the outage)"
+idn=$(cat RN/redis.id)
+tail -n +$((seen + 1)) relay-b.log > relay-b.section
+[ "$(grep -c "node's Redis lost experiment $idn" relay-b.section)" -eq 2 ] ||
+  fail "relay-b did not set node b's Redis up again twice: $(cat relay-b.section)"
+! grep -q "left to the master\|dropped task" relay-b.section || fail "relay-b gave up tasks: $(cat relay-b.section)"
+grep -q "following experiment $idn" b-3.log || fail "worker b-3, started during the outage, never joined"
+kill -TERM "${PID[b-3]}"
+wait "${PID[b-3]}" || fail "worker b-3 exited non-zero after SIGTERM"
+grep -q "leaving after [1-9][0-9]* tasks" b-3.log || fail "worker b-3 evaluated nothing: $(tail -2 b-3.log)"
+echo "ok: relay-b set its node's Redis up again after each outage; b-3, started during one, did the rest"
+start_relay a
+for k in 1 2; do start_worker b $k; done
 
 section "workers behind relays that refuse the experiment"
 # the env's module is on the master's PYTHONPATH only: every worker of both nodes refuses; the

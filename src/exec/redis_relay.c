@@ -9,8 +9,8 @@
 // few connections per node instead of two or three per worker, one blocked claim per node, and one
 // blob fetch per node. The fault rules hold: a task is acknowledged upstream only with its result;
 // tasks held by a relay stay fresh upstream only while the node works on them (so a killed relay's
-// tasks are re-claimed by the master), and a local worker that dies has its tasks re-claimed
-// locally by the relay. Threads: the main thread (follow, heartbeat, touch, local re-claims), a
+// tasks are re-claimed by the master), a local worker that dies has its tasks re-claimed locally by
+// the relay, and a node Redis that restarted empty is set up again with every task held. Threads: the main thread (follow, heartbeat, touch, local re-claims), a
 // claimer and a forwarder, each with its own connections.
 #include <inttypes.h>
 #include <math.h>  // floor
@@ -53,6 +53,8 @@ typedef struct held {
   int n_local;
   ne_buf payload;  // the task message (re-added locally after a local re-claim)
   double since;    // when it was claimed
+  int vanished;    // times its local entry vanished without a result (the node's Redis intact)
+  int unplaced;    // 1: claimed while the node's Redis was away, not in its stream yet
 } held;
 
 typedef struct relay {
@@ -87,7 +89,8 @@ typedef struct relay {
   uint64_t blobs[MAX_BLOBS];  // hashes copied to the local Redis this experiment
   int n_blobs;
   uint64_t claimed, forwarded, discarded, dropped, requeued, released;
-  double task_s;  // a held task's time from claim to result (moving average; 0: none yet)
+  uint64_t rebuilt;  // times the node's Redis lost the experiment and it was set up again
+  double task_s;     // a held task's time from claim to result (moving average; 0: none yet)
   double keep_at, sweep_at, beat_at, touch_at, follow_at;
   double drain_until;  // the forwarder forwards results of tasks in hand until then
 } relay;
@@ -190,8 +193,8 @@ static int blob_copied(relay* r, uint64_t hash) {
 }
 
 // Copies the blobs a task names (GET upstream, SET locally, through the caller's connections)
-// unless already copied. 0, or -1 when a blob is missing upstream (the task is stale or Redis lost
-// it: leave it to the master).
+// unless already copied. 0, NE_ENOTFOUND when a blob is missing upstream (the task is stale or
+// Redis lost it: leave it to the master), or NE_ENET when either Redis cannot be reached.
 static int copy_blobs(relay* r, ne__rconn* up, ne__rconn* lo, const ne__wire_task* t) {
   ne__wire_blobref refs[2];
   int n_norm = 0;
@@ -206,7 +209,7 @@ static int copy_blobs(relay* r, ne__rconn* up, ne__rconn* lo, const ne__wire_tas
     redisReply* g = ne__rconn_command(up, "GET %s", key);
     if (!g || g->type != REDIS_REPLY_STRING) {
       ne__reply_free(g);
-      return -1;
+      return g ? NE_ENOTFOUND : NE_ENET;
     }
     char ttl[16];
     snprintf(ttl, sizeof ttl, "%d", BLOB_TTL_S);
@@ -216,7 +219,7 @@ static int copy_blobs(relay* r, ne__rconn* up, ne__rconn* lo, const ne__wire_tas
     int ok = s && s->type != REDIS_REPLY_ERROR;
     ne__reply_free(s);
     freeReplyObject(g);
-    if (!ok) return -1;
+    if (!ok) return NE_ENET;
     pthread_mutex_lock(&r->mu);
     if (r->n_blobs == MAX_BLOBS) r->n_blobs = 0;  // forget the oldest generation's
     r->blobs[r->n_blobs++] = hash;
@@ -267,18 +270,21 @@ static const redisReply* take_entry(relay* r, ne__wire_task* t, const redisReply
     drop_upstream(r, &r->up_claim, id, what);
     return NULL;
   }
-  if (copy_blobs(r, &r->up_claim, &r->lo_claim, t)) {
+  rc = copy_blobs(r, &r->up_claim, &r->lo_claim, t);
+  if (rc == NE_ENOTFOUND) {
     say(r, "task %s names a blob missing upstream; leaving it to the master", id);
     return NULL;
   }
   pthread_mutex_lock(&r->mu);
   held* h = add_held(r, id, m->str, m->len);
+  if (h && rc) h->unplaced = 1;  // a Redis is away: the main thread adds it once it is back
   pthread_mutex_unlock(&r->mu);
-  return h ? m : NULL;
+  return h && !rc ? m : NULL;
 }
 
 // Adds the held entries of a claimed batch to the local stream in one round trip (payload m,
-// upstream id u) and records their local ids; entries the local Redis refused are given back.
+// upstream id u) and records their local ids; entries the local Redis did not take (it is away)
+// stay held, for the main thread to add once it is back.
 static void add_batch(relay* r, const redisReply* entries, const redisReply** payloads) {
   int queued = 0;
   for (size_t i = 0; i < entries->elements; i++) {
@@ -295,8 +301,9 @@ static void add_batch(relay* r, const redisReply* entries, const redisReply** pa
     redisReply* x = k++ < (size_t)queued ? ne__rconn_get_reply(&r->lo_claim) : NULL;
     pthread_mutex_lock(&r->mu);
     held* h = find_up(r, up);
-    if (h && x && x->type == REDIS_REPLY_STRING) add_local_id(h, x->str), r->claimed++;
-    else if (h) remove_held(r, h);  // the local Redis is away: the master re-claims it
+    if (h && x && x->type == REDIS_REPLY_STRING) add_local_id(h, x->str);
+    else if (h) h->unplaced = 1;
+    if (h) r->claimed++;
     pthread_mutex_unlock(&r->mu);
     ne__reply_free(x);
   }
@@ -461,6 +468,7 @@ static void* forwarder_main(void* arg) {
   ne__wire_results dec;
   ne__wire_results_init(&dec);
   char cursor[ID_LEN] = "0-0";
+  unsigned long opens = 0;  // the connection the cursor is about
   for (int i = 0; fs && i < FORWARD_COUNT; i++) ne__buf_init(&fs[i].own);
   // after the claimer: results of tasks in hand still come in, and are forwarded, until the
   // claimer has returned and nothing is held any more (or the relay is stopping)
@@ -470,6 +478,9 @@ static void* forwarder_main(void* arg) {
     pthread_mutex_unlock(&r->mu);
     if (done || !fs) break;
     if (ne__rconn_wait(&r->lo_fwd, NULL, 2)) continue;
+    // a new connection may reach a restarted, empty Redis: read its result stream from the start
+    // (what was forwarded is trimmed, so that is only what awaits forwarding)
+    if (r->lo_fwd.opens != opens) opens = r->lo_fwd.opens, snprintf(cursor, sizeof cursor, "0-0");
     char count[16];
     snprintf(count, sizeof count, "%d", FORWARD_COUNT);
     redisReply* x =
@@ -521,6 +532,8 @@ static int mirror_meta(relay* r, const redisReply* meta) {
   redisReply* x = ne__rconn_argv(&r->lo, n, argv, lens);
   int ok = x && x->type != REDIS_REPLY_ERROR;
   ne__reply_free(x);
+  // HSET re-creates a description the node's Redis lost: it expires as the master's does
+  if (ok) ne__reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, KEEP_S));
   return ok ? 0 : -1;
 }
 
@@ -543,7 +556,9 @@ static int setup_local(relay* r, const redisReply* meta) {
     ne__reply_free(ne__rconn_command(&r->lo, "DEL %s %s %s", k[1], k[2], k[3]));
   }
   if (mirror_meta(r, meta)) return -1;
-  redisReply* x = ne__rconn_command(&r->lo, "XGROUP CREATE %s %s $ MKSTREAM", r->k_tasks, NE_GROUP);
+  // the group starts at the stream's beginning: after the node's Redis restarted, the claimer may
+  // have added tasks (re-creating the stream without the group) that must reach the workers
+  redisReply* x = ne__rconn_command(&r->lo, "XGROUP CREATE %s %s 0 MKSTREAM", r->k_tasks, NE_GROUP);
   int ok = x && (x->type != REDIS_REPLY_ERROR || ne__reply_error_is(x, "BUSYGROUP"));
   ne__reply_free(x);
   if (!ok) return -1;
@@ -771,6 +786,8 @@ static void touch_upstream(relay* r) {
   }
 }
 
+static int readd_held(relay* r, const char* up);
+
 // Re-adds local tasks that a dead local worker held (idle past the task timeout: live workers
 // touch theirs), as the master does upstream; the upstream task stays held.
 static void reclaim_local(relay* r) {
@@ -784,22 +801,7 @@ static void reclaim_local(relay* r) {
     if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) continue;
     const char* old = e->element[0]->str;
     const redisReply* u = ne__reply_field(e->element[1], "u");
-    pthread_mutex_lock(&r->mu);
-    held* h = u && u->type == REDIS_REPLY_STRING ? find_up(r, u->str) : NULL;
-    ne_buf payload;
-    ne__buf_init(&payload);
-    char up[ID_LEN] = "";
-    if (h) ne__buf_bytes(&payload, h->payload.data, h->payload.len), snprintf(up, sizeof up, "%s", h->up);
-    pthread_mutex_unlock(&r->mu);
-    char local[ID_LEN];
-    if (up[0] && !payload.oom && add_locally(r, &r->lo, up, &payload, local) == 0) {
-      pthread_mutex_lock(&r->mu);
-      h = find_up(r, up);
-      if (h) add_local_id(h, local);
-      r->requeued++;
-      pthread_mutex_unlock(&r->mu);
-    }
-    ne__buf_free(&payload);
+    if (u && u->type == REDIS_REPLY_STRING) readd_held(r, u->str);  // not held: answered or let go
     ne__reply_free(ne__rconn_command(&r->lo, "XACK %s %s %s", r->k_tasks, NE_GROUP, old));
     ne__reply_free(ne__rconn_command(&r->lo, "XDEL %s %s", r->k_tasks, old));
   }
@@ -812,81 +814,181 @@ static void reclaim_local(relay* r) {
         r->task_timeout_s);
 }
 
-// A held task whose local entry is gone without a result was dropped by a worker as garbage (it
-// acknowledges and deletes such tasks): drop it upstream too. When the local Redis lost everything
-// (restarted), the description is gone as well: set it up again and re-add every held task.
-static void sweep_local(relay* r) {
-  redisReply* x = ne__rconn_command(&r->lo, "EXISTS %s", r->k_meta);
-  int lost = x && x->type == REDIS_REPLY_INTEGER && x->integer == 0;
+// 1 if the node's Redis still holds the experiment as set up (its task stream with the group
+// `workers`), 0 if it lost it (restarted empty: the description alone proves nothing, since
+// mirroring writes it back, and a task added since re-creates the stream without the group), -1
+// when it cannot be asked.
+static int local_intact(relay* r) {
+  redisReply* x = ne__rconn_command(&r->lo, "XINFO GROUPS %s", r->k_tasks);
+  if (!x) return -1;
+  int found = 0;
+  for (size_t g = 0; x->type == REDIS_REPLY_ARRAY && g < x->elements; g++)
+    found = found || strcmp(ne__reply_str(x->element[g], "name", ""), NE_GROUP) == 0;
   ne__reply_free(x);
-  if (!x) return;
+  return found;
+}
+
+// A held task as the sweep sees it (copied under mu, looked at without it).
+typedef struct held_view {
+  char up[ID_LEN];     // upstream entry id
+  char local[ID_LEN];  // newest local entry id ("" while the claimer is adding it, or unplaced)
+  int settled;         // claimed more than a second ago (its entry is visible to XRANGE)
+  int unplaced;        // claimed while the node's Redis was away
+} held_view;
+
+// A snapshot of the held tasks (mu taken here); *n gets their number. Caller frees. NULL: none or
+// out of memory.
+static held_view* snapshot_held(relay* r, int* n) {
   pthread_mutex_lock(&r->mu);
-  int n = r->n_held;
-  char(*ups)[ID_LEN] = ne_calloc((size_t)n + 1, sizeof *ups);
-  char(*locals)[ID_LEN] = ne_calloc((size_t)n + 1, sizeof *locals);
-  for (int i = 0; ups && locals && i < n; i++) {
-    snprintf(ups[i], ID_LEN, "%s", r->held[i].up);
-    snprintf(locals[i], ID_LEN, "%s", r->held[i].n_local ? r->held[i].local[r->held[i].n_local - 1] : "0-0");
+  *n = r->n_held;
+  held_view* v = ne_calloc((size_t)*n + 1, sizeof *v);
+  double now = ne__now();
+  for (int i = 0; v && i < *n; i++) {
+    const held* h = &r->held[i];
+    snprintf(v[i].up, ID_LEN, "%s", h->up);
+    snprintf(v[i].local, ID_LEN, "%s", h->n_local ? h->local[h->n_local - 1] : "");
+    v[i].settled = now - h->since > 1;
+    v[i].unplaced = h->unplaced;
   }
   pthread_mutex_unlock(&r->mu);
-  if (!ups || !locals) n = 0;
-  if (lost) {
-    say(r, "the local Redis lost experiment %s (restarted?): setting it up again with %d held task%s", r->id, n,
-        n == 1 ? "" : "s");
-    redisReply* meta = ne__rconn_command(&r->up, "HGETALL %s", r->k_meta);
-    int ok = meta && setup_local(r, meta) == 0;
-    ne__reply_free(meta);
+  if (!v) *n = 0;
+  return v;
+}
+
+// Adds held task `up` to the local stream again (its blobs first: they may have gone with the
+// rest). 0, or -1 when it is no longer held or the node's Redis refused.
+static int readd_held(relay* r, const char* up) {
+  pthread_mutex_lock(&r->mu);
+  held* h = find_up(r, up);
+  int found = h != NULL;
+  ne_buf payload;
+  ne__buf_init(&payload);
+  if (h) ne__buf_bytes(&payload, h->payload.data, h->payload.len);
+  pthread_mutex_unlock(&r->mu);
+  ne__wire_task t;
+  ne__wire_task_init(&t);
+  char why[NE_ERRSTR_LEN], local[ID_LEN];
+  int rc = found && !payload.oom && ne__wire_decode_task(&t, payload.data, payload.len, why) == 0 &&
+          copy_blobs(r, &r->up, &r->lo, &t) == 0 && add_locally(r, &r->lo, up, &payload, local) == 0
+      ? 0
+      : -1;
+  if (!rc) {
     pthread_mutex_lock(&r->mu);
-    r->n_blobs = 0;
+    h = find_up(r, up);
+    if (h) add_local_id(h, local), h->unplaced = 0, r->requeued++;
     pthread_mutex_unlock(&r->mu);
-    for (int i = 0; ok && i < n; i++) {
-      pthread_mutex_lock(&r->mu);
-      held* h = find_up(r, ups[i]);
-      ne_buf payload;
-      ne__buf_init(&payload);
-      if (h) ne__buf_bytes(&payload, h->payload.data, h->payload.len);
-      pthread_mutex_unlock(&r->mu);
-      ne__wire_task t;
-      ne__wire_task_init(&t);
-      char why[NE_ERRSTR_LEN], local[ID_LEN];
-      // the blobs went with the rest
-      int ok_task = h && !payload.oom && ne__wire_decode_task(&t, payload.data, payload.len, why) == 0 &&
-          copy_blobs(r, &r->up, &r->lo, &t) == 0;
-      if (ok_task && add_locally(r, &r->lo, ups[i], &payload, local) == 0) {
-        pthread_mutex_lock(&r->mu);
-        h = find_up(r, ups[i]);
-        if (h) add_local_id(h, local);
-        pthread_mutex_unlock(&r->mu);
-      }
-      ne__wire_task_free(&t);
-      ne__buf_free(&payload);
-    }
-    ne_free(ups);
-    ne_free(locals);
-    return;
   }
-  // which local entries still exist
+  ne__wire_task_free(&t);
+  ne__buf_free(&payload);
+  return rc;
+}
+
+// The node's Redis lost the experiment (restarted empty): description, task group (created at
+// the stream's start, so that tasks the claimer added since the restart are delivered too),
+// ne:current and an announcement again; the blobs are copied again as tasks need them. 0, or -1
+// (tried again at the next tick).
+static int rebuild_local(relay* r) {
+  redisReply* meta = ne__rconn_command(&r->up, "HGETALL %s", r->k_meta);
+  int ok = meta && setup_local(r, meta) == 0;
+  ne__reply_free(meta);
+  if (!ok) return -1;
+  pthread_mutex_lock(&r->mu);
+  r->n_blobs = 0;
+  r->rebuilt++;
+  say(r, "the node's Redis lost experiment %s (restarted?): set it up again; re-adding the %d task%s held", r->id,
+      r->n_held, r->n_held == 1 ? "" : "s");
+  pthread_mutex_unlock(&r->mu);
+  return 0;
+}
+
+// Copies the blobs of every held task to the node's Redis (after it lost them: tasks the claimer
+// added since the restart, with blobs it believed copied, need them too).
+static void recopy_blobs(relay* r, const held_view* v, int n) {
+  ne__wire_task t;
+  ne__wire_task_init(&t);
+  for (int i = 0; i < n; i++) {
+    pthread_mutex_lock(&r->mu);
+    held* h = find_up(r, v[i].up);
+    char why[NE_ERRSTR_LEN];
+    int ok = h && ne__wire_decode_task(&t, h->payload.data, h->payload.len, why) == 0;
+    pthread_mutex_unlock(&r->mu);
+    if (ok) copy_blobs(r, &r->up, &r->lo, &t);
+  }
+  ne__wire_task_free(&t);
+}
+
+// Which held tasks' newest local entries still exist: gone[i] = 1 for those that vanished (a
+// task without a local entry is not looked at). 0, or -1 when the node's Redis went away.
+static int find_vanished(relay* r, const held_view* v, int n, uint8_t* gone) {
   int queued = 0;
   for (int i = 0; i < n && r->lo.c; i++) {
-    const char* argv[] = {"XRANGE", r->k_tasks, locals[i], locals[i]};
-    if (ne__rconn_append(&r->lo, 4, argv, NULL) == 0) queued++;
+    if (!v[i].local[0]) continue;
+    const char* argv[] = {"XRANGE", r->k_tasks, v[i].local, v[i].local};
+    if (ne__rconn_append(&r->lo, 4, argv, NULL)) return -1;
+    queued++;
   }
-  for (int i = 0; i < queued; i++) {
+  for (int i = 0, k = 0; i < n && k < queued; i++) {
+    if (!v[i].local[0]) continue;
     redisReply* e = ne__rconn_get_reply(&r->lo);
-    if (!e) break;
-    int gone = e->type == REDIS_REPLY_ARRAY && e->elements == 0;
+    k++;
+    if (!e) return -1;  // nothing is concluded
+    gone[i] = e->type == REDIS_REPLY_ARRAY && e->elements == 0;
     freeReplyObject(e);
-    if (!gone) continue;
-    pthread_mutex_lock(&r->mu);
-    held* h = find_up(r, ups[i]);
-    // still held, still at that local entry, and claimed a while ago (not just being added)
-    int drop = h && h->n_local && strcmp(h->local[h->n_local - 1], locals[i]) == 0 && ne__now() - h->since > 1;
-    if (drop) remove_held(r, h);
-    pthread_mutex_unlock(&r->mu);
-    if (drop) drop_upstream(r, &r->up, ups[i], "a worker of this node dropped it as malformed");
   }
-  ne_free(ups);
-  ne_free(locals);
+  return 0;
+}
+
+// Held tasks that are not in the node's stream: claimed while its Redis was away (added now), or
+// whose local entry is gone without a result. After the node's Redis lost its state (rebuilt = 1)
+// every such task is added again. Otherwise a worker of the node dropped it (a task it cannot
+// decode or check): it is added once more, and if it vanishes again the relay lets it go upstream
+// (stops holding and touching it, so the master re-claims it after its task timeout and any
+// worker may take it). An upstream task is never acknowledged without a result.
+static void sweep_held(relay* r, int rebuilt) {
+  int n;
+  held_view* v = snapshot_held(r, &n);
+  uint8_t* gone = ne_calloc((size_t)n + 1, 1);
+  if (rebuilt && v) recopy_blobs(r, v, n);
+  if (!v || !gone || find_vanished(r, v, n, gone)) n = 0;
+  int readded = 0, released = 0, placed = 0;
+  for (int i = 0; i < n; i++) {
+    if (!v[i].unplaced && (!gone[i] || (!rebuilt && !v[i].settled))) continue;  // there, or just added
+    pthread_mutex_lock(&r->mu);
+    held* h = find_up(r, v[i].up);
+    // still held, at that local entry (not answered, not re-added meanwhile)
+    int same = h && (v[i].unplaced ? h->unplaced : h->n_local && strcmp(h->local[h->n_local - 1], v[i].local) == 0);
+    int let_go = same && !v[i].unplaced && !rebuilt && h->vanished++ >= 1;
+    if (let_go) remove_held(r, h), r->released++;
+    pthread_mutex_unlock(&r->mu);
+    if (let_go) released++;
+    else if (same && readd_held(r, v[i].up) == 0) v[i].unplaced ? placed++ : readded++;
+  }
+  if (readded && !rebuilt)
+    say(r, "%d task%s vanished from the node's stream without a result (a worker dropped it?): added again", readded,
+        readded == 1 ? "" : "s");
+  if (rebuilt) say(r, "%d held task%s added to the node's stream again", readded, readded == 1 ? "" : "s");
+  if (placed) say(r, "%d task%s claimed while the node's Redis was away added to it", placed, placed == 1 ? "" : "s");
+  if (released)
+    say(r, "%d task%s vanished twice without a result: left to the master, which re-claims %s", released,
+        released == 1 ? "" : "s", released == 1 ? "it" : "them");
+  ne_free(gone);
+  ne_free(v);
+}
+
+// Every tick: is the node's Redis intact? If not, set it up again and re-add the held tasks at
+// once; tasks claimed while it was away are added at once too; every 2 s, look for held tasks
+// whose entries vanished from its stream.
+static void check_local(relay* r, double now) {
+  int intact = local_intact(r);
+  if (intact < 0 || (!intact && rebuild_local(r) != 0)) return;
+  pthread_mutex_lock(&r->mu);
+  int unplaced = 0;
+  for (int i = 0; i < r->n_held && !unplaced; i++) unplaced = r->held[i].unplaced;
+  pthread_mutex_unlock(&r->mu);
+  if (!intact || unplaced || now >= r->sweep_at) {
+    r->sweep_at = now + 2;
+    sweep_held(r, !intact);
+  }
 }
 
 // Workers of this node that refused the experiment (a module missing on the node, another build)
@@ -968,10 +1070,7 @@ static int main_loop(relay* r, char* errstr) {
         release_if_orphaned(r);
         if (now >= r->touch_at) r->touch_at = now + r->task_timeout_s / 3, touch_upstream(r);
         reclaim_local(r);
-        if (now >= r->sweep_at) {
-          r->sweep_at = now + 2;
-          sweep_local(r);
-        }
+        check_local(r, now);
         if (now >= r->keep_at) {
           r->keep_at = now + 60;
           ne__reply_free(ne__rconn_command(&r->lo, "EXPIRE %s %d", r->k_meta, KEEP_S));
@@ -1024,8 +1123,9 @@ int ne_cluster_relay_run(const ne_cluster_relay_options* opt, char* errstr) {
     say(r,
         "leaving after %" PRIu64 " tasks claimed, %" PRIu64 " results forwarded (%" PRIu64
         " discarded: experiment "
-        "over), %" PRIu64 " local re-claims, %" PRIu64 " malformed tasks dropped",
-        r->claimed, r->forwarded, r->discarded, r->requeued, r->dropped);
+        "over), %" PRIu64 " local re-claims, %" PRIu64 " malformed tasks dropped, %" PRIu64
+        " times the node's Redis set up again",
+        r->claimed, r->forwarded, r->discarded, r->requeued, r->dropped, r->rebuilt);
   }
   ne__rconn_close(&r->up);
   ne__rconn_close(&r->lo);
