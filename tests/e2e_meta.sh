@@ -158,10 +158,10 @@ echo "$out" | grep -q "adapted to the task in 1 step: return before" || fail "re
 
 # --- envs lists the families with their tasks ------------------------------------------------------------
 "$BIN" envs tasks > envs.txt
-for id in PointNav2D-v0 HalfCheetahVel-v5 HalfCheetahDir-v5 AntDir-v5 AntGoal-v5; do
+for id in PointNav2D-v0 HalfCheetahVel-v5 HalfCheetahDir-v5 AntVel-v5 AntDir-v5 AntGoal-v5; do
   grep -q "^$id " envs.txt || fail "envs tasks lacks $id"
 done
-[ "$(grep -c '^  tasks (' envs.txt)" -eq 5 ] || fail "envs tasks: $(cat envs.txt)"
+[ "$(grep -c '^  tasks (' envs.txt)" -eq 6 ] || fail "envs tasks: $(cat envs.txt)"
 ! grep -q "^CartPole-v1" envs.txt || fail "envs tasks lists a plain env"
 
 # --- the shipped configs load and run (one small generation each) ------------------------------------

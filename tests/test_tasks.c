@@ -68,7 +68,8 @@ static void test_point_goal_distribution(void) {
   ne_env_spec_destroy(env);
 }
 
-// the MuJoCo families: directions +-1 half each, velocities in [0, 2), goals in the disc of radius 3
+// the MuJoCo families: directions +-1 half each, velocities in [0, 2) or [0, 3), goals in the disc
+// of radius 3
 static void test_mujoco_task_distributions(void) {
   const char* dirs[2] = {"HalfCheetahDir-v5", "AntDir-v5"};
   for (int e = 0; e < 2; e++) {
@@ -84,18 +85,24 @@ static void test_mujoco_task_distributions(void) {
     ASSERT(plus > 900 && plus < 1100);
     ne_env_spec_destroy(env);
   }
-  ne_env_spec* env = make_env("HalfCheetahVel-v5");
-  double lo = 1e9, hi = -1e9, sum = 0;
-  for (int i = 0; i < 2000; i++) {
-    double t;
-    ne_env_sample_task(env, (uint64_t)i, &t);
-    lo = t < lo ? t : lo;
-    hi = t > hi ? t : hi;
-    sum += t;
+  // goal velocities: HalfCheetahVel in [0, 2), AntVel in [0, 3) (MAML's), uniform
+  const char* vels[2] = {"HalfCheetahVel-v5", "AntVel-v5"};
+  const double high[2] = {2.0, 3.0};
+  ne_env_spec* env;
+  for (int e = 0; e < 2; e++) {
+    env = make_env(vels[e]);
+    double lo = 1e9, hi = -1e9, sum = 0;
+    for (int i = 0; i < 2000; i++) {
+      double t;
+      ne_env_sample_task(env, (uint64_t)i, &t);
+      lo = t < lo ? t : lo;
+      hi = t > hi ? t : hi;
+      sum += t;
+    }
+    ASSERT(lo >= 0.0 && lo < 0.01 && hi < high[e] && hi > high[e] - 0.01);
+    ASSERT_NEAR(sum / 2000, high[e] / 2, 0.05);
+    ne_env_spec_destroy(env);
   }
-  ASSERT(lo >= 0.0 && lo < 0.01 && hi < 2.0 && hi > 1.99);
-  ASSERT_NEAR(sum / 2000, 1.0, 0.05);
-  ne_env_spec_destroy(env);
   // AntGoal: uniform in the disc of radius 3, so E[r^2] = 9/2 and every half-plane gets half
   env = make_env("AntGoal-v5");
   double r2 = 0;
@@ -316,20 +323,43 @@ static void test_half_cheetah_rewards(void) {
   ne_env_spec_destroy(env);
 }
 
-// AntDir: direction * vx of the torso + 1 - 0.5 |a|^2 - contact; AntGoal: -L1(torso xy, goal)
-// - 0.1 |a|^2 - contact (ProMP's terms)
+// AntVel: -|vx - goal| + 1 - 0.005 |a|^2 - contact + 0.05; AntDir: direction * vx - 0.005 |a|^2
+// - contact + 0.05 (MAML's terms, vx of the torso); AntGoal: -L1(torso xy, goal) - 0.1 |a|^2 - contact
+// (ProMP's terms)
 static void test_ant_rewards(void) {
   step_seen v[10];
-  const double dirs[2] = {1, -1};
+  const double dirs[2] = {1, -1}, goals[2] = {0.5, 2.25};
   for (int k = 0; k < 2; k++) {
     run_task("AntDir-v5", &dirs[k], 10, v);
     for (int s = 0; s < 10; s++)
-      ASSERT_NEAR(v[s].reward, dirs[k] * (v[s].tx1 - v[s].tx0) / 0.05 + 1.0 - 0.5 * v[s].ctrl - v[s].contact, 1e-9);
+      ASSERT_NEAR(v[s].reward, dirs[k] * (v[s].tx1 - v[s].tx0) / 0.05 - 0.005 * v[s].ctrl - v[s].contact + 0.05, 1e-9);
+    run_task("AntVel-v5", &goals[k], 10, v);
+    for (int s = 0; s < 10; s++)
+      ASSERT_NEAR(v[s].reward,
+                  -fabs((v[s].tx1 - v[s].tx0) / 0.05 - goals[k]) + 1.0 - 0.005 * v[s].ctrl - v[s].contact + 0.05, 1e-9);
   }
   const double goal[2] = {1.5, -2.0};
   run_task("AntGoal-v5", goal, 10, v);
   for (int s = 0; s < 10; s++)
     ASSERT_NEAR(v[s].reward, -(fabs(v[s].tx1 - 1.5) + fabs(v[s].ty1 + 2.0)) - 0.1 * v[s].ctrl - v[s].contact, 1e-9);
+  // MAML's termination (torso z outside [0.2, 1.0]): a torso lifted to 1.5 ends AntVel's and
+  // AntDir's episode on the first step; AntGoal never terminates
+  const char* ids[3] = {"AntVel-v5", "AntDir-v5", "AntGoal-v5"};
+  for (int e = 0; e < 3; e++) {
+    ne_env_spec* env = make_env(ids[e]);
+    ne_env_state* st = ne_env_state_create(env);
+    ASSERT_EQ(ne_env_reset(env, st, 7), 0);
+    double q[NE_ENV_MAX_STATE];
+    ne_env_get_state(env, st, q);
+    q[2] = 1.5;
+    ASSERT_EQ(ne_env_set_state(env, st, q, env->state_dim, NULL), 0);
+    float act[8] = {0};
+    ne_step_out so;
+    ASSERT_EQ(ne_env_step(env, st, act, &so), 0);
+    ASSERT_EQ(so.terminated, e < 2);
+    ne_env_state_destroy(st);
+    ne_env_spec_destroy(env);
+  }
   ne_env_spec* env = make_env("AntGoal-v5");
   ASSERT_EQ(env->obs_dim, 107);  // Ant-v5's 105 and the torso's x, y
   ASSERT_EQ(env->max_episode_steps, 200);

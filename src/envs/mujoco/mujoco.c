@@ -41,10 +41,7 @@ static const ne_mj_task* const tasks[] = {
 
 // the task families (meta-learning): half_cheetah_tasks.c, ant_tasks.c
 static const ne_mj_task_family* const families[] = {
-    &ne__mj_half_cheetah_vel,
-    &ne__mj_half_cheetah_dir,
-    &ne__mj_ant_dir,
-    &ne__mj_ant_goal,
+    &ne__mj_half_cheetah_vel, &ne__mj_half_cheetah_dir, &ne__mj_ant_vel, &ne__mj_ant_dir, &ne__mj_ant_goal,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -70,7 +67,9 @@ const ne_env_entry ne__mujoco_envs[] = {
      mj_make},
     {"HalfCheetahDir-v5", "MAML's half cheetah running forward or backward; reward direction * v - 0.05|a|^2; obs 17",
      mj_make},
-    {"AntDir-v5", "MAML's ant walking forward or backward; reward direction * v + 1 - costs; obs 105", mj_make},
+    {"AntVel-v5", "MAML's ant walking at a goal velocity in [0, 3); reward -|v - goal| + 1.05 - costs; obs 105",
+     mj_make},
+    {"AntDir-v5", "MAML's ant walking forward or backward; reward direction * v + 0.05 - costs; obs 105", mj_make},
     {"AntGoal-v5", "MAML's ant walking to a goal position; reward -L1 distance - costs; obs 107 (x, y included)",
      mj_make},
     {NULL, NULL, NULL},

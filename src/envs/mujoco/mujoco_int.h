@@ -87,7 +87,8 @@ extern const ne_mj_task ne__mj_hopper, ne__mj_half_cheetah, ne__mj_walker2d, ne_
 extern const ne_mj_task ne__mj_humanoid_trap;
 
 // Task families over the same models (meta-learning): half_cheetah_tasks.c and ant_tasks.c.
-extern const ne_mj_task_family ne__mj_half_cheetah_vel, ne__mj_half_cheetah_dir, ne__mj_ant_dir, ne__mj_ant_goal;
+extern const ne_mj_task_family ne__mj_half_cheetah_vel, ne__mj_half_cheetah_dir, ne__mj_ant_vel, ne__mj_ant_dir,
+    ne__mj_ant_goal;
 
 // What the task families reuse of the v5 envs' physics code: HalfCheetah-v5's start-state noise,
 // observation and x position (half_cheetah.c); Ant-v5's start-state noise, observation, torso xy,
