@@ -39,7 +39,8 @@ elite_episodes = 5
 INI
 
 # --- a complete run directory -------------------------------------------------------------
-"$BIN" run det.ini --threads 1 --out A --quiet
+"$BIN" run det.ini --threads 1 --out A --quiet >A.out
+[ "$(cat A.out)" = "run directory: A" ] || fail "--quiet should print the run directory alone: $(cat A.out)"
 for f in config.ini metrics.csv best.genome log.txt; do [ -s "A/$f" ] || fail "A/$f missing or empty"; done
 ls A/checkpoints/ckpt-*.bin >/dev/null || fail "no checkpoints"
 [ "$(ls A/checkpoints/ckpt-*.bin | wc -l)" -eq 3 ] || fail "expected the last 3 checkpoints, got $(ls A/checkpoints)"
@@ -70,7 +71,7 @@ diff <(strip_wall A/metrics.csv) <(strip_wall C/metrics.csv) || fail "metrics di
 cmp A/best.genome C/best.genome || fail "best.genome differs after kill -9 + resume"
 
 # --- SIGINT writes a checkpoint and exits 130; resume completes identically ------------------
-"$BIN" run det.ini --threads 2 --out D --quiet &
+"$BIN" run det.ini --threads 2 --out D --quiet >D.out 2>D.err &
 pid=$!
 for _ in $(seq 1 2000); do
   rows=$(($(wc -l < D/metrics.csv 2>/dev/null || echo 1) - 1))
@@ -80,7 +81,9 @@ done
 kill -INT $pid
 set +e; wait $pid; rc=$?; set -e
 [ "$rc" -eq 130 ] || fail "SIGINT exit code $rc, expected 130"
-grep -q "interrupted: checkpoint at generation" D/log.txt || fail "no interruption message in log.txt"
+grep -q "interrupted during generation [0-9]*: kept the checkpoint at generation [0-9]* (D/checkpoints/)" D/log.txt || fail "no interruption message in log.txt"
+grep -q "^neuroevo: interrupted during generation [0-9]*: kept .*; .neuroevo resume D. continues" D.err ||
+  fail "--quiet hid what the stopped run kept: $(cat D.err)"
 "$BIN" resume D --quiet
 diff <(strip_wall A/metrics.csv) <(strip_wall D/metrics.csv) || fail "metrics differ after SIGINT + resume"
 

@@ -75,7 +75,7 @@ set +e; wait $pid; rc=$?; set -e
 [ $rc -eq 143 ] || fail "SIGTERM exit status $rc, expected 143: $(cat F.err)"
 grep -q "warning: gym:endless:Endless-v0 has no time limit and env.max_episode_steps = 0" F.err ||
   fail "no warning about the missing time limit: $(cat F.err)"
-grep -q "interrupted during generation 0 (.neuroevo resume F. starts the run from the beginning)" F.out ||
+grep -q "interrupted during generation 0: nothing finished yet; .neuroevo resume F. starts the run from the beginning" F.out ||
   fail "gen-0 interruption message: $(cat F.out)"
 ENDLESS=0 PYTHONPATH=$PWD "$BIN" resume F --generations 2 --quiet 2> /dev/null || fail "resume after a gen-0 stop"
 ENDLESS=0 PYTHONPATH=$PWD "$BIN" "${endless[@]}" --generations 2 --out G --quiet 2> /dev/null

@@ -114,7 +114,7 @@ done
 kill -INT $pid
 set +e; wait $pid; rc=$?; set -e
 [ "$rc" -eq 130 ] || fail "SIGINT exit code $rc, expected 130"
-grep -Eq "interrupted during generation 0; [0-9]+ finished candidates of generation 0 are in checkpoints/partial.log" \
+grep -Eq "interrupted during generation 0: kept [0-9]+ finished candidates of generation 0 \(ga-int/checkpoints/partial.log\); .neuroevo resume ga-int. evaluates only the rest" \
   ga-int/log.txt || fail "no kept-candidates message: $(tail -n 2 ga-int/log.txt)"
 resume_kept ga-int
 same_run ga-ref ga-int "GA interrupted in generation 0"

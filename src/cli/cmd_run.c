@@ -24,7 +24,8 @@ static const char RUN_USAGE[] =
     "  --out DIR         run directory to create (default: <run.out>/<config>-<timestamp>)\n"
     "  --generations G   stop after G generations in all, 0 = no limit (sets run.generations in the\n"
     "                    run's config.ini, so resume, dashboard and report keep this budget)\n"
-    "  --quiet           no progress lines (log.txt in the run directory still has them)\n"
+    "  --quiet           no progress lines (log.txt in the run directory has them); the run\n"
+    "                    directory and, when stopped, what was kept and where are still printed\n"
     "  --redis URL       evaluate on Redis workers (`neuroevo worker --redis URL`) instead of local\n"
     "                    threads; the results are identical (docs/scaling.md)\n"
     "  --task-timeout S  with --redis: re-publish tasks a silent worker held this long (default 10)\n"
@@ -155,7 +156,8 @@ int ne_cmd_run(int argc, char** argv) {
   }
   if (!rc) rc = ne_cli_redis_bind(opt.executor, ne_run_dir(run));  // --redis: redis.id for resume
   if (!rc) {
-    if (!opt.quiet) printf("run directory: %s\n", ne_run_dir(run));
+    printf("run directory: %s\n", ne_run_dir(run));  // --quiet too: where the run is is never hidden
+    fflush(stdout);
     rc = train(run, opt.quiet);
   }
   ne_run_destroy(run);
@@ -197,7 +199,8 @@ int ne_cmd_resume(int argc, char** argv) {
     ne_cli_redis_detach(opt.executor, 1);
     return crc == NE_EIO || crc == NE_ENOMEM ? 1 : 2;
   }
-  if (!opt.quiet) printf("resuming %s at generation %u\n", ne_run_dir(run), ne_run_generation(run));
+  printf("resuming %s at generation %u\n", ne_run_dir(run), ne_run_generation(run));
+  fflush(stdout);
   rc = ne_cli_redis_bind(opt.executor, ne_run_dir(run));
   if (!rc) rc = train(run, opt.quiet);
   ne_run_destroy(run);

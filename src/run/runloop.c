@@ -404,19 +404,23 @@ static int on_interrupt(ne_run* run, char* errstr) {
     if (rc) return rc;
     kept = ne__partial_count(run->partial);
   }
-  char candidates[160] = "";
+  char candidates[4200] = "";
   if (kept > 0)
-    snprintf(candidates, sizeof candidates, "; %d finished candidates of generation %u are in checkpoints/partial.log",
-             kept, run->generation);
+    snprintf(candidates, sizeof candidates, "%s%d finished candidate%s of generation %u (%s/checkpoints/partial.log)",
+             run->generation > 0 ? " and " : "", kept, kept == 1 ? "" : "s", run->generation, run->dir);
   // stopped before the first generation completed: no checkpoint (and nothing to plot)
   if (run->generation == 0) {
-    ne__run_say(run, "interrupted during generation 0%s (`neuroevo resume %s` %s)\n", candidates, run->dir,
-                kept > 0 ? "continues from them" : "starts the run from the beginning");
+    ne__run_say_stop(run, "interrupted during generation 0: %s%s; `neuroevo resume %s` %s\n", kept > 0 ? "kept " : "",
+                     kept > 0 ? candidates : "nothing finished yet", run->dir,
+                     kept > 0 ? "evaluates only the rest" : "starts the run from the beginning");
     return ne__set_error(errstr, NE_EINTR, "interrupted");
   }
   plot(run);
-  ne__run_say(run, "interrupted: checkpoint at generation %u in %s%s (continue with `neuroevo resume %s`)\n",
-              run->checkpointed_generation, run->dir, candidates, run->dir);
+  ne__run_say_stop(run,
+                   "interrupted during generation %u: kept the checkpoint at generation %u (%s/checkpoints/)%s; "
+                   "`neuroevo resume %s` continues%s\n",
+                   run->generation, run->checkpointed_generation, run->dir, candidates, run->dir,
+                   kept > 0 ? " with the candidates not yet evaluated" : "");
   return ne__set_error(errstr, NE_EINTR, "interrupted");
 }
 

@@ -43,6 +43,22 @@ static const char* metrics_header(const ne_run* run) {
 
 // ---- output --------------------------------------------------------------------------------
 
+void ne__run_say_stop(ne_run* run, const char* fmt, ...) {
+  char line[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  // a quiet run says it on stderr: where the stopped run is kept is never hidden
+  if (run->opt.quiet) fprintf(stderr, "neuroevo: %s", line);
+  else fputs(line, stdout);
+  fflush(run->opt.quiet ? stderr : stdout);
+  if (run->log) {
+    fputs(line, run->log);
+    fflush(run->log);
+  }
+}
+
 void ne__run_say(ne_run* run, const char* fmt, ...) {
   char line[1024];
   va_list ap;

@@ -75,6 +75,9 @@ struct ne_run {
 // Prints a line to stdout (unless quiet) and log.txt.
 void ne__run_say(ne_run* run, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
+// Like ne__run_say for what a stopped run kept and where: a quiet run prints it on stderr.
+void ne__run_say_stop(ne_run* run, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
 // Appends the metrics row of a completed generation to metrics.csv.
 int ne__run_append_metrics(ne_run* run, const ne_gen_report* r, char* errstr);
 
