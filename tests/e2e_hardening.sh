@@ -156,7 +156,7 @@ if "$BIN" run --help | grep -q -- "--redis URL"; then
   "$BIN" run det.ini --redis "$URL" --out RV --quiet 2>RV.err &
   mpid=$!
   for _ in $(seq 1 200); do [ -s RV/redis.id ] && break; sleep 0.05; done
-  id=$(cat RV/redis.id)
+  id=$(head -n1 RV/redis.id)
   # magic "NErs", wire version 99, sender "old-build" (length-prefixed), then bytes it cannot parse
   for i in 1 2 3; do
     printf 'NErs\x63\x09old-build%s' "payload-of-version-99-$i" | redis-cli -p "$port" -x XADD "ne:exp:$id:results" '*' r >/dev/null

@@ -153,7 +153,9 @@ wait $mpid 2>/dev/null || true
 sleep 0.5  # the workers finish the round in hand: its results wait in Redis
 "$BIN" resume RM --redis "$URL" --quiet 2>masterM2.log || fail "resume --redis failed: $(tail -3 masterM2.log)"
 same_as L RM "master killed mid-run and resumed"
-grep -q "continuing experiment $(cat RM/redis.id)" masterM2.log || fail "resume did not continue the experiment"
+grep -q "continuing experiment $(head -n1 RM/redis.id)" masterM2.log || fail "resume did not continue the experiment"
+"$BIN" status --redis "$URL" | grep -q "^experiment: *$(head -n1 RM/redis.id) 'det'" ||
+  fail "the resumed experiment lost its name: $("$BIN" status --redis "$URL" | head -3)"
 grep "reused" masterM2.log || echo "note: no results were waiting in Redis at the resume"
 
 # --- garbage in both streams and a worker of another build ----------------------------------
@@ -163,7 +165,7 @@ start_worker evil 1 NEUROEVO_TEST_FINGERPRINT_SALT=another-build NEUROEVO_TEST_E
 mpid=$!
 PIDS+=($mpid)
 for _ in $(seq 1 200); do [ -s RG/redis.id ] && break; sleep 0.05; done
-id=$(cat RG/redis.id)
+id=$(head -n1 RG/redis.id)
 for i in 1 2 3; do
   "${RCLI[@]}" XADD "ne:exp:$id:results" '*' r "garbage $i" >/dev/null
   "${RCLI[@]}" XADD "ne:exp:$id:results" '*' unexpected field >/dev/null

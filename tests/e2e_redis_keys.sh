@@ -64,7 +64,7 @@ FINISHED=()
 for k in 1 2 3; do start_worker "w$k"; done
 for r in 1 2 3 4 5; do
   "$BIN" run keys.ini --redis "$URL" --out "R$r" --quiet 2>"master$r.log" || fail "run $r: $(tail -3 "master$r.log")"
-  FINISHED+=("$(cat "R$r/redis.id")")
+  FINISHED+=("$(head -n1 "R$r/redis.id")")
 done
 same_as L R5 "fifth back-to-back run"
 sleep 1  # several heartbeats of every worker after the last run ended
@@ -78,7 +78,7 @@ wait_rows RK 2
 kill -9 $mpid
 wait $mpid 2>/dev/null || true
 sleep 0.5
-idk=$(cat RK/redis.id)
+idk=$(head -n1 RK/redis.id)
 for suffix in meta tasks results workers; do
   [ "$("${RCLI[@]}" EXISTS "ne:exp:$idk:$suffix")" = 1 ] || fail "killed master: ne:exp:$idk:$suffix missing"
 done
@@ -94,7 +94,7 @@ mpid=$!
 PIDS+=($mpid)
 wait_rows RL $((GENS - 1))
 kill -STOP "${WPID[late]}"
-idl=$(cat RL/redis.id)
+idl=$(head -n1 RL/redis.id)
 held=$("${RCLI[@]}" XPENDING "ne:exp:$idl:tasks" workers - + 10 late | grep -c -- '-' || true)
 [ "$held" -ge 1 ] || fail "the stopped worker held no task (the test needs one in hand)"
 start_worker rescue

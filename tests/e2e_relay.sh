@@ -96,7 +96,7 @@ timeout 120 "$BIN" run det.ini --redis "$URL" --task-timeout 0.5 --out RK --quie
 mpid=$!
 PIDS+=($mpid)
 wait_rows RK 3
-idk=$(cat RK/redis.id)
+idk=$(head -n1 RK/redis.id)
 held_upstream() {  # how many tasks relay-a holds upstream (read, not yet answered)
   redis-cli -p "$port" XPENDING "ne:exp:$idk:tasks" workers - + 5 relay-a | grep -c -- '-' || true
 }
@@ -130,7 +130,7 @@ timeout 120 "$BIN" run det.ini --redis "$URL" --task-timeout 0.5 --out RW --quie
 mpid=$!
 PIDS+=($mpid)
 wait_rows RW 3
-idw=$(cat RW/redis.id)
+idw=$(head -n1 RW/redis.id)
 held=0
 holds() {  # holds VICTIM: how many tasks of node b's stream the worker has claimed, not answered
   redis-cli -p "${NODE[b]}" XPENDING "ne:exp:$idw:tasks" workers - + 5 "$1" | grep -c -- '-' || true
@@ -181,7 +181,7 @@ sleep 2
 node_b_up
 wait $mpid || fail "run across node b's Redis restarts: $(tail -3 masterN.log)"
 same_as L RN "run whose node Redis was killed for 2 s twice (a worker joining during the outage)"
-idn=$(cat RN/redis.id)
+idn=$(head -n1 RN/redis.id)
 tail -n +$((seen + 1)) relay-b.log > relay-b.section
 [ "$(grep -c "node's Redis lost experiment $idn" relay-b.section)" -eq 2 ] ||
   fail "relay-b did not set node b's Redis up again twice: $(cat relay-b.section)"

@@ -18,6 +18,7 @@ static struct {
   double join_timeout_s;  // --join-timeout (0: the master's default)
   int chunk;              // --chunk (0: automatic)
   int episodes_per_task;  // --episodes-per-task (0: automatic, -1: off)
+  char name[256];         // the experiment's name (status shows it), kept in redis.id for resume
 } redis_opt;
 
 int ne_cli_redis_option(const char* cmd, const char* option, const char* value, int* rc) {
@@ -47,13 +48,18 @@ int ne_cli_redis_option(const char* cmd, const char* option, const char* value, 
 int ne_cli_redis_wanted(void) { return redis_opt.url != NULL; }
 
 #ifdef NE_HAVE_HIREDIS
-// The experiment id stored in run_dir/redis.id into id (17 bytes); "" when there is none.
-static void read_id(const char* run_dir, char* id) {
+// The experiment id stored in run_dir/redis.id into id (17 bytes; "" when there is none) and its
+// name, the file's second line, into name (when given; unchanged when the file has none: run
+// directories written before names were kept).
+static void read_id(const char* run_dir, char* id, char* name, size_t name_size) {
   char path[4096], *text = NULL;
   id[0] = '\0';
   snprintf(path, sizeof path, "%s/redis.id", run_dir);
   if (ne__read_file(path, &text, NULL, NULL) != 0) return;
   if (strlen(text) >= 16) snprintf(id, 17, "%.16s", text);
+  const char* line = strchr(text, '\n');
+  if (name && line && line[1] && line[1] != '\n')
+    snprintf(name, name_size, "%.*s", (int)strcspn(line + 1, "\n"), line + 1);
   ne_free(text);
 }
 
@@ -61,7 +67,8 @@ int ne_cli_redis_attach(const ne_config* cfg, const char* name, const char* run_
   *out = NULL;
   if (!redis_opt.url) return 0;
   char id[17] = "", err[NE_ERRSTR_LEN];
-  if (run_dir) read_id(run_dir, id);
+  if (run_dir) read_id(run_dir, id, NULL, 0);
+  snprintf(redis_opt.name, sizeof redis_opt.name, "%s", name ? name : "run");
   ne_cluster_master_options o = {.url = redis_opt.url,
                                  .experiment_id = id[0] ? id : NULL,
                                  .name = name,
@@ -88,17 +95,22 @@ int ne_cli_redis_attach_dir(const char* run_dir, ne_executor** out) {
     ne_config_destroy(cfg);
     return 2;
   }
+  // the experiment keeps the name it started with (the config's); older run directories have none
+  // in redis.id: the directory's name then
   const char* slash = strrchr(run_dir, '/');
-  int rc = ne_cli_redis_attach(cfg, slash && slash[1] ? slash + 1 : run_dir, run_dir, out);
+  char id[17], name[256];
+  snprintf(name, sizeof name, "%s", slash && slash[1] ? slash + 1 : run_dir);
+  read_id(run_dir, id, name, sizeof name);
+  int rc = ne_cli_redis_attach(cfg, name, run_dir, out);
   ne_config_destroy(cfg);
   return rc;
 }
 
 int ne_cli_redis_bind(ne_executor* ex, const char* run_dir) {
   if (!ex) return 0;
-  char path[4096], err[NE_ERRSTR_LEN], line[32];
+  char path[4096], err[NE_ERRSTR_LEN], line[300];
   snprintf(path, sizeof path, "%s/redis.id", run_dir);
-  snprintf(line, sizeof line, "%s\n", ne_cluster_master_id(ex));
+  snprintf(line, sizeof line, "%s\n%s\n", ne_cluster_master_id(ex), redis_opt.name);
   if (ne__write_file_atomic(path, line, strlen(line), err) != 0) {
     fprintf(stderr, "neuroevo: %s\n", err);
     return 1;
