@@ -178,7 +178,8 @@ static void timing_describe(ne_executor* ex, char* buf, int size) {
 
 static void timing_destroy(ne_executor* ex) { (void)ex; }
 
-static const ne_executor_vt timing_vt = {"redis", timing_evaluate, timing_describe, timing_destroy};
+static const ne_executor_vt timing_vt = {
+    .name = "redis", .evaluate = timing_evaluate, .describe = timing_describe, .destroy = timing_destroy};
 
 // redis-server's CPU seconds so far (/proc/PID/stat of the pid INFO reports: same PID namespace).
 static double redis_cpu_s(int pid) {

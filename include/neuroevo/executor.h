@@ -17,6 +17,12 @@ extern "C" {
 
 typedef struct ne_executor ne_executor;
 
+// Called once a candidate's result is complete (not for a candidate a stop request cut short): by a
+// local executor on the thread that evaluated it (calls may run concurrently: the hook locks what
+// it shares), by the Redis master on its own thread as it accepts the result, before it reads the
+// next ones.
+typedef void (*ne_result_hook)(void* user, const ne_candidate* cand, const ne_result* result);
+
 // An executor's implementation.
 typedef struct ne_executor_vt {
   const char* name;  // "local", "redis"
@@ -25,6 +31,12 @@ typedef struct ne_executor_vt {
   // a short status for the progress line (e.g. "3 workers"); may be empty
   void (*describe)(ne_executor* ex, char* buf, int size);
   void (*destroy)(ne_executor* ex);
+  // optional (NULL: not supported): reports each completed result to hook (NULL: none)
+  int (*set_result_hook)(ne_executor* ex, ne_result_hook hook, void* user);
+  // optional: evaluates the candidates whose have[i] is 0, leaving the others' results as given,
+  // as part of the whole batch (the Redis master reuses results of this batch found in Redis)
+  int (*evaluate_missing)(ne_executor* ex, const ne_batch* batch, const uint8_t* have, ne_result* results,
+                          const volatile int* stop, char* errstr);
 } ne_executor_vt;
 
 struct ne_executor {
@@ -42,14 +54,21 @@ int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* polic
 // experiment's config instead. NE_EINVAL for other executors, NE_ENOMEM. Nullable: meta, errstr.
 int ne_local_executor_set_meta(ne_executor* ex, const ne_meta_spec* meta, char* errstr);
 
-// Called once a candidate's result is complete (not for a candidate a stop request cut short), on
-// the thread that evaluated it: calls may run concurrently, the hook locks what it shares.
-typedef void (*ne_result_hook)(void* user, const ne_candidate* cand, const ne_result* result);
+// Makes ex call hook(user, ...) for every result it completes or accepts (what the run's
+// partial-generation log records). hook NULL: none. NE_EINVAL for an executor that does not report
+// results. Nullable: hook, user.
+int ne_executor_set_result_hook(ne_executor* ex, ne_result_hook hook, void* user);
 
-// Makes a local executor call hook(user, ...) for every result it completes (what the run's
-// partial-generation log records). hook NULL: none. NE_EINVAL for other executors (the Redis
-// master keeps a round's results in Redis itself). Nullable: hook, user.
+// ne_executor_set_result_hook for a local executor only (NE_EINVAL for others). Nullable: hook, user.
 int ne_local_executor_set_result_hook(ne_executor* ex, ne_result_hook hook, void* user);
+
+// Evaluates the candidates of batch whose have[i] is 0 into results[i], leaving the others as
+// given (a resumed run's finished candidates), as part of the whole batch: results do not depend on
+// which candidates are missing. NE_EUNSUPPORTED for an executor without this (evaluate a sub-batch
+// of the missing candidates instead: results do not depend on a candidate's position either).
+// Nullable: stop, errstr.
+int ne_executor_evaluate_missing(ne_executor* ex, const ne_batch* batch, const uint8_t* have, ne_result* results,
+                                 const volatile int* stop, char* errstr);
 
 // Evaluates a batch (see ne_executor_vt.evaluate). Nullable: stop, errstr.
 int ne_executor_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,

@@ -118,6 +118,19 @@ int ne_cli_redis_bind(ne_executor* ex, const char* run_dir) {
   return 0;
 }
 
+void ne_cli_redis_say_kept(const char* run_dir, int quiet) {
+  if (!redis_opt.url) return;
+  char id[17];
+  read_id(run_dir, id, NULL, 0);
+  FILE* out = quiet ? stderr : stdout;
+  fprintf(out,
+          "%sexperiment %s (%s/redis.id) stays in Redis with its queued tasks and results for 7 days; "
+          "`neuroevo resume %s --redis URL` continues with any workers, on this Redis or another (the finished "
+          "candidates above are taken from partial.log either way)\n",
+          quiet ? "neuroevo: " : "", id[0] ? id : "?", run_dir, run_dir);
+  fflush(out);
+}
+
 void ne_cli_redis_detach(ne_executor* ex, int exit_code) {
   if (!ex) return;
   char err[NE_ERRSTR_LEN];
@@ -137,5 +150,6 @@ int ne_cli_redis_attach_dir(const char* run_dir, ne_executor** out) {
   return ne_cli_redis_attach(NULL, NULL, run_dir, out);
 }
 int ne_cli_redis_bind(ne_executor* ex, const char* run_dir) { return (void)ex, (void)run_dir, 0; }
+void ne_cli_redis_say_kept(const char* run_dir, int quiet) { (void)run_dir, (void)quiet; }
 void ne_cli_redis_detach(ne_executor* ex, int exit_code) { (void)ex, (void)exit_code; }
 #endif

@@ -27,6 +27,10 @@ int ne_cli_redis_attach_dir(const char* run_dir, ne_executor** out);
 // Writes the experiment id into run_dir/redis.id. Returns an exit code. Nullable: ex (no-op).
 int ne_cli_redis_bind(ne_executor* ex, const char* run_dir);
 
+// After an interrupted run (--redis): says what the experiment keeps in Redis and how to continue
+// (stderr when quiet, else stdout). No-op without --redis.
+void ne_cli_redis_say_kept(const char* run_dir, int quiet);
+
 // After the run: a completed run (exit_code 0) marks the experiment finished in Redis; an
 // interrupted one keeps it for resume. Frees ex. Nullable: ex.
 void ne_cli_redis_detach(ne_executor* ex, int exit_code);

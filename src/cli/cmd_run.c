@@ -47,14 +47,16 @@ static const char RESUME_USAGE[] =
     "\n"
     "Continues a run from its newest valid checkpoint (older ones are tried if it is corrupt).\n"
     "The results are identical to an uninterrupted run. Candidates the interrupted generation had\n"
-    "finished (checkpoints/partial.log) are not evaluated again. --generations G sets a new total budget\n"
-    "(0 = no limit), written to the run's config.ini; --threads N (0 = all cores).\n"
-    "--redis URL continues on Redis workers; results of the interrupted generation already in\n"
-    "Redis are reused (--task-timeout S, --join-timeout S, --chunk N and --episodes-per-task as\n"
-    "for run).\n";
+    "finished (checkpoints/partial.log, local and Redis runs alike) are not evaluated again.\n"
+    "--generations G sets a new total budget (0 = no limit), written to the run's config.ini;\n"
+    "--threads N (0 = all cores). --redis URL continues on Redis workers (any Redis: one that\n"
+    "restarted empty, or another); results of the interrupted generation still in that Redis are\n"
+    "reused too (--task-timeout S, --join-timeout S, --chunk N and --episodes-per-task as for run).\n";
 
-// What the first Ctrl-C or SIGTERM prints: the episodes in hand end at their next step; the
-// candidates already finished are in checkpoints/partial.log (local runs; Redis keeps its own).
+// What the first Ctrl-C or SIGTERM prints: the episodes in hand end at their next step (a Redis
+// master stops waiting for its workers); the candidates already finished are in
+// checkpoints/partial.log, local and Redis runs alike. The run says exactly what it kept once it
+// has stopped.
 #define STOPPING \
   "stopping: the episodes in hand end, the finished candidates and the last completed generation are kept"
 
@@ -94,7 +96,10 @@ static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_o
 static int train(ne_run* run, int quiet) {
   char err[NE_ERRSTR_LEN];
   int rc = ne_run_loop(run, err);
-  if (rc == NE_EINTR) return ne_cli_stop_status();  // 130 after Ctrl-C, 143 after SIGTERM
+  if (rc == NE_EINTR) {
+    ne_cli_redis_say_kept(ne_run_dir(run), quiet);  // --redis: the experiment left in Redis
+    return ne_cli_stop_status();                    // 130 after Ctrl-C, 143 after SIGTERM
+  }
   if (rc) {
     fprintf(stderr, "neuroevo: %s\n", err);
     return 1;

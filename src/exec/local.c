@@ -105,7 +105,18 @@ static void local_destroy(ne_executor* ex) {
   ne_free(ex);
 }
 
-static const ne_executor_vt local_vt = {"local", local_evaluate, local_describe, local_destroy};
+static int local_set_result_hook(ne_executor* ex, ne_result_hook hook, void* user) {
+  local_exec* le = ex->impl;
+  le->on_result = hook;
+  le->on_result_user = user;
+  return 0;
+}
+
+static const ne_executor_vt local_vt = {.name = "local",
+                                        .evaluate = local_evaluate,
+                                        .describe = local_describe,
+                                        .destroy = local_destroy,
+                                        .set_result_hook = local_set_result_hook};
 
 int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* policy, int n_threads, size_t cache_bytes,
                              ne_executor** out, char* errstr) {
@@ -151,10 +162,18 @@ int ne_local_executor_set_meta(ne_executor* ex, const ne_meta_spec* meta, char* 
 
 int ne_local_executor_set_result_hook(ne_executor* ex, ne_result_hook hook, void* user) {
   if (!ex || ex->vt != &local_vt) return NE_EINVAL;
-  local_exec* le = ex->impl;
-  le->on_result = hook;
-  le->on_result_user = user;
-  return 0;
+  return local_set_result_hook(ex, hook, user);
+}
+
+int ne_executor_set_result_hook(ne_executor* ex, ne_result_hook hook, void* user) {
+  if (!ex || !ex->vt->set_result_hook) return NE_EINVAL;
+  return ex->vt->set_result_hook(ex, hook, user);
+}
+
+int ne_executor_evaluate_missing(ne_executor* ex, const ne_batch* batch, const uint8_t* have, ne_result* results,
+                                 const volatile int* stop, char* errstr) {
+  if (!ex->vt->evaluate_missing) return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no partial batches", ex->vt->name);
+  return ex->vt->evaluate_missing(ex, batch, have, results, stop, errstr);
 }
 
 int ne_executor_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,

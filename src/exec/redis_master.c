@@ -127,6 +127,8 @@ typedef struct master {
   ne__wire_results dec;           // decoding scratch
   ne_cluster_master_stats stats;  // counters
   int warned[N_WARN_KINDS];       // messages printed per kind
+  ne_result_hook on_result;       // told each accepted result (the run's partial-generation log)
+  void* on_result_user;
 } master;
 
 // ---- messages -----------------------------------------------------------------------------
@@ -626,6 +628,12 @@ static void finish_split(master* m, uint32_t i) {
   ne_evaluator_summarize(m->returns + m->ret_at[i], m->batch->cands[i].episodes, dst);
 }
 
+// Candidate i's result is complete: the run's partial-generation log gets it (before the master
+// reads further results), so a master stopped or killed keeps it whatever becomes of Redis.
+static void report(master* m, uint32_t i) {
+  if (m->on_result) m->on_result(m->on_result_user, &m->batch->cands[i], &m->results[i]);
+}
+
 // Takes a result of candidate i (a whole one, or the part `part`). First one per item wins.
 static void accept_result(master* m, uint32_t i, const ne_result* src, const ne__wire_part* part,
                           const double* returns) {
@@ -641,6 +649,7 @@ static void accept_result(master* m, uint32_t i, const ne_result* src, const ne_
     for (int k = k0; k < k1; k++) m->have[k] = 1;
     m->n_have += k1 - k0;
     m->stats.accepted++;
+    report(m, i);
     return;
   }
   int k = k0;
@@ -663,6 +672,7 @@ static void accept_result(master* m, uint32_t i, const ne_result* src, const ne_
   if (done) {
     finish_split(m, i);
     m->stats.accepted++;
+    report(m, i);
   }
 }
 
@@ -1063,7 +1073,8 @@ static int make_items(master* m, const ne_batch* b) {
   return 0;
 }
 
-static int begin_round(master* m, const ne_batch* b, ne_result* results) {
+// have (NULL: none): candidates whose results the caller has already (results[i] kept as given).
+static int begin_round(master* m, const ne_batch* b, ne_result* results, const uint8_t* have) {
   if (reserve_cands(m, b->n) || make_items(m, b)) return NE_ENOMEM;
   memset(m->have, 0, (size_t)m->n_items);
   memset(m->redo, 0, (size_t)m->n_items);
@@ -1081,6 +1092,10 @@ static int begin_round(master* m, const ne_batch* b, ne_result* results) {
   m->norm_hash[1] = b->obs_std ? ne_hash_floats(b->obs_std, d) : 0;
   m->rd = (ne__wire_round){m->exp, b->generation, b->round, ne_batch_digest(b, m->norm_hash, (int)d)};
   for (int i = 0; i < b->n; i++) {
+    if (have && have[i]) {
+      for (int k = m->first_item[i]; k < m->first_item[i + 1]; k++) m->have[k] = 1, m->n_have++;
+      continue;
+    }
     results[i].status = NE_ESTATE;
     results[i].fitness = NAN;
   }
@@ -1134,11 +1149,12 @@ static void wait_for_workers(master* m, const volatile int* stop) {
   }
 }
 
-static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
-                           char* errstr) {
+static int master_evaluate_missing(ne_executor* ex, const ne_batch* batch, const uint8_t* have, ne_result* results,
+                                   const volatile int* stop, char* errstr) {
   master* m = ex->impl;
   wait_for_workers(m, stop);
-  if (begin_round(m, batch, results)) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
+  if (begin_round(m, batch, results, have))
+    return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
   m->progress_at = m->tick_at = ne__now();
   int rc = m->lost ? NE_ENET : start_round(m);
   while (rc == 0 || rc == NE_ENET) {
@@ -1167,6 +1183,18 @@ static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* re
   if (m->round_episodes)
     m->est_s[m->rd.round < N_ROUND_KINDS ? m->rd.round : N_ROUND_KINDS - 1] =
         m->round_eval_s / (double)m->round_episodes;
+  return 0;
+}
+
+static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
+                           char* errstr) {
+  return master_evaluate_missing(ex, batch, NULL, results, stop, errstr);
+}
+
+static int master_set_result_hook(ne_executor* ex, ne_result_hook hook, void* user) {
+  master* m = ex->impl;
+  m->on_result = hook;
+  m->on_result_user = user;
   return 0;
 }
 
@@ -1214,7 +1242,12 @@ static void master_destroy(ne_executor* ex) {
   ne_free(ex);
 }
 
-static const ne_executor_vt master_vt = {"redis", master_evaluate, master_describe, master_destroy};
+static const ne_executor_vt master_vt = {.name = "redis",
+                                         .evaluate = master_evaluate,
+                                         .describe = master_describe,
+                                         .destroy = master_destroy,
+                                         .set_result_hook = master_set_result_hook,
+                                         .evaluate_missing = master_evaluate_missing};
 
 // ---- creation -----------------------------------------------------------------------------
 

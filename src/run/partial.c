@@ -26,7 +26,6 @@ static const char MAGIC[8] = {'N', 'E', 'P', 'A', 'R', 'T', 'L', '\n'};
 #define FRAME_BYTES 8
 #define REC_ROUND 1
 #define REC_RESULT 2
-#define FSYNC_S 30.0
 
 // A ROUND record read from the file at open.
 typedef struct round_rec {
@@ -55,6 +54,7 @@ struct ne__partial {
   int unsynced;        // records written since the last fsync (a header alone holds nothing to keep)
   double flushed_at, synced_at;
   double flush_s;                           // least seconds between two writes (1; NEUROEVO_PARTIAL_FLUSH_S, for tests)
+  double sync_s;                            // least seconds between two fsyncs (30)
   uint32_t round, stats_dim, round_bc_dim;  // the current round and its per-result arrays
   int results;                              // results the log holds for this generation
   int io_errno;                             // first failure of a write, fsync or truncate (0: none)
@@ -213,6 +213,7 @@ int ne__partial_open(const char* dir, uint32_t base, int obs_dim, int bc_dim, ne
   log->flushed_at = log->synced_at = ne__now();
   const char* flush = getenv("NEUROEVO_PARTIAL_FLUSH_S");
   log->flush_s = flush && *flush ? atof(flush) : 1.0;
+  log->sync_s = 30.0;
   log->fd = open(log->path, O_WRONLY | O_CREAT, 0644);
   if (log->fd < 0) {
     rc = ne__set_error(errstr, NE_EIO, "%s: cannot open: %s", log->path, strerror(errno));
@@ -358,7 +359,15 @@ void ne__partial_add(ne__partial* log, uint32_t index, const ne_result* res) {
   log->results++;
   double now = ne__now();
   if (now - log->flushed_at >= log->flush_s) flush_locked(log, now);
-  if (now - log->synced_at >= FSYNC_S) sync_locked(log, now);
+  if (now - log->synced_at >= log->sync_s) sync_locked(log, now);
+  pthread_mutex_unlock(&log->mu);
+}
+
+void ne__partial_set_timing(ne__partial* log, double flush_s, double sync_s) {
+  const char* flush = getenv("NEUROEVO_PARTIAL_FLUSH_S");
+  pthread_mutex_lock(&log->mu);
+  log->flush_s = flush && *flush ? atof(flush) : flush_s;
+  log->sync_s = sync_s;
   pthread_mutex_unlock(&log->mu);
 }
 

@@ -36,9 +36,15 @@ int ne__partial_count(const ne__partial* log);
 int ne__partial_round(ne__partial* log, const ne_batch* batch, uint64_t digest, ne_result* results, uint8_t* have);
 
 // Records the result of candidate `index` of the current round. Thread-safe; buffered: written to
-// the file at most a second later (the environment variable NEUROEVO_PARTIAL_FLUSH_S sets another
-// interval: tests write every result), fsynced every 30 s and by ne__partial_sync.
+// the file and fsynced as ne__partial_set_timing says (by default at most a second later, and every
+// 30 s), and by ne__partial_sync.
 void ne__partial_add(ne__partial* log, uint32_t index, const ne_result* result);
+
+// How long results may wait: written to the file at most flush_s after they are recorded (0: at
+// once, a write(2) each: a killed process keeps every result recorded), fsynced at most sync_s
+// later (a lost machine keeps all but that). Defaults 1 s and 30 s; NEUROEVO_PARTIAL_FLUSH_S
+// overrides flush_s (tests).
+void ne__partial_set_timing(ne__partial* log, double flush_s, double sync_s);
 
 // Writes what is buffered and fsyncs. Returns 0 or NE_EIO.
 int ne__partial_sync(ne__partial* log, char* errstr);

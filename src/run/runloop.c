@@ -168,11 +168,13 @@ static int evaluate_round(ne_run* run, const ne_batch* b, char* errstr) {
   if (kept > 0)
     ne__run_say(run, "gen %5u  %d/%d candidates%s evaluated before the interruption: taken from %s\n", b->generation,
                 kept, b->n, b->round > 0 ? " of the re-evaluation" : "", "checkpoints/partial.log");
-  ne_local_executor_set_result_hook(run->exec, on_result, run);
+  ne_executor_set_result_hook(run->exec, on_result, run);
   int rc = 0;
   if (kept == 0) rc = ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
+  else if (kept < b->n && run->exec->vt->evaluate_missing)  // the whole batch, as the Redis master takes it
+    rc = ne_executor_evaluate_missing(run->exec, b, have, run->results, run->opt.stop, errstr);
   else if (kept < b->n) rc = evaluate_missing(run, b, have, b->n - kept, errstr);
-  ne_local_executor_set_result_hook(run->exec, NULL, NULL);
+  ne_executor_set_result_hook(run->exec, NULL, NULL);
   ne_free(have);
   return rc;
 }

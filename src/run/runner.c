@@ -263,9 +263,10 @@ static int build(ne_run* run, char* errstr) {
     rc = ne_local_executor_create(run->env, &run->policy, threads, cache_bytes, &run->exec, errstr);
     run->own_exec = rc == 0;
   }
-  // the partial-generation log and progress lines within a round take each result from a local
-  // executor; black-box functions (a generation takes milliseconds) need neither
-  if (!rc) run->result_hook = !run->minimize && ne_local_executor_set_result_hook(run->exec, NULL, NULL) == 0;
+  // the partial-generation log and progress lines within a round take each result from the
+  // executor (local or the Redis master); black-box functions (a generation takes milliseconds)
+  // need neither
+  if (!rc) run->result_hook = !run->minimize && ne_executor_set_result_hook(run->exec, NULL, NULL) == 0;
   // meta-learning: local evaluators run the inner loop (a caller's local executor too, e.g.
   // compare's); Redis workers read [meta] from the experiment's config themselves
   if (!rc && run->meta.tasks > 0) {
@@ -309,6 +310,11 @@ static int open_partial(ne_run* run, uint32_t base, char* errstr) {
   path_in(run, path, sizeof path, "checkpoints");
   int rc = ne__partial_open(path, base, run->env->obs_dim, run->env->bc_dim, &run->partial, errstr);
   if (rc) return rc;
+  // results evaluated elsewhere (Redis workers) are written as the master accepts them and fsynced
+  // every second: a master killed, or stopped with its Redis lost, keeps every finished candidate
+  // (a write each is nothing against a remote evaluation; a local CartPole run finishes 100,000
+  // candidates a second and keeps the buffered default)
+  if (strcmp(run->exec->vt->name, "local") != 0) ne__partial_set_timing(run->partial, 0, 1);
   run->partial_on = 1;
   return 0;
 }
