@@ -109,7 +109,7 @@ same_as L R3 "3 workers x 1 thread (started after the master)"
 
 # --- status ---------------------------------------------------------------------------------
 "$BIN" status --redis "$URL" > status.txt || fail "status failed"
-grep -q "^experiment: .*done" status.txt || fail "status: no finished experiment: $(cat status.txt)"
+grep -q "^experiment: .*, finished," status.txt || fail "status: no finished experiment: $(cat status.txt)"
 grep -q "3 live" status.txt || fail "status: expected 3 live workers: $(cat status.txt)"
 grep -q "w2 .* live" status.txt || fail "status: worker lines: $(cat status.txt)"
 echo "ok: status lists the experiment and 3 live workers"

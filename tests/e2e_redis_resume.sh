@@ -4,7 +4,10 @@
 # checkpoints/partial.log) and where, and --quiet still prints the run directory; killed with
 # SIGKILL, it has every accepted result in partial.log. Either way, with its redis-server restarted
 # empty and new workers, `resume --redis` has exactly the missing candidates evaluated (the new
-# workers' result counts add up to that) and ends identical to the local run.
+# workers' result counts add up to that) and ends identical to the local run. Liveness: `status`
+# shows the master's last heartbeat, says "stopped" after the SIGTERM, "gone" within 5 s of the
+# SIGKILL and "finished" at the end; workers say what they wait for (the stopped or gone master,
+# or any master on an empty Redis).
 # usage: e2e_redis_resume.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
 BIN=$1
@@ -81,6 +84,9 @@ resume_empty() {
   bash "$HERE/redis_test_server.sh" restart "$TMP/redis"
   [ "$(redis-cli -p "$port" DBSIZE)" -eq 0 ] || fail "the restarted redis-server is not empty"
   for w in "$1"-c "$1"-d; do start_worker "$w"; done
+  for _ in $(seq 1 100); do grep -q "waiting for a master" "$1-c.log" && break; sleep 0.05; done
+  grep -q "waiting for a master: no experiment to follow on redis://127.0.0.1:$port" "$1-c.log" ||
+    fail "$4: a worker started on an empty Redis did not say it waits for a master: $(cat "$1-c.log")"
   timeout 120 "$BIN" resume "$1" --redis "$URL" --quiet --episodes-per-task off >"$1-2.out" 2>"$1-2.err" ||
     fail "$4: resume on an empty Redis: $(tail -3 "$1-2.err")"
   grep -q "^gen *$2  $3/40 candidates evaluated before the interruption: taken from checkpoints/partial.log" \
@@ -94,11 +100,17 @@ resume_empty() {
   got=$(results_of "$1"-c "$1"-d)
   [ "$got" -eq "$want" ] || fail "$4: the new workers evaluated $got candidates, the missing ones were $want"
   same_as L "$1" "$4, resumed on an empty Redis with new workers"
+  status | grep -q "^master: .*: the run finished" || fail "$4: status of a finished run: $(status)"
   echo "ok: $4: the resumed master had the $want missing candidates evaluated, not the $3 kept ones"
 }
 
+status() { "$BIN" status --redis "$URL"; }
+
 section "SIGTERM mid-generation, Redis restarted empty, new workers"
 start_mid R
+st=$(status)
+echo "$st" | grep -q "^experiment: *$(head -n1 R/redis.id) 'det', running," &&
+  echo "$st" | grep -Eq "^master: *[^ ]+:$mpid, last beat [0-9.]+s ago$" || fail "status of a running master: $st"
 kill -TERM $mpid
 set +e; wait $mpid; rc=$?; set -e
 [ $rc -eq 143 ] || fail "SIGTERM'd master exited $rc, expected 143: $(cat R.err)"
@@ -109,13 +121,34 @@ read -r ckpt k <<<"$kept"
 grep -q "experiment $(head -n1 R/redis.id) (R/redis.id) stays in Redis" R.err || fail "no word on the experiment: $(cat R.err)"
 grep -q "^run directory: R$" R.out || fail "--quiet hid the run directory: $(cat R.out)"
 echo "ok: SIGTERM: the master kept generation $ckpt's checkpoint and $k finished candidates, and said where"
+st=$(status)
+echo "$st" | grep -q "^experiment: .* 'det', stopped," &&
+  echo "$st" | grep -q "^master: .*: stopped before the run's end" || fail "status after SIGTERM: $st"
+for _ in $(seq 1 100); do grep -q "waiting for the master of experiment .*: it stopped" R-a.log && break; sleep 0.05; done
+grep -q "waiting for the master of experiment $(head -n1 R/redis.id): it stopped before the run's end" R-a.log ||
+  fail "worker R-a did not say it waits for the stopped master: $(tail -3 R-a.log)"
+echo "ok: status and the workers say the master stopped"
 resume_empty R "$ckpt" "$k" "SIGTERM mid-generation"
 
 section "SIGKILL mid-generation, Redis restarted empty, new workers"
 # every result the master accepted is in partial.log before it reads the next: a kill keeps them
 start_mid K
 kill -9 $mpid
+t_kill=$(date +%s.%N)
 wait $mpid 2>/dev/null || true
+# `status` says "gone" once the master has missed 3 beats of 1 s and a second more: within 5 s of
+# the kill (its last beat was at most a second before it)
+for _ in $(seq 1 160); do status | grep -q "^experiment: .* 'det', gone," && break; sleep 0.05; done
+t_gone=$(date +%s.%N)
+st=$(status)
+echo "$st" | grep -q "^experiment: .* 'det', gone," &&
+  echo "$st" | grep -q "^master: .*:$mpid, last beat [0-9.]*s ago: gone (no heartbeat for more than 4s" ||
+  fail "status 8 s after kill -9 of the master: $st"
+after=$(awk -v a="$t_gone" -v b="$t_kill" 'BEGIN { printf "%.1f", a - b }')
+awk -v t="$after" 'BEGIN { exit !(t <= 5.5) }' || fail "status said gone $after s after the kill, not within 5 s"
+grep -q "waiting for the master of experiment $(head -n1 K/redis.id): no heartbeat" K-a.log ||
+  fail "worker K-a did not say it waits for the gone master: $(tail -3 K-a.log)"
+echo "ok: status said the killed master is gone $after s after kill -9; its workers said they wait for it"
 ckpt=$(rows K)
 k=$(( ($(stat -c %s K/checkpoints/partial.log) - 49) / 65 ))
 [ "$k" -ge 5 ] && [ "$k" -lt 40 ] || fail "killed at $k finished candidates: not mid-population"

@@ -17,6 +17,7 @@
 
 #include "core/buf.h"
 #include "core/util.h"
+#include "exec/redis_beat.h"  // the heartbeat thread: `status` and workers tell a live master from a dead one
 #include "exec/redis_conn.h"
 #include "exec/redis_wire.h"
 #include "neuroevo/alloc.h"
@@ -45,6 +46,7 @@
 #define JOIN_TIMEOUT_S 60.0  // workers refused the experiment and none joined for this long: the run stops
 #define WAIT_NOTE_S 10.0     // no worker joined for this long: say what the master waits for (once)
 #define REFUSALS_SHOWN 8     // refusals printed (by worker name); more are counted
+#define BEAT_S 1.0           // the master's heartbeat period (status: gone after 3 missed beats + 1 s)
 
 enum { W_MALFORMED, W_FOREIGN, W_BUILD, W_GENERATION, W_BATCH, W_INFO };
 static const char* const warn_names[N_WARN_KINDS] = {"malformed",        "out-of-experiment", "wrong-build",
@@ -129,6 +131,8 @@ typedef struct master {
   int warned[N_WARN_KINDS];       // messages printed per kind
   ne_result_hook on_result;       // told each accepted result (the run's partial-generation log)
   void* on_result_user;
+  ne__beat* beat;  // the heartbeat thread (redis_beat.h)
+  int finished;    // 1 once ne_cluster_master_finish marked the experiment done
 } master;
 
 // ---- messages -----------------------------------------------------------------------------
@@ -1206,9 +1210,22 @@ static void master_describe(ne_executor* ex, char* buf, int size) {
     snprintf(buf + n, (size_t)(size - n), ", %llu dropped", (unsigned long long)m->stats.dropped);
 }
 
+// A master that leaves without finishing its run (stopped, failed): `status` says "stopped"
+// instead of waiting for the heartbeat to age into "gone". Only on a live connection, and only
+// while the description exists (writing it would re-create it without its expiry).
+static void mark_stopped(master* m) {
+  if (m->finished || !m->conn.c) return;
+  redisReply* r = ne__rconn_command(&m->conn, "EXISTS %s", m->k_meta);
+  if (r && r->type == REDIS_REPLY_INTEGER && r->integer == 1)
+    ne__reply_free(ne__rconn_command(&m->conn, "HSET %s status stopped", m->k_meta));
+  ne__reply_free(r);
+}
+
 static void master_destroy(ne_executor* ex) {
   master* m = ex->impl;
   if (m) {
+    ne__beat_stop(m->beat);
+    mark_stopped(m);
     const ne_cluster_master_stats* st = &m->stats;
     if (!m->opt.quiet && (st->dropped || st->reclaimed || st->republished || st->recoveries || st->split))
       fprintf(stderr,
@@ -1311,6 +1328,8 @@ int ne_cluster_master_create(const ne_config* cfg, const ne_cluster_master_optio
   if (!rc) rc = connect_master(m, opt->url, errstr);
   int adopted = 0;
   if (!rc && setup_experiment(m, &adopted) != 0) rc = ne__set_error(errstr, NE_ENET, "%s", m->conn.errstr);
+  if (!rc && ne__beat_start(&m->conn.url, m->k_meta, BEAT_S, &m->beat) != 0)
+    rc = ne__set_error(errstr, NE_ENOMEM, "cannot start the master's heartbeat thread");
   if (rc) {
     master_destroy(ex);
     return rc;
@@ -1337,5 +1356,6 @@ int ne_cluster_master_finish(ne_executor* ex, char* errstr) {
   }
   if (!rc) rc = cmd(m, "EXPIRE %s %d", m->k_meta, BLOB_TTL_S);
   m->n_blobs = 0;
+  m->finished = rc == 0;
   return rc ? ne__set_error(errstr, rc, "%s", m->conn.errstr) : 0;
 }

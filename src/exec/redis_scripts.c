@@ -36,6 +36,14 @@ const char ne__heartbeat_lua[] =
     "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 3600000)\n"
     "return now\n";
 
+// KEYS: the experiment's description. ARGV: the beat period (ms).
+const char ne__master_beat_lua[] =
+    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
+    "local t = redis.call('TIME')\n"
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+    "redis.call('HSET', KEYS[1], 'beat', now, 'beat_ms', ARGV[1])\n"
+    "return now\n";
+
 int ne__answer_load(ne__rconn* conn) { return ne__rconn_script_load(conn, ne__answer_lua); }
 
 int ne__answer_append(ne__rconn* conn, const char* k_tasks, const char* k_results, const char* entry, const void* msg,

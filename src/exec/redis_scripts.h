@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The Lua scripts of the Redis protocol that workers and relays share: answering a task (its result
-// and its acknowledgement in one atomic step) and the heartbeat. Both write experiment keys only
+// The Lua scripts of the Redis protocol: answering a task (its result and its acknowledgement in one
+// atomic step) and the heartbeats of workers, relays and the master. They write experiment keys only
 // while the experiment runs (its task stream exists) and give what they create the experiment's
 // expiry, so a finished or abandoned experiment leaves no key behind without one. Not public API.
 #ifndef NEUROEVO_REDIS_SCRIPTS_H
@@ -19,6 +19,10 @@ extern const char ne__answer_lua[];
 // last beat in ne:workers, and "beat threads period" in the experiment's worker hash (only while the
 // experiment runs, with its expiry). Reply: the server's time in ms.
 extern const char ne__heartbeat_lua[];
+
+// The master's heartbeat: "beat" (the server's time in ms) and "beat_ms" (ARGV[1], its period) in
+// the experiment's description KEYS[1], only while it exists. Reply: the time, or 0 (no description).
+extern const char ne__master_beat_lua[];
 
 // Loads the answer script on conn (before a pipeline of answers). 0, NE_ENET or NE_EIO.
 int ne__answer_load(ne__rconn* conn);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/util.h"
+#include "exec/redis_beat.h"  // ne__beat_state
 #include "exec/redis_conn.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
@@ -38,6 +39,22 @@ static void print_server(ne__rconn* c, FILE* out) {
   fprintf(out, "redis:       %s (server %s, memory used %s)\n", c->url.shown, version, memory);
 }
 
+// The master's line: where it runs, its last heartbeat, and what its state means.
+static void print_master(FILE* out, const redisReply* meta, const char* state, long long beat, long long beat_ms,
+                         long long now) {
+  fprintf(out, "master:      %s", str_of(meta, "master", "?"));
+  if (beat > 0) fprintf(out, ", last beat %.1fs ago", (double)(now - beat) / 1000);
+  if (strcmp(state, "gone") == 0)
+    fprintf(out,
+            ": gone (no heartbeat for more than %.0fs: killed, or cut off from Redis; `neuroevo resume RUN_DIR "
+            "--redis URL` continues the run)",
+            (double)(3 * beat_ms + 1000) / 1000);
+  else if (strcmp(state, "stopped") == 0)
+    fprintf(out, ": stopped before the run's end (`neuroevo resume RUN_DIR --redis URL` continues it)");
+  else if (strcmp(state, "finished") == 0) fprintf(out, ": the run finished");
+  fprintf(out, "\n");
+}
+
 // Generation, round and task/result queue figures of experiment id.
 static void print_experiment(ne__rconn* c, FILE* out, const char* id) {
   char key[NE_KEY_LEN];
@@ -52,11 +69,15 @@ static void print_experiment(ne__rconn* c, FILE* out, const char* id) {
   char when[32] = "?";
   struct tm tm;
   if (created && localtime_r(&created, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-  fprintf(out, "experiment:  %s '%s', %s, started %s by %s (wire v%s)\n", id, str_of(meta, "name", "?"),
-          str_of(meta, "status", "?"), when, str_of(meta, "master", "?"), str_of(meta, "wire", "?"));
+  long long now = 0, beat = int_of(meta, "beat", 0), beat_ms = int_of(meta, "beat_ms", 0);
+  if (ne__rconn_server_ms(c, &now)) beat = 0;
+  const char* state = ne__beat_state(str_of(meta, "status", ""), beat, beat_ms, now);
+  fprintf(out, "experiment:  %s '%s', %s, started %s (wire v%s)\n", id, str_of(meta, "name", "?"), state, when,
+          str_of(meta, "wire", "?"));
+  print_master(out, meta, state, beat, beat_ms, now);
   fprintf(out, "generation:  %s, round %s: %s candidates\n", str_of(meta, "generation", "-"),
           str_of(meta, "round", "-"), str_of(meta, "candidates", "-"));
-  int done = strcmp(str_of(meta, "status", ""), "done") == 0;
+  int done = strcmp(state, "finished") == 0;
   freeReplyObject(meta);
   // a finished run deleted its task and result streams: nothing is queued
   if (done) {
@@ -100,9 +121,14 @@ static void print_worker(FILE* out, const char* name, const redisReply* h, long 
   const char* refused = str_of(h, "refused", "-");
   int is_refused = strcmp(exp, "-") == 0 && strcmp(refused, "-") != 0 && (!current || strcmp(refused, current) == 0);
   const char* state = is_refused ? "refused" : now - beat <= 3 * interval + 1000 ? "live" : "silent";
-  fprintf(out, "  %-24.24s %7lld %10lld %9s %8.1fs  %-7s %s%s\n", name, int_of(h, "threads", 0),
+  // a relay beats as one worker with its node's threads; its results and results/s are the node's
+  char relay[96] = "";
+  if (int_of(h, "relay", 0))
+    snprintf(relay, sizeof relay, " (relay: %lld workers on its node, %lld tasks held)", int_of(h, "node_workers", 0),
+             int_of(h, "held", 0));
+  fprintf(out, "  %-24.24s %7lld %10lld %9s %8.1fs  %-7s %s%s%s\n", name, int_of(h, "threads", 0),
           int_of(h, "results", 0), str_of(h, "rate", "0"), age, state, is_refused ? refused : exp,
-          current && strcmp(exp, current) != 0 && strcmp(exp, "-") != 0 ? " (other)" : "");
+          current && strcmp(exp, current) != 0 && strcmp(exp, "-") != 0 ? " (other)" : "", relay);
   if (is_refused) fprintf(out, "    refused: %s\n", str_of(h, "refused_why", "?"));
 }
 

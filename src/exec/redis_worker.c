@@ -15,6 +15,7 @@
 
 #include "core/buf.h"
 #include "core/util.h"
+#include "exec/redis_beat.h"  // ne__beat_state: is the followed experiment's master alive?
 #include "exec/redis_conn.h"
 #include "exec/redis_scripts.h"
 #include "exec/redis_wire.h"
@@ -226,21 +227,52 @@ static void heartbeat(worker* w) {
                         "refused", refused, "refused_why", w->has_refused ? w->refused_why : ""};
   // clang-format on
   redisReply* r = ne__rconn_script(&w->conn, ne__heartbeat_lua, 4, (int)(sizeof args / sizeof args[0]), args, NULL);
+  if (r && r->type == REDIS_REPLY_INTEGER) w->server_ms = r->integer;
   if (r) freeReplyObject(r);
 }
 
+// Says once in the log what the worker waits for: a master (no experiment to follow), or the
+// master of the followed experiment (gone: no heartbeat; stopped before its run's end); and when
+// that master is back. `what` is "" when nothing is awaited.
+static void say_waiting(worker* w, const char* what, const char* id) {
+  if (strcmp(w->waiting, what) == 0) return;
+  if (!what[0] && strcmp(w->waiting, "master") != 0) ne__worker_say(w, "the master of experiment %s is back", id);
+  else if (strcmp(what, "master") == 0)
+    ne__worker_say(w,
+                   "waiting for a master: no experiment to follow on %s (`neuroevo run CONFIG --redis URL` "
+                   "starts one)",
+                   w->url.shown);
+  else if (strcmp(what, "gone") == 0)
+    ne__worker_say(w,
+                   "waiting for the master of experiment %s: no heartbeat from it for more than 4 s (killed, or cut "
+                   "off from Redis? `neuroevo resume RUN_DIR --redis URL` continues the run)",
+                   id);
+  else if (strcmp(what, "stopped") == 0)
+    ne__worker_say(w,
+                   "waiting for the master of experiment %s: it stopped before the run's end (`neuroevo resume "
+                   "RUN_DIR --redis URL` continues the run)",
+                   id);
+  snprintf(w->waiting, sizeof w->waiting, "%s", what);
+}
+
 // The experiment to follow: ne:current, unless it is finished. "" when there is none (or Redis lost
-// it, in which case the current one is kept until the master re-creates it).
-static void current_experiment(worker* w, char* id, size_t size) {
-  id[0] = '\0';
+// it, in which case the current one is kept until the master re-creates it). state gets its
+// master's state (ne__beat_state; "" when unknown).
+static void current_experiment(worker* w, char* id, size_t size, char state[16]) {
+  id[0] = state[0] = '\0';
   redisReply* r = ne__rconn_command(&w->conn, "GET %s", NE_KEY_CURRENT);
   if (r && r->type == REDIS_REPLY_STRING) snprintf(id, size, "%s", r->str);
   if (r) freeReplyObject(r);
   if (!id[0]) return;
   char key[NE_KEY_LEN];
   ne__key_exp(key, id, "meta");
-  r = ne__rconn_command(&w->conn, "HGET %s status", key);
-  if (r && r->type == REDIS_REPLY_STRING && strcmp(r->str, "done") == 0) snprintf(id, size, "-done-");
+  r = ne__rconn_command(&w->conn, "HMGET %s status beat beat_ms", key);
+  if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 3 && r->element[0]->type == REDIS_REPLY_STRING) {
+    long long beat = r->element[1]->str ? strtoll(r->element[1]->str, NULL, 10) : 0;
+    long long beat_ms = r->element[2]->str ? strtoll(r->element[2]->str, NULL, 10) : 0;
+    snprintf(state, 16, "%s", ne__beat_state(r->element[0]->str, w->server_ms ? beat : 0, beat_ms, w->server_ms));
+    if (strcmp(state, "finished") == 0) snprintf(id, size, "-done-");
+  }
   if (r) freeReplyObject(r);
 }
 
@@ -261,10 +293,14 @@ static void report_refusal(worker* w, const char* id, uint64_t exp, const char* 
 
 // One pass of the main loop: follow the right experiment. Returns NE_EVERSION when fatal.
 static int follow(worker* w, char* errstr) {
-  char id[64], why[NE_ERRSTR_LEN];
-  current_experiment(w, id, sizeof id);
+  char id[64], why[NE_ERRSTR_LEN], state[16];
+  current_experiment(w, id, sizeof id, state);
   if (!w->conn.c) return 0;  // Redis unreachable: keep what we have
   int finished = strcmp(id, "-done-") == 0;
+  // what this worker waits for, if anything: said once in its log
+  if (w->ex && strcmp(id, w->ex->id) == 0)
+    say_waiting(w, strcmp(state, "gone") == 0 || strcmp(state, "stopped") == 0 ? state : "", id);
+  else if (!w->ex && (!id[0] || finished)) say_waiting(w, "master", id);
   if (w->ex && (finished || (id[0] && strcmp(id, w->ex->id) != 0))) {
     ne__worker_say(w, "experiment %s %s", w->ex->id, finished ? "finished" : "replaced: re-initializing");
     leave_experiment(w);

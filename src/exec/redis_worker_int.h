@@ -135,6 +135,10 @@ struct ne__worker {
   double delay_s;     // test hook NEUROEVO_TEST_EVAL_DELAY_MS: sleep per candidate
   char host[128];     // hostname
   long long started;  // unix time
+  // what the worker waits for, said once in its log per change ("" / "master" / an experiment's
+  // master state: "gone", "stopped")
+  long long server_ms;  // Redis's clock at the last heartbeat (0: unknown)
+  char waiting[16];
 };
 
 // Writes one line to the worker's log.
