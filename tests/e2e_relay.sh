@@ -7,7 +7,8 @@
 # mid-run (and restarted), and one whose worker behind a relay is killed with SIGKILL (the relay
 # re-claims its task locally), and one whose node Redis is killed for 2 s twice while its relay
 # stays (the relay sets it up again; a worker started during the outage joins); workers behind the relays that refuse an experiment are reported to
-# the master, which stops; the master's Redis sees one heartbeat per node; no key of either Redis is
+# the master, which stops; the master's Redis sees one heartbeat per node, and `status` shows each
+# relay with its node's workers and throughput; no key of either Redis is
 # left without an expiry; a relay facing a master of another wire version exits 2.
 # usage: e2e_relay.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
@@ -131,6 +132,14 @@ mpid=$!
 PIDS+=($mpid)
 wait_rows RW 3
 idw=$(head -n1 RW/redis.id)
+# mid-run, the master's Redis shows each relay with its node's workers and results/s
+st=$("$BIN" status --redis "$URL")
+echo "$st" > status-relays.txt
+for n in a b; do
+  echo "$st" | awk -v n="relay-$n" '$1 == n && $4 + 0 > 0 && / live .*\(relay: 2 workers on its node, / { ok = 1 }
+    END { exit !ok }' || fail "status does not show relay-$n with its node's 2 workers and results/s: $st"
+done
+echo "$st" | grep -q "^workers: *2 live, .*, 2 of them relays" || fail "status' summary of the relays: $st"
 held=0
 holds() {  # holds VICTIM: how many tasks of node b's stream the worker has claimed, not answered
   redis-cli -p "${NODE[b]}" XPENDING "ne:exp:$idw:tasks" workers - + 5 "$1" | grep -c -- '-' || true

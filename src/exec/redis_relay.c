@@ -89,10 +89,15 @@ typedef struct relay {
   uint64_t blobs[MAX_BLOBS];  // hashes copied to the local Redis this experiment
   int n_blobs;
   uint64_t claimed, forwarded, discarded, dropped, requeued, released;
-  uint64_t rebuilt;  // times the node's Redis lost the experiment and it was set up again
-  double task_s;     // a held task's time from claim to result (moving average; 0: none yet)
+  uint64_t rebuilt;            // times the node's Redis lost the experiment and it was set up again
+  uint64_t forwarded_results;  // candidate results in the forwarded messages (status: the node's throughput)
+  double task_s;               // a held task's time from claim to result (moving average; 0: none yet)
   double keep_at, sweep_at, beat_at, touch_at, follow_at;
   double drain_until;  // the forwarder forwards results of tasks in hand until then
+  // the node's throughput for `status`: results forwarded per second (moving average)
+  double rate, rate_at;
+  uint64_t rate_done;
+  int waiting_said;  // 1 once "waiting for a master" was logged (reset when following)
 } relay;
 
 // ---- messages -----------------------------------------------------------------------------
@@ -373,14 +378,17 @@ typedef struct fwd {
 
 // A failure report names the task entry it failed on (one attempt = one entry): upstream, that is
 // the upstream entry, not the local one.
-static void rewrite_failure(fwd* f, ne__wire_results* dec) {
+// Returns the message's number of results (0: undecodable; the master drops it too).
+static int rewrite_failure(fwd* f, ne__wire_results* dec) {
   char why[NE_ERRSTR_LEN];
-  if (!f->up[0] || ne__wire_decode_results(dec, f->msg, f->len, why) != 0 || !dec->hdr.error[0]) return;
+  if (ne__wire_decode_results(dec, f->msg, f->len, why) != 0) return 0;
+  if (!f->up[0] || !dec->hdr.error[0]) return dec->n;
   snprintf(dec->hdr.entry, sizeof dec->hdr.entry, "%s", f->up);
   if (ne__wire_encode_results_parts(&f->own, &dec->hdr, dec->index, dec->results, dec->parts, dec->returns, dec->n) ==
           0 &&
       !f->own.oom)
     f->msg = (const char*)f->own.data, f->len = f->own.len;
+  return dec->n;
 }
 
 // The upstream task of a local entry, from its `u` field ("" if the entry is gone).
@@ -416,6 +424,7 @@ static int send_upstream(relay* r, fwd* fs, int n, int* discarded) {
 // Forwards one batch of local result entries (an XREAD reply); returns the last entry id handled.
 static void forward_batch(relay* r, const redisReply* entries, fwd* fs, ne__wire_results* dec, char* last) {
   int n = 0;
+  uint64_t results = 0;  // candidate results in the batch
   for (size_t i = 0; i < entries->elements; i++) {
     const redisReply* e = entries->element[i];
     if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING) continue;
@@ -435,7 +444,7 @@ static void forward_batch(relay* r, const redisReply* entries, fwd* fs, ne__wire
       // a worker can answer before the claimer has recorded the local id: the entry names its task
       if (!h) upstream_of(r, t->str, f->up);
     }
-    rewrite_failure(f, dec);
+    results += (uint64_t)rewrite_failure(f, dec);
   }
   int discarded = 0;
   // upstream away: try again until it is back, or until the relay gives up on the experiment
@@ -451,6 +460,7 @@ static void forward_batch(relay* r, const redisReply* entries, fwd* fs, ne__wire
     remove_held(r, h);
   }
   r->forwarded += (uint64_t)(n - discarded);
+  r->forwarded_results += results;
   r->discarded += (uint64_t)discarded;
   pthread_mutex_unlock(&r->mu);
   // one XDEL for the batch's local tasks
@@ -676,7 +686,10 @@ static int follow(relay* r, char* errstr) {
   if (cur->type == REDIS_REPLY_STRING) snprintf(id, sizeof id, "%s", cur->str);
   freeReplyObject(cur);
   if (r->following && id[0] && strcmp(id, r->id) != 0) leave_experiment(r, "replaced upstream", 0);
-  if (!id[0]) return 0;
+  if (!id[0]) {
+    if (!r->following && !r->waiting_said++) say(r, "waiting for a master: no running experiment upstream");
+    return 0;
+  }
   uint64_t exp;
   if (ne__wire_id_parse(id, &exp)) return 0;
   char key[NE_KEY_LEN];
@@ -711,6 +724,8 @@ static int follow(relay* r, char* errstr) {
       }
     }
   }
+  if (r->following) r->waiting_said = 0;
+  else if (!rc && !r->waiting_said++) say(r, "waiting for a master: no running experiment upstream");
   freeReplyObject(meta);
   return rc;
 }
@@ -1013,12 +1028,25 @@ static void forward_refusals(relay* r) {
   ne__reply_free(x);
 }
 
+// Results forwarded per second, as workers report their own (`status` shows the node's throughput).
+static void update_rate(relay* r, uint64_t forwarded) {
+  double now = ne__now(), dt = now - r->rate_at;
+  if (dt <= 0) return;
+  double inst = (double)(forwarded - r->rate_done) / dt;
+  r->rate = r->rate_at == 0 ? inst : 0.5 * r->rate + 0.5 * inst;
+  r->rate_done = forwarded;
+  r->rate_at = now;
+}
+
 // Heartbeat upstream, as one worker with the node's threads (the master sizes chunks from them).
 static void heartbeat(relay* r) {
   pthread_mutex_lock(&r->mu);
   int threads = r->local_threads, workers = r->local_workers, n_held = r->n_held;
-  uint64_t forwarded = r->forwarded, claimed = r->claimed;
+  uint64_t forwarded = r->forwarded_results, claimed = r->claimed;
   pthread_mutex_unlock(&r->mu);
+  update_rate(r, forwarded);
+  char rate[32];
+  snprintf(rate, sizeof rate, "%.1f", r->rate);
   char wkey[NE_KEY_LEN], xkey[NE_KEY_LEN], tkey[NE_KEY_LEN], ttl[24], exp_val[64], v[8][32];
   snprintf(wkey, sizeof wkey, NE_KEY_WORKER_FMT, r->name);
   snprintf(xkey, sizeof xkey, "%s", r->following ? r->k_workers : "ne:exp:none:workers");
@@ -1036,7 +1064,7 @@ static void heartbeat(relay* r) {
   snprintf(v[7], 32, "%.0f", r->interval_s * 1000);
   // clang-format off
   const char* args[] = {NE_KEY_WORKERS, wkey, xkey, tkey, r->name, ttl, exp_val,
-                        "threads", v[0], "results", v[1], "tasks", v[2], "rate", "0", "bad_tasks", "0",
+                        "threads", v[0], "results", v[1], "tasks", v[2], "rate", rate, "bad_tasks", "0",
                         "relay", "1", "node_workers", v[3], "held", v[4], "pid", v[5], "started", v[6],
                         "interval_ms", v[7], "host", r->host, "experiment", r->following ? r->id : "-",
                         "version", NE_VERSION_STRING};

@@ -155,7 +155,7 @@ static int print_workers(ne__rconn* c, FILE* out, int max_workers, const char* c
     if (ne__rconn_append(c, 2, argv, NULL)) break;
   }
   redisReply** hashes = ne_calloc(n ? n : 1, sizeof *hashes);
-  long long threads = 0, live = 0, gone = 0, refused = 0;
+  long long threads = 0, live = 0, gone = 0, refused = 0, relays = 0;
   double rate = 0;
   for (size_t i = 0; i < n && hashes; i++) {
     hashes[i] = ne__rconn_get_reply(c);
@@ -171,11 +171,13 @@ static int print_workers(ne__rconn* c, FILE* out, int max_workers, const char* c
       refused++;
     if (now - beat > 3 * interval + 1000) continue;
     live++;
+    relays += int_of(hashes[i], "relay", 0) != 0;
     threads += int_of(hashes[i], "threads", 0);
     rate += atof(str_of(hashes[i], "rate", "0"));
   }
   fprintf(out, "workers:     %lld live, %lld threads, %.1f results/s (%lld beat within %ds", live, threads, rate,
           n_total, LIST_WINDOW_MS / 1000);
+  if (relays) fprintf(out, ", %lld of them relays", relays);
   if (gone) fprintf(out, ", %lld gone", gone);
   if (refused) fprintf(out, ", %lld refused the experiment", refused);
   fprintf(out, ")\n");
