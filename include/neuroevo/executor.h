@@ -74,6 +74,10 @@ int ne_executor_evaluate_missing(ne_executor* ex, const ne_batch* batch, const u
 int ne_executor_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
                          char* errstr);
 
+// A short status of where the evaluations run, for the progress line ("2 threads", "3 workers"),
+// into buf (size bytes; empty when the executor has none).
+void ne_executor_describe(ne_executor* ex, char* buf, int size);
+
 // Frees the executor. Nullable: ex.
 void ne_executor_destroy(ne_executor* ex);
 

@@ -175,12 +175,3 @@ int ne_executor_evaluate_missing(ne_executor* ex, const ne_batch* batch, const u
   if (!ex->vt->evaluate_missing) return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no partial batches", ex->vt->name);
   return ex->vt->evaluate_missing(ex, batch, have, results, stop, errstr);
 }
-
-int ne_executor_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
-                         char* errstr) {
-  return ex->vt->evaluate(ex, batch, results, stop, errstr);
-}
-
-void ne_executor_destroy(ne_executor* ex) {
-  if (ex) ex->vt->destroy(ex);
-}

@@ -225,7 +225,7 @@ static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uin
     duration(left, sizeof left, session_s / session_gens * (double)(run->max_generations - run->generation));
     snprintf(eta, sizeof eta, "  ETA %s", left);
   }
-  if (run->exec->vt->describe) run->exec->vt->describe(run->exec, where, sizeof where);
+  ne_executor_describe(run->exec, where, sizeof where);
   char elite[32] = "     -";
   if (run->minimize) {
     // black-box functions: f = -fitness, in %g because f spans many orders of magnitude
