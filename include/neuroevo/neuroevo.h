@@ -22,6 +22,7 @@
 // algorithms and where candidates are evaluated
 #include "neuroevo/algo.h"
 #include "neuroevo/cluster.h"
+#include "neuroevo/episode.h"
 #include "neuroevo/evaluator.h"
 #include "neuroevo/executor.h"
 #include "neuroevo/meta.h"

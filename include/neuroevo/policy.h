@@ -139,6 +139,29 @@ void ne_policy_forward_rows(const ne_policy_spec* spec, const float* const* para
 // Floats of scratch ne_policy_forward_batch needs for n observations (n * scratch_floats).
 size_t ne_policy_batch_scratch_floats(const ne_policy_spec* spec, int n);
 
+// ---- the policy's input (src/policy/policy_input.c) ----
+
+// How observations become the policy's input: normalized by the running statistics an algorithm
+// keeps (OpenAI ES, ARS V2, PGPE, SNES, NS-ES with obs_norm) and clipped, or passed as they are.
+// The arrays are borrowed (the algorithm's, or an agent file's).
+typedef struct ne_obs_norm {
+  const float* mean;  // (obs_dim) subtracted from each observation; NULL: observations pass as they are
+  const float* std;   // (obs_dim) then divided by
+  float clip;         // then clipped to [-clip, clip]; <= 0: no clip
+} ne_obs_norm;
+
+// The policy's input for the observation obs (d floats): obs itself when norm is NULL or has no
+// mean; otherwise out (d floats) holding each component's (obs - mean) / std in float, then within
+// +-clip when clip > 0, and out is returned. Every loop that steps an episode (ne_episode, the
+// lockstep, the meta-learning inner loop, render) turns observations into inputs here, so a policy
+// sees the same bits wherever it runs. Nullable: norm.
+const float* ne_policy_input(const ne_obs_norm* norm, const float* obs, int d, float* out);
+
+// ne_policy_input for n observations stored by component (the layout of vector lanes: component i
+// of observation k at obs[i * n + k]) into out in the same layout; norm must have a mean. The same
+// bits per component as ne_policy_input.
+void ne_policy_input_columns(const ne_obs_norm* norm, const float* obs, int d, int n, float* out);
+
 // ---- eight MLPs in vector lanes (src/policy/mlp_lanes.c) ----
 // The single episodes of 8 small-MLP candidates in lockstep: with the 8 parameter vectors
 // interleaved, each layer is vector arithmetic over the lanes, with no call or short addition chain

@@ -10,6 +10,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "neuroevo/env.h"
+#include "neuroevo/episode.h"  // the episode as evaluations step it, with the actions chosen here
 #include "neuroevo/error.h"
 #include "neuroevo/rng.h"
 
@@ -97,21 +98,17 @@ static int run_episodes(const rollout_args* a, const ne_env_spec* spec) {
   for (long long e = 0; e < a->episodes; e++) {
     ne_rng rng;
     ne_rng_seed(&rng, ne_hash2(ne_hash2((uint64_t)a->seed, (uint64_t)e), 1));
-    int rc = ne_env_reset(spec, st, ne_hash2((uint64_t)a->seed, (uint64_t)e));
-    double ret = 0;
-    long long len = 0;
-    ne_step_out so = {0};
-    while (rc == 0 && !so.terminated && !so.truncated) {
+    ne_episode ep = {.env = spec, .state = st};  // no policy: choose() picks the actions
+    int rc = ne_episode_begin(&ep, ne_hash2((uint64_t)a->seed, (uint64_t)e));
+    while (!ep.done) {
       float act = (float)choose(a, spec, st, &rng);
-      rc = ne_env_step(spec, st, &act, &so);
-      ret += so.reward;
-      len++;
+      rc = ne_episode_act(&ep, &act);
     }
     if (rc) {
       ne_env_state_destroy(st);
       return fprintf(stderr, CMD ": %s: episode %lld failed: %s\n", spec->id, e, ne_strerror(rc)), 1;
     }
-    printf("%lld,%.17g,%lld\n", e, ret, len);
+    printf("%lld,%.17g,%llu\n", e, ep.ret, (unsigned long long)ep.steps);
   }
   ne_env_state_destroy(st);
   return 0;

@@ -12,6 +12,7 @@
 
 #include "exec/pg.h"
 #include "neuroevo/alloc.h"
+#include "neuroevo/episode.h"
 #include "neuroevo/error.h"
 #include "neuroevo/meta.h"
 #include "neuroevo/noise.h"
@@ -88,32 +89,11 @@ ne_adapter* ne_adapter_create(const ne_meta_spec* meta, const ne_env_spec* env, 
 
 // How an episode acts and what it keeps.
 typedef struct rollout_opts {
-  const ne_batch* norm;  // observation normalization (NULL: raw observations)
-  ne_result* stats;      // observation sums (NULL: none)
-  ne_rng* noise;         // pg: sample actions from this stream (NULL: the mean action)
-  ne__pg_batch* store;   // pg: append the steps as a new path (NULL: keep nothing)
+  ne_obs_norm norm;     // observation normalization (all NULL: raw observations)
+  ne_result* stats;     // observation sums (NULL: none)
+  ne_rng* noise;        // pg: sample actions from this stream (NULL: the mean action)
+  ne__pg_batch* store;  // pg: append the steps as a new path (NULL: keep nothing)
 } rollout_opts;
-
-// the policy's input for the current observation (normalized and clipped as the batch asks)
-static const float* policy_input(ne_adapter* ad, const ne_batch* norm) {
-  const float* raw = ad->state->obs;
-  if (!norm || !norm->obs_mean) return raw;
-  float clip = norm->obs_clip;
-  for (int i = 0; i < ad->env->obs_dim; i++) {
-    float z = (raw[i] - norm->obs_mean[i]) / norm->obs_std[i];
-    if (clip > 0) z = z < -clip ? -clip : (z > clip ? clip : z);
-    ad->input[i] = z;
-  }
-  return ad->input;
-}
-
-static void add_stats(ne_result* r, const float* obs, int d) {
-  for (int i = 0; i < d; i++) {
-    r->obs_sum[i] += obs[i];
-    r->obs_sumsq[i] += (double)obs[i] * obs[i];
-  }
-  r->obs_count += 1;
-}
 
 // appends the current step's input, raw observation and sampled output to the store
 static void store_step(ne__pg_batch* b, const float* input, const float* raw, const float* u) {
@@ -124,33 +104,35 @@ static void store_step(ne__pg_batch* b, const float* input, const float* raw, co
   memcpy(b->u + (size_t)s * (size_t)b->act_dim, u, (size_t)b->act_dim * sizeof(float));
 }
 
-// One episode of params from reset seed `seed`; its return into *ret, its steps added to *steps.
-// Returns 0 or the env's NE_E* failure.
+// One episode of params from reset seed `seed` (an ne_episode: the evaluator's order of sums,
+// input, action and step); its return into *ret, its steps added to *steps. Returns 0 or the env's
+// NE_E* failure.
 static int rollout(ne_adapter* ad, const float* params, uint64_t seed, const rollout_opts* o, double* ret,
                    uint64_t* steps) {
-  const ne_env_spec* env = ad->env;
-  ne_env_state* st = ad->state;
   ne__pg_batch* b = o->store;
-  int rc = ne_env_reset(env, st, seed);
+  ne_episode ep = {.env = ad->env,
+                   .state = ad->state,
+                   .policy = ad->policy,
+                   .params = params,
+                   .norm = o->norm,
+                   .stats = o->stats,
+                   .input = ad->input,
+                   .scratch = ad->scratch};
+  int rc = ne_episode_begin(&ep, seed);
   if (b) b->start[b->n_paths + 1] = b->start[b->n_paths];
-  double sum = 0.0;
-  ne_step_out so = {0};
-  while (!rc) {
-    if (o->stats) add_stats(o->stats, st->obs, env->obs_dim);
-    const float* in = policy_input(ad, o->norm);
+  while (!ep.done) {
+    const float* in = ne_episode_input(&ep);
     // the mean action, or a sample of the gaussian head kept with its input for the gradient
     if (o->noise) ne_policy_sample(ad->policy, params, in, ad->gscratch, o->noise, ad->u, ad->action);
     else ne_policy_forward(ad->policy, params, in, ad->scratch, ad->action);
-    if (b) store_step(b, in, st->obs, ad->u);
-    if ((rc = ne_env_step(env, st, ad->action, &so)) != 0) break;
-    if (b) b->reward[b->start[b->n_paths + 1] - 1] = so.reward;
-    sum += so.reward;
-    (*steps)++;
-    if (so.terminated || so.truncated) break;
+    if (b) store_step(b, in, ad->state->obs, ad->u);
+    if ((rc = ne_episode_act(&ep, ad->action)) != 0) break;
+    if (b) b->reward[b->start[b->n_paths + 1] - 1] = ep.last.reward;
   }
+  *steps += ep.steps;
   if (rc) return rc;
   if (b) b->n_paths++;
-  *ret = sum;
+  *ret = ep.ret;
   return 0;
 }
 
@@ -266,7 +248,7 @@ int ne_adapter_run(ne_adapter* ad, const float* params, const double* task, uint
   int rc = ne_env_set_task(ad->env, ad->state, task, ad->env->task_dim, NULL);
   if (rc) return rc;
   memcpy(ad->theta, params, ad->policy->n_params * sizeof(float));
-  rollout_opts measure = {norm, stats, NULL, NULL};
+  rollout_opts measure = {ne_episode_norm(norm), stats, NULL, NULL};
   // stage k: measure theta_k, then update it (the last stage is only measured)
   for (int k = 0; !rc && k <= m->inner_steps; k++) {
     rc = mean_return(ad, ad->theta, seed, k, SEED_MEASURE, m->eval_episodes, &measure, &out->returns[k], out);

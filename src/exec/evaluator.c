@@ -10,6 +10,7 @@
 
 #include "exec/lockstep.h"  // several episodes of one vector in lockstep, batched forwards
 #include "neuroevo/alloc.h"
+#include "neuroevo/episode.h"
 #include "neuroevo/error.h"
 #include "neuroevo/noise.h"
 #include "neuroevo/rng.h"
@@ -51,7 +52,6 @@ struct ne_evaluator {
   int has_eps;                     // 1 once eps holds a perturbation
   float* scratch;                  // (policy->scratch_floats) forward scratch
   float* obs;                      // (obs_dim) normalized observation
-  float action[NE_ENV_MAX_ACT];    // policy output
   float* bc;                       // (env->bc_dim) one episode's behaviour characterization
   double* bc_sum;                  // (env->bc_dim) its sum over a candidate's episodes
   int env_failed;                  // gym: bridge: NE_E* code of an env failure in the last run (0: none)
@@ -153,13 +153,6 @@ const float* ne_evaluator_params(ne_evaluator* ev, const ne_batch* batch, const 
   return candidate_params(ev, batch, c, ev->params, status);
 }
 
-// The observation the policy sees: raw, or normalized and clipped as the batch asks.
-static const float* policy_input(ne_evaluator* ev, const ne_batch* batch) {
-  if (!batch || !batch->obs_mean) return ev->state->obs;
-  ne__policy_input(ev->state->obs, ev->env->obs_dim, batch, ev->obs);
-  return ev->obs;
-}
-
 // ev's lockstep, made on first use; NULL where episodes run one at a time
 static ne_lockstep* lockstep_of(ne_evaluator* ev) {
   if (!ev->lockstep && ev->lockstep_ok && !(ev->lockstep = ne__lockstep_create(ev->env, ev->policy)))
@@ -171,7 +164,8 @@ static ne_lockstep* lockstep_of(ne_evaluator* ev) {
 // steps[k]; marks ev interrupted on a stop request.
 static void lockstep_episodes(ne_evaluator* ev, const float* params, const uint64_t* seeds, int n,
                               const ne_batch* batch, double* returns, uint64_t* steps) {
-  if (ne__lockstep_run(ev->lockstep, params, seeds, n, batch, ev->stop, returns, steps) == NE_EINTR)
+  ne_obs_norm norm = ne_episode_norm(batch);
+  if (ne__lockstep_run(ev->lockstep, params, seeds, n, &norm, ev->stop, returns, steps) == NE_EINTR)
     ev->interrupted = 1;
 }
 
@@ -199,32 +193,31 @@ static double run_episode(ne_evaluator* ev, const float* params, uint64_t seed, 
     if (steps) *steps += 1;
     return -env->evaluate(env, params, ev->policy->n_params);
   }
-  ne_env_state* st = ev->state;
-  int rc = ne_env_reset(env, st, seed);
-  double ret = 0;
-  ne_step_out so = {0};
-  uint64_t n = 0;
+  ne_episode ep = {.env = env,
+                   .state = ev->state,
+                   .policy = ev->policy,
+                   .params = params,
+                   .norm = ne_episode_norm(batch),
+                   .stats = stats,
+                   .input = ev->obs,
+                   .scratch = ev->scratch};
+  int rc = ne_episode_begin(&ep, seed);
   // act until the MDP terminates or the TimeLimit truncates, or the caller stops (an episode
   // without a time limit may never end: a stop request must not wait for it)
-  do {
-    if (rc) break;  // gym: bridge: the reset failed
+  while (!ep.done) {
     if (ev->stop && *ev->stop) {
       ev->interrupted = 1;
       break;
     }
-    if (stats) ne__add_obs_stats(st->obs, env->obs_dim, stats);
-    ne_policy_forward(ev->policy, params, policy_input(ev, batch), ev->scratch, ev->action);
-    if ((rc = ne_env_step(env, st, ev->action, &so)) != 0) break;
-    ret += so.reward;
-    n++;
-  } while (!so.terminated && !so.truncated);
-  if (steps) *steps += n;
+    rc = ne_episode_step(&ep);
+  }
+  if (steps) *steps += ep.steps;
   // gym: bridge: an env that failed outside the process (a crashed env server) fails the episode
-  if (rc && env->status && env->status(env, st->impl, ev->env_errstr) != 0) {
+  if (rc && env->status && env->status(env, ev->state->impl, ev->env_errstr) != 0) {
     ev->env_failed = rc;
     return NAN;
   }
-  return ret;
+  return ep.ret;
 }
 
 double ne_evaluator_episode(ne_evaluator* ev, const float* params, uint64_t seed, const ne_batch* batch,
@@ -479,6 +472,7 @@ static void end_slot(ne_evaluator* ev, const ne_candidate* cands, int s, ne_resu
 // the candidates share one stream's end. On a stop request the unfinished candidates get NE_EINTR.
 static void run_streamed(ne_evaluator* ev, const ne_batch* batch, const ne_candidate* cands, int n, ne_result* out) {
   stream* st = &ev->stream;
+  ne_obs_norm norm = ne_episode_norm(batch);
   st->next = 0;
   st->filling = -1;
   for (int r = 0; r < NE_LOCKSTEP_WIDTH; r++) st->recs[r].cand = -1;
@@ -500,7 +494,7 @@ static void run_streamed(ne_evaluator* ev, const ne_batch* batch, const ne_candi
     }
     if (!held) return;
     if (ev->stop && *ev->stop) break;
-    running = ne__lockstep_step(ev->lockstep, batch);
+    running = ne__lockstep_step(ev->lockstep, &norm);
   }
   // a stop request: the episodes in hand and the candidates not started are dropped
   ev->interrupted = 1;

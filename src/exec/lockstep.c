@@ -139,15 +139,27 @@ static void lane_column(const ne_lockstep* ls, int s, float* out) {
   for (int k = 0; k < ls->env->obs_dim; k++) out[k] = ls->env_obs[(size_t)k * NE_LOCKSTEP_WIDTH + (size_t)s];
 }
 
+// row = raw (d floats): classic control's few floats as fixed-size copies, which compile to moves
+// where memcpy of a variable size is a libc call (~3% of a CartPole ES run)
+static inline void copy_obs(float* row, const float* raw, int d) {
+  if (d > 16) {
+    memcpy(row, raw, (size_t)d * sizeof *row);
+    return;
+  }
+  int i = 0;
+  for (; i + 4 <= d; i += 4) memcpy(row + i, raw + i, 4 * sizeof *row);
+  for (; i < d; i++) row[i] = raw[i];
+}
+
 // Gathers the running slots' policy inputs into rows of ls->obs (adding each raw observation to
 // its slot's sums); returns how many, *shared = 1 when they all run one parameter vector.
-static int gather(ne_lockstep* ls, const ne_batch* norm, int* shared) {
+static int gather(ne_lockstep* ls, const ne_obs_norm* norm, int* shared) {
   int d = ls->env->obs_dim;
   int rows = 0;
   const float* first = NULL;
   *shared = 1;
   float column[ENV_LANES_MAX_OBS];
-  int raw_rows = !norm || !norm->obs_mean;  // the policy sees the raw observations
+  int raw_rows = !norm || !norm->mean;  // the policy sees the raw observations
   for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
     if (!ls->live[i]) continue;
     float* row = ls->obs + (size_t)rows * (size_t)d;
@@ -158,7 +170,7 @@ static int gather(ne_lockstep* ls, const ne_batch* norm, int* shared) {
       raw = to;
     }
     if (ls->stats[i]) ne__add_obs_stats(raw, d, ls->stats[i]);
-    if (raw != row) ne__policy_input(raw, d, norm, row);
+    if (raw != row && ne_policy_input(norm, raw, d, row) != row) copy_obs(row, raw, d);
     if (!first) first = ls->params[i];
     *shared &= ls->params[i] == first;
     ls->row_params[rows] = ls->params[i];
@@ -260,27 +272,18 @@ static void add_lane_stats(ne_lockstep* ls) {
   }
 }
 
-// The policy inputs of every lane normalized into lane_obs (a component's mean and std for all
-// lanes at once; a free lane's are computed and not used)
-static void normalize_lanes(ne_lockstep* ls, const ne_batch* norm) {
-  for (int i = 0; i < ls->env->obs_dim; i++) {
-    float mean = norm->obs_mean[i], std = norm->obs_std[i], clip = norm->obs_clip;
-    const float* raw = ls->env_obs + (size_t)i * NE_LOCKSTEP_WIDTH;
-    float* out = ls->lane_obs + (size_t)i * NE_LOCKSTEP_WIDTH;
-    for (int k = 0; k < NE_LOCKSTEP_WIDTH; k++) out[k] = ne__normalized_obs(raw[k], mean, std, clip);
-  }
-}
-
 // A step that never leaves the lanes: the policy reads the env lanes' observations (normalized
 // when the batch says so), the envs take the lanes' actions (a free lane computes on what it last
 // held; its results are not used)
-static void step_in_lanes(ne_lockstep* ls, const ne_batch* norm) {
+static void step_in_lanes(ne_lockstep* ls, const ne_obs_norm* norm) {
   unsigned mask = 0;
   for (int s = 0; s < NE_LOCKSTEP_WIDTH; s++)
     if (ls->live[s]) interleave(ls, s), mask |= 1u << s;
   add_lane_stats(ls);
+  // every lane's input normalized at once (a free lane's is computed and not used)
   const float* input = ls->env_obs;
-  if (norm && norm->obs_mean) normalize_lanes(ls, norm), input = ls->lane_obs;
+  if (norm && norm->mean)
+    ne_policy_input_columns(norm, ls->env_obs, ls->env->obs_dim, NE_LOCKSTEP_WIDTH, ls->lane_obs), input = ls->lane_obs;
   ne_policy_forward_lanes(ls->policy, ls->lane_params, input, ls->lane_scratch, ls->lane_actions);
   step_lanes(ls, mask, ls->lane_actions);
 }
@@ -293,15 +296,14 @@ static void park(ne_lockstep* ls) {
 }
 
 // One step of each running slot on its own, as the evaluator's one-at-a-time loop steps an episode
-static void step_parked(ne_lockstep* ls, const ne_batch* norm) {
+static void step_parked(ne_lockstep* ls, const ne_obs_norm* norm) {
   int d = ls->env->obs_dim, a = ls->policy->act_dim;
   for (int i = 0; i < NE_LOCKSTEP_WIDTH; i++) {
     if (!ls->live[i]) continue;
     ne_env_state* st = ls->states[i];
-    float* input = ls->obs + (size_t)i * (size_t)d;
     float* action = ls->actions + (size_t)i * (size_t)a;
     if (ls->stats[i]) ne__add_obs_stats(st->obs, d, ls->stats[i]);
-    ne__policy_input(st->obs, d, norm, input);
+    const float* input = ne_policy_input(norm, st->obs, d, ls->obs + (size_t)i * (size_t)d);
     ne_policy_forward(ls->policy, ls->params[i], input, ls->scratch, action);
     ne_step_out so = {0};
     int rc = ne_env_step(ls->env, st, action, &so);
@@ -309,7 +311,7 @@ static void step_parked(ne_lockstep* ls, const ne_batch* norm) {
   }
 }
 
-int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
+int ne__lockstep_step(ne_lockstep* ls, const ne_obs_norm* norm) {
   if (ls->n_live == 0) return 0;
   if (!ls->parked && ls->env_lanes && ls->n_live < PARK_BELOW) park(ls);
   if (ls->parked) {
@@ -346,7 +348,7 @@ int ne__lockstep_step(ne_lockstep* ls, const ne_batch* norm) {
   return ls->n_live;
 }
 
-int ne__lockstep_run(ne_lockstep* ls, const float* params, const uint64_t* seeds, int n, const ne_batch* norm,
+int ne__lockstep_run(ne_lockstep* ls, const float* params, const uint64_t* seeds, int n, const ne_obs_norm* norm,
                      const volatile int* stop, double* returns, uint64_t* steps) {
   int episode_of[NE_LOCKSTEP_WIDTH], next = 0;
   ne__lockstep_clear(ls);

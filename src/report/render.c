@@ -16,6 +16,7 @@
 
 #include "core/util.h"  // ne__set_error
 #include "neuroevo/alloc.h"
+#include "neuroevo/episode.h"  // the episodes drawn are stepped as evaluations step them
 #include "neuroevo/error.h"
 #include "neuroevo/render.h"
 #include "neuroevo/rng.h"
@@ -185,7 +186,7 @@ typedef struct recorder {
   const ne_env_spec* env;
   const ne_policy_spec* policy;
   const float* params;
-  const ne_batch* norm;
+  ne_obs_norm norm;     // the policy's input (all NULL: raw observations)
   ne_env_state* state;  // owned
   float* scratch;       // (policy->scratch_floats) owned
   float* obs;           // (obs_dim) normalized observation, owned
@@ -199,19 +200,6 @@ typedef struct recorder {
   const ne_render_options* opt;  // progress callback, behaviours drawn over each frame
   ne_render_stats stats;         // time spent so far
 } recorder;
-
-// the policy's input: raw, or normalized and clipped as the evaluator does it
-static const float* policy_input(recorder* r) {
-  const float* raw = r->state->obs;
-  if (!r->norm || !r->norm->obs_mean) return raw;
-  float clip = r->norm->obs_clip;
-  for (int i = 0; i < r->env->obs_dim; i++) {
-    float z = (raw[i] - r->norm->obs_mean[i]) / r->norm->obs_std[i];
-    if (clip > 0) z = z < -clip ? -clip : (z > clip ? clip : z);
-    r->obs[i] = z;
-  }
-  return r->obs;
-}
 
 // draws the current state if this step is one of the kept ones (writing pass only)
 static int maybe_draw(recorder* r, char* errstr) {
@@ -231,24 +219,28 @@ static int maybe_draw(recorder* r, char* errstr) {
   return rc;
 }
 
-// one episode from seed; its return in *ret
+// one episode from seed, stepped as an evaluation steps it (ne_episode), drawn after its reset
+// and each step; its return in *ret
 static int run_episode(recorder* r, uint64_t seed, double* ret, char* errstr) {
-  int rc = ne_env_reset(r->env, r->state, seed);
+  ne_episode ep = {.env = r->env,
+                   .state = r->state,
+                   .policy = r->policy,
+                   .params = r->params,
+                   .norm = r->norm,
+                   .input = r->obs,
+                   .scratch = r->scratch};
+  int rc = ne_episode_begin(&ep, seed);
   if (rc) return ne__set_error(errstr, rc, "%s: reset failed", r->env->id);
-  *ret = 0;
-  ne_step_out out = {0, 0, 0};
-  float act[NE_ENV_MAX_ACT];
   if ((rc = maybe_draw(r, errstr))) return rc;
-  while (!out.terminated && !out.truncated) {
+  while (!ep.done) {
     double t0 = ne__now();
-    ne_policy_forward(r->policy, r->params, policy_input(r), r->scratch, act);
-    rc = ne_env_step(r->env, r->state, act, &out);
+    rc = ne_episode_step(&ep);
     r->stats.step_s += ne__now() - t0;
     if (!r->sink) r->stats.steps++;
     if (rc) return ne__set_error(errstr, rc, "%s: step failed", r->env->id);
-    *ret += out.reward;
     if ((rc = maybe_draw(r, errstr))) return rc;
   }
+  *ret = ep.ret;
   return 0;
 }
 
@@ -299,7 +291,8 @@ int ne_render_episodes(const ne_env_spec* env, const ne_policy_spec* policy, con
     return ne__set_error(errstr, NE_EINVAL, "frame size %dx%d: at most %d per side", o.width, o.height, MAX_SIDE);
   int rc = sink_check(path, o.width, o.height, errstr);
   if (rc) return rc;
-  recorder r = {env, policy, params, norm, NULL, NULL, NULL, NULL, NULL, NULL, o.width, o.height, 0, 1, 0, &o, {0}};
+  recorder r = {env, policy, params, ne_episode_norm(norm), NULL, NULL, NULL, NULL, NULL, NULL, o.width, o.height, 0, 1,
+                0,   &o,     {0}};
   r.state = ne_env_state_create(env);
   r.scratch = ne_malloc((policy->scratch_floats + 1) * sizeof(float));
   r.obs = ne_malloc((size_t)env->obs_dim * sizeof(float));
