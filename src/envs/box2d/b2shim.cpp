@@ -15,7 +15,7 @@
 // forwards BeginContact/EndContact to the C callback with the two bodies' tags
 class ContactForwarder : public b2ContactListener {
  public:
-  ContactForwarder(ne_b2_contact_fn fn, void* user) : fn_(fn), user_(user) {}
+  ContactForwarder(ne__b2_contact_fn fn, void* user) : fn_(fn), user_(user) {}
   void BeginContact(b2Contact* c) override { forward(c, 1); }
   void EndContact(b2Contact* c) override { forward(c, 0); }
 
@@ -26,15 +26,15 @@ class ContactForwarder : public b2ContactListener {
     int b = (int)(intptr_t)c->GetFixtureB()->GetBody()->GetUserData();
     fn_(user_, a, b, begin);
   }
-  ne_b2_contact_fn fn_;
+  ne__b2_contact_fn fn_;
   void* user_;
 };
 
-struct ne_b2_world {
+struct ne__b2_world {
   b2Vec2 gravity;
   b2World world;
   ContactForwarder listener;
-  ne_b2_world(float gx, float gy, ne_b2_contact_fn fn, void* user)
+  ne__b2_world(float gx, float gy, ne__b2_contact_fn fn, void* user)
       : gravity(gx, gy), world(gravity), listener(fn, user) {
     world.SetContactListener(&listener);
   }
@@ -54,13 +54,13 @@ class ClosestHit : public b2RayCastCallback {
   float fraction;
 };
 
-static b2Body* body(ne_b2_body* b) { return reinterpret_cast<b2Body*>(b); }
-static const b2Body* body(const ne_b2_body* b) { return reinterpret_cast<const b2Body*>(b); }
-static b2RevoluteJoint* joint(ne_b2_joint* j) { return reinterpret_cast<b2RevoluteJoint*>(j); }
-static const b2RevoluteJoint* joint(const ne_b2_joint* j) { return reinterpret_cast<const b2RevoluteJoint*>(j); }
+static b2Body* body(ne__b2_body* b) { return reinterpret_cast<b2Body*>(b); }
+static const b2Body* body(const ne__b2_body* b) { return reinterpret_cast<const b2Body*>(b); }
+static b2RevoluteJoint* joint(ne__b2_joint* j) { return reinterpret_cast<b2RevoluteJoint*>(j); }
+static const b2RevoluteJoint* joint(const ne__b2_joint* j) { return reinterpret_cast<const b2RevoluteJoint*>(j); }
 
 // b2FixtureDef from the C description
-static b2FixtureDef fixture_def(const b2Shape* shape, const ne_b2_fixture* f) {
+static b2FixtureDef fixture_def(const b2Shape* shape, const ne__b2_fixture* f) {
   b2FixtureDef fd;
   fd.shape = shape;
   fd.density = f->density;
@@ -73,13 +73,13 @@ static b2FixtureDef fixture_def(const b2Shape* shape, const ne_b2_fixture* f) {
 
 extern "C" {
 
-ne_b2_world* ne_b2_world_new(float gx, float gy, ne_b2_contact_fn fn, void* user) {
-  return new (std::nothrow) ne_b2_world(gx, gy, fn, user);
+ne__b2_world* ne__b2_world_create(float gx, float gy, ne__b2_contact_fn fn, void* user) {
+  return new (std::nothrow) ne__b2_world(gx, gy, fn, user);
 }
 
-void ne_b2_world_free(ne_b2_world* w) { delete w; }
+void ne__b2_world_destroy(ne__b2_world* w) { delete w; }
 
-void ne_b2_world_reset(ne_b2_world* w) {
+void ne__b2_world_reset(ne__b2_world* w) {
   // in place: the same memory, a world as b2World's constructor leaves it (no bodies, fresh proxy
   // ids, contact and body lists), as Python's `b2World(gravity=...)` makes one
   w->world.~b2World();
@@ -87,26 +87,26 @@ void ne_b2_world_reset(ne_b2_world* w) {
   w->world.SetContactListener(&w->listener);
 }
 
-void ne_b2_world_step(ne_b2_world* w, float dt, int velocity_iterations, int position_iterations) {
+void ne__b2_world_step(ne__b2_world* w, float dt, int velocity_iterations, int position_iterations) {
   w->world.Step(dt, velocity_iterations, position_iterations);
 }
 
-float ne_b2_world_raycast(ne_b2_world* w, float x1, float y1, float x2, float y2, uint16_t category) {
+float ne__b2_world_raycast(ne__b2_world* w, float x1, float y1, float x2, float y2, uint16_t category) {
   ClosestHit cb(category);
   w->world.RayCast(&cb, b2Vec2(x1, y1), b2Vec2(x2, y2));
   return cb.fraction;
 }
 
-ne_b2_body* ne_b2_body_new(ne_b2_world* w, int dynamic, float x, float y, float angle, int tag) {
+ne__b2_body* ne__b2_body_create(ne__b2_world* w, int dynamic, float x, float y, float angle, int tag) {
   b2BodyDef bd;
   bd.type = dynamic ? b2_dynamicBody : b2_staticBody;
   bd.position.Set(x, y);
   bd.angle = angle;
   bd.userData = (void*)(intptr_t)tag;
-  return reinterpret_cast<ne_b2_body*>(w->world.CreateBody(&bd));
+  return reinterpret_cast<ne__b2_body*>(w->world.CreateBody(&bd));
 }
 
-void ne_b2_add_polygon(ne_b2_body* b, const float* xy, int n, const ne_b2_fixture* f) {
+void ne__b2_add_polygon(ne__b2_body* b, const float* xy, int n, const ne__b2_fixture* f) {
   // pybox2d's `vertices=` setter: the points, then Set (which takes their convex hull)
   b2Vec2 v[b2_maxPolygonVertices];
   if (n > 8) n = 8;
@@ -117,50 +117,50 @@ void ne_b2_add_polygon(ne_b2_body* b, const float* xy, int n, const ne_b2_fixtur
   body(b)->CreateFixture(&fd);
 }
 
-void ne_b2_add_box(ne_b2_body* b, float half_w, float half_h, const ne_b2_fixture* f) {
+void ne__b2_add_box(ne__b2_body* b, float half_w, float half_h, const ne__b2_fixture* f) {
   b2PolygonShape shape;
   shape.SetAsBox(half_w, half_h);
   b2FixtureDef fd = fixture_def(&shape, f);
   body(b)->CreateFixture(&fd);
 }
 
-void ne_b2_add_edge(ne_b2_body* b, float x1, float y1, float x2, float y2, const ne_b2_fixture* f) {
+void ne__b2_add_edge(ne__b2_body* b, float x1, float y1, float x2, float y2, const ne__b2_fixture* f) {
   b2EdgeShape shape;  // pybox2d's `vertices=[p1, p2]`: vertex1, vertex2, no ghost vertices
   shape.Set(b2Vec2(x1, y1), b2Vec2(x2, y2));
   b2FixtureDef fd = fixture_def(&shape, f);
   body(b)->CreateFixture(&fd);
 }
 
-void ne_b2_body_position(const ne_b2_body* b, float* x, float* y) {
+void ne__b2_body_position(const ne__b2_body* b, float* x, float* y) {
   const b2Vec2& p = body(b)->GetPosition();
   *x = p.x;
   *y = p.y;
 }
 
-float ne_b2_body_angle(const ne_b2_body* b) { return body(b)->GetAngle(); }
+float ne__b2_body_angle(const ne__b2_body* b) { return body(b)->GetAngle(); }
 
-void ne_b2_body_velocity(const ne_b2_body* b, float* vx, float* vy) {
+void ne__b2_body_velocity(const ne__b2_body* b, float* vx, float* vy) {
   const b2Vec2& v = body(b)->GetLinearVelocity();
   *vx = v.x;
   *vy = v.y;
 }
 
-float ne_b2_body_angular_velocity(const ne_b2_body* b) { return body(b)->GetAngularVelocity(); }
+float ne__b2_body_angular_velocity(const ne__b2_body* b) { return body(b)->GetAngularVelocity(); }
 
-int ne_b2_body_awake(const ne_b2_body* b) { return body(b)->IsAwake() ? 1 : 0; }
+int ne__b2_body_awake(const ne__b2_body* b) { return body(b)->IsAwake() ? 1 : 0; }
 
-void ne_b2_body_force_to_center(ne_b2_body* b, float fx, float fy) { body(b)->ApplyForceToCenter(b2Vec2(fx, fy), true); }
+void ne__b2_body_force_to_center(ne__b2_body* b, float fx, float fy) { body(b)->ApplyForceToCenter(b2Vec2(fx, fy), true); }
 
-void ne_b2_body_impulse(ne_b2_body* b, float ix, float iy, float px, float py) {
+void ne__b2_body_impulse(ne__b2_body* b, float ix, float iy, float px, float py) {
   body(b)->ApplyLinearImpulse(b2Vec2(ix, iy), b2Vec2(px, py), true);
 }
 
-int ne_b2_body_shapes(const ne_b2_body* b, ne_b2_shape* out, int max) {
+int ne__b2_body_shapes(const ne__b2_body* b, ne__b2_shape* out, int max) {
   int n = 0;
   const b2Transform& xf = body(b)->GetTransform();
   for (const b2Fixture* f = body(b)->GetFixtureList(); f; f = f->GetNext(), n++) {
     if (n >= max) continue;
-    ne_b2_shape* s = &out[n];
+    ne__b2_shape* s = &out[n];
     const b2Shape* shape = f->GetShape();
     if (shape->GetType() == b2Shape::e_polygon) {
       const b2PolygonShape* p = static_cast<const b2PolygonShape*>(shape);
@@ -189,7 +189,7 @@ int ne_b2_body_shapes(const ne_b2_body* b, ne_b2_shape* out, int max) {
   return n;
 }
 
-ne_b2_joint* ne_b2_revolute_new(ne_b2_world* w, ne_b2_body* a, ne_b2_body* b, float ax, float ay, float bx, float by,
+ne__b2_joint* ne__b2_revolute_create(ne__b2_world* w, ne__b2_body* a, ne__b2_body* b, float ax, float ay, float bx, float by,
                                 float max_motor_torque, float motor_speed, float lower, float upper) {
   b2RevoluteJointDef jd;
   jd.bodyA = body(a);
@@ -206,16 +206,16 @@ ne_b2_joint* ne_b2_revolute_new(ne_b2_world* w, ne_b2_body* a, ne_b2_body* b, fl
   // bodyA.angle (Python floats, so the difference is taken in double) when none is given; the
   // limits and the joint angle are measured from it
   jd.referenceAngle = (float32)((double)body(b)->GetAngle() - (double)body(a)->GetAngle());
-  return reinterpret_cast<ne_b2_joint*>(w->world.CreateJoint(&jd));
+  return reinterpret_cast<ne__b2_joint*>(w->world.CreateJoint(&jd));
 }
 
-void ne_b2_joint_set_motor(ne_b2_joint* j, float speed, float max_torque) {
+void ne__b2_joint_set_motor(ne__b2_joint* j, float speed, float max_torque) {
   joint(j)->SetMotorSpeed(speed);
   joint(j)->SetMaxMotorTorque(max_torque);
 }
 
-float ne_b2_joint_angle(const ne_b2_joint* j) { return joint(j)->GetJointAngle(); }
+float ne__b2_joint_angle(const ne__b2_joint* j) { return joint(j)->GetJointAngle(); }
 
-float ne_b2_joint_speed(const ne_b2_joint* j) { return joint(j)->GetJointSpeed(); }
+float ne__b2_joint_speed(const ne__b2_joint* j) { return joint(j)->GetJointSpeed(); }
 
 }  // extern "C"

@@ -16,67 +16,69 @@
 extern "C" {
 #endif
 
-typedef struct ne_b2_world ne_b2_world;  // opaque: b2World plus its contact listener
-typedef struct ne_b2_body ne_b2_body;    // a b2Body*
-typedef struct ne_b2_joint ne_b2_joint;  // a b2RevoluteJoint*
+typedef struct ne__b2_world ne__b2_world;  // opaque: b2World plus its contact listener
+typedef struct ne__b2_body ne__b2_body;    // a b2Body*
+typedef struct ne__b2_joint ne__b2_joint;  // a b2RevoluteJoint*
 
-// Called from inside ne_b2_world_step for every contact that begins (begin=1) or ends (begin=0),
+// Called from inside ne__b2_world_step for every contact that begins (begin=1) or ends (begin=0),
 // with the tags of the two bodies involved.
-typedef void (*ne_b2_contact_fn)(void* user, int tag_a, int tag_b, int begin);
+typedef void (*ne__b2_contact_fn)(void* user, int tag_a, int tag_b, int begin);
 
 // How a fixture collides and feels (b2FixtureDef's fields).
-typedef struct ne_b2_fixture {
+typedef struct ne__b2_fixture {
   float density, friction, restitution;
   uint16_t category, mask;  // collision filter bits
-} ne_b2_fixture;
+} ne__b2_fixture;
 
 // A shape of a body in world coordinates, for drawing.
-typedef struct ne_b2_shape {
+typedef struct ne__b2_shape {
   int kind;  // 0 polygon, 1 edge, 2 circle
   int n;     // vertices (polygon: up to 8, edge: 2, circle: 1 = the centre)
   float x[8], y[8];
   float radius;  // circle only
-} ne_b2_shape;
+} ne__b2_shape;
 
-// A world with gravity (gx, gy); contact events go to fn(user, ...). NULL if out of memory.
-ne_b2_world* ne_b2_world_new(float gx, float gy, ne_b2_contact_fn fn, void* user);
-void ne_b2_world_free(ne_b2_world* w);  // Nullable: w
+// A world with gravity (gx, gy); contact events go to fn(user, ...). NULL if out of memory; the
+// caller owns it (ne__b2_world_destroy), and the world owns every body and joint made in it.
+ne__b2_world* ne__b2_world_create(float gx, float gy, ne__b2_contact_fn fn, void* user);
+void ne__b2_world_destroy(ne__b2_world* w);  // Nullable: w
 // Empties w in place into a new world (bodies, joints, proxy ids and lists as a fresh b2World's),
 // as Gymnasium's LunarLander makes at every reset (BipedalWalker too: see its file).
-void ne_b2_world_reset(ne_b2_world* w);
+void ne__b2_world_reset(ne__b2_world* w);
 // One b2World::Step.
-void ne_b2_world_step(ne_b2_world* w, float dt, int velocity_iterations, int position_iterations);
+void ne__b2_world_step(ne__b2_world* w, float dt, int velocity_iterations, int position_iterations);
 // Casts p1 -> p2 and returns the fraction of the closest hit on a fixture whose category has any of
 // the bits in `category`, or 1 when nothing is hit (BipedalWalker's lidar).
-float ne_b2_world_raycast(ne_b2_world* w, float x1, float y1, float x2, float y2, uint16_t category);
+float ne__b2_world_raycast(ne__b2_world* w, float x1, float y1, float x2, float y2, uint16_t category);
 
 // Bodies: static or dynamic at (x, y) with an angle; `tag` identifies it in contact callbacks.
-ne_b2_body* ne_b2_body_new(ne_b2_world* w, int dynamic, float x, float y, float angle, int tag);
+// Owned by w: they go with ne__b2_world_reset or ne__b2_world_destroy (so do joints).
+ne__b2_body* ne__b2_body_create(ne__b2_world* w, int dynamic, float x, float y, float angle, int tag);
 // Fixtures: a convex polygon (n <= 8 vertices, body coordinates; Box2D keeps their convex hull), a
 // centred box, an edge (no ghost vertices).
-void ne_b2_add_polygon(ne_b2_body* b, const float* xy, int n, const ne_b2_fixture* f);
-void ne_b2_add_box(ne_b2_body* b, float half_w, float half_h, const ne_b2_fixture* f);
-void ne_b2_add_edge(ne_b2_body* b, float x1, float y1, float x2, float y2, const ne_b2_fixture* f);
+void ne__b2_add_polygon(ne__b2_body* b, const float* xy, int n, const ne__b2_fixture* f);
+void ne__b2_add_box(ne__b2_body* b, float half_w, float half_h, const ne__b2_fixture* f);
+void ne__b2_add_edge(ne__b2_body* b, float x1, float y1, float x2, float y2, const ne__b2_fixture* f);
 
 // Body state.
-void ne_b2_body_position(const ne_b2_body* b, float* x, float* y);
-float ne_b2_body_angle(const ne_b2_body* b);
-void ne_b2_body_velocity(const ne_b2_body* b, float* vx, float* vy);
-float ne_b2_body_angular_velocity(const ne_b2_body* b);
-int ne_b2_body_awake(const ne_b2_body* b);
-void ne_b2_body_force_to_center(ne_b2_body* b, float fx, float fy);
-void ne_b2_body_impulse(ne_b2_body* b, float ix, float iy, float px, float py);
+void ne__b2_body_position(const ne__b2_body* b, float* x, float* y);
+float ne__b2_body_angle(const ne__b2_body* b);
+void ne__b2_body_velocity(const ne__b2_body* b, float* vx, float* vy);
+float ne__b2_body_angular_velocity(const ne__b2_body* b);
+int ne__b2_body_awake(const ne__b2_body* b);
+void ne__b2_body_force_to_center(ne__b2_body* b, float fx, float fy);
+void ne__b2_body_impulse(ne__b2_body* b, float ix, float iy, float px, float py);
 // The body's fixtures as world-space shapes; writes up to max, returns how many there are.
-int ne_b2_body_shapes(const ne_b2_body* b, ne_b2_shape* out, int max);
+int ne__b2_body_shapes(const ne__b2_body* b, ne__b2_shape* out, int max);
 
 // A revolute joint between a and b at the given local anchors (b2RevoluteJointDef's fields), motor
 // and limit on; its reference angle is b's angle minus a's now, as pybox2d's revoluteJointDef sets
 // it when given both bodies.
-ne_b2_joint* ne_b2_revolute_new(ne_b2_world* w, ne_b2_body* a, ne_b2_body* b, float ax, float ay, float bx, float by,
-                                float max_motor_torque, float motor_speed, float lower, float upper);
-void ne_b2_joint_set_motor(ne_b2_joint* j, float speed, float max_torque);
-float ne_b2_joint_angle(const ne_b2_joint* j);
-float ne_b2_joint_speed(const ne_b2_joint* j);
+ne__b2_joint* ne__b2_revolute_create(ne__b2_world* w, ne__b2_body* a, ne__b2_body* b, float ax, float ay, float bx,
+                                     float by, float max_motor_torque, float motor_speed, float lower, float upper);
+void ne__b2_joint_set_motor(ne__b2_joint* j, float speed, float max_torque);
+float ne__b2_joint_angle(const ne__b2_joint* j);
+float ne__b2_joint_speed(const ne__b2_joint* j);
 
 #ifdef __cplusplus
 }

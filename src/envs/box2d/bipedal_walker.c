@@ -72,18 +72,18 @@ enum { GRASS, STUMP, STAIRS, PIT, N_STATES };        // terrain generator states
 static const float HULL_POLY[5][2] = {{-30, 9}, {6, 9}, {34, 1}, {34, -8}, {-30, -8}};
 
 typedef struct walker {
-  ne__b2_draws draws;                       // random values (first member: ne__box2d_status)
-  ne_b2_world* world;                       // owned (state_init / state_free); emptied at every reset
-  ne_b2_body* terrain[MAX_TERRAIN_BODIES];  // static bodies of this episode
-  int n_terrain;                            // used entries of terrain
-  ne_b2_body* hull;                         // the body
-  ne_b2_body* legs[4];                      // upper left, lower left, upper right, lower right
-  ne_b2_joint* joints[4];                   // hip, knee, hip, knee
-  int game_over;                            // the hull touched something
-  int ground_contact[4];                    // per leg (only the lower legs are observed)
-  int has_prev;                             // prev_shaping is set
-  double prev_shaping;                      // shaping of the previous step
-  float lidar[10];                          // fractions of the last step
+  ne__b2_draws draws;                        // random values (first member: ne__box2d_status)
+  ne__b2_world* world;                       // owned (state_init / state_free); emptied at every reset
+  ne__b2_body* terrain[MAX_TERRAIN_BODIES];  // static bodies of this episode
+  int n_terrain;                             // used entries of terrain
+  ne__b2_body* hull;                         // the body
+  ne__b2_body* legs[4];                      // upper left, lower left, upper right, lower right
+  ne__b2_joint* joints[4];                   // hip, knee, hip, knee
+  int game_over;                             // the hull touched something
+  int ground_contact[4];                     // per leg (only the lower legs are observed)
+  int has_prev;                              // prev_shaping is set
+  double prev_shaping;                       // shaping of the previous step
+  float lidar[10];                           // fractions of the last step
   double terrain_x[TERRAIN_LENGTH], terrain_y[TERRAIN_LENGTH];  // the ground line, for drawing
   double cloud_x[N_CLOUDS][5], cloud_y[N_CLOUDS][5];            // decorative clouds, for drawing
 } walker;
@@ -99,14 +99,14 @@ static void on_contact(void* user, int a, int b, int begin) {
 static int bw_state_init(const ne_env_spec* spec, void* impl) {
   (void)spec;
   walker* s = impl;
-  s->world = ne_b2_world_new(0.0f, -10.0f, on_contact, s);
+  s->world = ne__b2_world_create(0.0f, -10.0f, on_contact, s);
   return s->world ? 0 : NE_ENOMEM;
 }
 
 static void bw_state_free(const ne_env_spec* spec, void* impl) {
   (void)spec;
   walker* s = impl;
-  ne_b2_world_free(s->world);
+  ne__b2_world_destroy(s->world);
   s->world = NULL;
 }
 
@@ -115,9 +115,9 @@ static void add_block(walker* s, const double* xs, const double* ys) {
   if (s->n_terrain >= MAX_TERRAIN_BODIES) return;
   float poly[8];
   for (int i = 0; i < 4; i++) poly[2 * i] = (float)xs[i], poly[2 * i + 1] = (float)ys[i];
-  ne_b2_body* b = ne_b2_body_new(s->world, 0, 0.0f, 0.0f, 0.0f, TAG_GROUND);
-  const ne_b2_fixture fd = {0.0f, (float)FRICTION, 0.0f, 0x0001, 0xFFFF};
-  ne_b2_add_polygon(b, poly, 4, &fd);
+  ne__b2_body* b = ne__b2_body_create(s->world, 0, 0.0f, 0.0f, 0.0f, TAG_GROUND);
+  const ne__b2_fixture fd = {0.0f, (float)FRICTION, 0.0f, 0x0001, 0xFFFF};
+  ne__b2_add_polygon(b, poly, 4, &fd);
   s->terrain[s->n_terrain++] = b;
 }
 
@@ -186,11 +186,11 @@ static void make_terrain(walker* s, int hardcore) {
     }
   }
   // the ground line: one static edge body per step (fd_edge: friction 2.5, category 1)
-  const ne_b2_fixture edge = {0.0f, (float)FRICTION, 0.0f, 0x0001, 0xFFFF};
+  const ne__b2_fixture edge = {0.0f, (float)FRICTION, 0.0f, 0x0001, 0xFFFF};
   for (int i = 0; i < TERRAIN_LENGTH - 1 && s->n_terrain < MAX_TERRAIN_BODIES; i++) {
-    ne_b2_body* b = ne_b2_body_new(s->world, 0, 0.0f, 0.0f, 0.0f, TAG_GROUND);
-    ne_b2_add_edge(b, (float)s->terrain_x[i], (float)s->terrain_y[i], (float)s->terrain_x[i + 1],
-                   (float)s->terrain_y[i + 1], &edge);
+    ne__b2_body* b = ne__b2_body_create(s->world, 0, 0.0f, 0.0f, 0.0f, TAG_GROUND);
+    ne__b2_add_edge(b, (float)s->terrain_x[i], (float)s->terrain_y[i], (float)s->terrain_x[i + 1],
+                    (float)s->terrain_y[i + 1], &edge);
     s->terrain[s->n_terrain++] = b;
   }
 }
@@ -212,28 +212,28 @@ static void make_clouds(walker* s) {
 // the hull and the four leg segments with their motors
 static void make_walker(walker* s) {
   const double init_x = TERRAIN_STEP * TERRAIN_STARTPAD / 2, init_y = TERRAIN_HEIGHT + 2 * LEG_H;
-  s->hull = ne_b2_body_new(s->world, 1, (float)init_x, (float)init_y, 0.0f, TAG_HULL);
+  s->hull = ne__b2_body_create(s->world, 1, (float)init_x, (float)init_y, 0.0f, TAG_HULL);
   float poly[10];
   for (int i = 0; i < 5; i++)
     poly[2 * i] = (float)(HULL_POLY[i][0] / SCALE), poly[2 * i + 1] = (float)(HULL_POLY[i][1] / SCALE);
-  const ne_b2_fixture hull_fd = {5.0f, 0.1f, 0.0f, 0x0020, 0x0001};
-  ne_b2_add_polygon(s->hull, poly, 5, &hull_fd);
+  const ne__b2_fixture hull_fd = {5.0f, 0.1f, 0.0f, 0x0020, 0x0001};
+  ne__b2_add_polygon(s->hull, poly, 5, &hull_fd);
   double force = ne__b2_uniform(&s->draws, -INITIAL_RANDOM, INITIAL_RANDOM, "the initial force");
-  ne_b2_body_force_to_center(s->hull, (float)force, 0.0f);
+  ne__b2_body_force_to_center(s->hull, (float)force, 0.0f);
 
-  const ne_b2_fixture leg_fd = {1.0f, 0.2f, 0.0f, 0x0020, 0x0001};
+  const ne__b2_fixture leg_fd = {1.0f, 0.2f, 0.0f, 0x0020, 0x0001};
   for (int k = 0; k < 2; k++) {
     int i = k == 0 ? -1 : 1;
-    ne_b2_body* leg = ne_b2_body_new(s->world, 1, (float)init_x, (float)(init_y - LEG_H / 2 - LEG_DOWN),
-                                     (float)(i * 0.05), TAG_LEG + 2 * k);
-    ne_b2_add_box(leg, (float)(LEG_W / 2), (float)(LEG_H / 2), &leg_fd);
-    s->joints[2 * k] = ne_b2_revolute_new(s->world, s->hull, leg, 0.0f, (float)LEG_DOWN, 0.0f, (float)(LEG_H / 2),
-                                          MOTORS_TORQUE, (float)i, -0.8f, 1.1f);
-    ne_b2_body* lower = ne_b2_body_new(s->world, 1, (float)init_x, (float)(init_y - LEG_H * 3 / 2 - LEG_DOWN),
-                                       (float)(i * 0.05), TAG_LEG + 2 * k + 1);
-    ne_b2_add_box(lower, (float)(0.8 * LEG_W / 2), (float)(LEG_H / 2), &leg_fd);
-    s->joints[2 * k + 1] = ne_b2_revolute_new(s->world, leg, lower, 0.0f, (float)(-LEG_H / 2), 0.0f, (float)(LEG_H / 2),
-                                              MOTORS_TORQUE, 1.0f, -1.6f, -0.1f);
+    ne__b2_body* leg = ne__b2_body_create(s->world, 1, (float)init_x, (float)(init_y - LEG_H / 2 - LEG_DOWN),
+                                          (float)(i * 0.05), TAG_LEG + 2 * k);
+    ne__b2_add_box(leg, (float)(LEG_W / 2), (float)(LEG_H / 2), &leg_fd);
+    s->joints[2 * k] = ne__b2_revolute_create(s->world, s->hull, leg, 0.0f, (float)LEG_DOWN, 0.0f, (float)(LEG_H / 2),
+                                              MOTORS_TORQUE, (float)i, -0.8f, 1.1f);
+    ne__b2_body* lower = ne__b2_body_create(s->world, 1, (float)init_x, (float)(init_y - LEG_H * 3 / 2 - LEG_DOWN),
+                                            (float)(i * 0.05), TAG_LEG + 2 * k + 1);
+    ne__b2_add_box(lower, (float)(0.8 * LEG_W / 2), (float)(LEG_H / 2), &leg_fd);
+    s->joints[2 * k + 1] = ne__b2_revolute_create(s->world, leg, lower, 0.0f, (float)(-LEG_H / 2), 0.0f,
+                                                  (float)(LEG_H / 2), MOTORS_TORQUE, 1.0f, -1.6f, -0.1f);
     s->legs[2 * k] = leg;
     s->legs[2 * k + 1] = lower;
   }
@@ -247,18 +247,18 @@ static void bw_step(const ne_env_spec* spec, void* impl, const float* act, doubl
     float a = act[j];
     int speed = j % 2 == 0 ? SPEED_HIP : SPEED_KNEE;
     float sign = (float)((a > 0) - (a < 0));
-    ne_b2_joint_set_motor(s->joints[j], (float)speed * sign,
-                          (float)(MOTORS_TORQUE * ne__b2_clipf(fabsf(a), 0.0f, 1.0f)));
+    ne__b2_joint_set_motor(s->joints[j], (float)speed * sign,
+                           (float)(MOTORS_TORQUE * ne__b2_clipf(fabsf(a), 0.0f, 1.0f)));
   }
-  ne_b2_world_step(s->world, 1.0f / FPS, 6 * 30, 2 * 30);
+  ne__b2_world_step(s->world, 1.0f / FPS, 6 * 30, 2 * 30);
 
   float px, py;
-  ne_b2_body_position(s->hull, &px, &py);
+  ne__b2_body_position(s->hull, &px, &py);
   for (int i = 0; i < 10; i++) {
     double x2 = px + sin(1.5 * i / 10.0) * LIDAR_RANGE, y2 = py - cos(1.5 * i / 10.0) * LIDAR_RANGE;
-    s->lidar[i] = ne_b2_world_raycast(s->world, px, py, (float)x2, (float)y2, 0x0001);
+    s->lidar[i] = ne__b2_world_raycast(s->world, px, py, (float)x2, (float)y2, 0x0001);
   }
-  double angle = ne_b2_body_angle(s->hull);
+  double angle = ne__b2_body_angle(s->hull);
   double shaping = 130 * (double)px / SCALE - 5.0 * fabs(angle);
   // Python float minus np.float32 is float32 under NumPy 2, so the costs are taken in float32
   float r = (float)(s->has_prev ? shaping - s->prev_shaping : 0.0);
@@ -279,7 +279,7 @@ static void bw_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
   walker* s = impl;
   ne__b2_draws_begin(&s->draws, spec, rng);
   // a new world (see the top comment): the previous episode's bodies and joints go with the old one
-  ne_b2_world_reset(s->world);
+  ne__b2_world_reset(s->world);
   s->n_terrain = 0;
   s->hull = NULL;
   memset(s->legs, 0, sizeof s->legs);
@@ -299,21 +299,21 @@ static void bw_observe(const ne_env_spec* spec, const void* impl, float* obs) {
   (void)spec;
   const walker* s = impl;
   float vx, vy;
-  ne_b2_body_velocity(s->hull, &vx, &vy);
+  ne__b2_body_velocity(s->hull, &vx, &vy);
   double st[14] = {
-      ne_b2_body_angle(s->hull),
-      2.0 * ne_b2_body_angular_velocity(s->hull) / FPS,
+      ne__b2_body_angle(s->hull),
+      2.0 * ne__b2_body_angular_velocity(s->hull) / FPS,
       0.3 * vx * (VIEWPORT_W / SCALE) / FPS,
       0.3 * vy * (VIEWPORT_H / SCALE) / FPS,
-      ne_b2_joint_angle(s->joints[0]),
-      (double)ne_b2_joint_speed(s->joints[0]) / SPEED_HIP,
-      ne_b2_joint_angle(s->joints[1]) + 1.0,
-      (double)ne_b2_joint_speed(s->joints[1]) / SPEED_KNEE,
+      ne__b2_joint_angle(s->joints[0]),
+      (double)ne__b2_joint_speed(s->joints[0]) / SPEED_HIP,
+      ne__b2_joint_angle(s->joints[1]) + 1.0,
+      (double)ne__b2_joint_speed(s->joints[1]) / SPEED_KNEE,
       s->ground_contact[1] ? 1.0 : 0.0,
-      ne_b2_joint_angle(s->joints[2]),
-      (double)ne_b2_joint_speed(s->joints[2]) / SPEED_HIP,
-      ne_b2_joint_angle(s->joints[3]) + 1.0,
-      (double)ne_b2_joint_speed(s->joints[3]) / SPEED_KNEE,
+      ne__b2_joint_angle(s->joints[2]),
+      (double)ne__b2_joint_speed(s->joints[2]) / SPEED_HIP,
+      ne__b2_joint_angle(s->joints[3]) + 1.0,
+      (double)ne__b2_joint_speed(s->joints[3]) / SPEED_KNEE,
       s->ground_contact[3] ? 1.0 : 0.0,
   };
   for (int i = 0; i < 14; i++) obs[i] = (float)st[i];
@@ -321,9 +321,9 @@ static void bw_observe(const ne_env_spec* spec, const void* impl, float* obs) {
 }
 
 // fills every polygon fixture of b
-static void draw_body(ne_canvas* c, const ne_b2_body* b, ne_rgb fill, ne_rgb line) {
-  ne_b2_shape sh[2];
-  int n = ne_b2_body_shapes(b, sh, 2);
+static void draw_body(ne_canvas* c, const ne__b2_body* b, ne_rgb fill, ne_rgb line) {
+  ne__b2_shape sh[2];
+  int n = ne__b2_body_shapes(b, sh, 2);
   for (int i = 0; i < n && i < 2; i++) {
     double xs[8], ys[8];
     for (int k = 0; k < sh[i].n; k++) xs[k] = sh[i].x[k], ys[k] = sh[i].y[k];
@@ -341,7 +341,7 @@ static int bw_render(const ne_env_spec* spec, const void* impl, void** ctx, unsi
   (void)spec, (void)ctx, (void)errstr;
   const walker* s = impl;
   float px = 0, py = 0;
-  if (s->hull) ne_b2_body_position(s->hull, &px, &py);
+  if (s->hull) ne__b2_body_position(s->hull, &px, &py);
   double scroll = px - VIEWPORT_W / SCALE / 5;
   ne_canvas c = {rgb, width, height, scroll, 0.0, width / (VIEWPORT_W / SCALE)};
   ne__raster_clear(&c, 0xD7D7FF);

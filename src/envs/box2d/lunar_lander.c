@@ -25,7 +25,7 @@
 //   overwritten by the pad but drawn all the same), the initial force's x then y (uniform(-1000,
 //   1000) each), then the reset's no-op step's 2; every step: 2 engine dispersions (uniform(-1, 1)
 //   each, drawn whether an engine fires or not). So a reset takes 16 values and each step 2.
-//   Gymnasium makes a new b2World at every reset; so does this file (ne_b2_world_reset).
+//   Gymnasium makes a new b2World at every reset; so does this file (ne__b2_world_reset).
 #include <math.h>
 #include <string.h>
 
@@ -64,10 +64,10 @@ static const float LANDER_POLY[6][2] = {{-14, 17}, {-17, 0}, {-17, -10}, {17, -1
 // one lander episode: the world and what Gymnasium keeps on `self`
 typedef struct lander {
   ne__b2_draws draws;                        // random values (first member: ne__box2d_status reads it)
-  ne_b2_world* world;                        // owned (state_init / state_free); emptied at every reset
-  ne_b2_body* moon;                          // static terrain
-  ne_b2_body* lander;                        // the craft
-  ne_b2_body* legs[2];                       // left, right
+  ne__b2_world* world;                       // owned (state_init / state_free); emptied at every reset
+  ne__b2_body* moon;                         // static terrain
+  ne__b2_body* lander;                       // the craft
+  ne__b2_body* legs[2];                      // left, right
   int game_over;                             // the craft's body touched something
   int leg_contact[2];                        // legs on the ground
   int has_prev;                              // prev_shaping is set
@@ -86,14 +86,14 @@ static void on_contact(void* user, int a, int b, int begin) {
 static int ll_state_init(const ne_env_spec* spec, void* impl) {
   (void)spec;
   lander* s = impl;
-  s->world = ne_b2_world_new(0.0f, (float)GRAVITY, on_contact, s);
+  s->world = ne__b2_world_create(0.0f, (float)GRAVITY, on_contact, s);
   return s->world ? 0 : NE_ENOMEM;
 }
 
 static void ll_state_free(const ne_env_spec* spec, void* impl) {
   (void)spec;
   lander* s = impl;
-  ne_b2_world_free(s->world);  // frees every body with it
+  ne__b2_world_destroy(s->world);  // frees every body with it
   s->world = NULL;
 }
 
@@ -110,39 +110,39 @@ static void make_terrain(lander* s) {
   for (int i = 0; i < CHUNKS; i++)
     s->smooth_y[i] = 0.33 * (height[i == 0 ? CHUNKS : i - 1] + height[i] + height[i + 1]);
 
-  s->moon = ne_b2_body_new(s->world, 0, 0.0f, 0.0f, 0.0f, TAG_GROUND);
-  const ne_b2_fixture floor = {0.0f, 0.2f, 0.0f, 0x0001, 0xFFFF};  // pybox2d's default fixture
-  ne_b2_add_edge(s->moon, 0.0f, 0.0f, (float)W, 0.0f, &floor);
-  const ne_b2_fixture ground = {0.0f, 0.1f, 0.0f, 0x0001, 0xFFFF};
+  s->moon = ne__b2_body_create(s->world, 0, 0.0f, 0.0f, 0.0f, TAG_GROUND);
+  const ne__b2_fixture floor = {0.0f, 0.2f, 0.0f, 0x0001, 0xFFFF};  // pybox2d's default fixture
+  ne__b2_add_edge(s->moon, 0.0f, 0.0f, (float)W, 0.0f, &floor);
+  const ne__b2_fixture ground = {0.0f, 0.1f, 0.0f, 0x0001, 0xFFFF};
   for (int i = 0; i < CHUNKS - 1; i++)
-    ne_b2_add_edge(s->moon, (float)s->chunk_x[i], (float)s->smooth_y[i], (float)s->chunk_x[i + 1],
-                   (float)s->smooth_y[i + 1], &ground);
+    ne__b2_add_edge(s->moon, (float)s->chunk_x[i], (float)s->smooth_y[i], (float)s->chunk_x[i + 1],
+                    (float)s->smooth_y[i + 1], &ground);
 }
 
 // the craft and its two spring-loaded legs
 static void make_lander(lander* s) {
   const double x = VIEWPORT_W / SCALE / 2, y = VIEWPORT_H / SCALE;
-  s->lander = ne_b2_body_new(s->world, 1, (float)x, (float)y, 0.0f, TAG_LANDER);
+  s->lander = ne__b2_body_create(s->world, 1, (float)x, (float)y, 0.0f, TAG_LANDER);
   float poly[12];
   for (int i = 0; i < 6; i++)
     poly[2 * i] = (float)(LANDER_POLY[i][0] / SCALE), poly[2 * i + 1] = (float)(LANDER_POLY[i][1] / SCALE);
-  const ne_b2_fixture body = {5.0f, 0.1f, 0.0f, 0x0010, 0x0001};
-  ne_b2_add_polygon(s->lander, poly, 6, &body);
+  const ne__b2_fixture body = {5.0f, 0.1f, 0.0f, 0x0010, 0x0001};
+  ne__b2_add_polygon(s->lander, poly, 6, &body);
   double fx = ne__b2_uniform(&s->draws, -INITIAL_RANDOM, INITIAL_RANDOM, "the initial force's x");
   double fy = ne__b2_uniform(&s->draws, -INITIAL_RANDOM, INITIAL_RANDOM, "the initial force's y");
-  ne_b2_body_force_to_center(s->lander, (float)fx, (float)fy);
+  ne__b2_body_force_to_center(s->lander, (float)fx, (float)fy);
 
-  const ne_b2_fixture leg = {1.0f, 0.2f, 0.0f, 0x0020, 0x0001};
+  const ne__b2_fixture leg = {1.0f, 0.2f, 0.0f, 0x0020, 0x0001};
   for (int k = 0; k < 2; k++) {
     int i = k == 0 ? -1 : 1;
     s->legs[k] =
-        ne_b2_body_new(s->world, 1, (float)(x - i * LEG_AWAY / SCALE), (float)y, (float)(i * 0.05), TAG_LEG0 + k);
-    ne_b2_add_box(s->legs[k], (float)(LEG_W / SCALE), (float)(LEG_H / SCALE), &leg);
+        ne__b2_body_create(s->world, 1, (float)(x - i * LEG_AWAY / SCALE), (float)y, (float)(i * 0.05), TAG_LEG0 + k);
+    ne__b2_add_box(s->legs[k], (float)(LEG_W / SCALE), (float)(LEG_H / SCALE), &leg);
     // the left leg swings in [0.4, 0.9], the right one in [-0.9, -0.4] (Python computes +0.9 - 0.5
     // in double before pybox2d rounds it to float)
     float lower = (float)(i == -1 ? 0.9 - 0.5 : -0.9), upper = (float)(i == -1 ? 0.9 : -0.9 + 0.5);
-    ne_b2_revolute_new(s->world, s->lander, s->legs[k], 0.0f, 0.0f, (float)(i * LEG_AWAY / SCALE),
-                       (float)(LEG_DOWN / SCALE), LEG_SPRING_TORQUE, (float)(0.3 * i), lower, upper);
+    ne__b2_revolute_create(s->world, s->lander, s->legs[k], 0.0f, 0.0f, (float)(i * LEG_AWAY / SCALE),
+                           (float)(LEG_DOWN / SCALE), LEG_SPRING_TORQUE, (float)(0.3 * i), lower, upper);
   }
 }
 
@@ -157,20 +157,20 @@ static void fire_engines(const ne_env_spec* spec, lander* s, const float* act, d
   } else {
     discrete = (int)act[0];
   }
-  double angle = ne_b2_body_angle(s->lander);
+  double angle = ne__b2_body_angle(s->lander);
   double tip[2] = {sin(angle), cos(angle)}, side[2] = {-tip[1], tip[0]};
   double dispersion[2];
   for (int i = 0; i < 2; i++) dispersion[i] = ne__b2_uniform(&s->draws, -1.0, 1.0, "an engine dispersion") / SCALE;
   float px, py;
-  ne_b2_body_position(s->lander, &px, &py);
+  ne__b2_body_position(s->lander, &px, &py);
 
   *m_power = 0.0;
   if ((continuous && a0 > 0.0) || (!continuous && discrete == 2)) {
     *m_power = continuous ? (fmin(fmax(a0, 0.0), 1.0) + 1.0) * 0.5 : 1.0;
     double ox = tip[0] * (MAIN_ENGINE_Y_LOCATION / SCALE + 2 * dispersion[0]) + side[0] * dispersion[1];
     double oy = -tip[1] * (MAIN_ENGINE_Y_LOCATION / SCALE + 2 * dispersion[0]) - side[1] * dispersion[1];
-    ne_b2_body_impulse(s->lander, (float)(-ox * MAIN_ENGINE_POWER * *m_power),
-                       (float)(-oy * MAIN_ENGINE_POWER * *m_power), (float)(px + ox), (float)(py + oy));
+    ne__b2_body_impulse(s->lander, (float)(-ox * MAIN_ENGINE_POWER * *m_power),
+                        (float)(-oy * MAIN_ENGINE_POWER * *m_power), (float)(px + ox), (float)(py + oy));
   }
   *s_power = 0.0;
   if ((continuous && fabs(a1) > 0.5) || (!continuous && (discrete == 1 || discrete == 3))) {
@@ -179,22 +179,22 @@ static void fire_engines(const ne_env_spec* spec, lander* s, const float* act, d
     double ox = tip[0] * dispersion[0] + side[0] * (3 * dispersion[1] + direction * SIDE_ENGINE_AWAY / SCALE);
     double oy = -tip[1] * dispersion[0] - side[1] * (3 * dispersion[1] + direction * SIDE_ENGINE_AWAY / SCALE);
     double ix = px + ox - tip[0] * 17 / SCALE, iy = py + oy + tip[1] * SIDE_ENGINE_HEIGHT / SCALE;
-    ne_b2_body_impulse(s->lander, (float)(-ox * SIDE_ENGINE_POWER * *s_power),
-                       (float)(-oy * SIDE_ENGINE_POWER * *s_power), (float)ix, (float)iy);
+    ne__b2_body_impulse(s->lander, (float)(-ox * SIDE_ENGINE_POWER * *s_power),
+                        (float)(-oy * SIDE_ENGINE_POWER * *s_power), (float)ix, (float)iy);
   }
 }
 
 // Gymnasium's `state` list (float64 from Box2D's float32 values)
 static void lander_state(const lander* s, double st[8]) {
   float px, py, vx, vy;
-  ne_b2_body_position(s->lander, &px, &py);
-  ne_b2_body_velocity(s->lander, &vx, &vy);
+  ne__b2_body_position(s->lander, &px, &py);
+  ne__b2_body_velocity(s->lander, &vx, &vy);
   st[0] = (px - VIEWPORT_W / SCALE / 2) / (VIEWPORT_W / SCALE / 2);
   st[1] = (py - (s->helipad_y + LEG_DOWN / SCALE)) / (VIEWPORT_H / SCALE / 2);
   st[2] = vx * (VIEWPORT_W / SCALE / 2) / FPS;
   st[3] = vy * (VIEWPORT_H / SCALE / 2) / FPS;
-  st[4] = ne_b2_body_angle(s->lander);
-  st[5] = 20.0 * ne_b2_body_angular_velocity(s->lander) / FPS;
+  st[4] = ne__b2_body_angle(s->lander);
+  st[5] = 20.0 * ne__b2_body_angular_velocity(s->lander) / FPS;
   st[6] = s->leg_contact[0] ? 1.0 : 0.0;
   st[7] = s->leg_contact[1] ? 1.0 : 0.0;
 }
@@ -203,7 +203,7 @@ static void ll_step(const ne_env_spec* spec, void* impl, const float* act, doubl
   lander* s = impl;
   double m_power, s_power, st[8];
   fire_engines(spec, s, act, &m_power, &s_power);
-  ne_b2_world_step(s->world, 1.0f / FPS, 6 * 30, 2 * 30);
+  ne__b2_world_step(s->world, 1.0f / FPS, 6 * 30, 2 * 30);
   lander_state(s, st);
 
   // the shaping difference, then the fuel
@@ -220,7 +220,7 @@ static void ll_step(const ne_env_spec* spec, void* impl, const float* act, doubl
     *terminated = 1;
     r = -100;
   }
-  if (!ne_b2_body_awake(s->lander)) {
+  if (!ne__b2_body_awake(s->lander)) {
     *terminated = 1;
     r = +100;
   }
@@ -231,7 +231,7 @@ static void ll_reset(const ne_env_spec* spec, void* impl, ne_rng* rng) {
   lander* s = impl;
   ne__b2_draws_begin(&s->draws, spec, rng);
   // a new world, as Gymnasium's reset makes (its contact order and proxy ids start afresh)
-  ne_b2_world_reset(s->world);
+  ne__b2_world_reset(s->world);
   s->moon = s->lander = s->legs[0] = s->legs[1] = NULL;
   s->game_over = 0;
   s->leg_contact[0] = s->leg_contact[1] = 0;
@@ -253,9 +253,9 @@ static void ll_observe(const ne_env_spec* spec, const void* impl, float* obs) {
 }
 
 // draws a body's fixtures filled with `fill`, outlined with `line`
-static void draw_body(ne_canvas* c, const ne_b2_body* b, ne_rgb fill, ne_rgb line) {
-  ne_b2_shape shapes[4];
-  int n = ne_b2_body_shapes(b, shapes, 4);
+static void draw_body(ne_canvas* c, const ne__b2_body* b, ne_rgb fill, ne_rgb line) {
+  ne__b2_shape shapes[4];
+  int n = ne__b2_body_shapes(b, shapes, 4);
   for (int i = 0; i < n && i < 4; i++) {
     double xs[8], ys[8];
     for (int k = 0; k < shapes[i].n; k++) xs[k] = shapes[i].x[k], ys[k] = shapes[i].y[k];
