@@ -379,7 +379,9 @@ static int main_loop(worker* w, char* errstr) {
     if (w->ex && ne__worker_tasks_exited(w)) break;
     double wait_s = next - ne__now();
     if (!w->ex && w->conn.c && wait_s > 0) {
-      if (wait_announce(w, wait_s > 1 ? 1000 : (int)(wait_s * 1000))) next = 0;  // follow the new experiment now
+      // at least 1 ms: BLOCK 0 would wait for an announcement forever (no heartbeat, deaf to SIGTERM)
+      int ms = wait_s > 1 ? 1000 : (int)(wait_s * 1000) + 1;
+      if (wait_announce(w, ms)) next = 0;         // follow the new experiment now
     } else if (wait_s > 0 && w->opt.count < 0) {  // hosted (run_hosted marks its workers with count -1)
       host_wait(w, wait_s);                       // until the next heartbeat or the host's stop
     } else if (wait_s > 0) {
