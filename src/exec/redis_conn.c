@@ -97,8 +97,13 @@ static void show_url(ne__redis_url* u) {
 }
 
 int ne__redis_url_parse(const char* url, ne__redis_url* out, char* errstr) {
+  return ne__redis_url_parse_env(url, "NEUROEVO_REDIS_PASSWORD", out, errstr);
+}
+
+int ne__redis_url_parse_env(const char* url, const char* password_env, ne__redis_url* out, char* errstr) {
   memset(out, 0, sizeof *out);
   out->port = 6379;
+  snprintf(out->password_env, sizeof out->password_env, "%s", password_env);
   if (!url || !*url) return bad_url("", errstr, "empty");
   const char* s = url;
   if (strncmp(s, "redis://", 8) == 0) s += 8;
@@ -118,7 +123,7 @@ int ne__redis_url_parse(const char* url, ne__redis_url* out, char* errstr) {
     if (*dend || db < 0 || db > 1000000) return bad_url(url, errstr, "database must be a number");
     out->db = (int)db;
   }
-  const char* env = getenv("NEUROEVO_REDIS_PASSWORD");
+  const char* env = getenv(password_env);
   if (!out->has_password && env && *env) {
     snprintf(out->password, sizeof out->password, "%s", env);
     out->has_password = 1;
@@ -154,9 +159,8 @@ int ne__redis_url_check_auth(const ne__redis_url* url, const char* who, char* er
   if (url->has_password || ne__redis_url_is_loopback(url)) return 0;
   return ne__set_error(errstr, NE_EINVAL,
                        "%s refuses to use the non-loopback Redis at %s without credentials (anyone who can reach it "
-                       "could inject tasks and results): give redis://[user]:PASSWORD@%s:%d or set "
-                       "NEUROEVO_REDIS_PASSWORD",
-                       who, url->shown, url->host, url->port);
+                       "could inject tasks and results): give redis://[user]:PASSWORD@%s:%d or set %s",
+                       who, url->shown, url->host, url->port, url->password_env);
 }
 
 // ---- connections --------------------------------------------------------------------------
@@ -201,10 +205,8 @@ static int login(ne__rconn* rc) {
   if (!r) return drop(rc, "SELECT"), NE_ENET;
   int bad = r->type == REDIS_REPLY_ERROR;
   if (bad && strncmp(r->str, "NOAUTH", 6) == 0)
-    ne__rconn_set_error(rc, NE_EINVAL,
-                        "Redis at %s needs a password: give redis://[user]:PASSWORD@host:port or set "
-                        "NEUROEVO_REDIS_PASSWORD",
-                        rc->url.shown);
+    ne__rconn_set_error(rc, NE_EINVAL, "Redis at %s needs a password: give redis://[user]:PASSWORD@host:port or set %s",
+                        rc->url.shown, rc->url.password_env[0] ? rc->url.password_env : "NEUROEVO_REDIS_PASSWORD");
   else if (bad) ne__rconn_set_error(rc, NE_EINVAL, "Redis at %s: SELECT %d: %s", rc->url.shown, rc->url.db, r->str);
   freeReplyObject(r);
   if (bad) ne__rconn_close(rc);

@@ -15,18 +15,23 @@
 
 // A parsed Redis URL.
 typedef struct ne__redis_url {
-  char host[256];      // host name or address (IPv6 without brackets)
-  int port;            // TCP port (default 6379)
-  int db;              // database number (default 0)
-  char user[128];      // ACL user ("" = default user)
-  char password[256];  // password ("" = none)
-  int has_password;    // 1 if a password came from the URL or NEUROEVO_REDIS_PASSWORD
-  char shown[480];     // the URL for messages, password masked
+  char host[256];         // host name or address (IPv6 without brackets)
+  int port;               // TCP port (default 6379)
+  int db;                 // database number (default 0)
+  char user[128];         // ACL user ("" = default user)
+  char password[256];     // password ("" = none)
+  int has_password;       // 1 if a password came from the URL or the environment
+  char password_env[40];  // the environment variable a password missing from the URL comes from
+  char shown[480];        // the URL for messages, password masked
 } ne__redis_url;
 
 // Parses url; a password missing from the URL is taken from NEUROEVO_REDIS_PASSWORD. NE_EINVAL with
 // a message naming the URL and the expected form.
 int ne__redis_url_parse(const char* url, ne__redis_url* out, char* errstr);
+
+// ne__redis_url_parse with the password taken from the environment variable password_env (a relay's
+// node-local Redis: NEUROEVO_NODE_REDIS_PASSWORD, a credential apart from the master's Redis).
+int ne__redis_url_parse_env(const char* url, const char* password_env, ne__redis_url* out, char* errstr);
 
 // 1 if the host is a loopback address (127.0.0.0/8, ::1, or a name that resolves only to those).
 int ne__redis_url_is_loopback(const ne__redis_url* url);

@@ -1132,7 +1132,9 @@ int ne_cluster_relay_run(const ne_cluster_relay_options* opt, char* errstr) {
   pthread_cond_init(&r->cv, NULL);
   int rc = ne__redis_url_parse(opt->upstream, &r->up_url, errstr);
   if (!rc) rc = ne__redis_url_check_auth(&r->up_url, "the relay", errstr);
-  if (!rc) rc = ne__redis_url_parse(opt->local, &r->lo_url, errstr);
+  // the node's Redis has credentials of its own (NEUROEVO_NODE_REDIS_PASSWORD, or none on loopback):
+  // the master's password is not sent there
+  if (!rc) rc = ne__redis_url_parse_env(opt->local, "NEUROEVO_NODE_REDIS_PASSWORD", &r->lo_url, errstr);
   if (!rc) rc = ne__redis_url_check_auth(&r->lo_url, "the relay", errstr);
   if (!rc) {
     r->up = (ne__rconn){.url = r->up_url, .timeout_s = 2};
