@@ -7,6 +7,8 @@
 #     and the runtime directory are gone afterwards.
 #  2. A job cancelled mid-run (scancel: what a time limit does) leaves a checkpoint; a second job
 #     with NEUROEVO_RESUME=1 continues it and ends identical to the uninterrupted local run.
+#  3. Relay mode (NEUROEVO_RELAYS=1): the node's own redis-server, a relay and two workers on it
+#     give the local run's results, and all of them leave with the job.
 # usage: e2e_slurm_cluster.sh NEUROEVO_BINARY SCRATCH_DIR
 set -euo pipefail
 BIN=$1
@@ -149,4 +151,23 @@ job=$(submit --output="$TMP/job3.out" -- NEUROEVO_RESUME=1 NEUROEVO_OUT="$TMP/S2
 grep -q "generation budget reached after 250 generations" job3.out || fail "job 3 did not finish: $(tail -n 5 job3.out)"
 same_as L2 S2 "jobs 2 (cancelled) and 3 (resumed)"
 no_leftovers "job 3"
+
+# ---- 4. relay mode -------------------------------------------------------------------------
+# NEUROEVO_RELAYS=1: the node runs its own redis-server (the nodes' password, not the master's), a
+# relay and 2 workers on it; the run equals the local one, and everything leaves as in job 1
+port=$(free_port)
+node_port=$(free_port)
+job=$(submit --output="$TMP/job4.out" -- NEUROEVO_CONFIG=cartpole-ga NEUROEVO_OVERRIDES="$RUN1" NEUROEVO_OUT="$TMP/S4" \
+  NEUROEVO_RELAYS=1 NEUROEVO_WORKERS_PER_NODE=2 NEUROEVO_NODE_REDIS_PORT="$node_port")
+[ "$(job_end "$job")" = COMPLETED ] || fail "job 4 (relay mode) failed: $(tail -n 5 job4.out)"
+same_as L S4 "job 4 (relay mode)"
+grep -q "neuroevo relay relay-localhost: following experiment" job4.out || fail "no relay in job 4: $(cat job4.out)"
+[ "$(grep -c "neuroevo worker .*: following experiment" job4.out)" -eq 2 ] &&
+  [ "$(grep -c "neuroevo worker .*: leaving after" job4.out)" -eq 2 ] || fail "job 4: its 2 workers: $(cat job4.out)"
+grep -q "neuroevo relay relay-localhost: leaving after" job4.out || fail "job 4: the relay did not leave: $(tail -n 5 job4.out)"
+! grep -q "Killed\|CANCELLED" job4.out || fail "a job step was killed: $(grep "Killed\|CANCELLED" job4.out)"
+no_leftovers "job 4"
+! pgrep -f "relay --upstream redis://localhost:$port" >/dev/null || fail "job 4: the relay is still running"
+ping=$(redis-cli -p "$node_port" ping 2>&1 || true)
+echo "$ping" | grep -q "Connection refused" || fail "job 4: the node's redis-server still running: $ping"
 echo "e2e_slurm_cluster: all checks passed ($(grep -o 'checkpoint at generation [0-9]*' job2.out))"

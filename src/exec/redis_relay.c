@@ -487,7 +487,10 @@ static void* forwarder_main(void* arg) {
     int done = r->claimer_exited && (r->n_held == 0 || ne__now() > r->drain_until);
     pthread_mutex_unlock(&r->mu);
     if (done || !fs) break;
-    if (ne__rconn_wait(&r->lo_fwd, NULL, 2)) continue;
+    if (ne__rconn_wait(&r->lo_fwd, NULL, 2)) {
+      if (r->claimer_exited) break;  // stopping, and the node's Redis is gone with what it held
+      continue;
+    }
     // a new connection may reach a restarted, empty Redis: read its result stream from the start
     // (what was forwarded is trimmed, so that is only what awaits forwarding)
     if (r->lo_fwd.opens != opens) opens = r->lo_fwd.opens, snprintf(cursor, sizeof cursor, "0-0");
