@@ -146,6 +146,7 @@ echo "$st" | grep -q "^experiment: .* 'det', gone," &&
   fail "status 8 s after kill -9 of the master: $st"
 after=$(awk -v a="$t_gone" -v b="$t_kill" 'BEGIN { printf "%.1f", a - b }')
 awk -v t="$after" 'BEGIN { exit !(t <= 5.5) }' || fail "status said gone $after s after the kill, not within 5 s"
+for _ in $(seq 1 60); do grep -q "waiting for the master of experiment" K-a.log && break; sleep 0.05; done
 grep -q "waiting for the master of experiment $(head -n1 K/redis.id): no heartbeat" K-a.log ||
   fail "worker K-a did not say it waits for the gone master: $(tail -3 K-a.log)"
 echo "ok: status said the killed master is gone $after s after kill -9; its workers said they wait for it"
