@@ -107,6 +107,11 @@ int ne__redis_url_parse_env(const char* url, const char* password_env, ne__redis
   if (!url || !*url) return bad_url("", errstr, "empty");
   const char* s = url;
   if (strncmp(s, "redis://", 8) == 0) s += 8;
+  else if (strncmp(s, "rediss://", 9) == 0)
+    // (the URL is not repeated: it may hold a password)
+    return ne__set_error(errstr, NE_EINVAL,
+                         "rediss:// (TLS) is not built in: run a TLS tunnel (stunnel) on this machine and give its "
+                         "local end, redis://127.0.0.1:PORT (docs/deploy.md, \"Encrypted Redis\")");
   else if (strstr(s, "://")) return bad_url(url, errstr, "only the redis:// scheme is supported");
   // [userinfo@]hostport[/db]
   const char* slash = strchr(s, '/');
