@@ -11,16 +11,28 @@
 # meta-training. "matched" is the mixture baseline given as many environment steps as GA-MAML took
 # (run.max_env_steps) rather than as many generations. Long (~30 minutes of CPU, hours of wall time
 # on a loaded 2-core machine): never part of `make test`.
-# Usage: bench/experiments/meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|plot]  (plot: only redraw)
-# Environment: SEEDS (0 1 2), THREADS (1), TASKS (100), OUT (a fresh temporary folder).
+#
+# `ant`: MAML's two ant tasks (AntVel-v5, AntDir-v5), one seed per arm: GA-MAML, the GA on the task
+# mixture and ES-MAML (configs/{antvel,antdir}-{ga-maml,ga-mixture,es-maml}.ini), each trained or
+# resumed through results.sh (so a run continues from the checkpoint committed in
+# docs/results/EXP/, and its CPU time is docs/results/EXP/cost.csv), then adapted to MAML's 40 test
+# tasks (ANT_TASKS) as above; rows go to OUT/ant.csv, OUT/meta-ant.png plots them,
+# OUT/meta-ant-training.png the training curves, and docs/results/FAMILY-ga-maml/adapted.gif shows
+# the GA-MAML agent adapted to two tasks side by side. Hours of CPU a run (~6 core-hours in all).
+# Usage: bench/experiments/meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|ant|plot]  (plot: only redraw)
+# Environment: SEEDS (0 1 2), THREADS (1), TASKS (100), ANT_TASKS (40), OUT (a fresh temporary
+# folder), ANT_TRAIN (1; 0: adapt the committed agents without training).
 set -u
-BIN=${1:?usage: meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all]}
+BIN=${1:?usage: meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|ant|plot]}
 WHAT=${2:-all}
 SEEDS=${SEEDS:-0 1 2}
 THREADS=${THREADS:-1}
 TASKS=${TASKS:-100}
 OUT=${OUT:-$(mktemp -d /tmp/neuroevo-meta-results.XXXXXX)}
 CONFIGS="$(cd "$(dirname "$0")/../../configs" && pwd)"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+DOCS="$(cd "$HERE/../../docs" && pwd)"
+ANT_TASKS=${ANT_TASKS:-40}
 mkdir -p "$OUT"
 CSV="$OUT/results.csv"
 [ -f "$CSV" ] || echo "family,kind,seed,before,step1,step2,step3,cpu_s,wall_s,generations" > "$CSV"
@@ -49,13 +61,15 @@ train() {
   echo "$family,$kind,$seed,$row,$(echo "$user + $sys" | bc),$wall,$(($(wc -l < "$dir/metrics.csv") - 1))" | tee -a "$CSV"
 }
 
-# untrained FAMILY: the meta config's policy at init (seed chain "1"), adapted the same way
+# untrained FAMILY [GENOME CSV TASKS]: the meta config's policy at init (seed chain "1"), adapted
+# the same way; its env, policy and meta keys from GENOME (FAMILY's GA-MAML seed 0 by default)
 untrained() {
-  local family=$1 g="$OUT/$1-untrained.genome" row
-  grep -q "^$family,untrained," "$CSV" && return 0
-  { grep -E '^(env|policy|meta)\.' "$OUT/$family-maml-s0/best.genome"; echo "sigma = 0.03"; echo "seeds = 1"; } > "$g"
-  row=$(nice -n 10 "$BIN" eval --genome "$g" --adapt 3 --tasks "$TASKS" --seed 1000 --threads "$THREADS" | means)
-  echo "$family,untrained,-,$row,0,0,0" | tee -a "$CSV"
+  local family=$1 from=${2:-$OUT/$1-maml-s0/best.genome} csv=${3:-$CSV} tasks=${4:-$TASKS}
+  local g="$OUT/$1-untrained.genome" row
+  grep -q "^$family,untrained," "$csv" && return 0
+  { grep -E '^(env|policy|meta)\.' "$from"; echo "sigma = 0.03"; echo "seeds = 1"; } > "$g"
+  row=$(nice -n 10 "$BIN" eval --genome "$g" --adapt 3 --tasks "$tasks" --seed 1000 --threads "$THREADS" | means)
+  echo "$family,untrained,-,$row,0,0,0" | tee -a "$csv"
 }
 
 # the mean env_steps of FAMILY's GA-MAML runs (metrics.csv's last row)
@@ -134,11 +148,105 @@ unset multiplot
 GP
 }
 
+# ---- MAML's ant tasks -------------------------------------------------------------------------------
+
+ANT_CSV="$OUT/ant.csv"
+ANT_ARMS=${ANT_ARMS:-ga-maml ga-mixture es-maml}
+
+# ant_arm FAMILY ARM: trains or resumes FAMILY-ARM through results.sh (unless ANT_TRAIN=0), adapts
+# its committed agent to the ANT_TASKS test tasks and appends a row (CPU: its cost.csv)
+ant_arm() {
+  local exp=$1-$2 agent row cpu gens
+  grep -q "^$1,$2,0," "$ANT_CSV" && return 0
+  if [ "${ANT_TRAIN:-1}" = 1 ]; then
+    NEUROEVO=$BIN THREADS=$THREADS NICE=10 "$HERE/results.sh" "$exp" || return 1
+  fi
+  agent=$(ls "$DOCS/results/$exp.genome" "$DOCS/results/$exp.params" 2>/dev/null | head -n 1)
+  [ -n "$agent" ] || { echo "meta-results: no agent docs/results/$exp.{genome,params}" >&2; return 1; }
+  row=$(nice -n 10 "$BIN" eval --genome "$agent" --adapt 3 --tasks "$ANT_TASKS" --seed 1000 --threads "$THREADS" | means)
+  cpu=$(cat "$DOCS/results/$exp"/cost*.csv 2>/dev/null | awk -F, '$1 != "date" { s += $6 } END { print s + 0 }')
+  gens=$(($(wc -l < "$DOCS/results/$exp/metrics.csv") - 1))
+  echo "$1,$2,0,$row,$cpu,-,$gens" | tee -a "$ANT_CSV"
+}
+
+# ant_gif FAMILY NAME TASK_A TASK_B: the GA-MAML agent adapted to each task (1 step, as in training),
+# side by side and labelled "NAME TASK", into docs/results/FAMILY-ga-maml/adapted.gif
+ant_gif() {
+  local exp=$1-ga-maml a="$OUT/$1-task-a.gif" b="$OUT/$1-task-b.gif" label
+  local render=(render --genome "$DOCS/results/$exp.genome" --adapt 1 --size 240x180 --max-frames 100 --fps 10)
+  nice -n 10 "$BIN" "${render[@]}" --task "$3" --out "$a" 2>&1 | tail -n 2 &&
+    nice -n 10 "$BIN" "${render[@]}" --task "$4" --out "$b" 2>&1 | tail -n 2 || return 1
+  label="x=6:y=6:fontsize=14:fontcolor=black:box=1:boxcolor=white@0.6"
+  nice -n 10 ffmpeg -loglevel error -y -i "$a" -i "$b" -filter_complex \
+    "[0]drawtext=text='$2 $3':$label[a];[1]drawtext=text='$2 $4':$label[b];[a][b]hstack,split[x][y];[x]palettegen[p];[y][p]paletteuse" \
+    "$DOCS/results/$exp/adapted.gif" || echo "meta-results: ffmpeg failed; the two GIFs are $a and $b" >&2
+}
+
+ant() {
+  [ -f "$ANT_CSV" ] || echo "family,kind,seed,before,step1,step2,step3,cpu_s,wall_s,generations" > "$ANT_CSV"
+  for f in antvel antdir; do
+    for arm in $ANT_ARMS; do ant_arm "$f" "$arm" || return 1; done
+    untrained "$f" "$DOCS/results/$f-ga-maml.genome" "$ANT_CSV" "$ANT_TASKS"
+  done
+  ant_gif antdir direction -1 1
+  ant_gif antvel goal_velocity 0.5 2.5
+}
+
+# OUT/meta-ant.png: return after 0..3 inner steps per arm; OUT/meta-ant-training.png: the GA-MAML
+# runs' population mean before and after adaptation, the mixture run's and ES-MAML's centre
+ant_plot() {
+  local f k
+  for f in antvel antdir; do for k in $ANT_ARMS untrained; do
+    awk -F, -v f="$f" -v k="$k" '$1 == f && $2 == k { for (s = 0; s < 4; s++) print s, $(4 + s) }' "$ANT_CSV" \
+      > "$OUT/$f-$k.dat"
+  done; done
+  gnuplot <<GP || echo "meta-results: gnuplot failed; the CSV is $ANT_CSV" >&2
+set terminal pngcairo size 1100,420 font ",10"
+set output "$OUT/meta-ant.png"
+set multiplot layout 1,2
+set xlabel "inner-loop steps on the test task"
+set ylabel "mean return over $ANT_TASKS test tasks"
+set xtics 1
+set key bottom right
+set grid
+$(for f in antvel antdir; do
+    [ "$f" = antvel ] && echo 'set title "AntVel-v5 (goal velocity; hill-climbing inner loop)"' ||
+      echo 'set title "AntDir-v5 (forward/backward; hill-climbing inner loop)"'
+    echo "plot \"$OUT/$f-ga-maml.dat\" w lp lw 2 t \"GA-MAML\", \\"
+    echo "  \"$OUT/$f-es-maml.dat\" w lp lw 2 t \"ES-MAML\", \\"
+    echo "  \"$OUT/$f-ga-mixture.dat\" w lp lw 2 t \"GA on the task mixture + the same inner loop\", \\"
+    echo "  \"$OUT/$f-untrained.dat\" w lp dt 2 t \"untrained policy + the same inner loop\""
+  done)
+unset multiplot
+GP
+  gnuplot <<GP || echo "meta-results: gnuplot failed (training curves)" >&2
+set terminal pngcairo size 1100,420 font ",10"
+set output "$OUT/meta-ant-training.png"
+set datafile separator ","
+set multiplot layout 1,2
+set xlabel "generation"
+set ylabel "mean return"
+set key bottom right
+set grid
+$(for f in antvel antdir; do
+    [ "$f" = antvel ] && echo 'set title "AntVel-v5"' || echo 'set title "AntDir-v5"'
+    m="$DOCS/results/$f-ga-maml/metrics.csv" x="$DOCS/results/$f-ga-mixture/metrics.csv"
+    e="$DOCS/results/$f-es-maml/metrics.csv"
+    echo "plot \"$m\" u 1:10 every ::1 w l lc 1 t \"GA-MAML population after adaptation\", \\"
+    echo "  \"$m\" u 1:9 every ::1 w l lc 1 dt 2 t \"GA-MAML population before adaptation\", \\"
+    echo "  \"$x\" u 1:6 every ::1 w l lc 2 t \"GA on the task mixture, population\", \\"
+    echo "  \"$e\" u 1:10 every ::1 w l lc 3 t \"ES-MAML population after adaptation\""
+  done)
+unset multiplot
+GP
+}
+
 case $WHAT in
   pointnav | halfcheetahdir) family "$WHAT" ;;
   all) family pointnav && family halfcheetahdir ;;
+  ant) ant; ant_plot; echo "results: $ANT_CSV, $OUT/meta-ant.png"; exit 0 ;;
   plot) ;;
-  *) echo "usage: meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|plot]" >&2; exit 2 ;;
+  *) echo "usage: meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|ant|plot]" >&2; exit 2 ;;
 esac
 plot
 echo "results: $CSV, $OUT/meta.png"

@@ -8,6 +8,9 @@
 #   bench/experiments/results.sh lander           # OpenAI ES, LunarLander-v3 (configs/lander-es.ini)
 #   bench/experiments/results.sh humanoid-ars     # ARS V2-t, Humanoid-v5 (configs/humanoid-ars.ini)
 #   bench/experiments/results.sh humanoid-ars-s1  # the same with run.seed = 1 (any EXP-sN: seed N)
+#   bench/experiments/results.sh antdir-ga-maml   # GA-MAML, AntDir-v5; also antdir-ga-mixture, antdir-es-maml
+#                                                 # and the antvel-* three (bench/experiments/meta-results.sh
+#                                                 # ant adapts them to MAML's 40 test tasks)
 #   bench/experiments/results.sh list             # the experiments and where each one stands
 #
 # The run lives in $RESULTS_RUNS/EXP (default runs/results/EXP, outside git). It continues from
@@ -47,6 +50,10 @@ declare -A CONFIG=([frostbite]=frostbite-ga [icehockey]=icehockey-ga [humanoid]=
 declare -A EPISODES=([frostbite]=30 [icehockey]=30 [humanoid]=30 [humanoid-ars]=100 [lander]=100)
 declare -A SIZE=([frostbite]=320x420 [icehockey]=320x420 [humanoid]=400x300 [humanoid-ars]=400x300
                  [lander]=400x300)
+# MAML's ant tasks: GA-MAML, the GA on the task mixture and ES-MAML (eval: episodes of the task mixture)
+for e in antvel-ga-maml antvel-ga-mixture antvel-es-maml antdir-ga-maml antdir-ga-mixture antdir-es-maml; do
+  CONFIG[$e]=$e EPISODES[$e]=40 SIZE[$e]=240x180
+done
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 die() { echo "results.sh: $*" >&2; exit 1; }
