@@ -5,7 +5,6 @@
 // result and per candidate, and the round-trip latency of a 1-candidate round. Not a test: numbers
 // only. usage: bench_redis URL [--candidates N] [--rounds R] [--chain L] [--chunk C] [--latency K]
 // Without a URL (as `make bench` runs it) it runs bench/cluster/bench_redis.sh, which starts everything.
-#include <libgen.h>  // dirname
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "driver.h"  // bench_run_driver
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
 #include "neuroevo/config.h"
@@ -84,25 +84,9 @@ static int parse(int argc, char** argv, bench_opt* o) {
   return o->url && o->candidates > 0 && o->rounds > 0 && o->chain > 0 ? 0 : 2;
 }
 
-// No URL: hand over to the driver script next to this source file (__FILE__ is absolute in CMake
-// builds), passing the build directory this program lives in.
-static int run_driver(void) {
-  char exe[4096], src[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return 2;
-  exe[n] = '\0';
-  char* build = dirname(dirname(exe));
-  snprintf(src, sizeof src, "%s", __FILE__);
-  char script[4200];
-  snprintf(script, sizeof script, "%s/bench_redis.sh", dirname(src));
-  execlp("bash", "bash", script, build, (char*)NULL);
-  perror("bench_redis: bash");
-  return 2;
-}
-
 int main(int argc, char** argv) {
   bench_opt o;
-  if (argc == 1) return run_driver();
+  if (argc == 1) return bench_run_driver("bench_redis.sh");  // no URL: the script starts it all
   if (parse(argc, argv, &o)) {
     fprintf(stderr, "usage: bench_redis URL [--candidates N] [--rounds R] [--chain L] [--chunk C] [--latency K]\n");
     return 2;

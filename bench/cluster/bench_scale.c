@@ -23,7 +23,6 @@
 //               [--generations G] [--chunk C] [--episodes-per-task N|off] [--label TEXT]
 //               [section.key=value ...]
 // Without a URL (as `make bench` runs it) it runs bench/cluster/bench_scale.sh with its small default sweep.
-#include <libgen.h>  // dirname
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "driver.h"  // bench_run_driver
 #include "neuroevo/alloc.h"
 #include "neuroevo/cluster.h"
 #include "neuroevo/config.h"
@@ -298,24 +298,8 @@ static void report(const bench_opt* o, const timing* t, double wall, double mast
   fflush(stdout);
 }
 
-// No URL: hand over to the driver script next to this source file (__FILE__ is absolute in CMake
-// builds), passing the build directory this program lives in.
-static int run_driver(void) {
-  char exe[4096], src[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return 2;
-  exe[n] = '\0';
-  char* build = dirname(dirname(exe));
-  snprintf(src, sizeof src, "%s", __FILE__);
-  char script[4200];
-  snprintf(script, sizeof script, "%s/bench_scale.sh", dirname(src));
-  execlp("bash", "bash", script, build, (char*)NULL);
-  perror("bench_scale: bash");
-  return 2;
-}
-
 int main(int argc, char** argv) {
-  if (argc == 1) return run_driver();
+  if (argc == 1) return bench_run_driver("bench_scale.sh");  // no URL: the script starts it all
   bench_opt o;
   if (parse(argc, argv, &o)) {
     fprintf(stderr,
