@@ -26,24 +26,25 @@
 #pragma GCC diagnostic ignored "-Wpsabi"  // the vectors never cross a real call (all inlined)
 
 typedef float lanes_v __attribute__((vector_size(L * sizeof(float))));
+typedef float lanes_unaligned __attribute__((vector_size(L * sizeof(float)), aligned(4)));
 
-static inline __attribute__((always_inline)) lanes_v lanes_load(const float* p) {
-  lanes_v v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
+// The L floats at p (unaligned) as a vector. A macro, like the multiply-adds below: clang rejects
+// (and gcc warns about) a 32-byte vector passed or returned by value where AVX is off, inlined or
+// not.
+#define LANES_LOAD(p) ((lanes_v)(*(const lanes_unaligned*)(p)))
 
-// a + x w in every lane, rounded as policy.fma says: twice (LANES_SEPARATE), or once (LANES_FMAF:
-// libm's fmaf, exactly rounded wherever it runs; LANES_FMA8: the AVX2 FMA instruction, the same
-// bits). A macro, not a function: an intrinsic needs its target where it is written.
-#define LANES_SEPARATE(x, w, a) ((a) + (x) * (w))
-#define LANES_FMA8(x, w, a) ((lanes_v)_mm256_fmadd_ps((__m256)(x), (__m256)(w), (__m256)(a)))
-static inline __attribute__((always_inline)) lanes_v lanes_fmaf(lanes_v x, lanes_v w, lanes_v a) {
-  lanes_v r;
-  for (int s = 0; s < L; s++) r[s] = fmaf(x[s], w[s], a[s]);
-  return r;
-}
-#define LANES_FMAF(x, w, a) lanes_fmaf(x, w, a)
+// a = a + x w in every lane, rounded as policy.fma says: twice (LANES_SEPARATE), or once
+// (LANES_FMAF: libm's fmaf, exactly rounded wherever it runs; LANES_FMA8: the AVX2 FMA
+// instruction, the same bits). Macros, not functions: an intrinsic needs its target where it is
+// written, and a vector argument AVX (LANES_LOAD).
+#define LANES_SEPARATE(a, x, w) ((a) = (a) + (x) * (w))
+#define LANES_FMA8(a, x, w) ((a) = (lanes_v)_mm256_fmadd_ps((__m256)(x), (__m256)(w), (__m256)(a)))
+#define LANES_FMAF(a, x, w)                                                \
+  do {                                                                     \
+    lanes_v x_ = (x), w_ = (w), r_;                                        \
+    for (int s_ = 0; s_ < L; s_++) r_[s_] = fmaf(x_[s_], w_[s_], (a)[s_]); \
+    (a) = r_;                                                              \
+  } while (0)
 
 // name##_block: outputs o .. o + NA of one layer (NA a constant after inlining: NA accumulators in
 // registers across the input loop, NA independent addition chains); name: y (out lanes) = b + x W
@@ -53,11 +54,11 @@ static inline __attribute__((always_inline)) lanes_v lanes_fmaf(lanes_v x, lanes
       const float* restrict x, int in, const float* restrict w, const float* restrict b, int out, int o,               \
       float* restrict y, const int NA) {                                                                               \
     lanes_v acc[8];                                                                                                    \
-    for (int a = 0; a < NA; a++) acc[a] = lanes_load(b + (size_t)(o + a) * L);                                         \
+    for (int a = 0; a < NA; a++) acc[a] = LANES_LOAD(b + (size_t)(o + a) * L);                                         \
     for (int i = 0; i < in; i++) {                                                                                     \
-      lanes_v xi = lanes_load(x + (size_t)i * L);                                                                      \
+      lanes_v xi = LANES_LOAD(x + (size_t)i * L);                                                                      \
       const float* wi = w + ((size_t)i * (size_t)out + (size_t)o) * L;                                                 \
-      for (int a = 0; a < NA; a++) acc[a] = MADD(xi, lanes_load(wi + (size_t)a * L), acc[a]);                          \
+      for (int a = 0; a < NA; a++) MADD(acc[a], xi, LANES_LOAD(wi + (size_t)a * L));                                   \
     }                                                                                                                  \
     for (int a = 0; a < NA; a++) memcpy(y + (size_t)(o + a) * L, &acc[a], sizeof acc[a]);                              \
   }                                                                                                                    \
@@ -95,13 +96,12 @@ LANES_DENSE(dense_fma8, AVX2_FMA, LANES_FMA8)
 // unit gets dense_fma8's sums and the scalar tanh kernel's bits, each output dense_fma8's chain
 // (b, then unit 0, 1, ... in order).
 #define UNITS_1(t, w2, NA, acc) \
-  for (int a = 0; a < (NA); a++) (acc)[a] = LANES_FMA8((lanes_v)(t), lanes_load((w2) + (size_t)a * L), (acc)[a])
-#define UNITS_2(t, w2, NA, acc)                                                                            \
-  do {                                                                                                     \
-    lanes_v lo_ = (lanes_v)_mm512_castps512_ps256(t), hi_ = (lanes_v)_mm512_extractf32x8_ps(t, 1);         \
-    for (int a = 0; a < (NA); a++) (acc)[a] = LANES_FMA8(lo_, lanes_load((w2) + (size_t)a * L), (acc)[a]); \
-    for (int a = 0; a < (NA); a++)                                                                         \
-      (acc)[a] = LANES_FMA8(hi_, lanes_load((w2) + ((size_t)(NA) + (size_t)a) * L), (acc)[a]);             \
+  for (int a = 0; a < (NA); a++) LANES_FMA8((acc)[a], (lanes_v)(t), LANES_LOAD((w2) + (size_t)a * L))
+#define UNITS_2(t, w2, NA, acc)                                                                                  \
+  do {                                                                                                           \
+    lanes_v lo_ = (lanes_v)_mm512_castps512_ps256(t), hi_ = (lanes_v)_mm512_extractf32x8_ps(t, 1);               \
+    for (int a = 0; a < (NA); a++) LANES_FMA8((acc)[a], lo_, LANES_LOAD((w2) + (size_t)a * L));                  \
+    for (int a = 0; a < (NA); a++) LANES_FMA8((acc)[a], hi_, LANES_LOAD((w2) + ((size_t)(NA) + (size_t)a) * L)); \
   } while (0)
 // name: units u .. u + NV * PER (NV <= 8 unit vectors of PER units each, constants after inlining)
 #define HIDDEN_OUT_BLOCK(name, attr, V, PER, LOAD, BROADCAST, FMA, TANH, FEED)                                     \
@@ -133,7 +133,7 @@ HIDDEN_OUT_BLOCK(hidden_out_unit_avx512, AVX512_FMA, __m256, 1, _mm256_loadu_ps,
       const float* restrict x, int in, const float* restrict w1, const float* restrict b1, int units,    \
       const float* restrict w2, const float* restrict b2, const int NA, float* restrict y) {             \
     lanes_v acc[8];                                                                                      \
-    for (int a = 0; a < NA; a++) acc[a] = lanes_load(b2 + (size_t)a * L);                                \
+    for (int a = 0; a < NA; a++) acc[a] = LANES_LOAD(b2 + (size_t)a * L);                                \
     int u = 0;                                                                                           \
     for (; u + 8 * PER <= units; u += 8 * PER) BLOCK(x, in, w1, b1, units, w2, u, 8, NA, acc);           \
     switch ((units - u) / PER) {                                                                         \
@@ -185,16 +185,16 @@ typedef int32_t lanes_i __attribute__((vector_size(L * sizeof(int32_t))));
 // of the largest value, NaN entries skipped, 0 when all are NaN): y holds out outputs in lanes
 static inline __attribute__((always_inline)) void argmax_lanes(const float* y, int out, float* actions) {
   if (out == 2) {  // ne__policy_argmax's two compares: 1 where y1 is a number and y0 is not >= y1
-    lanes_v y0 = lanes_load(y), y1 = lanes_load(y + L), one = (lanes_v){0} + 1.0f;
+    lanes_v y0 = LANES_LOAD(y), y1 = LANES_LOAD(y + L), one = (lanes_v){0} + 1.0f;
     lanes_i second = (y1 == y1) & ~(y0 >= y1);
     lanes_v chosen = (lanes_v)(second & (lanes_i)one);
     memcpy(actions, &chosen, sizeof chosen);
     return;
   }
-  lanes_v best = lanes_load(y);
+  lanes_v best = LANES_LOAD(y);
   lanes_i idx = ~(best == best);  // -1 (no number yet) where NaN, else 0
   for (int k = 1; k < out; k++) {
-    lanes_v v = lanes_load(y + (size_t)k * L);
+    lanes_v v = LANES_LOAD(y + (size_t)k * L);
     lanes_i take = (v == v) & ((idx < 0) | (v > best));  // all ones where lane k wins
     best = (lanes_v)(((lanes_i)v & take) | ((lanes_i)best & ~take));
     idx = (k & take) | (idx & ~take);
