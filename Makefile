@@ -3,10 +3,11 @@
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD     ?= build
 ASAN      ?= build-asan
+CLANG     ?= build-clang
 CONFIG    ?= cartpole-ga
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test test-fast test-asan bench bench-train bench-box2d clean ale ale-lib box2d-lib results
+.PHONY: all build deps run test test-fast test-asan test-clang bench bench-train bench-box2d clean ale ale-lib box2d-lib results
 
 all: build
 
@@ -48,7 +49,7 @@ ale_on = grep -qx 'NE_ALE:BOOL=ON' $(1)/CMakeCache.txt 2>/dev/null || \
 # (scripts/check-commits), the release build, Atari included, and the
 # benchmarks (warnings are errors: a benchmark that no longer compiles fails here; they run in
 # `make bench`), then the unit and end-to-end suites under ASan + UBSan (also with ALE linked: the
-# C tests of tests/ale are "unit").
+# C tests of tests/ale are "unit"), then the whole tree again with clang (test-clang).
 test: deps ale-lib box2d-lib
 	@scripts/check-layers
 	@scripts/check-format
@@ -58,6 +59,7 @@ test: deps ale-lib box2d-lib
 	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks >/dev/null
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory test-clang
 
 test-fast: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -67,6 +69,18 @@ test-asan: deps ale-lib box2d-lib
 	@cmake --build $(ASAN) -j $(JOBS)
 	@cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS) -L 'unit|e2e'
+
+# The whole tree (library, CLI, Python extension, tests, fuzz replayers, benchmarks) compiled with
+# clang in its own build directory, warnings as errors as with gcc (a change that only gcc accepts
+# fails here), then the tests of the vector kernels from it: their bits under the other compiler's
+# code generation.
+test-clang: deps ale-lib box2d-lib
+	@grep -q '^CMAKE_C_COMPILER:.*clang' $(CLANG)/CMakeCache.txt 2>/dev/null || \
+		cmake -S . -B $(CLANG) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Release \
+		-DNE_ALE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(CLANG) -j $(JOBS) >/dev/null
+	@cmake --build $(CLANG) -j $(JOBS) --target benchmarks >/dev/null
+	@cd $(CLANG) && ctest --output-on-failure -j $(JOBS) -R '^test_(noise|policy|conv|div_const|env_classic|minatar|ale)$$'
 
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks
@@ -94,7 +108,7 @@ results: deps ale-lib
 	@bench/experiments/results.sh $(ARGS) $(EXP)
 
 clean:
-	rm -rf $(BUILD) $(ASAN)
+	rm -rf $(BUILD) $(ASAN) $(CLANG)
 
 # The Atari family alone: ALE's library (cached, see ale-lib), the release build with it, its tests
 # (ctest label "ale").
