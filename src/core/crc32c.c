@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // CRC-32C (crc32c.h). Every Redis task and result message is sealed with it, so its speed is the
 // master's: bit by bit it cost ~4 ns per byte, 29% of a master's CPU on Acrobot's 50-candidate
-// GA tasks (perf, generation 60). The SSE4.2 crc32 instruction takes 8 bytes per step; the table
-// (one byte per step) serves other CPUs.
+// GA tasks (perf, generation 60). The SSE4.2 crc32 instruction takes 8 bytes per step
+// (crc32c_x86.c); the table here (one byte per step) serves other CPUs and is the reference.
 #include "core/crc32c.h"
 
 #include <pthread.h>
@@ -29,26 +29,16 @@ uint32_t ne__crc32c_portable(uint32_t crc, const void* data, size_t n) {
   return ~crc;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <nmmintrin.h>  // _mm_crc32_* (compiled for this function only, through its target attribute)
+static const ne__crc32c_kernels portable = {ne__crc32c_portable};
 
-__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const void* data, size_t n) {
-  const uint8_t* p = data;
-  uint64_t c = ~crc;
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t word;
-    memcpy(&word, p, sizeof word);  // unaligned input
-    c = _mm_crc32_u64(c, word);
-  }
-  uint32_t c32 = (uint32_t)c;
-  for (; n > 0; p++, n--) c32 = _mm_crc32_u8(c32, *p);
-  return ~c32;
-}
+// by level: the table, and the crc32 instruction from the AVX2 level up (crc32c_x86.c)
+ne_simd_slot ne__crc32c_slot = {
+    .name = "crc32c",
+    .portable = &portable,
+    .table = {[NE_SIMD_BASE] = &portable, NE_ON_X86([NE_SIMD_AVX2] = &ne__crc32c_sse42)},
+};
 
-// __builtin_cpu_supports reads what libgcc's constructor found; no cache of our own is needed
 uint32_t ne__crc32c(uint32_t crc, const void* data, size_t n) {
-  return __builtin_cpu_supports("sse4.2") ? crc32c_sse42(crc, data, n) : ne__crc32c_portable(crc, data, n);
+  const ne__crc32c_kernels* k = ne__simd_table(&ne__crc32c_slot);
+  return k->crc(crc, data, n);
 }
-#else
-uint32_t ne__crc32c(uint32_t crc, const void* data, size_t n) { return ne__crc32c_portable(crc, data, n); }
-#endif
