@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/simd.h"
+
 // s[k] = sin(x[k]) and c[k] = cos(x[k]) for k < 8, each bit for bit what libm's sin and cos return
 // (any x: inf and NaN too), in vectors where the running libm is glibc's FMA variant and
 // |x| < 105414350 (libm_bits.c). Thread-safe; the first call checks the vector kernel against libm.
@@ -16,6 +18,18 @@ void ne__sincos8(const double* x, double* s, double* c);
 // 1 when ne__sincos8 runs its vector kernel (x86-64 glibc with AVX2 and FMA, the self-check
 // passed, the SIMD level at least avx2), 0 when it calls libm for every lane. For tests.
 int ne__sincos8_vectorized(void);
+
+// ne__sincos8's kernel table (core/simd.h): libm lane by lane, and on x86-64 the AVX2 and AVX-512
+// emulations of glibc's FMA sin and cos (libm_bits_x86.c), usable where ne__sincos8_x86_usable
+// says (their self-check against the running libm).
+typedef struct ne__sincos8_kernels {
+  void (*sincos8)(const double* x, double* s, double* c);  // ne__sincos8's contract
+} ne__sincos8_kernels;
+extern ne_simd_slot ne__sincos8_slot;
+#ifdef NE_SIMD_X86
+extern const ne__sincos8_kernels ne__sincos8_avx2, ne__sincos8_avx512;
+int ne__sincos8_x86_usable(int level, const char** why);
+#endif
 
 // libm's pow(x, 2), the slow path of ne__py_sq.
 double ne__pow2_libm(double x);
