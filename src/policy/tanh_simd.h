@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The float tanh (detmath.h's ne__tanhf_float_kernel and its fused form) on one AVX2 or AVX-512
-// vector, for the MLP kernels of mlp.c and mlp_lanes.c: each lane gets the scalar kernel's bits.
-// Not public API; x86-64 with GCC-compatible compilers only (target attributes).
+// vector, for the MLP kernels of mlp_x86.c and mlp_lanes_x86.c: each lane gets the scalar kernel's
+// bits. Not public API; x86-64 only (core/simd.h's NE_SIMD_X86).
 #ifndef NEUROEVO_POLICY_TANH_SIMD_H
 #define NEUROEVO_POLICY_TANH_SIMD_H
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#include "core/simd.h"  // NE_TARGET_AVX2, NE_TARGET_AVX512
+
+#ifdef NE_SIMD_X86
 #include <immintrin.h>
 
 #include "core/detmath.h"  // the coefficients and bounds
-
-// Every AVX2 and AVX-512 CPU has FMA (cpu.h's AVX2 level requires it): both forms of each layer,
-// fused and not, compile with it; -ffp-contract=off keeps the separate form's a + x * w two roundings.
-#define AVX2_FMA __attribute__((target("avx2,fma")))
-#define AVX512_FMA __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma")))
 
 // ne__tanhf_float_kernel (detmath.h) on one vector with the fewest instructions: its two
 // clamps as min/max with the operand order that is the C expression's (MINPS(a, b) = a < b ? a :
@@ -34,9 +31,9 @@
     V q = ADD(ADD(ADD(one, MUL(q1, z)), MUL(z2, ADD(q2, MUL(q3, z)))), MUL(z4, q4));                  \
     return MAX(minus_one, MIN(one, DIV(MUL(x, p), q)));                                               \
   }
-TANH_FLOAT_VECTOR(tanh_float_avx2_vec, AVX2_FMA, __m256, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_div_ps,
-                  _mm256_min_ps, _mm256_max_ps)
-TANH_FLOAT_VECTOR(tanh_float_avx512_vec, AVX512_FMA, __m512, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps,
+TANH_FLOAT_VECTOR(tanh_float_avx2_vec, NE_TARGET_AVX2, __m256, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
+                  _mm256_div_ps, _mm256_min_ps, _mm256_max_ps)
+TANH_FLOAT_VECTOR(tanh_float_avx512_vec, NE_TARGET_AVX512, __m512, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps,
                   _mm512_div_ps, _mm512_min_ps, _mm512_max_ps)
 
 // ne__tanhf_float_fma_kernel (policy.fma) on one vector: its clamps as min/max in the operand order
@@ -56,10 +53,10 @@ TANH_FLOAT_VECTOR(tanh_float_avx512_vec, AVX512_FMA, __m512, _mm512_set1_ps, _mm
     V q = FMA(FMA(FMA(FMA(q4, z, q3), z, q2), z, q1), z, one);                           \
     return MAX(minus_one, MIN(one, DIV(MUL(x, p), q)));                                  \
   }
-TANH_FMA_VECTOR(tanh_fma_avx2_vec, AVX2_FMA, __m256, _mm256_set1_ps, _mm256_mul_ps, _mm256_fmadd_ps, _mm256_div_ps,
-                _mm256_min_ps, _mm256_max_ps)
-TANH_FMA_VECTOR(tanh_fma_avx512_vec, AVX512_FMA, __m512, _mm512_set1_ps, _mm512_mul_ps, _mm512_fmadd_ps, _mm512_div_ps,
-                _mm512_min_ps, _mm512_max_ps)
+TANH_FMA_VECTOR(tanh_fma_avx2_vec, NE_TARGET_AVX2, __m256, _mm256_set1_ps, _mm256_mul_ps, _mm256_fmadd_ps,
+                _mm256_div_ps, _mm256_min_ps, _mm256_max_ps)
+TANH_FMA_VECTOR(tanh_fma_avx512_vec, NE_TARGET_AVX512, __m512, _mm512_set1_ps, _mm512_mul_ps, _mm512_fmadd_ps,
+                _mm512_div_ps, _mm512_min_ps, _mm512_max_ps)
 
 #endif
 #endif
