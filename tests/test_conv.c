@@ -3,8 +3,10 @@
 // counts of the Nature and MinAtar nets, a forward pass that matches a naive reference bit for bit
 // on every kernel variant, batched forward equal to single forwards, deterministic init, and the
 // [policy] config keys.
+#include <stdio.h>
 #include <string.h>
 
+#include "core/cpu.h"  // ne__simd_force: each SIMD level of the matrix kernel
 #include "neuroevo/alloc.h"
 #include "neuroevo/config.h"
 #include "neuroevo/conv.h"
@@ -154,15 +156,18 @@ static void test_forward_matches_reference_on_every_kernel(void) {
   ne_noise_fill(8, 0, sizeof obs / sizeof obs[0], obs);
   reference_forward(&s, p, obs, want);
   float* scratch = ne_malloc(s.scratch_floats * sizeof *scratch);
-  for (int k = 1; k <= 3; k++) {
-    int got = ne__conv_set_kernel(k);
+  for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
+    if (ne__simd_force(level) != level) {
+      printf("  (SIMD level %s: not on this CPU, not run)\n", ne__simd_name(level));
+      continue;
+    }
     ne_policy_forward(&s, p, obs, scratch, &act);
     const float* y = last_layer(&s, scratch, 1);
     for (int j = 0; j < 5; j++)
       if (memcmp(&y[j], &want[j], sizeof want[j]) != 0)
-        TEST_FAIL("kernel %d (asked %d): output %d = %.9g, reference %.9g", got, k, j, y[j], want[j]);
+        TEST_FAIL("level %s: output %d = %.9g, reference %.9g", ne__simd_name(level), j, y[j], want[j]);
   }
-  ne__conv_set_kernel(0);
+  ne__simd_force(0);
   ne_free(p);
   ne_free(scratch);
 }

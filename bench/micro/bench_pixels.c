@@ -14,12 +14,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/simd.h"  // the SIMD level each kernel runs at
 #include "neuroevo/alloc.h"
 #include "neuroevo/conv.h"
 #include "neuroevo/env.h"
 #include "neuroevo/noise.h"
 #include "neuroevo/rng.h"
-#include "policy/policy_int.h"  // ne__conv_set_kernel: which variant runs
+#include "policy/conv_int.h"  // ne__conv_slot: which level of the matrix kernel runs
 #ifdef NE_HAVE_ALE
 #include "envs/ale/ale_int.h"   // ne__ale_rom_path
 #include "envs/ale/ale_shim.h"  // raw ALE, for the overhead ratio
@@ -533,8 +534,7 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "--ale-ratio") == 0) return ale_ratio(atoi(argv[2]));
 #endif
   (void)argc, (void)argv;
-  printf("bench_pixels: conv forward kernel = %s\n\n",
-         (const char*[]){"?", "portable (SSE2)", "AVX2", "AVX-512"}[ne__conv_set_kernel(0)]);
+  printf("bench_pixels: conv forward kernel = %s\n\n", ne__simd_name(ne__simd_chosen_level(&ne__conv_slot)));
   // the Nature net over 84x84x4 frames, 18 actions (the full Atari set)
   fwd_ctx nat;
   fwd_setup(&nat, "nature", (int[3]){84, 84, 4}, 18);

@@ -6,22 +6,21 @@
 //
 // Workload: Atari's Nature net is ~9.3 M multiply-adds per frame, so this is where Deep GA on
 // pixels spends its time. The kernel keeps a block of Y in registers over the whole K loop (6 rows
-// x 32 columns under AVX-512, 6 x 16 under AVX2, 4 x 8 in the portable SSE2 build); the variants
-// are compiled from one source with target attributes and picked at run time. Determinism: each output is b + x0*w0 + x1*w1 + ... in k order, products
+// x 32 columns under AVX-512, 6 x 16 under AVX2: conv_x86.c; 4 x 8 in the portable build, SSE2 on
+// x86-64); the variants are compiled from one source (conv_int.h) and picked by the SIMD level
+// (core/simd.h). Determinism: each output is b + x0*w0 + x1*w1 + ... in k order, products
 // rounded to float, no FMA (-ffp-contract=off), in every variant and tail path, so the bits do not
 // depend on the CPU, the batch size, the block position or the thread count. (OpenBLAS was
 // measured for comparison, bench/micro/bench_pixels.c, but its kernels pick FMA and blocking per CPU,
 // which would make fitness depend on the machine.)
-#include <pthread.h>  // pthread_once: the CPU is probed once, race-free
-#include <stdatomic.h>
 #include <stdio.h>   // snprintf
 #include <stdlib.h>  // strtol
 #include <string.h>  // memcpy, memset
 
-#include "core/cpu.h"   // NEUROEVO_SIMD's cap on the default kernel
 #include "core/util.h"  // ne__set_error
 #include "neuroevo/conv.h"
 #include "neuroevo/error.h"
+#include "policy/conv_int.h"  // the matrix kernel and its table (core/simd.h)
 #include "policy/policy_int.h"
 
 #define MAX_DIM (1 << 16)    // largest image side / channel count / filter count accepted
@@ -233,92 +232,13 @@ void ne__conv_init_params(const ne_policy_spec* spec, uint64_t seed, float* out)
 
 // ---- the matrix kernel ---------------------------------------------------------------------------
 
-// One layer as Y (rows, F) = b + X W. Row r of X is `nseg` runs of `seg` floats, run i at
-// row_base(r) + i * seg_stride (a conv patch: one run per kernel row; a dense row: one run of K).
-typedef struct gemm_job {
-  const float* in;    // input of the whole batch
-  size_t img_floats;  // floats per observation of the input
-  int out_w, out_hw;  // output pixels per row / per observation (1 and 1 for dense layers)
-  size_t step_x;      // floats between horizontally adjacent windows (stride * C)
-  size_t step_y;      // floats between vertically adjacent windows (stride * W * C)
-  int nseg, seg;      // runs per row and floats per run (K = nseg * seg)
-  size_t seg_stride;  // floats between runs (W * C)
-  const float* w;     // (K, F) weights, row-major
-  const float* b;     // (F) biases
-  int F;              // output columns
-  int rows;           // output rows (batch * out_hw)
-  float* y;           // (rows, F) output
-} gemm_job;
-
-// Where row r of X starts: observation r / out_hw, window (r % out_hw) in row-major order.
-static inline const float* row_base(const gemm_job* g, int r) {
-  int img = r / g->out_hw, q = r % g->out_hw;
-  return g->in + (size_t)img * g->img_floats + (size_t)(q / g->out_w) * g->step_y + (size_t)(q % g->out_w) * g->step_x;
-}
-
-// The kernel is written once as a macro and stamped out per instruction set with that set's native
-// vector width (GNU C vectors: element-wise * and + round exactly like the scalar operations),
-// because gcc lowers vectors wider than the target's registers through the stack.
-//   KERNEL(name, attr, vec, VL, R, NV, SPLAT): vec holds VL floats; R rows x NV vectors of
-//   accumulators; SPLAT(x) broadcasts x to all lanes (not x + (vector){0}: that is an add, -0
-//   becoming +0, on the add ports the kernel is bound by).
-// micro: Y[r0 .. r0+Rn, f0 .. f0+NVn*VL) with the accumulators held across the whole K loop (Rn
-// and NVn are constants after inlining, so the loops over them unroll into registers).
-// tail: the last F % VL columns, one output at a time in the same k order.
-// body: column panels of NV*VL (then VL) outer, so a panel of W stays in cache while every row
-// block streams past it; R rows per block, leftover rows one at a time.
-#define KERNEL(name, attr, vec, VL, R, NV, SPLAT)                                                            \
-  typedef float name##_v __attribute__((vector_size(VL * 4)));                                               \
-  attr static inline __attribute__((always_inline)) name##_v name##_load(const float* p) {                   \
-    name##_v v;                                                                                              \
-    memcpy(&v, p, sizeof v); /* unaligned load */                                                            \
-    return v;                                                                                                \
-  }                                                                                                          \
-  attr static inline                                                                                         \
-      __attribute__((always_inline)) void name##_micro(const gemm_job* g, int r0, int Rn, int NVn, int f0) { \
-    name##_v acc[R][NV];                                                                                     \
-    const float* x[R];                                                                                       \
-    for (int r = 0; r < Rn; r++) {                                                                           \
-      x[r] = row_base(g, r0 + r);                                                                            \
-      for (int v = 0; v < NVn; v++) acc[r][v] = name##_load(g->b + f0 + v * VL);                             \
-    }                                                                                                        \
-    const float* wk = g->w + f0;                                                                             \
-    size_t F = (size_t)g->F;                                                                                 \
-    for (int i = 0; i < g->nseg; i++) {                                                                      \
-      size_t off = (size_t)i * g->seg_stride;                                                                \
-      for (int k = 0; k < g->seg; k++, wk += F) {                                                            \
-        name##_v wv[NV];                                                                                     \
-        for (int v = 0; v < NVn; v++) wv[v] = name##_load(wk + v * VL);                                      \
-        for (int r = 0; r < Rn; r++) {                                                                       \
-          name##_v xv = (name##_v)SPLAT(x[r][off + (size_t)k]);                                              \
-          for (int v = 0; v < NVn; v++) acc[r][v] += xv * wv[v];                                             \
-        }                                                                                                    \
-      }                                                                                                      \
-    }                                                                                                        \
-    for (int r = 0; r < Rn; r++)                                                                             \
-      for (int v = 0; v < NVn; v++)                                                                          \
-        memcpy(g->y + (size_t)(r0 + r) * F + (size_t)(f0 + v * VL), &acc[r][v], sizeof acc[r][v]);           \
-  }                                                                                                          \
-  attr static void name(const gemm_job* g) {                                                                 \
-    int f0 = 0;                                                                                              \
-    for (; f0 + NV * VL <= g->F; f0 += NV * VL) {                                                            \
-      int r = 0;                                                                                             \
-      for (; r + R <= g->rows; r += R) name##_micro(g, r, R, NV, f0);                                        \
-      for (; r < g->rows; r++) name##_micro(g, r, 1, NV, f0);                                                \
-    }                                                                                                        \
-    for (; f0 + VL <= g->F; f0 += VL) {                                                                      \
-      int r = 0;                                                                                             \
-      for (; r + R <= g->rows; r += R) name##_micro(g, r, R, 1, f0);                                         \
-      for (; r < g->rows; r++) name##_micro(g, r, 1, 1, f0);                                                 \
-    }                                                                                                        \
-    if (f0 < g->F) tail_columns(g, f0);                                                                      \
-  }
-
+// The matrix kernel is conv_int.h's (its job, its macro); conv_x86.c stamps it out for AVX2 and
+// AVX-512, this file for the portable 4 x 8 blocks.
 // The last columns, one output at a time: b, then x0*w0, x1*w1, ... in k order like the vectors.
-static void tail_columns(const gemm_job* g, int f0) {
+void ne__gemm_tail_columns(const ne__gemm_job* g, int f0) {
   size_t F = (size_t)g->F;
   for (int r = 0; r < g->rows; r++) {
-    const float* x = row_base(g, r);
+    const float* x = ne__gemm_row_base(g, r);
     for (int f = f0; f < g->F; f++) {
       float acc = g->b[f];
       const float* wk = g->w + f;
@@ -331,64 +251,23 @@ static void tail_columns(const gemm_job* g, int f0) {
   }
 }
 
-// The variants, register blocking sized to each register file: AVX-512 12 of 32 zmm, AVX2 12 of
-// 16 ymm, SSE2 (the x86-64 baseline, and the portable C elsewhere) 8 of 16 xmm.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"  // the vectors never cross a real call (always_inline)
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>  // _mm512_set1_ps, _mm256_set1_ps
-KERNEL(gemm_avx512, __attribute__((target("avx512f"))), v16, 16, 6, 2, _mm512_set1_ps)
-KERNEL(gemm_avx2, __attribute__((target("avx2"))), v8, 8, 6, 2, _mm256_set1_ps)
-#define HAVE_X86_VARIANTS 1
-#endif
 typedef float splat4_v __attribute__((vector_size(16)));
 static inline splat4_v splat4(float x) { return (splat4_v){x, x, x, x}; }
-KERNEL(gemm_portable, , v4, 4, 4, 2, splat4)
-#pragma GCC diagnostic pop
+NE__GEMM_KERNEL(gemm_portable, , v4, 4, 4, 2, splat4)
 
-// 0: not chosen yet; otherwise the kernel id of ne__conv_set_kernel. Atomic: pool threads read it.
-static atomic_int kernel_choice;
+static const ne__conv_kernels portable = {gemm_portable};
 
-// The widest kernel this CPU runs, or `want` when it can.
-static int supported_kernel(int want) {
-#ifdef HAVE_X86_VARIANTS
-  __builtin_cpu_init();
-  int has512 = __builtin_cpu_supports("avx512f"), has2 = __builtin_cpu_supports("avx2");
-  // the default obeys NEUROEVO_SIMD's cap (core/cpu.h) like the other kernels; tests ask explicitly
-  int cap = ne__simd_level();
-  if (want == 0) return has512 && cap >= NE_SIMD_AVX512 ? 3 : has2 && cap >= NE_SIMD_AVX2 ? 2 : 1;
-  if (want == 3 && has512) return 3;
-  if (want == 2 && has2) return 2;
-#else
-  (void)want;
-#endif
-  return 1;
-}
+// by level: the portable kernel (SSE2 on x86-64, 8 of 16 xmm), AVX2 and AVX-512 (conv_x86.c)
+ne_simd_slot ne__conv_slot = {
+    .name = "conv",
+    .portable = &portable,
+    .table = {[NE_SIMD_BASE] = &portable,
+              NE_ON_X86([NE_SIMD_AVX2] = &ne__conv_avx2, [NE_SIMD_AVX512] = &ne__conv_avx512)},
+};
 
-int ne__conv_set_kernel(int which) {
-  int k = supported_kernel(which);
-  atomic_store(&kernel_choice, k);
-  return k;
-}
-
-// the default choice, made once per process
-static void choose_default_kernel(void) {
-  int none = 0;
-  atomic_compare_exchange_strong(&kernel_choice, &none, supported_kernel(0));
-}
-
-static void gemm(const gemm_job* g) {
-  int k = atomic_load_explicit(&kernel_choice, memory_order_relaxed);
-  if (k == 0) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, choose_default_kernel);
-    k = atomic_load(&kernel_choice);
-  }
-#ifdef HAVE_X86_VARIANTS
-  if (k == 3) return gemm_avx512(g);
-  if (k == 2) return gemm_avx2(g);
-#endif
-  gemm_portable(g);
+static void gemm(const ne__gemm_job* g) {
+  const ne__conv_kernels* k = ne__simd_table(&ne__conv_slot);
+  k->gemm(g);
 }
 
 // ---- forward -------------------------------------------------------------------------------------
@@ -397,7 +276,7 @@ static void gemm(const gemm_job* g) {
 static void conv_layer(const ne_conv_layer* L, const float* p, const float* x, int n, float* y) {
   size_t k = (size_t)L->kernel * (size_t)L->kernel * (size_t)L->in_c;
   // clang-format off
-  gemm_job g = {
+  ne__gemm_job g = {
       .in = x,
       .img_floats = (size_t)L->in_h * (size_t)L->in_w * (size_t)L->in_c,
       .out_w = L->out_w,
@@ -419,7 +298,7 @@ static void conv_layer(const ne_conv_layer* L, const float* p, const float* x, i
 
 // Dense layer (in, out) over n rows of x into y (n, out).
 static void dense_layer(int in, int out, const float* p, const float* x, int n, float* y) {
-  gemm_job g = {
+  ne__gemm_job g = {
       .in = x,
       .img_floats = (size_t)in,
       .out_w = 1,

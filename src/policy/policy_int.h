@@ -123,11 +123,6 @@ void ne__conv_init_params(const ne_policy_spec* spec, uint64_t seed, float* out)
 // Text form of a conv spec (see ne_policy_spec_format).
 int ne__conv_format(const ne_policy_spec* spec, char* buf, size_t size);
 
-// Which matrix kernel conv.c runs: 0 picks the widest the CPU has (the default); 1 forces the
-// portable one, 2 AVX2, 3 AVX-512 (tests check that all give the same bits). Returns the kernel
-// now in use, falling back to the portable one when the CPU lacks the one asked for.
-int ne__conv_set_kernel(int which);
-
 // ---- conv_config.c (the conv half of ne_policy_from_config, policy_config.c) ----
 
 // 1 if cfg asks for a conv policy (policy.type = conv, or a policy.preset other than none).
