@@ -12,18 +12,18 @@
 #include <string.h>
 
 #include "core/cpu.h"
-#include "core/div_const.h"
+#include "core/div_const.h"  // and core/simd.h: NE_SIMD_X86, the targets
 #include "neuroevo/rng.h"
 #include "test.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef NE_SIMD_X86
 // 8 dividends x, the tried quotients and the final ones of one path, the check's lanes in ok and in
 // wrong its verdict on the neighbours up and down of the rounded quotients
 typedef void (*path_fn)(const double* x, double c, double r, const double* up, const double* down, double* tried,
                         double* got, unsigned* ok, unsigned* wrong);
 
-NE_DIV_CONST_AVX512 static void path_avx512(const double* x, double c, double r, const double* up, const double* down,
-                                            double* tried, double* got, unsigned* ok, unsigned* wrong) {
+NE_TARGET_AVX512 static void path_avx512(const double* x, double c, double r, const double* up, const double* down,
+                                         double* tried, double* got, unsigned* ok, unsigned* wrong) {
   __mmask8 m;
   __m512d v = _mm512_loadu_pd(x);
   _mm512_storeu_pd(tried, ne__div_const8_try(v, c, r, &m));
@@ -32,8 +32,8 @@ NE_DIV_CONST_AVX512 static void path_avx512(const double* x, double c, double r,
   *wrong = ne__div_const8_exact(v, _mm512_loadu_pd(up), c) | ne__div_const8_exact(v, _mm512_loadu_pd(down), c);
 }
 
-NE_DIV_CONST_AVX2 static void path_avx2(const double* x, double c, double r, const double* up, const double* down,
-                                        double* tried, double* got, unsigned* ok, unsigned* wrong) {
+NE_TARGET_AVX2 static void path_avx2(const double* x, double c, double r, const double* up, const double* down,
+                                     double* tried, double* got, unsigned* ok, unsigned* wrong) {
   *ok = *wrong = 0;
   for (int h = 0; h < 2; h++) {
     __m256d m, v = _mm256_loadu_pd(x + 4 * h);
@@ -103,11 +103,13 @@ static void check_path(const char* name, path_fn path) {
 #endif
 
 static void test_division_by_constant_bits(void) {
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef NE_SIMD_X86
   if (ne__simd_cpu_level() >= NE_SIMD_AVX512) check_path("AVX-512", path_avx512);
   else printf("  (AVX-512: not on this CPU, not run)\n");
   if (ne__simd_cpu_level() >= NE_SIMD_AVX2) check_path("AVX2", path_avx2);
   else printf("  (AVX2: not on this CPU, not run)\n");
+#else
+  printf("  (not x86-64: AVX-512 and AVX2 have no code in this build, not run)\n");
 #endif
 }
 

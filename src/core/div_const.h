@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Division by a constant in AVX-512 or AVX2 lanes with the division's bits, faster on a dependency
 // chain: CartPole's step chained three divisions, the first and last by its total mass (~23
-// cycles a vdivpd zmm, ~13-15 a ymm; three FMA-unit operations here). Not public API; x86-64 with
-// GCC-compatible compilers.
+// cycles a vdivpd zmm, ~13-15 a ymm; three FMA-unit operations here). Not public API; x86-64 only
+// (core/simd.h's NE_SIMD_X86).
 #ifndef NEUROEVO_CORE_DIV_CONST_H
 #define NEUROEVO_CORE_DIV_CONST_H
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "core/simd.h"  // NE_TARGET_AVX512, NE_TARGET_AVX2
 
-#define NE_DIV_CONST_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,fma")))
-#define NE_DIV_CONST_AVX2 __attribute__((target("avx2,fma")))
+#ifdef NE_SIMD_X86
+#include <immintrin.h>
 
 // The lanes where q is proven to be RN(x / c): |x / c - q| < ulp(q) / 2 (ulp(q) / 4 at a power of
 // two, whose lower neighbour is nearer: a guard only, the quotient of two doubles never lies in
@@ -19,7 +18,7 @@
 // exponent field in 108 .. 2046 (|q| >= 2^-915: the bound stays normal; an overflowing bound
 // comes with an infinite remainder). Lanes that fail: x = 0 (the sign of a zero), non-finite or
 // extreme x and quotients, and a q that is not the rounded quotient.
-NE_DIV_CONST_AVX512 static inline __mmask8 ne__div_const8_exact(__m512d x, __m512d q, double c) {
+NE_TARGET_AVX512 static inline __mmask8 ne__div_const8_exact(__m512d x, __m512d q, double c) {
   const __m512d vc = _mm512_set1_pd(c);
   const __m512i exponent = _mm512_set1_epi64(0x7ff0000000000000ll), fraction = _mm512_set1_epi64(0x000fffffffffffffll);
   __m512i bits = _mm512_castpd_si512(q), e = _mm512_and_si512(bits, exponent);
@@ -35,7 +34,7 @@ NE_DIV_CONST_AVX512 static inline __mmask8 ne__div_const8_exact(__m512d x, __m51
 
 // ne__div_const8_exact on 4 lanes with AVX2 (no mask registers: all-ones lanes where proven; the
 // exponent fields compare as signed 64-bit integers, their sign bit being clear)
-NE_DIV_CONST_AVX2 static inline __m256d ne__div_const4_exact(__m256d x, __m256d q, double c) {
+NE_TARGET_AVX2 static inline __m256d ne__div_const4_exact(__m256d x, __m256d q, double c) {
   const __m256d vc = _mm256_set1_pd(c);
   const __m256i exponent = _mm256_set1_epi64x(0x7ff0000000000000ll),
                 fraction = _mm256_set1_epi64x(0x000fffffffffffffll);
@@ -70,9 +69,9 @@ NE_DIV_CONST_AVX2 static inline __m256d ne__div_const4_exact(__m256d x, __m256d 
   }
 #define NE__ALL8(ok) ((ok) == 0xff)
 #define NE__ALL4(ok) (_mm256_movemask_pd(ok) == 0xf)
-NE__DIV_CONST(ne__div_const8, NE_DIV_CONST_AVX512, __m512d, __mmask8, _mm512_set1_pd, _mm512_mul_pd, _mm512_fmadd_pd,
+NE__DIV_CONST(ne__div_const8, NE_TARGET_AVX512, __m512d, __mmask8, _mm512_set1_pd, _mm512_mul_pd, _mm512_fmadd_pd,
               _mm512_fnmadd_pd, _mm512_div_pd, ne__div_const8_exact, NE__ALL8)
-NE__DIV_CONST(ne__div_const4, NE_DIV_CONST_AVX2, __m256d, __m256d, _mm256_set1_pd, _mm256_mul_pd, _mm256_fmadd_pd,
+NE__DIV_CONST(ne__div_const4, NE_TARGET_AVX2, __m256d, __m256d, _mm256_set1_pd, _mm256_mul_pd, _mm256_fmadd_pd,
               _mm256_fnmadd_pd, _mm256_div_pd, ne__div_const4_exact, NE__ALL4)
 #endif
 #endif

@@ -177,11 +177,9 @@ static void ac_lanes_store(const ne_env_spec* spec, const void* lanes, int k, vo
 // The lanes in mask stepped as ac_step steps each, with ac_observe's observation; a free lane
 // computes from a state of zeros and keeps its state and observation. The torque avail_torque[a]
 // of an action a in {0, 1, 2} is a - 1.
-__attribute__((target_clones("avx512f", "avx2", "default"))) static void ac_lanes_step(const ne_env_spec* spec,
-                                                                                       void* lanes, unsigned mask,
-                                                                                       const float* acts, float* obs,
-                                                                                       double* rewards,
-                                                                                       int* terminated) {
+static inline __attribute__((always_inline)) void lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask,
+                                                             const float* acts, float* obs, double* rewards,
+                                                             int* terminated) {
   ac_lanes* l = lanes;
   double y0[5 * L], ns[5 * L], c0[L], s0[L], c1[L], s1[L], c01[L], unused[L], sum[L];
   int on[L], act_dim = spec->act_dim;
@@ -214,6 +212,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) static void ac_lane
     obs[5 * L + k] = (float)l->s[3][k];
   }
 }
+
+// the loop above compiled for each level, its table and ac_lanes_step, the hook that runs the level's
+NE__CLASSIC_LANES(ne__acrobot_slot, "acrobot", ac_lanes_step)
 
 // the classic family's render and the lanes a lockstep keeps
 static const ne_env_hooks acrobot_hooks = {.render = ne__classic_render,

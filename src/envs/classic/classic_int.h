@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "core/libm_bits.h"  // ne__py_sq: x**2 as Python computes it
+#include "core/simd.h"
 #include "envs/envs_int.h"
 
 // Per-id constructors (envs_int.h's ne_env_entry.make signature).
@@ -29,6 +30,44 @@ extern const ne_env_hooks ne__classic_hooks;
 // That render hook, for ids with hooks of their own (CartPole's step_many).
 int ne__classic_render(const ne_env_spec* spec, const void* impl, void** ctx, unsigned char* rgb, int width, int height,
                        char* errstr);
+
+// The lanes' step of one SIMD level (ne_env_hooks' lanes_step contract): the lanes in mask stepped
+// as one instance steps, the others keeping their state. Every level's gives the portable one's
+// bits (tests/test_simd.c).
+typedef struct ne__classic_kernels {
+  void (*lanes_step)(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, float* obs,
+                     double* rewards, int* terminated);
+} ne__classic_kernels;
+
+// The lanes' steps by level (core/simd.h) of the ids that have lanes: the portable loops, and on
+// x86-64 the same compiled for AVX2 and AVX-512 (Acrobot, Pendulum) or hand-vectorized
+// (CartPole: cartpole_x86.c).
+extern ne_simd_slot ne__cartpole_slot, ne__acrobot_slot, ne__pendulum_slot;
+
+// The lanes' step of an id whose portable loop (`lanes_step`, an always-inline function with the
+// lanes_step contract) is compiled again for each wider level (core/simd.h's NE_SIMD_EACH_X86),
+// where the compiler vectorizes it at that width (the same operations per lane: the same bits):
+// the compiled loops and their tables, the slot, and `hook`, which runs the level's.
+#define NE__CLASSIC_LANES_LEVEL(level, target)                                                                  \
+  target static void lanes_step_##level(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, \
+                                        float* obs, double* rewards, int* terminated) {                         \
+    lanes_step(spec, lanes, mask, acts, obs, rewards, terminated);                                              \
+  }                                                                                                             \
+  static const ne__classic_kernels kernels_##level = {lanes_step_##level};
+#define NE__CLASSIC_LANES(slot, slot_name, hook)                                                       \
+  NE__CLASSIC_LANES_LEVEL(portable, )                                                                  \
+  NE_SIMD_EACH_X86(NE__CLASSIC_LANES_LEVEL)                                                            \
+  ne_simd_slot slot = {                                                                                \
+      .name = slot_name,                                                                               \
+      .portable = &kernels_portable,                                                                   \
+      .table = {[NE_SIMD_BASE] = &kernels_portable,                                                    \
+                NE_ON_X86([NE_SIMD_AVX2] = &kernels_avx2, [NE_SIMD_AVX512] = &kernels_avx512)},        \
+  };                                                                                                   \
+  static void hook(const ne_env_spec* spec, void* lanes, unsigned mask, const float* acts, float* obs, \
+                   double* rewards, int* terminated) {                                                 \
+    const ne__classic_kernels* k = ne__simd_table(&slot);                                              \
+    k->lanes_step(spec, lanes, mask, acts, obs, rewards, terminated);                                  \
+  }
 
 // Sets a Discrete(n) action space.
 void ne__classic_discrete(ne_env_spec* spec, int n);

@@ -96,11 +96,9 @@ static void pd_lanes_store(const ne_env_spec* spec, const void* lanes, int k, vo
 // vectorizes; sin and cos from ne__sincos8, x**2 from ne__py_sq8, libm's bits; fmod and powf per
 // lane), with pd_observe's observation; a free lane computes from a state of zeros and keeps its
 // state and observation.
-__attribute__((target_clones("avx512f", "avx2", "default"))) static void pd_lanes_step(const ne_env_spec* spec,
-                                                                                       void* lanes, unsigned mask,
-                                                                                       const float* acts, float* obs,
-                                                                                       double* rewards,
-                                                                                       int* terminated) {
+static inline __attribute__((always_inline)) void lanes_step(const ne_env_spec* spec, void* lanes, unsigned mask,
+                                                             const float* acts, float* obs, double* rewards,
+                                                             int* terminated) {
   pd_lanes* l = lanes;
   double th[L], thdot[L], normalized[L], sq_normalized[L], sq_thdot[L], sin_th[L], cos_th[L];
   float u[L], u_cost[L];
@@ -128,6 +126,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) static void pd_lane
     obs[2 * L + k] = (float)thdot[k];
   }
 }
+
+// the loop above compiled for each level, its table and pd_lanes_step, the hook that runs the level's
+NE__CLASSIC_LANES(ne__pendulum_slot, "pendulum", pd_lanes_step)
 
 // the classic family's render and the lanes a lockstep keeps
 static const ne_env_hooks pendulum_hooks = {.render = ne__classic_render,
