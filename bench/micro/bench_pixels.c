@@ -521,9 +521,7 @@ static int ale_ratio(int pairs) {
   }
   qsort(ratios, (size_t)pairs, sizeof *ratios, cmp_double);
   printf("ale_ratio %.3f %.3f %.3f %s\n", ratios[pairs / 2], ratios[0], ratios[pairs - 1],
-         ne__ale_simd()            ? "avx512"
-             : ne__ale_simd_avx2() ? "avx2"
-                                   : "portable");
+         ne__simd_name(ne__simd_chosen_level(&ne__ale_slot)));
   replay_free(&r);
   return 0;
 }

@@ -49,18 +49,10 @@ static void test_area_resize_matches_its_definition(void) {
     }
 }
 
-// The SIMD kernels (one set: AVX-512's or AVX2's) give the portable kernels' bytes: random screens
-// (palette indices), a random table, the pooled and plain lookups (odd lengths too: the tails), the
-// resize of the result, the HWC stack, and exact ties.
-typedef struct kernel_set {
-  const char* name;
-  void (*luma)(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src, uint8_t* dst,
-               int n);
-  void (*resize)(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out);
-  void (*stack)(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
-} kernel_set;
-
-static void kernels_match_portable(const kernel_set* k) {
+// One level's kernels (ale_int.h's table: AVX-512's or AVX2's) give the portable kernels' bytes:
+// random screens (palette indices), a random table, the pooled and plain lookups (odd lengths too:
+// the tails), the resize of the result, the HWC stack, and exact ties.
+static void kernels_match_portable(const char* name, const ne__ale_kernels* k) {
   ne_area_resize r;
   ASSERT_EQ(ne__area_resize_init(&r, 210, 160, 84, 84), 0);
   ASSERT_EQ(r.grouped, 1);
@@ -118,12 +110,12 @@ static void kernels_match_portable(const kernel_set* k) {
     // the resize, with stale garbage in the scratch buffers
     memset(tmp_a, 0x7f, sizeof tmp_a), memset(tmp_b, 0x7f, sizeof tmp_b);
     ne__area_resize(&r, a, tmp_a, row, oa);
-    k->resize(&r, a, tmp_b, ob);
+    k->resize(&r, a, tmp_b, row, ob);
     ASSERT_EQ(memcmp(oa, ob, sizeof oa), 0);
     // band by band (the env's resize of a frame whose rows partly changed): the same bytes
     memset(ob, 0, sizeof ob);
     for (int band = 0; band < 210 / NE_AREA_BAND_IN; band++)
-      k->resize(&bands, a + band * NE_AREA_BAND_IN * 160, tmp_b, ob + band * NE_AREA_BAND_OUT * 84);
+      k->resize(&bands, a + band * NE_AREA_BAND_IN * 160, tmp_b, row, ob + band * NE_AREA_BAND_OUT * 84);
     ASSERT_EQ(memcmp(oa, ob, sizeof oa), 0);
     memset(ob, 0, sizeof ob);
     for (int band = 0; band < 210 / NE_AREA_BAND_IN; band++)
@@ -143,20 +135,21 @@ static void kernels_match_portable(const kernel_set* k) {
   for (int v = 0; v < 256; v += 51) {
     memset(a, v, sizeof a);
     ne__area_resize(&r, a, tmp_a, row, oa);
-    k->resize(&r, a, tmp_b, ob);
+    k->resize(&r, a, tmp_b, row, ob);
     ASSERT_EQ(memcmp(oa, ob, sizeof oa), 0);
   }
-  printf("  %s kernels: the portable kernels' bytes\n", k->name);
+  ASSERT(k->fits(&r, 84 * 84));
+  printf("  %s kernels: the portable kernels' bytes\n", name);
 }
 
 // on a CPU without them the env runs the portable code alone, and the test says so
 static void test_simd_kernels_match_portable(void) {
-  const kernel_set avx512 = {"AVX-512", ne__ale_luma_avx512, ne__area_resize_avx512, ne__ale_stack_avx512};
-  const kernel_set avx2 = {"AVX2", ne__ale_luma_avx2, ne__area_resize_avx2, ne__ale_stack_avx2};
-  if (ne__ale_simd()) kernels_match_portable(&avx512);
-  else printf("  (this CPU has no AVX-512 VBMI: nothing to compare for those kernels)\n");
-  if (ne__ale_simd_avx2()) kernels_match_portable(&avx2);
-  else printf("  (this CPU has no AVX2: the env uses the portable kernels)\n");
+  for (int level = NE_SIMD_AVX2; level <= NE_SIMD_AVX512; level++) {
+    const char* why;
+    const ne__ale_kernels* k = ne__simd_table_at(&ne__ale_slot, level, &why);
+    if (k) kernels_match_portable(ne__simd_name(level), k);
+    else printf("  (%s kernels: %s; not run)\n", ne__simd_name(level), why);
+  }
 }
 
 static void test_spaces_and_limits(void) {

@@ -3,7 +3,8 @@
 // ale_shim.cpp), with the DeepMind preprocessing the Deep GA paper used (Such et al. 2017, after
 // Mnih et al. 2015), step for step as Gymnasium 1.x's AtariPreprocessing wrapper on a frameskip-1
 // ALE/<Game>-v5 env followed by FrameStackObservation(4). Built with -DNE_ALE=ON (`make test`,
-// `make ale`); the per-pixel work has AVX-512 and AVX2 kernels in frame_avx512.c and frame_avx2.c.
+// `make ale`); the per-pixel work has AVX-512 and AVX2 kernels in frame_avx512.c and frame_avx2.c
+// (a kernel table per SIMD level, core/simd.h, chosen once per spec).
 //
 // Action space: the game's minimal action set (v5's default), Discrete(n <= 18).
 // Observation: 84x84x4 floats in [0, 1] (HWC; channel 0 the oldest of the 4 stacked frames): each
@@ -44,18 +45,15 @@
 // spec->params layout
 enum { P_STICKY = 0 };
 
-// The per-step pixel kernels: ale.c's portable C, frame_avx2.c's or frame_avx512.c's (same bytes).
-enum { KERNELS_PORTABLE, KERNELS_AVX2, KERNELS_AVX512 };
-
 // Per-spec immutable data (spec->data, freed by ale_destroy).
 typedef struct ale_data {
   char rom[1024];            // ROM file path
   int actions[MAX_ACTIONS];  // minimal action set (full-set action codes)
   int n_actions;
-  ne_area_resize resize;  // 210x160 -> 84x84 tables
-  ne_area_resize band;    // the same for one band (NE_AREA_BAND_IN rows -> NE_AREA_BAND_OUT)
-  int banded;             // 1: bands resize exactly as the whole (ne__area_bands_match)
-  int kernels;            // KERNELS_*: which pixel kernels this CPU runs
+  ne_area_resize resize;           // 210x160 -> 84x84 tables
+  ne_area_resize band;             // the same for one band (NE_AREA_BAND_IN rows -> NE_AREA_BAND_OUT)
+  int banded;                      // 1: bands resize exactly as the whole (ne__area_bands_match)
+  const ne__ale_kernels* kernels;  // the pixel kernels this spec runs (ale_int.h's table)
 } ale_data;
 
 // Per-instance state (one per worker thread).
@@ -249,9 +247,7 @@ void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* poo
 // pooled with pool when it is not NULL (pool_src: the indices pool came from, or NULL)
 static void capture(const ale_data* d, ale_state* s, const uint8_t* pool, const uint8_t* pool_src, uint8_t* dst) {
   const uint8_t* src = ne__ale_screen(s->ale);
-  if (d->kernels == KERNELS_AVX512) ne__ale_luma_avx512(src, s->lut, pool, pool_src, dst, SCREEN);
-  else if (d->kernels == KERNELS_AVX2) ne__ale_luma_avx2(src, s->lut, pool, pool_src, dst, SCREEN);
-  else ne__ale_luma(src, s->lut, pool, pool_src, dst, SCREEN);
+  d->kernels->luma(src, s->lut, pool, pool_src, dst, SCREEN);
 }
 
 // screens[0] = max(screens[0], screens[1]) in place: a skip cut short by a game over pools what
@@ -263,9 +259,7 @@ static void pool(ale_state* s) {
 
 // in resized by r's tables into out, with this CPU's kernel
 static void resize(const ale_data* d, const ne_area_resize* r, ale_state* s, const uint8_t* in, uint8_t* out) {
-  if (d->kernels == KERNELS_AVX512) ne__area_resize_avx512(r, in, s->tmp, out);
-  else if (d->kernels == KERNELS_AVX2) ne__area_resize_avx2(r, in, s->tmp, out);
-  else ne__area_resize(r, in, s->tmp, s->row, out);
+  d->kernels->resize(r, in, s->tmp, s->row, out);
 }
 
 // The pooled screen, resized into the next stack slot: band by band, a band whose input rows equal
@@ -359,15 +353,37 @@ void ne__ale_stack(const uint8_t* const f[NE_ALE_STACK], int n, float* obs) {
     for (int k = 0; k < NE_ALE_STACK; k++) obs[i * NE_ALE_STACK + k] = f[k][i] * scale;
 }
 
+// the portable kernels fit every table
+static int portable_fits(const ne_area_resize* r, int n) {
+  (void)r, (void)n;
+  return 1;
+}
+
+static const ne__ale_kernels portable_kernels = {ne__ale_luma, ne__area_resize, ne__ale_stack, portable_fits};
+
+// AVX-512's kernels need VBMI on top of the level
+static int usable(int level, const char** why) {
+  if (level < NE_SIMD_AVX512 || (ne__simd_cpu_extras() & NE_SIMD_EXTRA_VBMI)) return 1;
+  *why = "the CPU lacks AVX-512 VBMI";
+  return 0;
+}
+
+// by level: the portable kernels, AVX2 (frame_avx2.c) and AVX-512 VBMI (frame_avx512.c)
+ne_simd_slot ne__ale_slot = {
+    .name = "ale",
+    .portable = &portable_kernels,
+    .table = {[NE_SIMD_BASE] = &portable_kernels,
+              NE_ON_X86([NE_SIMD_AVX2] = &ne__ale_avx2, [NE_SIMD_AVX512] = &ne__ale_avx512)},
+    .usable = usable,
+};
+
 static void ale_observe(const ne_env_spec* spec, const void* impl, float* obs) {
   const ale_data* d = spec->data;
   const ale_state* s = impl;
   // HWC with the oldest frame in channel 0
   const uint8_t* f[STACK];
   for (int k = 0; k < STACK; k++) f[k] = s->stack[(s->head + 1 + k) % STACK];
-  if (d->kernels == KERNELS_AVX512) ne__ale_stack_avx512(f, OUT_PIXELS, obs);
-  else if (d->kernels == KERNELS_AVX2) ne__ale_stack_avx2(f, OUT_PIXELS, obs);
-  else ne__ale_stack(f, OUT_PIXELS, obs);
+  d->kernels->stack(f, OUT_PIXELS, obs);
 }
 
 static int ale_set_state(const ne_env_spec* spec, void* impl, const double* v, int n, char* errstr) {
@@ -547,9 +563,9 @@ static int ale_make(const char* id, const ne_env_options* options, ne_env_spec* 
       ne__area_resize_init(&d->band, NE_AREA_BAND_IN, NE_ALE_W, NE_AREA_BAND_OUT, NE_ALE_OUT))
     return ne__set_error(errstr, NE_EINVAL, "%s: resize tables", id);
   d->banded = ne__area_bands_match(&d->resize, &d->band);
-  d->kernels = ne__ale_simd() && d->resize.grouped && OUT_PIXELS % 16 == 0 ? KERNELS_AVX512
-      : ne__ale_simd_avx2() && d->resize.quad && OUT_PIXELS % 8 == 0       ? KERNELS_AVX2
-                                                                           : KERNELS_PORTABLE;
+  // the level's kernels, chosen once per spec (210x160 -> 84x84 fits every level's)
+  d->kernels = ne__simd_table(&ne__ale_slot);
+  if (!d->kernels->fits(&d->resize, OUT_PIXELS)) d->kernels = &portable_kernels;
   spec->obs_dim = OUT_PIXELS * STACK;
   spec->obs_rank = 3;
   spec->obs_always_finite = 1;  // bytes / 255

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "core/simd.h"
 #include "envs/envs_int.h"
 
 #define NE_ALE_OUT 84   // preprocessed frame side (84x84, Mnih et al. 2015)
@@ -85,27 +86,31 @@ void ne__area_resize(const ne_area_resize* r, const uint8_t* in, float* tmp, flo
 void ne__ale_luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
                   uint8_t* dst, int n);
 
-// The same two operations with AVX-512 (F, BW and VBMI: byte permutes do the palette lookup and
-// the column gathers), bit for bit equal to the portable ones (same products, same order of
-// additions, round to nearest even); only callable when ne__ale_simd() says so, and the resize
-// only with r->grouped. src/envs/ale/frame_avx512.c.
-int ne__ale_simd(void);
-void ne__area_resize_avx512(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out);
-void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
-                         uint8_t* dst, int n);
-
-// The same with AVX2 (src/envs/ale/frame_avx2.c), for CPUs without AVX-512 VBMI: callable when
-// ne__ale_simd_avx2() says so, the resize only with r->quad (its rows are read up to 16 bytes past
-// each quad's first tap: every row but the last may be read past its end).
-int ne__ale_simd_avx2(void);
-void ne__area_resize_avx2(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out);
-void ne__ale_luma_avx2(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
-                       uint8_t* dst, int n);
-
 // The observation: n pixels of the NE_ALE_STACK frames f (oldest first) as (n, NE_ALE_STACK) floats
 // byte / 255 (HWC); the AVX-512 one needs n % 16 == 0, the AVX2 one n % 8 == 0.
 void ne__ale_stack(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
-void ne__ale_stack_avx512(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
-void ne__ale_stack_avx2(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
+
+// The three per-step operations of one SIMD level (core/simd.h), each with the portable one's
+// contract and bytes (same products, same order of additions, round to nearest even): the lookup,
+// the resize (row: the portable kernel's scratch, unused by the others) and the observation.
+// fits(r, n): whether this level's resize serves r's tables and the stack n pixels (the vector
+// kernels need r->grouped or r->quad, n a multiple of 16 or 8); an env whose tables do not fit
+// runs the portable kernels.
+typedef struct ne__ale_kernels {
+  void (*luma)(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src, uint8_t* dst,
+               int n);
+  void (*resize)(const ne_area_resize* r, const uint8_t* in, float* tmp, float* row, uint8_t* out);
+  void (*stack)(const uint8_t* const f[NE_ALE_STACK], int n, float* obs);
+  int (*fits)(const ne_area_resize* r, int n);
+} ne__ale_kernels;
+
+// The kernels by level (ale.c): the portable ones, and on x86-64 AVX2 (frame_avx2.c: for CPUs
+// without AVX-512 VBMI; the resize reads rows up to 16 bytes past each quad's first tap) and
+// AVX-512 with VBMI (frame_avx512.c: byte permutes do the lookup and the column gathers; usable
+// only where the CPU has VBMI).
+extern ne_simd_slot ne__ale_slot;
+#ifdef NE_SIMD_X86
+extern const ne__ale_kernels ne__ale_avx2, ne__ale_avx512;
+#endif
 
 #endif

@@ -9,18 +9,15 @@
 // 16-entry vpshufb tables by the index's high nibble, and the resize's horizontal taps are
 // gathered 4 output columns per 128-bit lane, whose taps span at most 16 input bytes at these
 // scales (ne_area_resize.quad).
-#include <immintrin.h>  // AVX2 intrinsics (compiled per function through target attributes)
+#include "core/simd.h"
+
+#ifdef NE_SIMD_X86
+#include <immintrin.h>  // AVX2 intrinsics (compiled per function through simd.h's target)
 #include <string.h>
 
-#include "core/cpu.h"  // the SIMD level in use (NEUROEVO_SIMD caps it)
 #include "envs/ale/ale_int.h"
 
-#define AVX2 __attribute__((target("avx2")))
-
-int ne__ale_simd_avx2(void) {
-  __builtin_cpu_init();
-  return ne__simd_level() >= NE_SIMD_AVX2 && __builtin_cpu_supports("avx2");
-}
+#define AVX2 NE_TARGET_AVX2
 
 // ---- palette lookup -----------------------------------------------------------------------------
 
@@ -50,8 +47,8 @@ AVX2 static int all_even(const uint8_t* src, int n) {
 // 128 entries of the table, in 8 vpshufb tables, serve them: half the work of all 256. A screen
 // with an odd byte (or any src, when the table repeats each even entry at the odd index too) is
 // checked first: the pre-scan is ~1/20 of the lookup.
-AVX2 void ne__ale_luma_avx2(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
-                            uint8_t* dst, int n) {
+AVX2 static void luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
+                      uint8_t* dst, int n) {
   int half = 1;
   for (int i = 0; i < 256 && half; i += 2) half = lut[i] == lut[i + 1];
   half = half || all_even(src, n);
@@ -161,7 +158,8 @@ AVX2 static void area_col(const ne_area_resize* r, const float* tmp, int y, uint
   }
 }
 
-AVX2 void ne__area_resize_avx2(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out) {
+AVX2 static void resize(const ne_area_resize* r, const uint8_t* in, float* tmp, float* row, uint8_t* out) {
+  (void)row;
   // the padding rows past the last input row carry zero weights; zeros there keep 0 * x exact
   memset(tmp + (size_t)r->in_h * (size_t)r->out_w, 0, (NE_AREA_TAPS - 1) * (size_t)r->out_w * sizeof(float));
   // a row's last windows read up to 16 bytes from their base, past the row's end (into the next
@@ -179,7 +177,7 @@ AVX2 void ne__area_resize_avx2(const ne_area_resize* r, const uint8_t* in, float
 
 // 8 pixels of the four frames interleaved (HWC) by byte and word unpacks, then widened to floats
 // and scaled 8 at a time
-AVX2 void ne__ale_stack_avx2(const uint8_t* const f[NE_ALE_STACK], int n, float* obs) {
+AVX2 static void stack(const uint8_t* const f[NE_ALE_STACK], int n, float* obs) {
   const __m256 scale = _mm256_set1_ps(1.0f / 255.0f);
   for (int i = 0; i < n; i += 8) {
     __m128i a = _mm_loadl_epi64((const __m128i*)(f[0] + i)), b = _mm_loadl_epi64((const __m128i*)(f[1] + i));
@@ -193,3 +191,9 @@ AVX2 void ne__ale_stack_avx2(const uint8_t* const f[NE_ALE_STACK], int n, float*
     _mm256_storeu_ps(o + 24, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8))), scale));
   }
 }
+
+// the quad resize tables, 8 pixels a vector
+static int fits(const ne_area_resize* r, int n) { return r->quad && n % 8 == 0; }
+
+const ne__ale_kernels ne__ale_avx2 = {luma, resize, stack, fits};
+#endif

@@ -5,29 +5,25 @@
 // Portable versions are in ale.c; these give the same bytes (tests/ale/test_ale.c compares them):
 // the lookup is a table lookup either way, and the resize forms the same float products and adds
 // them in the same order, only 16 output pixels at a time, then rounds to nearest even as
-// cvtps2dq does under the default MXCSR. Chosen once per spec (ale_make) when the CPU has them.
+// cvtps2dq does under the default MXCSR. ale.c's table at the AVX-512 level, where the CPU has VBMI.
 // Workload: per agent step two lookups of 33,600 bytes and one resize, ~3 us in all on a Zen 4
 // core against ~45 us for the portable code (perf of neuroevo rollouts ALE/Frostbite-v5).
-#include <immintrin.h>  // AVX-512 intrinsics (compiled per function through target attributes)
+#include "core/simd.h"
+
+#ifdef NE_SIMD_X86
+#include <immintrin.h>  // AVX-512 intrinsics (compiled per function through simd.h's target)
 #include <string.h>
 
-#include "core/cpu.h"  // the SIMD level in use (NEUROEVO_SIMD caps it)
 #include "envs/ale/ale_int.h"
 
-#define AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi")))
-
-int ne__ale_simd(void) {
-  __builtin_cpu_init();
-  return ne__simd_level() >= NE_SIMD_AVX512 && __builtin_cpu_supports("avx512f") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
-}
+#define AVX512 NE_TARGET_AVX512_VBMI
 
 // ---- palette lookup -----------------------------------------------------------------------------
 
 // the 256-byte table as four registers; vpermi2b looks up the low 7 bits in two of them, the top
 // bit picks which pair
-AVX512 void ne__ale_luma_avx512(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool,
-                                const uint8_t* pool_src, uint8_t* dst, int n) {
+AVX512 static void luma(const uint8_t* src, const uint8_t lut[256], const uint8_t* pool, const uint8_t* pool_src,
+                        uint8_t* dst, int n) {
   __m512i t0 = _mm512_loadu_si512(lut), t1 = _mm512_loadu_si512(lut + 64);
   __m512i t2 = _mm512_loadu_si512(lut + 128), t3 = _mm512_loadu_si512(lut + 192);
   for (int i = 0; i < n; i += 64) {
@@ -81,7 +77,8 @@ AVX512 static void area_col(const ne_area_resize* r, const float* tmp, int y, ui
   }
 }
 
-AVX512 void ne__area_resize_avx512(const ne_area_resize* r, const uint8_t* in, float* tmp, uint8_t* out) {
+AVX512 static void resize(const ne_area_resize* r, const uint8_t* in, float* tmp, float* row, uint8_t* out) {
+  (void)row;
   // the padding rows past the last input row carry zero weights; zeros there keep 0 * x exact
   memset(tmp + (size_t)r->in_h * (size_t)r->out_w, 0, (NE_AREA_TAPS - 1) * (size_t)r->out_w * sizeof(float));
   for (int y = 0; y < r->in_h; y++) area_row(r, in + (size_t)y * (size_t)r->in_w, tmp + (size_t)y * (size_t)r->out_w);
@@ -92,7 +89,7 @@ AVX512 void ne__area_resize_avx512(const ne_area_resize* r, const uint8_t* in, f
 
 // 16 pixels of the four frames in one register, bytes reordered from frame-major to pixel-major
 // (HWC) by one permute, then widened to floats and scaled 16 at a time
-AVX512 void ne__ale_stack_avx512(const uint8_t* const f[NE_ALE_STACK], int n, float* obs) {
+AVX512 static void stack(const uint8_t* const f[NE_ALE_STACK], int n, float* obs) {
   uint8_t order[64];
   for (int b = 0; b < 64; b++) order[b] = (uint8_t)(16 * (b % NE_ALE_STACK) + b / NE_ALE_STACK);
   const __m512i perm = _mm512_loadu_si512(order);
@@ -114,3 +111,9 @@ AVX512 void ne__ale_stack_avx512(const uint8_t* const f[NE_ALE_STACK], int n, fl
                      _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 3))), scale));
   }
 }
+
+// the grouped resize tables, 16 pixels a vector
+static int fits(const ne_area_resize* r, int n) { return r->grouped && n % 16 == 0; }
+
+const ne__ale_kernels ne__ale_avx512 = {luma, resize, stack, fits};
+#endif
