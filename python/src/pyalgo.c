@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/simd.h"  // NE_TARGET_CLONES
 #include "neuroevo/algo.h"
 #include "neuroevo/alloc.h"  // ne_free of save()'s buffer
 #include "neuroevo/cache.h"
@@ -217,10 +218,8 @@ static int is_centre(const algo_object* self, const ne_batch* b, int i) {
 // parameter that Python gets are most of an ask's time: 10k parameters x 100 candidates is 8 MB);
 // restrict, because with -fno-strict-aliasing a store through x could change a struct's x0 or dim
 // and gcc kept the loop scalar
-__attribute__((target_clones("avx512f", "avx2", "default"))) static void shifted_row(double* restrict x,
-                                                                                     const double* restrict x0,
-                                                                                     const float* restrict theta,
-                                                                                     Py_ssize_t n) {
+NE_TARGET_CLONES static void shifted_row(double* restrict x, const double* restrict x0, const float* restrict theta,
+                                         Py_ssize_t n) {
   for (Py_ssize_t j = 0; j < n; j++) x[j] = x0[j] + (double)theta[j];
 }
 
