@@ -80,7 +80,7 @@ test-clang: deps ale-lib box2d-lib
 		-DNE_ALE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(CLANG) -j $(JOBS) >/dev/null
 	@cmake --build $(CLANG) -j $(JOBS) --target benchmarks >/dev/null
-	@cd $(CLANG) && ctest --output-on-failure -j $(JOBS) -R '^test_(noise|policy|conv|div_const|env_classic|minatar|ale)$$'
+	@cd $(CLANG) && ctest --output-on-failure -j $(JOBS) -R '^test_(simd|noise|policy|conv|div_const|env_classic|minatar|ale)$$'
 
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks
