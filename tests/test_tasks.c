@@ -68,6 +68,7 @@ static void test_point_goal_distribution(void) {
   ne_env_spec_destroy(env);
 }
 
+#ifdef NE_HAVE_MUJOCO
 // the MuJoCo families: directions +-1 half each, velocities in [0, 2) or [0, 3), goals in the disc
 // of radius 3
 static void test_mujoco_task_distributions(void) {
@@ -120,6 +121,7 @@ static void test_mujoco_task_distributions(void) {
   ASSERT(right > 1850 && right < 2150 && up > 1850 && up < 2150);
   ne_env_spec_destroy(env);
 }
+#endif
 
 // ---- which task an episode pursues ------------------------------------------------------------
 
