@@ -72,15 +72,17 @@ test-asan: deps ale-lib box2d-lib
 
 # The whole tree (library, CLI, Python extension, tests, fuzz replayers, benchmarks) compiled with
 # clang in its own build directory, warnings as errors as with gcc (a change that only gcc accepts
-# fails here), then the tests of the vector kernels from it: their bits under the other compiler's
-# code generation.
-test-clang: deps ale-lib box2d-lib
+# fails here), then the tests of the vector kernels from it (their bits under the other compiler's
+# code generation) and scripts/same-bits' runs with both builds: the same metrics and parameters.
+test-clang: deps ale-lib box2d-lib build
 	@grep -q '^CMAKE_C_COMPILER:.*clang' $(CLANG)/CMakeCache.txt 2>/dev/null || \
 		cmake -S . -B $(CLANG) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Release \
 		-DNE_ALE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(CLANG) -j $(JOBS) >/dev/null
 	@cmake --build $(CLANG) -j $(JOBS) --target benchmarks >/dev/null
 	@cd $(CLANG) && ctest --output-on-failure -j $(JOBS) -R '^test_(simd|noise|policy|conv|div_const|env_classic|minatar|ale)$$'
+	@scripts/same-bits $(CLANG)/same-bits gcc="$(BUILD)/neuroevo" clang="$(CLANG)/neuroevo" >$(CLANG)/same-bits.log || \
+		{ cat $(CLANG)/same-bits.log; exit 1; }
 
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks
