@@ -488,18 +488,23 @@ static void lanes_equal_one_at_a_time(const char* id, int steps, int min_ended, 
 static void test_lanes_equal_one_at_a_time(void) {
   // CartPole on every SIMD path it has (its AVX-512 and AVX2 steps, the portable loop), lane 7 also
   // from an angle beyond the vector sin/cos's small range (it ends after a step), and from the
-  // termination bounds at rest (the first step lands on them exactly: strict comparisons, not ended)
+  // termination bounds at rest (the first step lands on them exactly: strict comparisons, not ended);
+  // Acrobot's and Pendulum's lanes on every level too (their loops compiled for each). Their
+  // episodes run to the TimeLimit here: one or two end in each lane
   for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
-    if (ne__simd_force(level) != level) continue;  // a path the CPU lacks
+    if (ne__simd_force(level) != level) {  // a path the CPU lacks: said, not run
+      printf("  (SIMD level %s: not on this CPU, not run)\n", ne__simd_name(level));
+      continue;
+    }
     lanes_equal_one_at_a_time("CartPole-v1", 400, 21, NULL);
     lanes_equal_one_at_a_time("CartPole-v1", 60, 8, (const double[]){0.5, -3.0, 3.0, 40.0});
     lanes_equal_one_at_a_time("CartPole-v1", 60, 8, (const double[]){2.4, 0.0, 12 * 2 * M_PI / 360, 0.0});
     lanes_equal_one_at_a_time("CartPole-v1", 60, 8, (const double[]){-2.4, 0.0, -12 * 2 * M_PI / 360, 0.0});
+    lanes_equal_one_at_a_time("Acrobot-v1", 1100, 12, (const double[]){2e8, -3e6, 40.0, -90.0});
+    lanes_equal_one_at_a_time("Pendulum-v1", 450, 12, (const double[]){2e8, 30.0});
   }
   ne__simd_force(0);
-  // the other envs' episodes run to the TimeLimit here: one or two end in each lane
-  lanes_equal_one_at_a_time("Acrobot-v1", 1100, 12, (const double[]){2e8, -3e6, 40.0, -90.0});
-  lanes_equal_one_at_a_time("Pendulum-v1", 450, 12, (const double[]){2e8, 30.0});
+  // MountainCar's lanes are one loop for every level
   lanes_equal_one_at_a_time("MountainCar-v0", 450, 12, (const double[]){2e8, 5.0});
   lanes_equal_one_at_a_time("MountainCarContinuous-v0", 1050, 6, (const double[]){-2e8, -5.0});
 }

@@ -330,7 +330,10 @@ static void test_float_tanh_vectors_equal_scalar_kernel(void) {
   }
   for (s.fma = 0; s.fma <= 1; s.fma++)
     for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
-      if (ne__simd_force(level) != level) continue;  // a path the CPU lacks
+      if (ne__simd_force(level) != level) {  // a path the CPU lacks: said, not run
+        printf("  (SIMD level %s: not on this CPU, not run)\n", ne__simd_name(level));
+        continue;
+      }
       memcpy(y, x, (N + SPECIAL) * sizeof *y);
       ne__policy_activate_simd(&s, y, N + SPECIAL);
       for (uint32_t i = 0; i < N + SPECIAL; i++) {
@@ -479,7 +482,10 @@ static void check_argmax_in_lanes(int n, const float* cases, const float* want) 
     ASSERT_EQ(argmax_of(cases + k * n, n), want[k]);
   }
   for (int level = NE_SIMD_BASE; level <= NE_SIMD_AVX512; level++) {
-    if (ne__simd_force(level) != level) continue;  // a path the CPU lacks
+    if (ne__simd_force(level) != level) {  // a path the CPU lacks: said, not run
+      printf("  (SIMD level %s: not on this CPU, not run)\n", ne__simd_name(level));
+      continue;
+    }
     memset(act, 0xff, sizeof act);
     ne_policy_forward_lanes(&s, lanes, obs, scratch, act);
     for (int k = 0; k < NE_POLICY_LANES; k++) ASSERT_EQ(act[k], want[k]);
