@@ -50,9 +50,11 @@ declare -A CONFIG=([frostbite]=frostbite-ga [icehockey]=icehockey-ga [humanoid]=
 declare -A EPISODES=([frostbite]=30 [icehockey]=30 [humanoid]=30 [humanoid-ars]=100 [lander]=100)
 declare -A SIZE=([frostbite]=320x420 [icehockey]=320x420 [humanoid]=400x300 [humanoid-ars]=400x300
                  [lander]=400x300)
-# MAML's ant tasks: GA-MAML, the GA on the task mixture and ES-MAML (eval: episodes of the task mixture)
+# MAML's ant tasks: GA-MAML, the GA on the task mixture and ES-MAML (eval: episodes of the task mixture;
+# a small GIF, every other step: the checkered floor makes a 400x300 one ~4.7 MB)
+declare -A FRAMES=()
 for e in antvel-ga-maml antvel-ga-mixture antvel-es-maml antdir-ga-maml antdir-ga-mixture antdir-es-maml; do
-  CONFIG[$e]=$e EPISODES[$e]=40 SIZE[$e]=240x180
+  CONFIG[$e]=$e EPISODES[$e]=40 SIZE[$e]=160x120 FRAMES[$e]=100
 done
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
@@ -223,7 +225,8 @@ best=$dir/best.genome ext=genome
 [ -f "$best" ] || die "$dir has no best.genome or best.params yet"
 cp "$best" "docs/results/$exp.$ext"
 "$bin" eval --genome "docs/results/$exp.$ext" --episodes "${EPISODES[$exp]}" | tee "$out/eval.txt"
-"$bin" render --genome "docs/results/$exp.$ext" --out "$out/agent.gif" --size "${SIZE[$exp]}" >/dev/null
+"$bin" render --genome "docs/results/$exp.$ext" --out "$out/agent.gif" --size "${SIZE[$exp]}" \
+  --max-frames "${FRAMES[$exp]:-500}" >/dev/null
 keep_checkpoint
 cpu_h=$(cpu_hours "$out")
 echo "results.sh: $exp: $(last_metric "$dir/metrics.csv" env_steps) env steps, $cpu_h core-hours so far," \
