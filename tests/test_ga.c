@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Deep GA through its ask/tell interface on a synthetic objective (no environment): population
 // structure (elite at index 0, children extend a top-T parent by one seed), re-evaluation rounds,
-// progress on the objective, and save/load giving the same continuation bit for bit.
+// the episode seeds with and without ga.shared_episodes, progress on the objective, and save/load
+// giving the same continuation bit for bit.
 #include <math.h>
 
 #include "neuroevo/algo.h"
@@ -118,6 +119,40 @@ static void reevaluation_round(void) {
   ne_config_destroy(cfg);
 }
 
+// ga.shared_episodes: one episode seed for the whole population (and one for the re-evaluated
+// candidates), a new one each generation; without it every candidate has its own
+static void shared_episodes(void) {
+  const ne_algo_vt* vt = ne_algo_find("ga");
+  for (int shared = 0; shared < 2; shared++) {
+    ne_config* cfg = make_config(12, 3, 3, 2);
+    char err[NE_ERRSTR_LEN];
+    ASSERT_EQ(ne_config_override(cfg, shared ? "ga.shared_episodes=true" : "ga.shared_episodes=false", "test", err), 0);
+    void* ga = make_ga(cfg, 9);
+    static ne_result results[16];
+    uint64_t first[2] = {0, 0};
+    for (int gen = 0; gen < 2; gen++) {
+      int done = 0;
+      for (int round = 0; !done; round++) {
+        const ne_batch* b;
+        ASSERT_EQ(vt->ask(ga, &b), 0);
+        ASSERT_EQ(b->round, round);
+        for (int i = 0; i < b->n; i++) {
+          // shared: every candidate on candidate 0's seed; else all distinct
+          int same = b->cands[i].episode_seed == b->cands[0].episode_seed;
+          ASSERT_EQ(same, shared || i == 0);
+          results[i] = (ne_result){.fitness = objective(&b->cands[i])};
+        }
+        if (round == 0 && gen == 0) first[0] = b->cands[0].episode_seed;
+        if (round == 0 && gen == 1) first[1] = b->cands[0].episode_seed;
+        ASSERT_EQ(vt->tell(ga, b, results, &done), 0);
+      }
+    }
+    ASSERT(first[0] != first[1]);  // another draw every generation
+    vt->destroy(ga);
+    ne_config_destroy(cfg);
+  }
+}
+
 static void improves_objective(void) {
   ne_config* cfg = make_config(50, 10, 3, 2);
   void* ga = make_ga(cfg, 11);
@@ -166,5 +201,5 @@ static void save_load_continues_identically(void) {
   ne_config_destroy(cfg);
 }
 
-TEST_MAIN(TEST_ENTRY(population_structure), TEST_ENTRY(reevaluation_round), TEST_ENTRY(improves_objective),
-          TEST_ENTRY(save_load_continues_identically))
+TEST_MAIN(TEST_ENTRY(population_structure), TEST_ENTRY(reevaluation_round), TEST_ENTRY(shared_episodes),
+          TEST_ENTRY(improves_objective), TEST_ENTRY(save_load_continues_identically))

@@ -4,7 +4,10 @@
 // at index 0, then children = a uniformly chosen parent among the top T plus one new mutation seed)
 // is evaluated; then the top C candidates and the previous elite are re-evaluated on extra episodes
 // and the best by that mean becomes the elite. Every draw derives from (run seed, generation, index,
-// purpose), so the run is a pure function of (config, seed).
+// purpose), so the run is a pure function of (config, seed). With ga.shared_episodes the episode
+// seeds derive from (run seed, generation, purpose) alone: common random numbers, every candidate
+// of a round on the same episodes (for meta-learning: the same tasks, whose spread in return would
+// otherwise outweigh the genomes' differences).
 //
 // GA-NS (ga.novelty, Such et al. 2017 sec. 4.4 after Lehman & Stanley 2011): the top T by novelty
 // become the parents instead of the top T by reward. A genome's novelty is the mean distance of its
@@ -38,6 +41,7 @@ typedef struct ga {
   int elite_candidates;  // C
   int elite_episodes;    // episodes of each re-evaluation
   int elitism;           // carry the elite over unmutated
+  int shared_episodes;   // every candidate of a round runs the same episode seeds
   // state at the generation boundary (what a checkpoint holds)
   uint32_t generation;  // generations completed
   ne_chains parents;    // top T of the last completed generation
@@ -95,6 +99,7 @@ static int ga_create(const ne_problem* problem, const ne_config* cfg, void** sel
   g->elite_candidates = (int)ne_config_int(cfg, "ga", "elite_candidates");
   g->elite_episodes = (int)ne_config_int(cfg, "ga", "elite_episodes");
   g->elitism = ne_config_bool(cfg, "ga", "elitism");
+  g->shared_episodes = ne_config_bool(cfg, "ga", "shared_episodes");
   g->novelty = ne_config_bool(cfg, "ga", "novelty");
   if (g->truncation > g->population) g->truncation = g->population;
   if (g->elite_candidates > g->population) g->elite_candidates = g->population;
@@ -171,7 +176,7 @@ static void set_candidate(ga* g, ne_candidate* c, int batch_index, int i, uint32
   c->kind = NE_CAND_CHAIN;
   c->index = (uint32_t)batch_index;
   c->episodes = episodes;
-  c->episode_seed = ne_seed_derive(g->prob.seed, g->generation, (uint64_t)i, purpose);
+  c->episode_seed = ne_seed_derive(g->prob.seed, g->generation, g->shared_episodes ? 0 : (uint64_t)i, purpose);
   c->seeds = ne__chain(&g->pop, i);
   c->n_seeds = g->pop.len[i];
   c->sigma = g->sigma;

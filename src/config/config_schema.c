@@ -116,6 +116,10 @@ static const ne_config_key ga_keys[] = {
     {"ga", "elite_episodes", NE_CFG_INT, "30", 0, 1e6, NULL,
      "episodes run for each re-evaluated candidate; more = a less noisy choice of the elite"},
     {"ga", "elitism", NE_CFG_BOOL, "true", 1, 0, NULL, "copy the elite unchanged into the next generation"},
+    {"ga", "shared_episodes", NE_CFG_BOOL, "false", 1, 0, NULL,
+     "every candidate of a generation runs the same episode seeds (and every re-evaluated one the same "
+     "re-evaluation seeds): the same start states and, with [meta], the same tasks, so fitness differences "
+     "are the genomes' and not the draws' (false: each candidate its own, as the Deep GA)"},
     {"ga", "cache_mb", NE_CFG_INT, "512", 1, 1e7, NULL,
      "memory budget (MiB) per worker for cached parameter vectors of parents"},
     // novelty search (src/algos/novelty.c): GA-NS of Such et al. 2017
