@@ -171,7 +171,7 @@ small="run.generations=1 meta.inner_episodes=2"
 "$BIN" run "$CFG/pointnav-ga-mixture.ini" $small ga.population=3 ga.truncation=1 ga.elite_candidates=1 --out c2 --quiet
 "$BIN" run "$CFG/pointnav-es-maml.ini" $small es.population=2 --out c3 --quiet
 for c in halfcheetahdir-ga-maml halfcheetahdir-ga-mixture antgoal-ga-maml antvel-ga-maml antvel-ga-mixture \
-  antdir-ga-maml antdir-ga-mixture; do
+  antdir-ga-maml antdir-ga-mixture antvel-ga-maml-shared antdir-ga-maml-shared; do
   "$BIN" run "$CFG/$c.ini" $small meta.inner_steps=1 ga.population=2 ga.truncation=1 ga.elite_candidates=0 \
     env.max_episode_steps=20 --out $c --quiet
 done

@@ -12,8 +12,9 @@
 # (run.max_env_steps) rather than as many generations. Long (~30 minutes of CPU, hours of wall time
 # on a loaded 2-core machine): never part of `make test`.
 #
-# `ant`: MAML's two ant tasks (AntVel-v5, AntDir-v5), one seed per arm: GA-MAML, the GA on the task
-# mixture and ES-MAML (configs/{antvel,antdir}-{ga-maml,ga-mixture,es-maml}.ini), each trained or
+# `ant`: MAML's two ant tasks (AntVel-v5, AntDir-v5), one seed per arm: GA-MAML (each candidate on
+# its own tasks, and with ga.shared_episodes), the GA on the task mixture and ES-MAML
+# (configs/{antvel,antdir}-{ga-maml,ga-maml-shared,ga-mixture,es-maml}.ini), each trained or
 # resumed through results.sh (so a run continues from the checkpoint committed in
 # docs/results/EXP/, and its CPU time is docs/results/EXP/cost.csv), then adapted to MAML's 40 test
 # tasks (ANT_TASKS) as above; rows go to OUT/ant.csv, OUT/meta-ant.png plots them,
@@ -151,7 +152,7 @@ GP
 # ---- MAML's ant tasks -------------------------------------------------------------------------------
 
 ANT_CSV="$OUT/ant.csv"
-ANT_ARMS=${ANT_ARMS:-ga-maml ga-mixture es-maml}
+ANT_ARMS=${ANT_ARMS:-ga-maml ga-maml-shared ga-mixture es-maml}
 
 # ant_arm FAMILY ARM: trains or resumes FAMILY-ARM through results.sh (unless ANT_TRAIN=0), adapts
 # its committed agent to the ANT_TASKS test tasks and appends a row (CPU: its cost.csv)
@@ -213,6 +214,7 @@ $(for f in antvel antdir; do
     [ "$f" = antvel ] && echo 'set title "AntVel-v5 (goal velocity; hill-climbing inner loop)"' ||
       echo 'set title "AntDir-v5 (forward/backward; hill-climbing inner loop)"'
     echo "plot \"$OUT/$f-ga-maml.dat\" w lp lw 2 t \"GA-MAML\", \\"
+    echo "  \"$OUT/$f-ga-maml-shared.dat\" w lp lw 2 t \"GA-MAML, shared episodes\", \\"
     echo "  \"$OUT/$f-es-maml.dat\" w lp lw 2 t \"ES-MAML\", \\"
     echo "  \"$OUT/$f-ga-mixture.dat\" w lp lw 2 t \"GA on the task mixture + the same inner loop\", \\"
     echo "  \"$OUT/$f-untrained.dat\" w lp dt 2 t \"untrained policy + the same inner loop\""
@@ -231,9 +233,10 @@ set grid
 $(for f in antvel antdir; do
     [ "$f" = antvel ] && echo 'set title "AntVel-v5"' || echo 'set title "AntDir-v5"'
     m="$DOCS/results/$f-ga-maml/metrics.csv" x="$DOCS/results/$f-ga-mixture/metrics.csv"
-    e="$DOCS/results/$f-es-maml/metrics.csv"
+    e="$DOCS/results/$f-es-maml/metrics.csv" s="$DOCS/results/$f-ga-maml-shared/metrics.csv"
     echo "plot \"$m\" u 1:10 every ::1 w l lc 1 t \"GA-MAML population after adaptation\", \\"
     echo "  \"$m\" u 1:9 every ::1 w l lc 1 dt 2 t \"GA-MAML population before adaptation\", \\"
+    echo "  \"$s\" u 1:10 every ::1 w l lc 4 t \"GA-MAML, shared episodes, after adaptation\", \\"
     echo "  \"$x\" u 1:6 every ::1 w l lc 2 t \"GA on the task mixture, population\", \\"
     echo "  \"$e\" u 1:10 every ::1 w l lc 3 t \"ES-MAML population after adaptation\""
   done)

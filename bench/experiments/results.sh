@@ -8,9 +8,10 @@
 #   bench/experiments/results.sh lander           # OpenAI ES, LunarLander-v3 (configs/lander-es.ini)
 #   bench/experiments/results.sh humanoid-ars     # ARS V2-t, Humanoid-v5 (configs/humanoid-ars.ini)
 #   bench/experiments/results.sh humanoid-ars-s1  # the same with run.seed = 1 (any EXP-sN: seed N)
-#   bench/experiments/results.sh antdir-ga-maml   # GA-MAML, AntDir-v5; also antdir-ga-mixture, antdir-es-maml
-#                                                 # and the antvel-* three (bench/experiments/meta-results.sh
-#                                                 # ant adapts them to MAML's 40 test tasks)
+#   bench/experiments/results.sh antdir-ga-maml   # GA-MAML, AntDir-v5; also antdir-ga-maml-shared,
+#                                                 # antdir-ga-mixture, antdir-es-maml and the antvel-* four
+#                                                 # (bench/experiments/meta-results.sh ant adapts them to
+#                                                 # MAML's 40 test tasks)
 #   bench/experiments/results.sh list             # the experiments and where each one stands
 #
 # The run lives in $RESULTS_RUNS/EXP (default runs/results/EXP, outside git). It continues from
@@ -53,7 +54,8 @@ declare -A SIZE=([frostbite]=320x420 [icehockey]=320x420 [humanoid]=400x300 [hum
 # MAML's ant tasks: GA-MAML, the GA on the task mixture and ES-MAML (eval: episodes of the task mixture;
 # a small GIF, every other step: the checkered floor makes a 400x300 one ~4.7 MB)
 declare -A FRAMES=()
-for e in antvel-ga-maml antvel-ga-mixture antvel-es-maml antdir-ga-maml antdir-ga-mixture antdir-es-maml; do
+for e in antvel-ga-maml antvel-ga-maml-shared antvel-ga-mixture antvel-es-maml antdir-ga-maml antdir-ga-maml-shared \
+  antdir-ga-mixture antdir-es-maml; do
   CONFIG[$e]=$e EPISODES[$e]=40 SIZE[$e]=160x120 FRAMES[$e]=100
 done
 
