@@ -2,13 +2,19 @@
 // The master's side of the scale benchmark (bench/cluster/bench_scale.sh starts the rest: redis-server,
 // network namespaces, relays, and `neuroevo worker --simulate --count` hosts). It trains a real GA
 // or ES (the runner, the algorithm, checkpoints: everything a master does) over the Redis master
-// executor with synthetic results, times every round, and prints one `cell` line of key=value
-// figures over generations 1..G-1 (generation 0 is the warm-up: workers join):
-//   evals_s     episodes per second achieved (from the end of generation 0 to the end of the last)
+// executor with synthetic results, times every round (with run.overlap, a round may carry the
+// next generation's candidates asked ahead), and prints one `cell` line of key=value figures over
+// generations 1..G-2 (generation 0 is the warm-up: workers join; the last one asks nothing ahead,
+// so with overlap it would be a lone re-evaluation round that a long run has once):
+//   evals_s     episodes per second the run asked (from the end of generation 0's rounds to the end
+//               of generation G-2's); candidates asked ahead count when the run takes their results
+//               (the GA's spare evaluations of the carried-over elite do not)
 //   ideal_s     workers / mean episode time: every worker busy all the time
-//   bound_s     what synchronous generations allow: the candidates' simulated durations (a pure
-//               function of the candidate, exec/simulate.h) list-scheduled in index order on the
-//               workers with no overhead, round by round (the straggler tail), plus nothing between;
+//   util        worker utilization: busy worker-time (the simulated durations of every episode
+//               evaluated, spares included) / total worker-time (workers x wall)
+//   bound_s     what these rounds allow: the candidates' simulated durations (a pure function of
+//               the candidate, exec/simulate.h) list-scheduled in publishing order on the workers
+//               with no overhead, round by round (the straggler tail), plus nothing between;
 //               bound_ep_s the same with episodes as the unit (what splitting a candidate's episodes
 //               over tasks allows); split: parts of split candidates published
 //   master_us   master CPU (this process: protocol, algorithm, checkpoints) per result; master_cpu
@@ -43,6 +49,7 @@
 
 #define MAX_ROUNDS 4096
 #define MAX_OVERRIDES 32
+#define MAX_SET NE_EXECUTOR_MAX_BATCHES
 
 typedef struct bench_opt {
   const char* url;
@@ -58,14 +65,17 @@ typedef struct bench_opt {
   int n_overrides;
 } bench_opt;
 
-// One evaluated round.
+// One evaluated round (one executor call: a batch, or a generation's last round and the next
+// generation's candidates asked ahead).
 typedef struct round_rec {
-  uint32_t generation, round;
-  uint64_t episodes;   // episodes evaluated
-  int n;               // candidates
-  double makespan;     // of the ideal synchronous schedule on `workers`, candidates indivisible
-  double makespan_ep;  // ... episodes as the unit (a candidate's episodes may run on several workers)
-  double entered_at;   // the runner handed the round to the executor
+  uint32_t generation, round;  // of its first batch
+  uint64_t episodes;           // episodes evaluated
+  uint64_t spare;              // of those, episodes the run will not take (the GA's spare elite evaluations)
+  double busy;                 // worker-seconds of the simulated evaluations
+  int n;                       // candidates
+  double makespan;             // of the ideal synchronous schedule on `workers`, candidates indivisible
+  double makespan_ep;          // ... episodes as the unit (a candidate's episodes may run on several workers)
+  double entered_at;           // the runner handed the round to the executor
   double published_at, done_at;
 } round_rec;
 
@@ -80,9 +90,12 @@ typedef struct timing {
   int redis_pid;   // redis-server's process, for its CPU time
   int max_clients;
   double max_rss_mb;
-  // the baseline: read when each round of generation 0 ends (the last one counts)
+  // the baseline: read when each round of generation 0 ends (the last one counts); the end: read
+  // when each round of generation G-2 ends
   double wall0, cpu0, rcpu0;
   uint64_t res0, split0;
+  double wall1, cpu1, rcpu1;
+  uint64_t res1, split1;
 } timing;
 
 static double cpu_s(void) {
@@ -113,16 +126,19 @@ static double schedule(timing* t, double d, double end) {
   return f > end ? f : end;
 }
 
-// The makespan of the round on `workers` with no overhead: candidates (or, by_episode, episodes) in
-// index order, each to the worker free first.
-static double ideal_makespan(timing* t, const ne_batch* b, int by_episode) {
+// The makespan of the round on `workers` with no overhead: its batches' candidates (or, by_episode,
+// episodes) in publishing order, each to the worker free first.
+static double ideal_makespan(timing* t, int n, const ne_batch* const* batches, int by_episode) {
   for (int k = 0; k < t->o->workers; k++) t->heap[k] = 0;
   double end = 0;
-  for (int i = 0; i < b->n; i++) {
-    const ne_candidate* c = &b->cands[i];
-    if (!by_episode) end = schedule(t, ne__simulated_eval_s(c, t->o->mean_s, t->o->jitter), end);
-    for (uint32_t e = 0; by_episode && e < c->episodes; e++)
-      end = schedule(t, ne__simulated_episodes_s(c, e, 1, t->o->mean_s, t->o->jitter), end);
+  for (int s = 0; s < n; s++) {
+    const ne_batch* b = batches[s];
+    for (int i = 0; i < b->n; i++) {
+      const ne_candidate* c = &b->cands[i];
+      if (!by_episode) end = schedule(t, ne__simulated_eval_s(c, t->o->mean_s, t->o->jitter), end);
+      for (uint32_t e = 0; by_episode && e < c->episodes; e++)
+        end = schedule(t, ne__simulated_episodes_s(c, e, 1, t->o->mean_s, t->o->jitter), end);
+    }
   }
   return end;
 }
@@ -141,34 +157,60 @@ static double info_field(ne__rconn* c, const char* section, const char* name) {
   return v;
 }
 
-static int timing_evaluate(ne_executor* ex, const ne_batch* b, ne_result* res, const volatile int* stop, char* errstr) {
-  timing* t = ex->impl;
-  double entered = ne__now();
-  int rc = ne_executor_evaluate(t->inner, b, res, stop, errstr);
-  if (rc || t->n_recs == MAX_ROUNDS) return rc;
+// Records one round of n batches (the first is the round the runner waits for).
+static void record(timing* t, int n, const ne_batch* const* batches, double entered) {
   ne_cluster_master_stats s;
   ne_cluster_master_get_stats(t->inner, &s);
   round_rec* r = &t->recs[t->n_recs++];
-  r->generation = b->generation;
-  r->round = b->round;
-  r->n = b->n;
-  r->episodes = 0;
-  for (int i = 0; i < b->n; i++) r->episodes += b->cands[i].episodes;
-  r->makespan = ideal_makespan(t, b, 0);
-  r->makespan_ep = ideal_makespan(t, b, 1);
+  memset(r, 0, sizeof *r);
+  r->generation = batches[0]->generation;
+  r->round = batches[0]->round;
+  for (int k = 0; k < n; k++) {
+    const ne_batch* b = batches[k];
+    uint64_t episodes = 0;
+    r->n += b->n;
+    for (int i = 0; i < b->n; i++) {
+      episodes += b->cands[i].episodes;
+      r->busy += ne__simulated_eval_s(&b->cands[i], t->o->mean_s, t->o->jitter);
+    }
+    r->episodes += episodes;
+    // the GA's batch asked ahead: the next population plus a spare evaluation of each re-evaluated
+    // candidate but the one crowned (each population member has env.episodes episodes)
+    if (k > 0 && b->generation > r->generation && b->n > t->o->population)
+      r->spare += (uint64_t)(b->n - t->o->population) * (episodes / (uint64_t)b->n);
+  }
+  r->makespan = ideal_makespan(t, n, batches, 0);
+  r->makespan_ep = ideal_makespan(t, n, batches, 1);
   r->entered_at = entered;
   r->published_at = s.published_at;
   r->done_at = s.done_at;
   int clients = (int)info_field(&t->info, "clients", "connected_clients");
   double rss = info_field(&t->info, "memory", "used_memory_rss") / 1048576.0;
-  if (clients > t->max_clients) t->max_clients = clients;
-  if (rss > t->max_rss_mb) t->max_rss_mb = rss;
-  if (b->generation == 0) {
+  if (r->generation == 0) {
     t->wall0 = s.done_at, t->cpu0 = cpu_s(), t->rcpu0 = redis_cpu_s(t->redis_pid), t->res0 = s.accepted;
     t->split0 = s.split;
     t->max_clients = 0, t->max_rss_mb = 0;
+    return;
   }
-  return 0;
+  if (clients > t->max_clients) t->max_clients = clients;
+  if (rss > t->max_rss_mb) t->max_rss_mb = rss;
+  if ((int)r->generation == t->o->generations - 2) {
+    t->wall1 = s.done_at, t->cpu1 = cpu_s(), t->rcpu1 = redis_cpu_s(t->redis_pid), t->res1 = s.accepted;
+    t->split1 = s.split;
+  }
+}
+
+static int timing_evaluate_many(ne_executor* ex, int n, const ne_batch* const* batches, const uint8_t* const* have,
+                                ne_result* const* res, const volatile int* stop, char* errstr) {
+  timing* t = ex->impl;
+  double entered = ne__now();
+  int rc = ne_executor_evaluate_many(t->inner, n, batches, have, res, stop, errstr);
+  if (!rc && t->n_recs < MAX_ROUNDS) record(t, n, batches, entered);
+  return rc;
+}
+
+static int timing_evaluate(ne_executor* ex, const ne_batch* b, ne_result* res, const volatile int* stop, char* errstr) {
+  return timing_evaluate_many(ex, 1, &b, NULL, &res, stop, errstr);
 }
 
 static void timing_describe(ne_executor* ex, char* buf, int size) {
@@ -178,8 +220,11 @@ static void timing_describe(ne_executor* ex, char* buf, int size) {
 
 static void timing_destroy(ne_executor* ex) { (void)ex; }
 
-static const ne_executor_vt timing_vt = {
-    .name = "redis", .evaluate = timing_evaluate, .describe = timing_describe, .destroy = timing_destroy};
+static const ne_executor_vt timing_vt = {.name = "redis",
+                                         .evaluate = timing_evaluate,
+                                         .describe = timing_describe,
+                                         .destroy = timing_destroy,
+                                         .evaluate_many = timing_evaluate_many};
 
 // redis-server's CPU seconds so far (/proc/PID/stat of the pid INFO reports: same PID namespace).
 static double redis_cpu_s(int pid) {
@@ -202,7 +247,7 @@ static int parse(int argc, char** argv, bench_opt* o) {
   memset(o, 0, sizeof *o);
   o->algo = "ga";
   o->population = 1000;
-  o->generations = 4;
+  o->generations = 5;
   o->label = "-";
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
@@ -228,7 +273,7 @@ static int parse(int argc, char** argv, bench_opt* o) {
     } else return 2;
   }
   int algo_ok = strcmp(o->algo, "ga") == 0 || strcmp(o->algo, "es") == 0;
-  return o->url && algo_ok && o->population > 1 && o->workers > 0 && o->mean_s > 0 && o->generations >= 2 ? 0 : 2;
+  return o->url && algo_ok && o->population > 1 && o->workers > 0 && o->mean_s > 0 && o->generations >= 3 ? 0 : 2;
 }
 
 // The run's config: the Deep GA paper's GA (truncation 20, the top 10 re-evaluated on 30 episodes)
@@ -258,11 +303,11 @@ static ne_config* make_config(const bench_opt* o, char* err) {
   return cfg;
 }
 
-// Prints the cell's figures over generations 1..G-1.
+// Prints the cell's figures over generations 1..G-2.
 static void report(const bench_opt* o, const timing* t, double wall, double master_cpu, double redis_cpu,
                    uint64_t results, uint64_t split) {
   uint64_t episodes = 0;
-  double bound_t = 0, bound_ep_t = 0, gap_sum = 0, gap_max = 0, prev_done = 0, runner_sum = 0;
+  double bound_t = 0, bound_ep_t = 0, gap_sum = 0, gap_max = 0, prev_done = 0, runner_sum = 0, busy = 0;
   int gaps = 0;
   for (int i = 0; i < t->n_recs; i++) {
     const round_rec* r = &t->recs[i];
@@ -270,10 +315,12 @@ static void report(const bench_opt* o, const timing* t, double wall, double mast
       prev_done = r->done_at;
       continue;
     }
-    episodes += r->episodes;
+    if ((int)r->generation > o->generations - 2) break;
+    episodes += r->episodes - r->spare;
+    busy += r->busy;
     bound_t += r->makespan;
     bound_ep_t += r->makespan_ep;
-    if (r->round == 0 && prev_done > 0) {
+    if (i > 0 && r->generation != t->recs[i - 1].generation && prev_done > 0) {  // a generation's first round
       double g = r->published_at - prev_done;
       gap_sum += g;
       runner_sum += r->entered_at - prev_done;
@@ -283,15 +330,15 @@ static void report(const bench_opt* o, const timing* t, double wall, double mast
     prev_done = r->done_at;
   }
   double evals = (double)episodes / wall, ideal = o->workers / o->mean_s, bound = (double)episodes / bound_t;
-  double bound_ep = (double)episodes / bound_ep_t;
+  double bound_ep = (double)episodes / bound_ep_t, util = busy / (o->workers * wall);
   printf(
       "cell label=%s algo=%s population=%d workers=%d mean_ms=%.0f jitter=%.2f generations=%d "
-      "evals_s=%.1f ideal_s=%.1f ratio_ideal=%.3f bound_s=%.1f bound_ideal=%.3f ratio_bound=%.3f "
+      "evals_s=%.1f ideal_s=%.1f ratio_ideal=%.3f util=%.3f bound_s=%.1f bound_ideal=%.3f ratio_bound=%.3f "
       "bound_ep_s=%.1f bound_ep_ideal=%.3f ratio_bound_ep=%.3f split=%llu "
       "master_us=%.1f master_cpu=%.3f redis_cpu=%.3f redis_mb=%.1f clients=%d gap_ms=%.1f gap_max_ms=%.1f "
       "runner_ms=%.1f results=%llu wall_s=%.2f\n",
-      o->label, o->algo, o->population, o->workers, o->mean_s * 1e3, o->jitter, o->generations - 1, evals, ideal,
-      evals / ideal, bound, bound / ideal, evals / bound, bound_ep, bound_ep / ideal, evals / bound_ep,
+      o->label, o->algo, o->population, o->workers, o->mean_s * 1e3, o->jitter, o->generations - 2, evals, ideal,
+      evals / ideal, util, bound, bound / ideal, evals / bound, bound_ep, bound_ep / ideal, evals / bound_ep,
       (unsigned long long)split, 1e6 * master_cpu / (double)results, master_cpu / wall, redis_cpu / wall, t->max_rss_mb,
       t->max_clients, gaps ? 1e3 * gap_sum / gaps : 0, 1e3 * gap_max, gaps ? 1e3 * runner_sum / gaps : 0,
       (unsigned long long)results, wall);
@@ -344,8 +391,7 @@ int main(int argc, char** argv) {
   } else {
     ne_cluster_master_stats s;
     ne_cluster_master_get_stats(master, &s);
-    report(&o, &t, s.done_at - t.wall0, cpu_s() - t.cpu0, redis_cpu_s(t.redis_pid) - t.rcpu0, s.accepted - t.res0,
-           s.split - t.split0);
+    report(&o, &t, t.wall1 - t.wall0, t.cpu1 - t.cpu0, t.rcpu1 - t.rcpu0, t.res1 - t.res0, t.split1 - t.split0);
     ne_cluster_master_finish(master, err);
   }
   ne_run_destroy(run);

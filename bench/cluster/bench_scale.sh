@@ -12,10 +12,12 @@
 # removed on any exit (a trap), namespaces included.
 #
 # usage: bench/cluster/bench_scale.sh BUILD_DIR [CELL ...]
-#   CELL = WORKERS:EVAL:MODE:DELAY_US[:GENERATIONS[:SPLIT]]   EVAL atari (GA, population 1000, the
-#          top 10 re-evaluated on 30 episodes; 3 s +-50% per episode) or mujoco (ES, population 10000
-#          and the centre on 5 episodes; 35 ms +-20%); MODE direct or relay; SPLIT auto (default: the
-#          master splits a straggler candidate's episodes over tasks) or off
+#   CELL = WORKERS:EVAL:MODE:DELAY_US[:GENERATIONS[:SPLIT[:OVERLAP]]]   EVAL atari (GA, population
+#          1000, the top 10 re-evaluated on 30 episodes; 3 s +-50% per episode) or mujoco (ES,
+#          population 10000 and the centre on 5 episodes; 35 ms +-20%); MODE direct or relay; SPLIT
+#          auto (default: the master splits a straggler candidate's episodes over tasks) or off;
+#          OVERLAP on (default: run.overlap, the next generation's candidates asked ahead travel with
+#          a generation's last round) or off. Figures over generations 1..G-2 (G >= 3)
 #   no CELL: the small sweep `make bench` runs (~3 minutes); BENCH_SCALE_FULL=1: the full sweep
 #   (hours: see docs/scaling.md for the figures and the machine's load when they were taken)
 # Needs root (ip netns, iproute2), redis-server, and `cmake --build BUILD --target benchmarks`.
@@ -124,13 +126,13 @@ start_node() {
 }
 
 RESULTS=()
-# run_cell WORKERS EVAL MODE DELAY_US [GENERATIONS [SPLIT]]
+# run_cell WORKERS EVAL MODE DELAY_US [GENERATIONS [SPLIT [OVERLAP]]]
 run_cell() {
-  local w=$1 eval=$2 mode=$3 delay=$4 gens=${5:-} split=${6:-auto}
+  local w=$1 eval=$2 mode=$3 delay=$4 gens=${5:-} split=${6:-auto} overlap=${7:-on}
   local mean jitter algo pop hb
   case $eval in
-    atari) mean=3000 jitter=0.5 algo=ga pop=1000 gens=${gens:-3} ;;
-    mujoco) mean=35 jitter=0.2 algo=es pop=10000 gens=${gens:-5} ;;
+    atari) mean=3000 jitter=0.5 algo=ga pop=1000 gens=${gens:-5} ;;
+    mujoco) mean=35 jitter=0.2 algo=es pop=10000 gens=${gens:-6} ;;
     *) echo "bench_scale.sh: EVAL is atari or mujoco, not '$eval'" >&2; exit 2 ;;
   esac
   # thousands of direct heartbeats are Redis load of their own (docs/scaling.md): 5 s past 1000 workers
@@ -160,10 +162,11 @@ run_cell() {
   local extra=()
   [ "$algo" = es ] && extra=(es.noise=table)
   [ "$split" = off ] && extra+=(--episodes-per-task off)
+  [ "$overlap" = off ] && extra+=(run.overlap=false)
   # in the background, so that a signal reaches this script's trap at once (bash defers traps
   # until a foreground command ends)
   ip netns exec "${TAG}m" "$MASTER" "redis://:$PW@127.0.0.1:6379" --algo "$algo" --population "$pop" \
-    --workers "$w" --simulate "$mean:$jitter" --generations "$gens" --label "$eval/$mode/${delay}us/$split" "${extra[@]}" \
+    --workers "$w" --simulate "$mean:$jitter" --generations "$gens" --label "$eval/$mode/${delay}us/$split/$overlap" "${extra[@]}" \
     >"$TMP/master.out" 2>"$TMP/master.err" &
   PIDS+=($!)
   wait $! || true
@@ -187,22 +190,34 @@ run_cell() {
 get() {  # get LINE KEY
   echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
 }
+# What a billion Atari frames cost in CPU on the machine docs/results.md measured (AMD EPYC, Zen 4:
+# the Deep GA on Frostbite, 0.99 ms of CPU per agent step of 4 frames): 69 core-hours. A cluster
+# bills every worker's core all the time, so a user pays that / the useful ratio (the workers' core
+# hours only; the master's core and Redis add one or two cores per cluster).
+ATARI_CORE_H_PER_GFRAME=69
+billed() {  # billed LINE: cluster-billed core-hours per 1e9 Atari frames, or - for other cells
+  [ "$(get "$1" label | cut -d/ -f1)" = atari ] || { echo -; return; }
+  awk -v r="$(get "$1" ratio_ideal)" -v c=$ATARI_CORE_H_PER_GFRAME 'BEGIN { printf "%.0f", (r > 0 ? c / r : 0) }'
+}
 print_table() {
   echo
-  echo "cells: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; figures over generations 1..G-1."
-  echo "ratio: achieved / ideal (workers / mean episode time); bound_c, bound_e: the synchronous-generation bound"
-  echo "/ ideal with candidates indivisible / with episodes as the unit (straggler tail); vs_c, vs_e: achieved /"
-  echo "those bounds; master: CPU us per result (cores); redis: cores, MB; others: cores of worker hosts, relays,"
-  echo "node Redis, proxies; gap: last result -> next generation's first task, ms (runner part in parentheses)"
-  printf '%-7s %-6s %-6s %-6s %-5s %-3s %8s %7s %6s %7s %7s %6s %6s %13s %6s %6s %7s %6s %13s\n' workers eval mode \
-    delay split gen evals/s ideal ratio bound_c bound_e vs_c vs_e master redis MB clients others gap
+  echo "cells: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; figures over generations 1..G-2."
+  echo "ratio: achieved / ideal (workers / mean episode time); util: busy worker-time / worker-time (spare"
+  echo "evaluations included); bound_c, bound_e: the bound of these rounds / ideal with candidates indivisible /"
+  echo "with episodes as the unit (straggler tail); vs_c, vs_e: achieved / those bounds; billed: cluster-billed"
+  echo "core-hours per 1e9 Atari frames ($ATARI_CORE_H_PER_GFRAME CPU core-hours / ratio); master: CPU us per result (cores);"
+  echo "redis: cores, MB; others: cores of worker hosts, relays, node Redis, proxies; gap: last result -> next"
+  echo "generation's first task, ms (runner part in parentheses)"
+  printf '%-7s %-6s %-6s %-6s %-5s %-4s %-3s %8s %7s %6s %6s %7s %7s %6s %6s %6s %13s %6s %6s %7s %6s %13s\n' workers \
+    eval mode delay split ovl gen evals/s ideal ratio util bound_c bound_e vs_c vs_e billed master redis MB clients \
+    others gap
   local l
   for l in "${RESULTS[@]}"; do
-    printf '%-7s %-6s %-6s %-6s %-5s %-3s %8s %7s %6s %7s %7s %6s %6s %13s %6s %6s %7s %6s %13s\n' \
+    printf '%-7s %-6s %-6s %-6s %-5s %-4s %-3s %8s %7s %6s %6s %7s %7s %6s %6s %6s %13s %6s %6s %7s %6s %13s\n' \
       "$(get "$l" workers)" "$(get "$l" label | cut -d/ -f1)" "$(get "$l" mode)" "$(get "$l" delay_us)us" \
-      "$(get "$l" label | cut -d/ -f4)" "$(get "$l" generations)" \
-      "$(get "$l" evals_s)" "$(get "$l" ideal_s)" "$(get "$l" ratio_ideal)" "$(get "$l" bound_ideal)" \
-      "$(get "$l" bound_ep_ideal)" "$(get "$l" ratio_bound)" "$(get "$l" ratio_bound_ep)" \
+      "$(get "$l" label | cut -d/ -f4)" "$(get "$l" label | cut -d/ -f5)" "$(get "$l" generations)" \
+      "$(get "$l" evals_s)" "$(get "$l" ideal_s)" "$(get "$l" ratio_ideal)" "$(get "$l" util)" "$(get "$l" bound_ideal)" \
+      "$(get "$l" bound_ep_ideal)" "$(get "$l" ratio_bound)" "$(get "$l" ratio_bound_ep)" "$(billed "$l")" \
       "$(get "$l" master_us) ($(get "$l" master_cpu))" "$(get "$l" redis_cpu)" "$(get "$l" redis_mb)" \
       "$(get "$l" clients)" "$(get "$l" harness_cpu)" "$(get "$l" gap_ms) ($(get "$l" runner_ms))"
   done
@@ -213,16 +228,17 @@ if [ ${#CELLS[@]} -eq 0 ]; then
   if [ "${BENCH_SCALE_FULL:-0}" = 1 ]; then
     for w in 100 720 2000 5000; do
       for mode in direct relay; do
-        for d in 0 1000; do CELLS+=("$w:mujoco:$mode:$d" "$w:atari:$mode:$d"); done
+        for d in 0 1000; do CELLS+=("$w:mujoco:$mode:$d" "$w:atari:$mode:$d:5:auto:off" "$w:atari:$mode:$d:5:auto:on"); done
       done
     done
   else
-    CELLS=(100:mujoco:direct:0:3 100:mujoco:relay:0:3 100:mujoco:relay:1000:3 720:mujoco:direct:0:3 720:mujoco:relay:0:3)
+    CELLS=(100:mujoco:direct:0:3 100:mujoco:relay:0:3 100:mujoco:relay:1000:3 720:mujoco:direct:0:3 720:mujoco:relay:0:3
+      720:atari:relay:0:4)
   fi
 fi
 echo "== bench_scale: simulated workers in network namespaces, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) =="
 for c in "${CELLS[@]}"; do
-  IFS=: read -r w eval mode delay gens split <<<"$c"
-  run_cell "$w" "$eval" "$mode" "$delay" "$gens" "$split" || true
+  IFS=: read -r w eval mode delay gens split overlap <<<"$c"
+  run_cell "$w" "$eval" "$mode" "$delay" "$gens" "$split" "$overlap" || true
 done
 print_table

@@ -44,6 +44,7 @@ typedef struct ne_cluster_master_stats {
   uint64_t republished;   // candidates re-published after their results were lost or rejected
   uint64_t recoveries;    // times the experiment was re-created after Redis lost it
   uint64_t split;         // parts of candidates whose episodes were split over tasks
+  uint64_t together;      // rounds of several batches (a generation's last round with the next one's candidates)
   uint64_t result_bytes;  // bytes of accepted result messages
   uint64_t task_bytes;    // bytes of task messages published
   int live_workers;       // workers that sent a heartbeat recently

@@ -33,10 +33,10 @@ typedef struct ne_executor_vt {
   void (*destroy)(ne_executor* ex);
   // optional (NULL: not supported): reports each completed result to hook (NULL: none)
   int (*set_result_hook)(ne_executor* ex, ne_result_hook hook, void* user);
-  // optional: evaluates the candidates whose have[i] is 0, leaving the others' results as given,
-  // as part of the whole batch (the Redis master reuses results of this batch found in Redis)
-  int (*evaluate_missing)(ne_executor* ex, const ne_batch* batch, const uint8_t* have, ne_result* results,
-                          const volatile int* stop, char* errstr);
+  // optional: evaluates n batches together, each whole, leaving the results of the candidates
+  // whose have[k][i] is set as given (see ne_executor_evaluate_many)
+  int (*evaluate_many)(ne_executor* ex, int n, const ne_batch* const* batches, const uint8_t* const* have,
+                       ne_result* const* results, const volatile int* stop, char* errstr);
 } ne_executor_vt;
 
 struct ne_executor {
@@ -64,9 +64,9 @@ int ne_local_executor_set_result_hook(ne_executor* ex, ne_result_hook hook, void
 
 // Evaluates the candidates of batch whose have[i] is 0 into results[i], leaving the others as
 // given (a resumed run's finished candidates), as part of the whole batch: results do not depend on
-// which candidates are missing. NE_EUNSUPPORTED for an executor without this (evaluate a sub-batch
-// of the missing candidates instead: results do not depend on a candidate's position either).
-// Nullable: stop, errstr.
+// which candidates are missing. NE_EUNSUPPORTED for an executor without evaluate_many (evaluate a
+// sub-batch of the missing candidates instead: results do not depend on a candidate's position
+// either). Nullable: stop, errstr.
 int ne_executor_evaluate_missing(ne_executor* ex, const ne_batch* batch, const uint8_t* have, ne_result* results,
                                  const volatile int* stop, char* errstr);
 
@@ -77,6 +77,23 @@ int ne_executor_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* resu
 // A short status of where the evaluations run, for the progress line ("2 threads", "3 workers"),
 // into buf (size bytes; empty when the executor has none).
 void ne_executor_describe(ne_executor* ex, char* buf, int size);
+
+// Most batches one ne_executor_evaluate_many call takes.
+#define NE_EXECUTOR_MAX_BATCHES 4
+
+// Evaluates n (1..NE_EXECUTOR_MAX_BATCHES) batches that do not depend on each other as one piece of
+// work: batch k's results land in results[k][0..batches[k]->n), exactly as ne_executor_evaluate
+// would put them, so the outcome never depends on which batches travel together. Workers take
+// batch 0's candidates first, then batch 1's, and so on, so a batch whose results are needed
+// sooner goes first; no worker waits for the end of one batch while another has work left (the
+// runner's overlapped generations: a generation's last round alongside the next generation's
+// candidates that do not wait for it). The batches may belong to different generations. have
+// (NULL, or have[k] NULL: none): candidates whose results[k][i] the caller has already, as
+// ne_executor_evaluate_missing. NE_EINVAL for n out of range; NE_EUNSUPPORTED for have with an
+// executor without evaluate_many (without it, batches are evaluated one after another).
+// Nullable: have, stop, errstr.
+int ne_executor_evaluate_many(ne_executor* ex, int n, const ne_batch* const* batches, const uint8_t* const* have,
+                              ne_result* const* results, const volatile int* stop, char* errstr);
 
 // Frees the executor. Nullable: ex.
 void ne_executor_destroy(ne_executor* ex);

@@ -2,6 +2,7 @@
 // The local executor: the thread pool plus one evaluator per thread and one parameter cache shared
 // by all. Candidates are handed out one at a time (episode lengths vary by orders of magnitude) and
 // each result lands at its candidate's index, so the outcome is independent of the thread count.
+// Several batches evaluated together are one pool job, their candidates one after another.
 #include <pthread.h>  // gym: bridge: the first env failure is kept under a lock
 #include <stdio.h>
 
@@ -16,9 +17,12 @@ typedef struct local_exec {
   ne_param_cache* cache;
   int n_threads;
   ne_evaluator** evaluators;  // (n_threads)
-  // the batch in flight
-  const ne_batch* batch;
-  ne_result* results;
+  // the batches in flight: pool item j is candidate j - first[k] of batches[k], first[k] <= j < first[k + 1]
+  int n_batches;
+  const ne_batch* batches[NE_EXECUTOR_MAX_BATCHES];
+  const uint8_t* have[NE_EXECUTOR_MAX_BATCHES];  // (batches[k]->n) 1: the caller has the result (NULL: none)
+  ne_result* results[NE_EXECUTOR_MAX_BATCHES];
+  int first[NE_EXECUTOR_MAX_BATCHES + 1];
   // gym: bridge: an env that failed twice (a crashing env server) stops the batch with its message
   const volatile int* caller_stop;  // the caller's stop flag, folded into `abort`
   volatile int abort;               // the stop flag the pool sees
@@ -42,24 +46,41 @@ static void record_env_failure(local_exec* le, int i, int code, const char* why)
   pthread_mutex_unlock(&le->failure_mu);
 }
 
+// The batch that pool item j belongs to.
+static int batch_of(const local_exec* le, int j) {
+  int k = 0;
+  while (j >= le->first[k + 1]) k++;
+  return k;
+}
+
 static void eval_items(void* data, int thread, int begin, int end) {
   local_exec* le = data;
   ne_evaluator* ev = le->evaluators[thread];
-  for (int i = begin; i < end;) {
+  for (int j = begin; j < end;) {
     if (le->caller_stop && *le->caller_stop) le->abort = 1;
+    int b = batch_of(le, j), i = j - le->first[b], stop_at = end < le->first[b + 1] ? end : le->first[b + 1];
+    const ne_batch* batch = le->batches[b];
+    const uint8_t* have = le->have[b];
+    ne_result* results = le->results[b];
+    if (have && have[i]) {  // the caller has it (a resumed run's finished candidate)
+      j++;
+      continue;
+    }
+    int run = 1;  // the missing candidates from i on, all of one batch
+    while (j + run < stop_at && !(have && have[i + run])) run++;
     // one candidate, or a run of one-episode candidates in lockstep (small MLPs)
-    int k = ne_evaluator_run_many(ev, le->batch, &le->batch->cands[i], end - i, &le->results[i]);
-    for (int j = i; j < i + k; j++) {
-      int rc = le->results[j].status;
+    int k = ne_evaluator_run_many(ev, batch, &batch->cands[i], run, &results[i]);
+    for (int c = i; c < i + k; c++) {
+      int rc = results[c].status;
       if (rc == NE_EINTR) {  // ended early by the caller's stop: the batch is abandoned
         le->abort = 1;
         return;
       }
       const char* why = rc < 0 && k == 1 ? ne_evaluator_env_error(ev) : NULL;
-      if (why) record_env_failure(le, j, rc, why);
-      else if (le->on_result) le->on_result(le->on_result_user, &le->batch->cands[j], &le->results[j]);
+      if (why) record_env_failure(le, le->first[b] + c, rc, why);
+      else if (le->on_result) le->on_result(le->on_result_user, &batch->cands[c], &results[c]);
     }
-    i += k;
+    j += k;
   }
 }
 
@@ -71,20 +92,34 @@ static int chunk_size(const local_exec* le, int n) {
   return width == 1 ? 1 : ne_pool_chunk(le->pool, n, width, 4 * width);
 }
 
-static int local_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
-                          char* errstr) {
+// The batches one after another as one pool job: a thread that finishes batch 0's last candidate
+// takes batch 1's next one.
+static int local_evaluate_many(ne_executor* ex, int n, const ne_batch* const* batches, const uint8_t* const* have,
+                               ne_result* const* results, const volatile int* stop, char* errstr) {
   local_exec* le = ex->impl;
-  le->batch = batch;
-  le->results = results;
+  le->n_batches = n;
+  le->first[0] = 0;
+  for (int k = 0; k < n; k++) {
+    le->batches[k] = batches[k];
+    le->have[k] = have ? have[k] : NULL;
+    le->results[k] = results[k];
+    le->first[k + 1] = le->first[k] + batches[k]->n;
+  }
   le->caller_stop = stop;
   le->abort = stop && *stop;
   le->failure_index = -1;
   // a stop request ends the episodes in hand too: the generation is dropped anyway
   for (int t = 0; t < le->n_threads; t++) ne_evaluator_set_stop(le->evaluators[t], stop);
-  int rc = ne_pool_for(le->pool, batch->n, chunk_size(le, batch->n), eval_items, le, &le->abort);
+  int total = le->first[n];
+  int rc = ne_pool_for(le->pool, total, chunk_size(le, total), eval_items, le, &le->abort);
   if (le->failure_index >= 0) return ne__set_error(errstr, le->failure_code, "%s", le->failure_msg);
   if (rc == NE_EINTR) return ne__set_error(errstr, rc, "evaluation interrupted");
   return rc;
+}
+
+static int local_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
+                          char* errstr) {
+  return local_evaluate_many(ex, 1, &batch, NULL, &results, stop, errstr);
 }
 
 static void local_describe(ne_executor* ex, char* buf, int size) {
@@ -116,7 +151,8 @@ static const ne_executor_vt local_vt = {.name = "local",
                                         .evaluate = local_evaluate,
                                         .describe = local_describe,
                                         .destroy = local_destroy,
-                                        .set_result_hook = local_set_result_hook};
+                                        .set_result_hook = local_set_result_hook,
+                                        .evaluate_many = local_evaluate_many};
 
 int ne_local_executor_create(const ne_env_spec* env, const ne_policy_spec* policy, int n_threads, size_t cache_bytes,
                              ne_executor** out, char* errstr) {
@@ -168,10 +204,4 @@ int ne_local_executor_set_result_hook(ne_executor* ex, ne_result_hook hook, void
 int ne_executor_set_result_hook(ne_executor* ex, ne_result_hook hook, void* user) {
   if (!ex || !ex->vt->set_result_hook) return NE_EINVAL;
   return ex->vt->set_result_hook(ex, hook, user);
-}
-
-int ne_executor_evaluate_missing(ne_executor* ex, const ne_batch* batch, const uint8_t* have, ne_result* results,
-                                 const volatile int* stop, char* errstr) {
-  if (!ex->vt->evaluate_missing) return ne__set_error(errstr, NE_EUNSUPPORTED, "%s: no partial batches", ex->vt->name);
-  return ex->vt->evaluate_missing(ex, batch, have, results, stop, errstr);
 }

@@ -2,11 +2,15 @@
 // The Redis master executor (cluster.h, DESIGN.md §4). One evaluate call = one round: store the
 // round's broadcast blobs once, publish its candidates as chunked tasks to a stream read by workers
 // through a consumer group, and collect results from the result stream until every candidate index
-// has its first valid result. Everything else is recovery: tasks idle in a silent worker's hands are
-// re-published, candidates whose results were lost or rejected are re-published once nothing is in
-// flight, and an experiment that vanished from Redis (restart without persistence) is re-created.
-// Results land by candidate index, so the algorithm sees exactly what a local run would.
-// Single-threaded: one connection, one round at a time. Per result the master decodes ~22 bytes.
+// has its first valid result. An evaluate_many call is one round of several batches (a
+// generation's last round and the next generation's candidates that do not wait for it): each task
+// holds candidates of one batch and carries that batch's identity, so workers see plain rounds;
+// the round's candidates are numbered across its batches (set[s].first + index in batch s).
+// Everything else is recovery: tasks idle in a silent worker's hands are re-published, candidates
+// whose results were lost or rejected are re-published once nothing is in flight, and an
+// experiment that vanished from Redis (restart without persistence) is re-created. Results land by
+// candidate index, so the algorithm sees exactly what a local run would. Single-threaded: one
+// connection, one round at a time. Per result the master decodes ~22 bytes.
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +56,15 @@ enum { W_MALFORMED, W_FOREIGN, W_BUILD, W_GENERATION, W_BATCH, W_INFO };
 static const char* const warn_names[N_WARN_KINDS] = {"malformed",        "out-of-experiment", "wrong-build",
                                                      "wrong-generation", "wrong-batch",       "info"};
 
+// One batch of the round in flight.
+typedef struct mbatch {
+  const ne_batch* batch;  // not owned
+  ne_result* results;     // the caller's (batch->n)
+  ne__wire_round rd;      // its identity in tasks and results
+  uint64_t norm_hash[2];  // content hashes of obs_mean / obs_std
+  int first;              // its first candidate in the round's numbering
+} mbatch;
+
 typedef struct master {
   ne_cluster_master_options opt;  // as given (url pointer not kept)
   ne__rconn conn;                 // the master's only connection
@@ -77,11 +90,10 @@ typedef struct master {
   int fatal;                      // NE_E* code once a candidate failed MAX_FAILURES times (0: none)
   char fatal_msg[NE_ERRSTR_LEN];  // its message
   int queued;                     // pipelined commands whose replies are not read yet
-  // the round in flight
-  const ne_batch* batch;  // being evaluated (not owned)
-  ne_result* results;     // caller's results (n)
-  ne__wire_round rd;      // its identity
-  uint64_t norm_hash[2];  // content hashes of obs_mean / obs_std
+  // the round in flight: its batches in the order their tasks are published
+  mbatch set[NE_EXECUTOR_MAX_BATCHES];
+  int n_set;
+  int n_cands;  // candidates of all its batches
   // the round's work items: whole candidates, or parts of the episodes of a candidate split over
   // several tasks (a straggler otherwise: the GA's elite re-evaluation, 30 episodes of a candidate
   // while hundreds of workers idle); item k is candidate item_cand[k], episodes item_part[k]
@@ -103,11 +115,11 @@ typedef struct master {
     char entry[NE_WIRE_MAX_ENTRY + 1];
     char worker[NE_WIRE_MAX_NAME + 1];
     char error[NE_WIRE_MAX_ERROR + 1];
-  } fail_recs[FAIL_RECORDS];    // this round's, oldest overwritten
-  int n_fail_recs;              // reports recorded this round (may exceed FAIL_RECORDS)
-  double est_s[N_ROUND_KINDS];  // evaluation seconds per episode of each round kind (0: unknown)
-  double round_eval_s;          // this round's accepted evaluation time and episodes, for est_s
-  uint64_t round_episodes;
+  } fail_recs[FAIL_RECORDS];           // this round's, oldest overwritten
+  int n_fail_recs;                     // reports recorded this round (may exceed FAIL_RECORDS)
+  double est_s[N_ROUND_KINDS];         // evaluation seconds per episode of each round kind (0: unknown)
+  double round_eval_s[N_ROUND_KINDS];  // this round's accepted evaluation time and episodes, for est_s
+  uint64_t round_episodes[N_ROUND_KINDS];
   int* idx;                   // (cap_items) scratch list of missing items
   int* task_cands;            // (cap_items) a task's candidates and parts, for the encoder
   ne__wire_part* task_parts;  // (cap_items)
@@ -412,14 +424,16 @@ static int queue_blob(master* m, uint64_t hash, const float* data, size_t n, int
 
 // Queues the round's broadcast vectors (force: again, after Redis lost them).
 static int publish_blobs(master* m, int force) {
-  const ne_batch* b = m->batch;
   int rc = 0;
-  for (int k = 0; !rc && k < b->n_blobs; k++)
-    rc = queue_blob(m, b->blobs[k].hash, b->blobs[k].data, b->blobs[k].n, force);
-  if (!rc && b->obs_mean && b->obs_std) {
-    size_t d = (size_t)m->env->obs_dim;
-    rc = queue_blob(m, m->norm_hash[0], b->obs_mean, d, force);
-    if (!rc) rc = queue_blob(m, m->norm_hash[1], b->obs_std, d, force);
+  for (int s = 0; !rc && s < m->n_set; s++) {
+    const ne_batch* b = m->set[s].batch;
+    for (int k = 0; !rc && k < b->n_blobs; k++)
+      rc = queue_blob(m, b->blobs[k].hash, b->blobs[k].data, b->blobs[k].n, force);
+    if (!rc && b->obs_mean && b->obs_std) {
+      size_t d = (size_t)m->env->obs_dim;
+      rc = queue_blob(m, m->set[s].norm_hash[0], b->obs_mean, d, force);
+      if (!rc) rc = queue_blob(m, m->set[s].norm_hash[1], b->obs_std, d, force);
+    }
   }
   return rc;
 }
@@ -444,16 +458,41 @@ static int start_generation(master* m) {
 
 // ---- tasks --------------------------------------------------------------------------------
 
+// The batch of the round's candidate c.
+static int batch_of(const master* m, int c) {
+  int s = 0;
+  while (s + 1 < m->n_set && c >= m->set[s + 1].first) s++;
+  return s;
+}
+
+// Candidate c of the round.
+static const ne_candidate* cand_of(const master* m, int c) {
+  const mbatch* mb = &m->set[batch_of(m, c)];
+  return &mb->batch->cands[c - mb->first];
+}
+
+// Its result slot.
+static ne_result* result_of(const master* m, int c) {
+  const mbatch* mb = &m->set[batch_of(m, c)];
+  return &mb->results[c - mb->first];
+}
+
 // Episodes of item k.
 static uint32_t item_episodes(const master* m, int k) {
-  return m->item_part[k].n ? m->item_part[k].n : m->batch->cands[m->item_cand[k]].episodes;
+  return m->item_part[k].n ? m->item_part[k].n : cand_of(m, m->item_cand[k])->episodes;
+}
+
+// Which estimate of the cost of an episode a batch's round uses.
+static int round_kind(const ne__wire_round* rd) {
+  return rd->round < N_ROUND_KINDS ? (int)rd->round : N_ROUND_KINDS - 1;
 }
 
 // Items per task that hold TARGET_TASK_S of evaluation, from the measured cost of this kind
-// of round (1 until measured), at most a fair share of the round (every thread gets work).
-static int min_chunk(const master* m, int n_round, int threads) {
-  double per_ep = m->est_s[m->rd.round < N_ROUND_KINDS ? m->rd.round : N_ROUND_KINDS - 1];
-  uint32_t episodes = m->n_items > 0 ? item_episodes(m, 0) : 1;
+// of round (1 until measured), at most a fair share of the round (every thread gets work). Item k
+// is one of the batch's.
+static int min_chunk(const master* m, int k, int n_round, int threads) {
+  double per_ep = m->est_s[round_kind(&m->set[batch_of(m, m->item_cand[k])].rd)];
+  uint32_t episodes = item_episodes(m, k);
   if (episodes < 1) episodes = 1;
   if (per_ep <= 0) return 1;
   double c = ceil(TARGET_TASK_S / (per_ep * episodes));
@@ -467,18 +506,20 @@ static int min_chunk(const master* m, int n_round, int threads) {
 // ms of Redis, master and worker time, as much as a whole CartPole candidate. 10 ms keeps that at
 // 1-2%; a round with less work per thread is one task per thread (measured better than 3 ms chunks
 // on Acrobot and on par on CartPole, docs/scaling.md). --chunk N fixes the size instead.
-static int chunk_size(const master* m, int remaining, int n_round) {
+static int chunk_size(const master* m, int k, int remaining, int n_round) {
   if (m->opt.chunk > 0) return m->opt.chunk;
   int threads = m->stats.live_threads > 2 ? m->stats.live_threads : 2;
-  int c = (remaining + 2 * threads - 1) / (2 * threads), lo = min_chunk(m, n_round, threads);
+  int c = (remaining + 2 * threads - 1) / (2 * threads), lo = min_chunk(m, k, n_round, threads);
   if (c < lo) c = lo;
   return c < 1 ? 1 : (c > MAX_CHUNK ? MAX_CHUNK : c);
 }
 
-// Queues one task of the items items[0..n).
-static int queue_task(master* m, const int* items, int n) {
-  for (int j = 0; j < n; j++) m->task_cands[j] = m->item_cand[items[j]], m->task_parts[j] = m->item_part[items[j]];
-  int rc = ne__wire_encode_task_parts(&m->enc, &m->rd, m->task_no++, m->batch, m->norm_hash, m->env->obs_dim,
+// Queues one task of the items items[0..n), all of batch s.
+static int queue_task(master* m, int s, const int* items, int n) {
+  const mbatch* mb = &m->set[s];
+  for (int j = 0; j < n; j++)
+    m->task_cands[j] = m->item_cand[items[j]] - mb->first, m->task_parts[j] = m->item_part[items[j]];
+  int rc = ne__wire_encode_task_parts(&m->enc, &mb->rd, m->task_no++, mb->batch, mb->norm_hash, m->env->obs_dim,
                                       m->task_cands, m->task_parts, n);
   if (rc) return rc;
   const char* argv[] = {"XADD", m->k_tasks, "*", "m", (const char*)m->enc.data};
@@ -487,21 +528,27 @@ static int queue_task(master* m, const int* items, int n) {
   return pipe_argv(m, 5, argv, lens);
 }
 
-// Publishes the items m->idx[0..n) in chunks (after whatever is already queued), then reads all
-// replies.
+// Publishes the items m->idx[0..n) (in item order) in chunks (after whatever is already queued),
+// then reads all replies. Each batch's items are chunked as a round of their own (a task never
+// holds items of two batches, whose items may differ in cost: a part of several episodes against
+// a one-episode candidate).
 static int publish_list(master* m, int n) {
   int rc = 0;
-  for (int off = 0, chunk; off < n && !rc; off += chunk) {
-    chunk = chunk_size(m, n - off, n);
-    if (chunk > n - off) chunk = n - off;
-    rc = queue_task(m, m->idx + off, chunk);
+  for (int off = 0, chunk, begin = 0, end = 0, s = 0; off < n && !rc; off += chunk) {
+    if (off == end) {  // the next batch's items: [begin, end)
+      s = batch_of(m, m->item_cand[m->idx[off]]);
+      for (begin = end = off; end < n && batch_of(m, m->item_cand[m->idx[end]]) == s;) end++;
+    }
+    chunk = chunk_size(m, m->idx[off], end - off, end - begin);
+    if (chunk > end - off) chunk = end - off;
+    rc = queue_task(m, s, m->idx + off, chunk);
     if (!rc && m->queued >= PIPELINE) rc = flush(m);
   }
   if (!rc && n) {
     char gen[16], round[16], total[16];
-    snprintf(gen, sizeof gen, "%u", m->rd.generation);
-    snprintf(round, sizeof round, "%u", m->rd.round);
-    snprintf(total, sizeof total, "%d", m->batch->n);
+    snprintf(gen, sizeof gen, "%u", m->set[0].rd.generation);
+    snprintf(round, sizeof round, "%u", m->set[0].rd.round);
+    snprintf(total, sizeof total, "%d", m->n_cands);
     rc = pipe_cmd(m, "HSET %s generation %s round %s candidates %s", m->k_meta, gen, round, total);
   }
   int frc = m->lost ? NE_ENET : flush(m);
@@ -534,31 +581,40 @@ static int publish_redo(master* m) {
 
 // ---- results ------------------------------------------------------------------------------
 
-// 1 if the message belongs to the batch in flight (whatever its fingerprint).
-static int h_is_current(const master* m, const ne__wire_results* d) {
+// The batch of the round in flight a message belongs to (whatever its fingerprint), or -1.
+static int batch_of_message(const master* m, const ne__wire_results* d) {
   const ne__wire_round* r = &d->hdr.round;
-  return r->exp == m->exp && r->generation == m->rd.generation && r->round == m->rd.round && r->digest == m->rd.digest;
+  for (int s = 0; s < m->n_set; s++) {
+    const ne__wire_round* rd = &m->set[s].rd;
+    if (r->exp == m->exp && r->generation == rd->generation && r->round == rd->round && r->digest == rd->digest)
+      return s;
+  }
+  return -1;
 }
 
-// Checks a decoded message against the round in flight; returns the warning kind or -1 if usable.
-static int classify(master* m, const ne__wire_results* d, int* stale) {
+// Checks a decoded message against the round in flight; returns the warning kind or -1 if usable,
+// with *s its batch.
+static int classify(master* m, const ne__wire_results* d, int* stale, int* s) {
   const ne__wire_result_hdr* h = &d->hdr;
   *stale = 0;
   if (h->round.exp != m->exp) return W_FOREIGN;
   if (h->fingerprint != m->fingerprint) return W_BUILD;
-  if (h->round.generation != m->rd.generation || h->round.round != m->rd.round) {
+  *s = batch_of_message(m, d);
+  if (*s < 0) {
+    for (int k = 0; k < m->n_set; k++)
+      if (h->round.generation == m->set[k].rd.generation && h->round.round == m->set[k].rd.round) return W_BATCH;
     *stale = 1;
     return W_GENERATION;
   }
-  if (h->round.digest != m->rd.digest) return W_BATCH;
-  int want_d = m->batch->want_obs_stats ? m->env->obs_dim : 0;
+  const ne_batch* b = m->set[*s].batch;
+  int want_d = b->want_obs_stats ? m->env->obs_dim : 0;
   if (h->obs_dim != want_d) return W_MALFORMED;
-  if (h->bc_dim != (m->batch->want_bc ? m->env->bc_dim : 0)) return W_MALFORMED;
+  if (h->bc_dim != (b->want_bc ? m->env->bc_dim : 0)) return W_MALFORMED;
   for (int i = 0; i < d->n; i++)
-    if (d->index[i] >= (uint32_t)m->batch->n) return W_MALFORMED;
-  if (h->error[0] && h->failed_index >= (uint32_t)m->batch->n) return W_MALFORMED;
+    if (d->index[i] >= (uint32_t)b->n) return W_MALFORMED;
+  if (h->error[0] && h->failed_index >= (uint32_t)b->n) return W_MALFORMED;
   for (int i = 0; h->error[0] && i < h->n_skipped; i++)
-    if (h->skipped[i] >= (uint32_t)m->batch->n) return W_MALFORMED;
+    if (h->skipped[i] >= (uint32_t)b->n) return W_MALFORMED;
   return -1;
 }
 
@@ -581,7 +637,7 @@ static void explain_drop(master* m, int kind, const char* entry, const ne__wire_
       break;
     case W_GENERATION:
       warn(m, kind, "dropped result entry %s from worker '%s' for generation %u round %u (now %u round %u)", entry,
-           h->worker, h->round.generation, h->round.round, m->rd.generation, m->rd.round);
+           h->worker, h->round.generation, h->round.round, m->set[0].rd.generation, m->set[0].rd.round);
       break;
     case W_BATCH:
       warn(m, kind, "dropped result entry %s from worker '%s': computed for a different batch of generation %u", entry,
@@ -597,7 +653,8 @@ static void explain_drop(master* m, int kind, const char* entry, const ne__wire_
 
 // Takes item k's result for candidate i (a whole candidate's result).
 static void accept_whole(master* m, uint32_t i, const ne_result* src) {
-  ne_result* dst = &m->results[i];
+  ne_result* dst = result_of(m, (int)i);
+  const ne_batch* b = m->set[batch_of(m, (int)i)].batch;
   dst->fitness = src->fitness;
   dst->return_std = src->return_std;
   dst->episodes = src->episodes;
@@ -605,18 +662,18 @@ static void accept_whole(master* m, uint32_t i, const ne_result* src) {
   dst->status = src->status;
   dst->obs_count = src->obs_count;
   dst->pre_fitness = src->pre_fitness;  // meta-learning (NaN without an inner loop)
-  if (m->batch->want_obs_stats && dst->obs_sum && dst->obs_sumsq && src->obs_sum) {
+  if (b->want_obs_stats && dst->obs_sum && dst->obs_sumsq && src->obs_sum) {
     size_t d = (size_t)m->env->obs_dim;
     memcpy(dst->obs_sum, src->obs_sum, d * sizeof(double));
     memcpy(dst->obs_sumsq, src->obs_sumsq, d * sizeof(double));
   }
-  if (m->batch->want_bc && dst->bc && src->bc) memcpy(dst->bc, src->bc, (size_t)m->env->bc_dim * sizeof(float));
+  if (b->want_bc && dst->bc && src->bc) memcpy(dst->bc, src->bc, (size_t)m->env->bc_dim * sizeof(float));
 }
 
 // A split candidate whose parts have all come in: its result from the episode returns in order
 // (the local evaluator's arithmetic) and the parts' steps; a part whose parameters failed fails it.
 static void finish_split(master* m, uint32_t i) {
-  ne_result* dst = &m->results[i];
+  ne_result* dst = result_of(m, (int)i);
   dst->status = 0;
   dst->steps = 0;
   dst->obs_count = 0;
@@ -629,13 +686,13 @@ static void finish_split(master* m, uint32_t i) {
     dst->fitness = NAN, dst->return_std = 0, dst->episodes = 0, dst->steps = 0;
     return;
   }
-  ne_evaluator_summarize(m->returns + m->ret_at[i], m->batch->cands[i].episodes, dst);
+  ne_evaluator_summarize(m->returns + m->ret_at[i], cand_of(m, (int)i)->episodes, dst);
 }
 
 // Candidate i's result is complete: the run's partial-generation log gets it (before the master
 // reads further results), so a master stopped or killed keeps it whatever becomes of Redis.
 static void report(master* m, uint32_t i) {
-  if (m->on_result) m->on_result(m->on_result_user, &m->batch->cands[i], &m->results[i]);
+  if (m->on_result) m->on_result(m->on_result_user, cand_of(m, (int)i), result_of(m, (int)i));
 }
 
 // Takes a result of candidate i (a whole one, or the part `part`). First one per item wins.
@@ -698,9 +755,10 @@ static int cand_done(const master* m, uint32_t i) {
   return 1;
 }
 
-// Writes the error that stops the run: the env, the candidate, the workers that failed it and the
-// env's last message.
+// Writes the error that stops the run: the env, the candidate (index: the round's numbering), the
+// workers that failed it and the env's last message.
 static void fail_run(master* m, uint32_t index, const char* error) {
+  const mbatch* mb = &m->set[batch_of(m, (int)index)];
   char workers[192] = "";
   int n = 0, len = 0, first = m->n_fail_recs > FAIL_RECORDS ? m->n_fail_recs - FAIL_RECORDS : 0;
   for (int k = first; k < m->n_fail_recs; k++) {
@@ -714,14 +772,17 @@ static void fail_run(master* m, uint32_t index, const char* error) {
   // a long env message is cut at the end of the buffer (the worker logs it in full)
   int cut = snprintf(m->fatal_msg, sizeof m->fatal_msg,
                      "env %s failed %d times on candidate %u of generation %u round %u (worker%s %s): %s", m->env->id,
-                     MAX_FAILURES, index, m->rd.generation, m->rd.round, n == 1 ? "" : "s", workers, error);
+                     MAX_FAILURES, index - (uint32_t)mb->first, mb->rd.generation, mb->rd.round, n == 1 ? "" : "s",
+                     workers, error);
   if (cut >= (int)sizeof m->fatal_msg) memcpy(m->fatal_msg + sizeof m->fatal_msg - 4, "...", 4);
 }
 
-// A worker reported that the env failed on a candidate (after its own retry). Each attempt (task
-// entry) counts once; the candidate goes to any worker again, until MAX_FAILURES attempts failed.
-static void note_failure(master* m, const ne__wire_result_hdr* h) {
-  uint32_t i = h->failed_index;
+// A worker reported that the env failed on a candidate of batch s (after its own retry). Each
+// attempt (task entry) counts once; the candidate goes to any worker again, until MAX_FAILURES
+// attempts failed.
+static void note_failure(master* m, int s, const ne__wire_result_hdr* h) {
+  const mbatch* mb = &m->set[s];
+  uint32_t i = (uint32_t)mb->first + h->failed_index;
   int first = m->n_fail_recs > FAIL_RECORDS ? m->n_fail_recs - FAIL_RECORDS : 0;
   for (int k = first; k < m->n_fail_recs; k++) {
     const struct fail_record* f = &m->fail_recs[k % FAIL_RECORDS];
@@ -732,7 +793,7 @@ static void note_failure(master* m, const ne__wire_result_hdr* h) {
   snprintf(f->entry, sizeof f->entry, "%s", h->entry);
   snprintf(f->worker, sizeof f->worker, "%s", h->worker);
   snprintf(f->error, sizeof f->error, "%s", h->error);
-  for (int k = 0; k < h->n_skipped; k++) mark_redo(m, h->skipped[k]);
+  for (int k = 0; k < h->n_skipped; k++) mark_redo(m, (uint32_t)mb->first + h->skipped[k]);
   if (cand_done(m, i)) return;  // another worker's result came first
   if (++m->fails[i] >= MAX_FAILURES) {
     fail_run(m, i, h->error);
@@ -741,7 +802,7 @@ static void note_failure(master* m, const ne__wire_result_hdr* h) {
   warn(m, W_INFO,
        "worker '%s' reported an env failure on candidate %u of generation %u (attempt %d of %d): %s; "
        "retrying",
-       h->worker, i, m->rd.generation, m->fails[i], MAX_FAILURES, h->error);
+       h->worker, h->failed_index, mb->rd.generation, m->fails[i], MAX_FAILURES, h->error);
   mark_redo(m, i);
 }
 
@@ -759,24 +820,28 @@ static void handle_entry(master* m, const char* entry, const redisReply* fields,
     warn(m, W_MALFORMED, "dropped malformed result entry %s: %s", entry, why);
     return;
   }
-  int stale, kind = classify(m, &m->dec, &stale);
+  int stale, s = -1, kind = classify(m, &m->dec, &stale, &s);
   if (kind >= 0) {
     if (stale) m->stats.stale++;
     else m->stats.dropped++;
     if (!(stale && quiet_stale)) explain_drop(m, kind, entry, &m->dec);
     // a rejected build's results name candidates of this round: give them to other workers now
-    for (int i = 0; kind == W_BUILD && h_is_current(m, &m->dec) && i < m->dec.n; i++)
-      if (m->dec.index[i] < (uint32_t)m->batch->n) mark_redo(m, m->dec.index[i]);
+    int current = kind == W_BUILD ? batch_of_message(m, &m->dec) : -1;
+    for (int i = 0; current >= 0 && i < m->dec.n; i++)
+      if (m->dec.index[i] < (uint32_t)m->set[current].batch->n)
+        mark_redo(m, (uint32_t)m->set[current].first + m->dec.index[i]);
     return;
   }
   m->stats.result_bytes += v->len;
+  uint32_t first = (uint32_t)m->set[s].first;
   for (int i = 0; i < m->dec.n; i++)
-    accept_result(m, m->dec.index[i], &m->dec.results[i], &m->dec.parts[i], m->dec.returns + m->dec.ret_off[i]);
+    accept_result(m, first + m->dec.index[i], &m->dec.results[i], &m->dec.parts[i], m->dec.returns + m->dec.ret_off[i]);
   if (m->dec.hdr.error[0]) {
-    if (!m->replaying) note_failure(m, &m->dec.hdr);
+    if (!m->replaying) note_failure(m, s, &m->dec.hdr);
   } else {
-    m->round_eval_s += (double)m->dec.hdr.eval_us * 1e-6;
-    for (int i = 0; i < m->dec.n; i++) m->round_episodes += m->dec.results[i].episodes;
+    int kind_s = round_kind(&m->set[s].rd);
+    m->round_eval_s[kind_s] += (double)m->dec.hdr.eval_us * 1e-6;
+    for (int i = 0; i < m->dec.n; i++) m->round_episodes[kind_s] += m->dec.results[i].episodes;
   }
   m->progress_at = ne__now();
 }
@@ -899,7 +964,7 @@ static int check_stall(master* m) {
   if (!rc && n) {
     m->stats.republished += (uint64_t)n;
     warn(m, W_INFO, "re-published %d candidate%s of generation %u round %u whose results were lost or rejected", n,
-         n == 1 ? "" : "s", m->rd.generation, m->rd.round);
+         n == 1 ? "" : "s", m->set[0].rd.generation, m->set[0].rd.round);
   }
   return rc;
 }
@@ -933,7 +998,7 @@ static int recover(master* m, const volatile int* stop, char* errstr) {
     int exists = experiment_intact(m);
     if (exists < 0) continue;
     // a broken pipeline may have lost some blob SETs: store the round's blobs again
-    if (exists && m->batch && m->round_first_task[0]) {
+    if (exists && m->n_set > 0 && m->round_first_task[0]) {
       m->queued = 0;
       rc = publish_blobs(m, 1);
       if (!rc) rc = flush(m);
@@ -943,7 +1008,7 @@ static int recover(master* m, const volatile int* stop, char* errstr) {
     warn(m, W_INFO,
          "experiment %s vanished from Redis (restarted without persistence?) or lost its task group: "
          "re-creating it and re-publishing generation %u round %u",
-         m->id, m->rd.generation, m->rd.round);
+         m->id, m->set[0].rd.generation, m->set[0].rd.round);
     m->stats.recoveries++;
     int adopted, n = 0;
     rc = setup_experiment(m, &adopted);
@@ -994,11 +1059,13 @@ static int tick(master* m, double now) {
 
 // ---- evaluate -----------------------------------------------------------------------------
 
-// Episodes per part for this round's split candidates: --episodes-per-task, or automatically the
-// round's episodes per live thread (a candidate with more episodes than that would be its
-// straggler). 0: no split (observation statistics and behaviour characterizations, means over
-// the episodes, cannot be added up bit-identically from parts; a meta-learning candidate's episodes
-// are tasks, each with its own inner loop, and its fitness is not a mean of per-episode returns).
+// Episodes per part for split candidates of batch b: --episodes-per-task, or automatically the
+// batch's episodes per live thread (a candidate with more episodes than that would be its
+// straggler; with other batches in the round, the parts only get smaller than the round's share
+// per thread: they start first and end early, the other batches' candidates filling in after).
+// 0: no split (observation statistics and behaviour characterizations, means over the episodes,
+// cannot be added up bit-identically from parts; a meta-learning candidate's episodes are tasks,
+// each with its own inner loop, and its fitness is not a mean of per-episode returns).
 static uint32_t split_target(const master* m, const ne_batch* b) {
   if (b->want_obs_stats || b->want_bc || m->meta || m->opt.episodes_per_task < 0) return 0;
   if (m->opt.episodes_per_task > 0) return (uint32_t)m->opt.episodes_per_task;
@@ -1039,15 +1106,22 @@ static int reserve_items(master* m, int n) {
   return ok ? 0 : NE_ENOMEM;
 }
 
-// The round's items: each candidate whole, or its episodes in parts of about `target`.
-static int make_items(master* m, const ne_batch* b) {
-  uint32_t target = split_target(m, b);
+// Parts of a candidate of e episodes split into parts of about target episodes (0: no split).
+static uint32_t n_parts(uint32_t e, uint32_t target) { return target && e > target ? (e + target - 1) / target : 1; }
+
+// The round's items: each candidate whole, or its episodes in parts of about its batch's target.
+static int make_items(master* m) {
+  uint32_t target[NE_EXECUTOR_MAX_BATCHES];
   int n_items = 0;
   size_t n_returns = 0;
-  for (int i = 0; i < b->n; i++) {
-    uint32_t e = b->cands[i].episodes, parts = target && e > target ? (e + target - 1) / target : 1;
-    n_items += (int)parts;
-    if (parts > 1) n_returns += e;
+  for (int s = 0; s < m->n_set; s++) {
+    const ne_batch* b = m->set[s].batch;
+    target[s] = split_target(m, b);
+    for (int i = 0; i < b->n; i++) {
+      uint32_t e = b->cands[i].episodes, parts = n_parts(e, target[s]);
+      n_items += (int)parts;
+      if (parts > 1) n_returns += e;
+    }
   }
   if (reserve_items(m, n_items)) return NE_ENOMEM;
   if (n_returns > m->cap_returns) {
@@ -1058,8 +1132,9 @@ static int make_items(master* m, const ne_batch* b) {
   }
   int k = 0;
   size_t at = 0;
-  for (int i = 0; i < b->n; i++) {
-    uint32_t e = b->cands[i].episodes, parts = target && e > target ? (e + target - 1) / target : 1;
+  for (int i = 0; i < m->n_cands; i++) {
+    int s = batch_of(m, i);
+    uint32_t e = cand_of(m, i)->episodes, parts = n_parts(e, target[s]);
     m->first_item[i] = k;
     m->ret_at[i] = at;
     // contiguous ranges of nearly equal length (the first e % parts one episode longer)
@@ -1072,36 +1147,50 @@ static int make_items(master* m, const ne_batch* b) {
     }
     if (parts > 1) at += e, m->stats.split += parts;
   }
-  m->first_item[b->n] = k;
+  m->first_item[m->n_cands] = k;
   m->n_items = k;
   return 0;
 }
 
-// have (NULL: none): candidates whose results the caller has already (results[i] kept as given).
-static int begin_round(master* m, const ne_batch* b, ne_result* results, const uint8_t* have) {
-  if (reserve_cands(m, b->n) || make_items(m, b)) return NE_ENOMEM;
+// The round's batches, their identities and numbering, its items; every result marked missing but
+// those the caller has (have[s][i] set: results[s][i] kept as given; have or have[s] NULL: none).
+static int begin_round(master* m, int n, const ne_batch* const* batches, const uint8_t* const* have,
+                       ne_result* const* results) {
+  size_t d = (size_t)m->env->obs_dim;
+  m->n_set = n;
+  m->n_cands = 0;
+  for (int s = 0; s < n; s++) {
+    const ne_batch* b = batches[s];
+    mbatch* mb = &m->set[s];
+    mb->batch = b;
+    mb->results = results[s];
+    mb->first = m->n_cands;
+    mb->norm_hash[0] = b->obs_mean ? ne_hash_floats(b->obs_mean, d) : 0;
+    mb->norm_hash[1] = b->obs_std ? ne_hash_floats(b->obs_std, d) : 0;
+    mb->rd = (ne__wire_round){m->exp, b->generation, b->round, ne_batch_digest(b, mb->norm_hash, (int)d)};
+    m->n_cands += b->n;
+  }
+  if (reserve_cands(m, m->n_cands) || make_items(m)) return NE_ENOMEM;
   memset(m->have, 0, (size_t)m->n_items);
   memset(m->redo, 0, (size_t)m->n_items);
-  memset(m->fails, 0, (size_t)b->n);
+  memset(m->fails, 0, (size_t)m->n_cands);
   m->n_fail_recs = 0;
   m->fatal = 0;
-  m->round_eval_s = 0;
-  m->round_episodes = 0;
+  memset(m->round_eval_s, 0, sizeof m->round_eval_s);
+  memset(m->round_episodes, 0, sizeof m->round_episodes);
   m->n_redo = 0;
   m->n_have = 0;
-  m->batch = b;
-  m->results = results;
-  size_t d = (size_t)m->env->obs_dim;
-  m->norm_hash[0] = b->obs_mean ? ne_hash_floats(b->obs_mean, d) : 0;
-  m->norm_hash[1] = b->obs_std ? ne_hash_floats(b->obs_std, d) : 0;
-  m->rd = (ne__wire_round){m->exp, b->generation, b->round, ne_batch_digest(b, m->norm_hash, (int)d)};
-  for (int i = 0; i < b->n; i++) {
-    if (have && have[i]) {
-      for (int k = m->first_item[i]; k < m->first_item[i + 1]; k++) m->have[k] = 1, m->n_have++;
-      continue;
+  for (int s = 0; s < n; s++) {
+    const uint8_t* kept = have ? have[s] : NULL;
+    for (int i = 0; i < batches[s]->n; i++) {
+      int c = m->set[s].first + i;
+      if (kept && kept[i]) {
+        for (int k = m->first_item[c]; k < m->first_item[c + 1]; k++) m->have[k] = 1, m->n_have++;
+        continue;
+      }
+      results[s][i].status = NE_ESTATE;
+      results[s][i].fitness = NAN;
     }
-    results[i].status = NE_ESTATE;
-    results[i].fitness = NAN;
   }
   return 0;
 }
@@ -1111,9 +1200,11 @@ static int start_round(master* m) {
   int rc = 0, n = 0;
   if (!m->conn.c && ne__rconn_ensure(&m->conn)) return m->lost = 1, NE_ENET;
   m->queued = 0;
-  if (!m->in_generation || m->rd.generation != m->gen) rc = start_generation(m);
+  // a round of several batches belongs to the generation of its first (the next generation's
+  // candidates asked ahead use no blob of this one's and their results stay until the round ends)
+  if (!m->in_generation || m->set[0].rd.generation != m->gen) rc = start_generation(m);
   m->in_generation = 1;
-  m->gen = m->rd.generation;
+  m->gen = m->set[0].rd.generation;
   m->round_first_task[0] = '\0';
   // tasks of earlier rounds are obsolete (their rounds completed): trim them with this round's bookkeeping
   if (!rc && strcmp(m->last_task, "0-0") != 0) {
@@ -1134,7 +1225,7 @@ static int start_round(master* m) {
     m->stats.reused += reused;
     if (reused)
       warn(m, W_INFO, "reused %llu results of generation %u round %u already in Redis", (unsigned long long)reused,
-           m->rd.generation, m->rd.round);
+           m->set[0].rd.generation, m->set[0].rd.round);
   }
   if (!rc && m->stats.live_threads == 0) rc = refresh_workers(m);
   if (!rc) rc = publish_missing(m, &n);
@@ -1153,12 +1244,13 @@ static void wait_for_workers(master* m, const volatile int* stop) {
   }
 }
 
-static int master_evaluate_missing(ne_executor* ex, const ne_batch* batch, const uint8_t* have, ne_result* results,
-                                   const volatile int* stop, char* errstr) {
+static int master_evaluate_many(ne_executor* ex, int n, const ne_batch* const* batches, const uint8_t* const* have,
+                                ne_result* const* results, const volatile int* stop, char* errstr) {
   master* m = ex->impl;
   wait_for_workers(m, stop);
-  if (begin_round(m, batch, results, have))
-    return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
+  if (begin_round(m, n, batches, have, results))
+    return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", m->n_cands);
+  m->stats.together += n > 1;
   m->progress_at = m->tick_at = ne__now();
   int rc = m->lost ? NE_ENET : start_round(m);
   while (rc == 0 || rc == NE_ENET) {
@@ -1183,16 +1275,15 @@ static int master_evaluate_missing(ne_executor* ex, const ne_batch* batch, const
   if (rc) return ne__set_error(errstr, rc, "%s", m->conn.errstr);
   m->stats.done_at = ne__now();
   snprintf(m->consumed, sizeof m->consumed, "%s", m->last_read);
-  // what an episode of this kind of round costs sizes the next round's chunks
-  if (m->round_episodes)
-    m->est_s[m->rd.round < N_ROUND_KINDS ? m->rd.round : N_ROUND_KINDS - 1] =
-        m->round_eval_s / (double)m->round_episodes;
+  // what an episode of each kind of round costs sizes the next rounds' chunks
+  for (int k = 0; k < N_ROUND_KINDS; k++)
+    if (m->round_episodes[k]) m->est_s[k] = m->round_eval_s[k] / (double)m->round_episodes[k];
   return 0;
 }
 
 static int master_evaluate(ne_executor* ex, const ne_batch* batch, ne_result* results, const volatile int* stop,
                            char* errstr) {
-  return master_evaluate_missing(ex, batch, NULL, results, stop, errstr);
+  return master_evaluate_many(ex, 1, &batch, NULL, &results, stop, errstr);
 }
 
 static int master_set_result_hook(ne_executor* ex, ne_result_hook hook, void* user) {
@@ -1227,14 +1318,15 @@ static void master_destroy(ne_executor* ex) {
     ne__beat_stop(m->beat);
     mark_stopped(m);
     const ne_cluster_master_stats* st = &m->stats;
-    if (!m->opt.quiet && (st->dropped || st->reclaimed || st->republished || st->recoveries || st->split))
+    if (!m->opt.quiet &&
+        (st->dropped || st->reclaimed || st->republished || st->recoveries || st->split || st->together))
       fprintf(stderr,
               "neuroevo: master: %llu results accepted, %llu duplicates, %llu stale, %llu dropped; %llu tasks "
               "re-claimed, %llu candidates or parts re-published, %llu recoveries; %llu parts of candidates whose "
-              "episodes were split over tasks\n",
+              "episodes were split over tasks; %llu rounds of several batches\n",
               (unsigned long long)st->accepted, (unsigned long long)st->duplicates, (unsigned long long)st->stale,
               (unsigned long long)st->dropped, (unsigned long long)st->reclaimed, (unsigned long long)st->republished,
-              (unsigned long long)st->recoveries, (unsigned long long)st->split);
+              (unsigned long long)st->recoveries, (unsigned long long)st->split, (unsigned long long)st->together);
     ne__rconn_close(&m->conn);
     ne_env_spec_destroy(m->env);
     ne_free(m->config_text);
@@ -1264,7 +1356,7 @@ static const ne_executor_vt master_vt = {.name = "redis",
                                          .describe = master_describe,
                                          .destroy = master_destroy,
                                          .set_result_hook = master_set_result_hook,
-                                         .evaluate_missing = master_evaluate_missing};
+                                         .evaluate_many = master_evaluate_many};
 
 // ---- creation -----------------------------------------------------------------------------
 

@@ -171,7 +171,7 @@ static int evaluate_round(ne_run* run, const ne_batch* b, char* errstr) {
   ne_executor_set_result_hook(run->exec, on_result, run);
   int rc = 0;
   if (kept == 0) rc = ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
-  else if (kept < b->n && run->exec->vt->evaluate_missing)  // the whole batch, as the Redis master takes it
+  else if (kept < b->n && run->exec->vt->evaluate_many)  // the whole batch, as the Redis master takes it
     rc = ne_executor_evaluate_missing(run->exec, b, have, run->results, run->opt.stop, errstr);
   else if (kept < b->n) rc = evaluate_missing(run, b, have, b->n - kept, errstr);
   ne_executor_set_result_hook(run->exec, NULL, NULL);
