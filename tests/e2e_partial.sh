@@ -20,6 +20,9 @@ export NEUROEVO_PARTIAL_FLUSH_S=0
 GA_POP=3000 ES_POP=300
 case "$BIN" in *asan*) GA_POP=400 ES_POP=60 ;; esac
 
+# (run.overlap off: with it, generation 1's population would come whole from the results asked
+# ahead in generation 0, leaving its short re-evaluation as the only round for a kill to land in;
+# tests/e2e_overlap.sh kills a run while a round and the candidates asked ahead are in flight)
 cat > ga.ini <<INI
 [run]
 algorithm = ga
@@ -27,6 +30,7 @@ seed = 7
 generations = 2
 target = none
 plot_every = 0
+overlap = false
 [env]
 id = CartPole-v1
 episodes = 3

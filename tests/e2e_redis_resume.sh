@@ -42,6 +42,9 @@ evals_at() {  # evals_at DIR G: the evaluations column after G completed generat
   awk -F, -v g="$1" 'g == 0 && NR == 1 { print 0 } g > 0 && NR == g + 1 { print $2 }' "$2/metrics.csv"
 }
 
+# (run.overlap off: the counts below are those of plain rounds; with overlap a generation's
+# population comes whole from the previous round's results asked ahead, and the workers also
+# evaluate spare candidates. tests/e2e_overlap.sh kills and resumes an overlapped Redis master)
 cat > det.ini <<INI
 [run]
 algorithm = ga
@@ -49,6 +52,7 @@ seed = 5
 generations = 8
 target = none
 plot_every = 0
+overlap = false
 [env]
 id = CartPole-v1
 [policy]

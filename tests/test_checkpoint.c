@@ -172,14 +172,14 @@ static void partial_log_round_trip(void) {
     got[i] = (ne_result){.obs_sum = got_sums[i], .obs_sumsq = got_sums[i] + OBS, .bc = got_bc[i]};
   }
   ne__partial* log = open_log(4);
-  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 0);
-  ne__partial_add(log, 2, &res[2]);
-  ne__partial_add(log, 7, &res[7]);
+  ASSERT_EQ(ne__partial_round(log, &round0, round0.round, 11, got, have), 0);
+  ne__partial_add(log, 0, 2, &res[2]);
+  ne__partial_add(log, 0, 7, &res[7]);
   ne__partial_close(log);
   // the same batch gets its two results back, bit for bit
   log = open_log(4);
   ASSERT_EQ(ne__partial_count(log), 2);
-  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 2);
+  ASSERT_EQ(ne__partial_round(log, &round0, round0.round, 11, got, have), 2);
   ASSERT(have[2] && have[7] && !have[0] && !have[9]);
   ASSERT_EQ(memcmp(&got[7].fitness, &res[7].fitness, sizeof(double)), 0);
   ASSERT_EQ(got[7].steps, res[7].steps);
@@ -187,9 +187,9 @@ static void partial_log_round_trip(void) {
   ASSERT_EQ(memcmp(got_sums[7], sums[7], sizeof sums[7]), 0);
   ASSERT_EQ(memcmp(got_bc[2], bcs[2], sizeof bcs[2]), 0);
   for (int i = 0; i < 10; i++)
-    if (!have[i]) ne__partial_add(log, (uint32_t)i, &res[i]);
-  ASSERT_EQ(ne__partial_round(log, &round1, 12, got, have), 0);  // round 1 begins
-  ne__partial_add(log, 1, &res[1]);
+    if (!have[i]) ne__partial_add(log, 0, (uint32_t)i, &res[i]);
+  ASSERT_EQ(ne__partial_round(log, &round1, round1.round, 12, got, have), 0);  // round 1 begins
+  ne__partial_add(log, 1, 1, &res[1]);
   ne__partial_close(log);
   // a torn record at the end (a lost machine mid-write) is cut off; what precedes it stays
   char path[512];
@@ -200,23 +200,24 @@ static void partial_log_round_trip(void) {
   fclose(f);
   log = open_log(4);
   ASSERT_EQ(ne__partial_count(log), 11);
-  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 10);
-  ASSERT_EQ(ne__partial_round(log, &round1, 12, got, have), 1);
+  ASSERT_EQ(ne__partial_round(log, &round0, round0.round, 11, got, have), 10);
+  ASSERT_EQ(ne__partial_round(log, &round1, round1.round, 12, got, have), 1);
   ASSERT(have[1] && !have[0]);
   ne__partial_close(log);
   // another batch under round 1 (digest 13): round 1 goes, round 0 stays
   log = open_log(4);
-  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 10);
-  ASSERT_EQ(ne__partial_round(log, &round1, 13, got, have), 0);
+  ASSERT_EQ(ne__partial_round(log, &round0, round0.round, 11, got, have), 10);
+  ASSERT_EQ(ne__partial_round(log, &round1, round1.round, 13, got, have), 0);
   ASSERT_EQ(ne__partial_count(log), 10);
   ne__partial_close(log);
   log = open_log(4);
   ASSERT_EQ(ne__partial_count(log), 10);
-  ASSERT_EQ(ne__partial_round(log, &round0, 99, got, have), 0);  // another round-0 batch: all go
+  ASSERT_EQ(ne__partial_round(log, &round0, round0.round, 99, got, have), 0);  // another round-0 batch: all go
   ne__partial_close(log);
   log = open_log(4);
   ASSERT_EQ(ne__partial_count(log), 0);
-  ne__partial_add(log, 3, &res[3]);                 // (round 0 of digest 99 is current)
+  ASSERT_EQ(ne__partial_round(log, &round0, round0.round, 99, got, have), 0);
+  ne__partial_add(log, 0, 3, &res[3]);
   ASSERT_EQ(ne__partial_restart(log, 5, NULL), 0);  // checkpoint 5 is on disk: the log starts over
   ne__partial_close(log);
   log = open_log(5);
@@ -224,8 +225,8 @@ static void partial_log_round_trip(void) {
   ne__partial_close(log);
   // a log of checkpoint 5 is not one of checkpoint 4
   log = open_log(5);
-  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 0);
-  ne__partial_add(log, 0, &res[0]);
+  ASSERT_EQ(ne__partial_round(log, &round0, round0.round, 11, got, have), 0);
+  ne__partial_add(log, 0, 0, &res[0]);
   ne__partial_close(log);
   log = open_log(4);
   ASSERT_EQ(ne__partial_count(log), 0);
@@ -240,8 +241,8 @@ static void partial_log_round_trip(void) {
   ASSERT_EQ(stat(path, &after), 0);
   ASSERT(after.st_size == 16 && before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
          before.st_mtim.tv_nsec == after.st_mtim.tv_nsec);
-  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 0);
-  ne__partial_add(log, 2, &res[2]);
+  ASSERT_EQ(ne__partial_round(log, &round0, round0.round, 11, got, have), 0);
+  ne__partial_add(log, 0, 2, &res[2]);
   ASSERT_EQ(ne__partial_sync(log, NULL), 0);
   ASSERT_EQ(ne__partial_restart(log, 6, NULL), 0);  // records past the header: emptied
   ASSERT_EQ(stat(path, &after), 0);
@@ -249,11 +250,35 @@ static void partial_log_round_trip(void) {
   ASSERT_EQ(ne__partial_restart(log, 7, NULL), 0);
   ne__partial_close(log);
   log = open_log(7);
-  ASSERT_EQ(ne__partial_round(log, &round0, 11, got, have), 0);
-  ne__partial_add(log, 2, &res[2]);
+  ASSERT_EQ(ne__partial_round(log, &round0, round0.round, 11, got, have), 0);
+  ne__partial_add(log, 0, 2, &res[2]);
   ne__partial_close(log);
   log = open_log(7);
   ASSERT_EQ(ne__partial_count(log), 1);
+  ne__partial_close(log);
+  // two rounds evaluated at once (a generation's last round and the next generation's candidates
+  // asked ahead, with other per-result arrays): interleaved results go back to their own round
+  ne_batch ahead = {.generation = 8, .round = 0, .n = 10, .want_bc = 1};
+  log = open_log(7);
+  ne__partial_begin(log);
+  ASSERT_EQ(ne__partial_round(log, &round1, round1.round, 12, got, have), 0);
+  ASSERT_EQ(ne__partial_round(log, &ahead, NE__PARTIAL_AHEAD, 21, got, have), 0);
+  ne__partial_add(log, 1, 0, &res[0]);
+  ne__partial_add(log, NE__PARTIAL_AHEAD, 4, &res[4]);
+  ne__partial_add(log, 1, 2, &res[2]);
+  ne__partial_add(log, NE__PARTIAL_AHEAD, 9, &res[9]);
+  ne__partial_add(log, 5, 1, &res[1]);  // a round not open: not kept
+  ne__partial_close(log);
+  log = open_log(7);
+  ASSERT_EQ(ne__partial_count(log), 5);  // with round 0's one above
+  ASSERT_EQ(ne__partial_round(log, &round1, round1.round, 12, got, have), 2);
+  ASSERT(have[0] && have[2] && !have[1]);
+  ASSERT_EQ(memcmp(&got[2].fitness, &res[2].fitness, sizeof(double)), 0);
+  memset(got_bc, 0, sizeof got_bc);
+  ASSERT_EQ(ne__partial_round(log, &ahead, NE__PARTIAL_AHEAD, 21, got, have), 2);
+  ASSERT(have[4] && have[9] && !have[0] && !have[2]);
+  ASSERT_EQ(memcmp(got_bc[9], bcs[9], sizeof bcs[9]), 0);
+  ASSERT_EQ(got[4].steps, res[4].steps);
   ne__partial_close(log);
   remove_dir();
 }

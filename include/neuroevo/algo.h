@@ -147,6 +147,15 @@ typedef struct ne_algo_vt {
   // Nullable hook: the message of the last failed ask, tell or save (valid until the next call), or
   // NULL; algorithms that can fail for reasons of their own (an optimizer server) set it
   const char* (*last_error)(void* self);
+  // Nullable hook, called after ask handed out a round and before its tell: candidates of the next
+  // generation's first round that do not depend on what that tell learns (GA: the children of the
+  // next generation, bred from this generation's parents, and the carried-over elite's evaluation
+  // for each candidate the re-evaluation may crown). The runner evaluates them alongside the round,
+  // and hands the next ask's candidates the results of identical candidates (same fields, same
+  // batch settings: ne_candidate_digest), so the results of a run never change; a candidate asked
+  // ahead that is never asked is wasted work. *ahead = NULL (or a batch of 0) when there are none.
+  // The batch is owned by self and valid until the tell of the round in flight.
+  int (*ask_ahead)(void* self, const ne_batch** ahead);
 } ne_algo_vt;
 
 // The algorithm registered under name, or NULL.
@@ -170,6 +179,12 @@ int ne_algo_noise_table_evaluated(const ne_config* cfg);
 // and obs_std over obs_dim floats): results are only used for the exact batch they were computed
 // for (Redis tasks carry it; a resumed run checks its partial-generation log with it).
 uint64_t ne_batch_digest(const ne_batch* batch, const uint64_t norm_hash[2], int obs_dim);
+
+// A hash of everything candidate i's result depends on, whatever its batch and position: its
+// fields but the index, the blob it names (hash and size), the noise table and the batch's
+// evaluation settings (observation statistics, behaviours, observation normalization as in
+// ne_batch_digest). Two candidates with the same digest get the same result, bit for bit.
+uint64_t ne_candidate_digest(const ne_batch* batch, int i, const uint64_t norm_hash[2], int obs_dim);
 
 // Content hash of a float vector (obs_mean and obs_std's norm_hash above).
 uint64_t ne_hash_floats(const float* v, size_t n);

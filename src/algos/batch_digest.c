@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Batch digests (see algo.h): a hash of everything a batch's results depend on, so that results
 // are only ever used for the exact batch they were computed for, by Redis workers (the task's
-// round carries it) and by a resumed run (the partial-generation log, run/partial.c).
+// round carries it) and by a resumed run (the partial-generation log, run/partial.c); and
+// candidate digests, the same for one candidate wherever it stands (results asked ahead, run/).
 #include <string.h>
 
 #include "neuroevo/algo.h"
@@ -42,8 +43,9 @@ static uint64_t digest_seeds(uint64_t h, const uint64_t* seeds, uint32_t n) {
   return ne_hash2(ne_hash2(l0, l1), ne_hash2(l2, l3));
 }
 
-static uint64_t digest_candidate(uint64_t h, const ne_batch* b, const ne_candidate* c) {
-  h = ne_hash2(h, (uint64_t)c->kind << 32 | c->index);
+// A candidate's share of the digest; its index too when with_index.
+static uint64_t digest_fields(uint64_t h, const ne_batch* b, const ne_candidate* c, int with_index) {
+  h = ne_hash2(h, (uint64_t)c->kind << 32 | (with_index ? c->index : 0));
   h = ne_hash2(ne_hash2(h, c->episodes), c->episode_seed);
   if (c->kind == NE_CAND_CHAIN) {
     h = digest_seeds(ne_hash2(h, c->n_seeds), c->seeds, c->n_seeds);
@@ -52,6 +54,17 @@ static uint64_t digest_candidate(uint64_t h, const ne_batch* b, const ne_candida
   uint64_t blob = c->blob < (uint32_t)b->n_blobs ? b->blobs[c->blob].hash : ~0ull;
   h = ne_hash2(h, blob);
   if (c->kind == NE_CAND_PERTURB) h = mix_f32(ne_hash2(h, c->noise_seed), c->coef);
+  return h;
+}
+
+// The evaluation settings every candidate of the batch shares.
+static uint64_t digest_settings(uint64_t h, const ne_batch* b, const uint64_t norm_hash[2], int obs_dim) {
+  h = ne_hash2(h, (uint64_t)(b->want_bc ? 2 : 0) | (b->want_obs_stats ? 1 : 0));
+  if (b->obs_mean && b->obs_std) {
+    h = ne_hash2(ne_hash2(ne_hash2(h, norm_hash[0]), norm_hash[1]), (uint64_t)obs_dim);
+    h = mix_f32(h, b->obs_clip);
+  }
+  if (b->noise_table) h = ne_hash2(ne_hash2(h, b->noise_table->seed), (uint64_t)b->noise_table->size);
   return h;
 }
 
@@ -64,6 +77,13 @@ uint64_t ne_batch_digest(const ne_batch* b, const uint64_t norm_hash[2], int obs
   }
   for (int k = 0; k < b->n_blobs; k++) h = ne_hash2(ne_hash2(h, b->blobs[k].hash), b->blobs[k].n);
   if (b->noise_table) h = ne_hash2(ne_hash2(h, b->noise_table->seed), (uint64_t)b->noise_table->size);
-  for (int i = 0; i < b->n; i++) h = digest_candidate(h, b, &b->cands[i]);
+  for (int i = 0; i < b->n; i++) h = digest_fields(h, b, &b->cands[i], 1);
   return h;
+}
+
+uint64_t ne_candidate_digest(const ne_batch* b, int i, const uint64_t norm_hash[2], int obs_dim) {
+  const ne_candidate* c = &b->cands[i];
+  uint64_t h = digest_settings(0x63616e646964ull, b, norm_hash, obs_dim);
+  if (c->kind != NE_CAND_CHAIN && c->blob < (uint32_t)b->n_blobs) h = ne_hash2(h, b->blobs[c->blob].n);
+  return digest_fields(h, b, c, 0);
 }

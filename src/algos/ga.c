@@ -61,6 +61,11 @@ typedef struct ga {
   ne_batch batch;       // the batch handed out by ask
   int n_reeval;         // candidates in the re-evaluation round
   int* reeval_idx;      // (C + 1) population index of each re-evaluated candidate
+  // asked ahead (ga_ask_ahead): the next generation's children, and its elite's evaluation for each
+  // candidate of the re-evaluation
+  ne_chains ahead;            // their chains
+  ne_candidate* ahead_cands;  // (population + C + 1)
+  ne_batch ahead_batch;
   // GA-NS (ga.novelty): parents by novelty
   int novelty;          // 1: select parents by novelty
   double archive_prob;  // probability a genome's behaviour enters the archive
@@ -115,8 +120,10 @@ static int ga_create(const ne_problem* problem, const ne_config* cfg, void** sel
   g->cands = ne_calloc(n, sizeof *g->cands);
   g->reeval_idx = ne_calloc(n + 1, sizeof *g->reeval_idx);
   g->ranks = ne_calloc(n, sizeof *g->ranks);
+  ne__chains_init(&g->ahead);
+  g->ahead_cands = ne_calloc(2 * n + 1, sizeof *g->ahead_cands);
   *self = g;
-  if (!g->fitness || !g->order || !g->cands || !g->reeval_idx || !g->ranks) {
+  if (!g->fitness || !g->order || !g->cands || !g->reeval_idx || !g->ranks || !g->ahead_cands) {
     return ne__set_error(errstr, NE_ENOMEM, "out of memory for a population of %d", g->population);
   }
   g->phase = PHASE_DONE;
@@ -135,6 +142,8 @@ static void ga_destroy(void* self) {
   ne_free(g->cands);
   ne_free(g->reeval_idx);
   ne_free(g->ranks);
+  ne__chains_free(&g->ahead);
+  ne_free(g->ahead_cands);
   ne__archive_free(&g->archive);
   ne__knn_free(&g->knn);
   ne_free(g->bcs);
@@ -144,20 +153,16 @@ static void ga_destroy(void* self) {
 
 // ---- ask -----------------------------------------------------------------------------------
 
-// Builds the population of generation g->generation into g->pop.
-static int build_population(ga* g) {
-  uint32_t gen = g->generation;
-  ne__chains_clear(&g->pop);
-  int i = 0;
-  // the elite survives unmutated at index 0
-  if (g->elitism && g->elite.n == 1 && gen > 0) {
-    if (ne__chains_add(&g->pop, ne__chain(&g->elite, 0), g->elite.len[0], NULL, 0) < 0) return NE_ENOMEM;
-    i = 1;
-  }
-  for (; i < g->population; i++) {
+// 1 when generation gen's population starts with the carried-over elite (unmutated, index 0).
+static int elite_carried(const ga* g, uint32_t gen) { return g->elitism && gen > 0; }
+
+// Appends members [first, population) of generation gen's population, children of g->parents
+// (initial genomes in generation 0), to out.
+static int add_children(ga* g, uint32_t gen, int first, ne_chains* out) {
+  for (int i = first; i < g->population; i++) {
     if (gen == 0 || g->parents.n == 0) {
       uint64_t init_seed = ne_seed_derive(g->prob.seed, gen, (uint64_t)i, NE_PURPOSE_INIT);
-      if (ne__chains_add(&g->pop, &init_seed, 1, NULL, 0) < 0) return NE_ENOMEM;
+      if (ne__chains_add(out, &init_seed, 1, NULL, 0) < 0) return NE_ENOMEM;
       continue;
     }
     // uniform parent among the top T, then one new mutation seed
@@ -165,9 +170,18 @@ static int build_population(ga* g) {
     ne_rng_seed(&rng, ne_seed_derive(g->prob.seed, gen, (uint64_t)i, NE_PURPOSE_SELECTION));
     int p = (int)ne_rng_below(&rng, (uint64_t)g->parents.n);
     uint64_t mutation = ne_seed_derive(g->prob.seed, gen, (uint64_t)i, NE_PURPOSE_MUTATION);
-    if (ne__chains_add(&g->pop, ne__chain(&g->parents, p), g->parents.len[p], &mutation, 1) < 0) return NE_ENOMEM;
+    if (ne__chains_add(out, ne__chain(&g->parents, p), g->parents.len[p], &mutation, 1) < 0) return NE_ENOMEM;
   }
   return 0;
+}
+
+// Builds the population of generation g->generation into g->pop.
+static int build_population(ga* g) {
+  ne__chains_clear(&g->pop);
+  int carried = elite_carried(g, g->generation) && g->elite.n == 1;
+  // the elite survives unmutated at index 0
+  if (carried && ne__chains_add(&g->pop, ne__chain(&g->elite, 0), g->elite.len[0], NULL, 0) < 0) return NE_ENOMEM;
+  return add_children(g, g->generation, carried, &g->pop);
 }
 
 // Points candidate c at population member i.
@@ -206,6 +220,49 @@ static int ga_ask(void* self, const ne_batch** out) {
     set_batch(g, 1, g->n_reeval);
   }
   *out = &g->batch;
+  return 0;
+}
+
+// Points candidate c at chain k of g->ahead, evaluated as member i of generation gen's population.
+static void set_ahead(ga* g, ne_candidate* c, int batch_index, int k, uint32_t gen, int i) {
+  memset(c, 0, sizeof *c);
+  c->kind = NE_CAND_CHAIN;
+  c->index = (uint32_t)batch_index;
+  c->episodes = (uint32_t)g->prob.episodes;
+  c->episode_seed = ne_seed_derive(g->prob.seed, gen, (uint64_t)i, NE_PURPOSE_EPISODE);
+  c->seeds = ne__chain(&g->ahead, k);
+  c->n_seeds = g->ahead.len[k];
+  c->sigma = g->sigma;
+}
+
+// While the re-evaluation is asked: the next generation's population round without waiting for
+// it. Its children depend only on this generation's parents (chosen at the population round's
+// tell). Its member 0, the elite carried over, is whichever re-evaluated candidate the
+// re-evaluation crowns: each of them is asked as that member (n_reeval episodes where one is used,
+// ~1% of a Deep GA generation), so the next round has every result it needs the moment the
+// re-evaluation ends.
+static int ga_ask_ahead(void* self, const ne_batch** out) {
+  ga* g = self;
+  *out = NULL;
+  if (g->phase != PHASE_REEVAL) return 0;
+  uint32_t next = g->generation + 1;
+  ne__chains_clear(&g->ahead);
+  int n_elite = elite_carried(g, next) ? g->n_reeval : 0;
+  for (int j = 0; j < n_elite; j++) {
+    int i = g->reeval_idx[j];
+    if (ne__chains_add(&g->ahead, ne__chain(&g->pop, i), g->pop.len[i], NULL, 0) < 0) return NE_ENOMEM;
+  }
+  int rc = add_children(g, next, n_elite > 0, &g->ahead);
+  if (rc) return rc;
+  int n = g->ahead.n;
+  for (int k = 0; k < n; k++) set_ahead(g, &g->ahead_cands[k], k, k, next, k < n_elite ? 0 : k - n_elite + 1);
+  memset(&g->ahead_batch, 0, sizeof g->ahead_batch);
+  g->ahead_batch.generation = next;
+  g->ahead_batch.round = 0;
+  g->ahead_batch.n = n;
+  g->ahead_batch.cands = g->ahead_cands;
+  g->ahead_batch.want_bc = g->novelty;
+  *out = &g->ahead_batch;
   return 0;
 }
 
@@ -425,4 +482,5 @@ const ne_algo_vt ne__algo_ga = {
     .save = ga_save,
     .load = ga_load,
     .archive = ga_archive,
+    .ask_ahead = ga_ask_ahead,
 };

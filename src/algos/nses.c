@@ -84,6 +84,11 @@ typedef struct nses {
   ne_blob* blobs;       // (m) broadcast centres
   ne_batch batch;       // what ask hands out
   ne__knn knn;          // k-NN scratch
+  // asked ahead (nses_ask_ahead): the next generation's population while the centre round runs
+  uint64_t* ahead_seeds;      // (n_pairs)
+  ne_candidate* ahead_cands;  // (2 n_pairs)
+  ne_blob ahead_blob;         // the next centre
+  ne_batch ahead_batch;
 } nses;
 
 // ---- configuration -------------------------------------------------------------------------
@@ -109,6 +114,8 @@ static void nses_destroy(void* self) {
   ne_free(e->cands);
   ne_free(e->blobs);
   ne_free(e->centre_nov);
+  ne_free(e->ahead_seeds);
+  ne_free(e->ahead_cands);
   ne_noise_table_destroy(e->noise);
   ne__archive_free(&e->archive);
   ne__knn_free(&e->knn);
@@ -151,8 +158,10 @@ static int scratch_alloc(nses* e) {
   e->cands = ne_calloc(n2 + (size_t)e->m, sizeof *e->cands);
   e->blobs = ne_calloc((size_t)e->m, sizeof *e->blobs);
   e->centre_nov = ne_calloc((size_t)e->m, sizeof *e->centre_nov);
+  e->ahead_seeds = ne_calloc((size_t)e->n_pairs, sizeof *e->ahead_seeds);
+  e->ahead_cands = ne_calloc(n2, sizeof *e->ahead_cands);
   return e->seeds && e->fitness && e->novelty && e->rank_f && e->rank_n && e->shaped && e->ranks && e->grad &&
-          e->cands && e->blobs && e->centre_nov
+          e->cands && e->blobs && e->centre_nov && e->ahead_seeds && e->ahead_cands
       ? 0
       : NE_ENOMEM;
 }
@@ -209,40 +218,56 @@ static int nsra_create(const ne_problem* p, const ne_config* cfg, void** self, c
 
 // ---- ask -----------------------------------------------------------------------------------
 
-// Blob k of the batch: centre j's parameters, under a hash unique to (generation, round, k).
-static void set_blob(nses* e, int k, int j, uint32_t round) {
-  uint64_t salt = ne_seed_derive(e->prob.seed, e->generation, (uint64_t)round << 32 | (uint32_t)k, NE_PURPOSE_ALGO);
-  e->blobs[k] = (ne_blob){ne__blob_hash(e->c[j].theta, e->prob.n_params, salt), e->prob.n_params, e->c[j].theta};
+// Centre j's parameters as a blob of generation gen's round `round`, under a hash unique to
+// (generation, round, k) for blob k of the batch.
+static ne_blob centre_blob(const nses* e, uint32_t gen, int k, int j, uint32_t round) {
+  uint64_t salt = ne_seed_derive(e->prob.seed, gen, (uint64_t)round << 32 | (uint32_t)k, NE_PURPOSE_ALGO);
+  return (ne_blob){ne__blob_hash(e->c[j].theta, e->prob.n_params, salt), e->prob.n_params, e->c[j].theta};
 }
 
-// The batch frame: behaviours always, the current centre's observation normalization when on.
-static void set_batch(nses* e, uint32_t round, int n, int n_blobs) {
-  memset(&e->batch, 0, sizeof e->batch);
-  e->batch.generation = e->generation;
-  e->batch.round = round;
-  e->batch.n = n;
-  e->batch.cands = e->cands;
-  e->batch.n_blobs = n_blobs;
-  e->batch.blobs = e->blobs;
-  e->batch.noise_table = e->noise;
-  e->batch.want_bc = 1;
+// Blob k of the batch: centre j's parameters in this generation.
+static void set_blob(nses* e, int k, int j, uint32_t round) {
+  e->blobs[k] = centre_blob(e, e->generation, k, j, round);
+}
+
+// A batch frame for centre j: behaviours always, its observation normalization when on.
+static void frame_batch(const nses* e, ne_batch* b, uint32_t gen, uint32_t round, int j, int n, ne_candidate* cands,
+                        int n_blobs, ne_blob* blobs) {
+  memset(b, 0, sizeof *b);
+  b->generation = gen;
+  b->round = round;
+  b->n = n;
+  b->cands = cands;
+  b->n_blobs = n_blobs;
+  b->blobs = blobs;
+  b->noise_table = e->noise;
+  b->want_bc = 1;
   if (e->obs_norm) {
-    ne__obs_stats* s = &e->c[e->cur].obs;
-    e->batch.want_obs_stats = round == 0;  // the population's rollouts feed the statistics
-    e->batch.obs_mean = s->norm_mean;
-    e->batch.obs_std = s->norm_std;
-    e->batch.obs_clip = e->obs_clip;
+    const ne__obs_stats* s = &e->c[j].obs;
+    b->want_obs_stats = round == 0;  // the population's rollouts feed the statistics
+    b->obs_mean = s->norm_mean;
+    b->obs_std = s->norm_std;
+    b->obs_clip = e->obs_clip;
   }
+}
+
+// The batch frame of this generation: the current centre's.
+static void set_batch(nses* e, uint32_t round, int n, int n_blobs) {
+  frame_batch(e, &e->batch, e->generation, round, e->cur, n, e->cands, n_blobs, e->blobs);
+}
+
+// Mirrored pairs around blob 0 for generation gen, seeds and candidates into the given arrays.
+static void pairs_of(const nses* e, uint32_t gen, uint64_t* seeds, ne_candidate* cands) {
+  for (int k = 0; k < e->n_pairs; k++) seeds[k] = ne_seed_derive(e->prob.seed, gen, (uint64_t)k, NE_PURPOSE_MUTATION);
+  ne__mirrored_pairs(cands, e->n_pairs, seeds, 0, e->sigma, (uint32_t)e->prob.episodes, e->prob.seed, gen);
 }
 
 // Round 0: mirrored pairs around the current centre; in generation 0 also every centre as is.
 static void ask_population(nses* e) {
   uint32_t gen = e->generation;
   int n2 = 2 * e->n_pairs, n_blobs = 1;
-  for (int k = 0; k < e->n_pairs; k++)
-    e->seeds[k] = ne_seed_derive(e->prob.seed, gen, (uint64_t)k, NE_PURPOSE_MUTATION);
   set_blob(e, 0, e->cur, 0);
-  ne__mirrored_pairs(e->cands, e->n_pairs, e->seeds, 0, e->sigma, (uint32_t)e->prob.episodes, e->prob.seed, gen);
+  pairs_of(e, gen, e->seeds, e->cands);
   int n = n2;
   if (!e->initialized) {
     // the reference archives every centre's behaviour before its first update; cur is 0 here
@@ -269,6 +294,28 @@ static int nses_ask(void* self, const ne_batch** out) {
   if (e->phase == PHASE_POPULATION) ask_population(e);
   else ask_centre(e);
   *out = &e->batch;
+  return 0;
+}
+
+// The centre the next generation updates when it does not depend on the centre round: the next
+// in turn (or the only one); -1 when it is drawn by novelty against the archive, which the round
+// about to be told adds to.
+static int next_centre_known(const nses* e) { return e->round_robin || e->m == 1 ? (e->cur + 1) % e->m : -1; }
+
+// While the centre round is asked: the next generation's population round, when its centre is
+// known already (round robin, or a single centre). The centre it perturbs and that centre's
+// observation statistics do not change at the centre round's tell (which archives a behaviour and
+// picks the next centre), so these are the very candidates the next ask hands out.
+static int nses_ask_ahead(void* self, const ne_batch** out) {
+  nses* e = self;
+  int next = next_centre_known(e);
+  *out = NULL;
+  if (e->phase != PHASE_CENTRE || next < 0) return 0;
+  uint32_t gen = e->generation + 1;
+  e->ahead_blob = centre_blob(e, gen, 0, next, 0);
+  pairs_of(e, gen, e->ahead_seeds, e->ahead_cands);
+  frame_batch(e, &e->ahead_batch, gen, 0, next, 2 * e->n_pairs, e->ahead_cands, 1, &e->ahead_blob);
+  *out = &e->ahead_batch;
   return 0;
 }
 
@@ -363,8 +410,9 @@ static void adapt_weight(nses* e, double score) {
 // The next centre: drawn with probability proportional to its novelty against the archive (all
 // equal when none has any), or the next in turn.
 static void choose_centre(nses* e) {
-  if (e->round_robin || e->m == 1) {
-    e->cur = (e->cur + 1) % e->m;
+  int next = next_centre_known(e);
+  if (next >= 0) {
+    e->cur = next;
     return;
   }
   double total = 0;
@@ -500,6 +548,7 @@ static int nses_load(void* self, const uint8_t* data, size_t len, char* errstr) 
   {                                                                                                               \
     .name = NAME, .section = "es", .create = CREATE, .destroy = nses_destroy, .ask = nses_ask, .tell = nses_tell, \
     .report = nses_report, .best = nses_best, .save = nses_save, .load = nses_load, .archive = nses_archive,      \
+    .ask_ahead = nses_ask_ahead,                                                                                  \
   }
 
 const ne_algo_vt ne__algo_ns_es = NSES_VT("ns-es", ns_create);

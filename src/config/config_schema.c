@@ -40,6 +40,10 @@ static const ne_config_key run_keys[] = {
     {"run", "progress_seconds", NE_CFG_FLOAT, "60", 0, 1e9, NULL,
      "a generation still running after S seconds says how far it is every S seconds (local threads; 0 = "
      "never)"},
+    {"run", "overlap", NE_CFG_BOOL, "true", 1, 0, NULL,
+     "evaluate the next generation's candidates that do not wait for a generation's last round alongside it "
+     "(the Deep GA's children beside its elite re-evaluation; NS-ES's next population beside its centre round with "
+     "novelty.selection = round_robin): the same results, fewer idle workers (docs/scaling.md)"},
 };
 
 // [env]: the environment and how fitness is measured on it.

@@ -53,12 +53,17 @@ struct ne__partial {
   size_t file_len;     // bytes in the file
   int unsynced;        // records written since the last fsync (a header alone holds nothing to keep)
   double flushed_at, synced_at;
-  double flush_s;                           // least seconds between two writes (1; NEUROEVO_PARTIAL_FLUSH_S, for tests)
-  double sync_s;                            // least seconds between two fsyncs (30)
-  uint32_t round, stats_dim, round_bc_dim;  // the current round and its per-result arrays
-  int results;                              // results the log holds for this generation
-  int io_errno;                             // first failure of a write, fsync or truncate (0: none)
-  const char* io_op;                        // which of them failed
+  double flush_s;  // least seconds between two writes (1; NEUROEVO_PARTIAL_FLUSH_S, for tests)
+  double sync_s;   // least seconds between two fsyncs (30)
+  // the rounds in progress (a round and the next generation's candidates asked ahead) and the
+  // per-result arrays of each
+  struct open_round {
+    uint32_t round, stats_dim, bc_dim;
+  } open[NE__PARTIAL_OPEN];
+  int n_open;
+  int results;        // results the log holds for this generation
+  int io_errno;       // first failure of a write, fsync or truncate (0: none)
+  const char* io_op;  // which of them failed
 };
 
 // The scratch payload, emptied, with a record's type and round written (both kinds start so).
@@ -274,7 +279,8 @@ static void decode_result(ne_reader* r, uint32_t stats_dim, uint32_t bc_dim, ne_
   if (bc_dim > 0 && out->bc) ne__reader_f32s(r, out->bc, bc_dim);
 }
 
-// Fills results from the loaded RESULT records of rec's round (up to the next ROUND record).
+// Fills results from the loaded RESULT records of rec's round (up to the next ROUND record of that
+// round; records of another round in progress at the same time may come in between).
 static int restore_round(const ne__partial* log, const round_rec* rec, ne_result* results, uint8_t* have) {
   int count = 0;
   size_t pos = rec->offset;
@@ -288,9 +294,10 @@ static int restore_round(const ne__partial* log, const round_rec* rec, ne_result
     ne__reader_init(&r, log->data + pos + FRAME_BYTES, len);
     uint8_t type;
     ne__reader_bytes(&r, &type, 1);
-    if (type == REC_ROUND) break;
-    uint32_t round = ne__reader_u32(&r), index = ne__reader_u32(&r);
-    if (round == rec->round && index < rec->n) {
+    uint32_t round = ne__reader_u32(&r);
+    if (type == REC_ROUND && round == rec->round) break;
+    uint32_t index = ne__reader_u32(&r);
+    if (type == REC_RESULT && round == rec->round && index < rec->n) {
       decode_result(&r, rec->obs_dim, rec->bc_dim, &results[index]);
       count += !have[index];
       have[index] = 1;
@@ -300,19 +307,37 @@ static int restore_round(const ne__partial* log, const round_rec* rec, ne_result
   return count;
 }
 
-int ne__partial_round(ne__partial* log, const ne_batch* batch, uint64_t digest, ne_result* results, uint8_t* have) {
+// The open round `round`'s entry (NULL: not open).
+static struct open_round* open_round(ne__partial* log, uint32_t round) {
+  for (int k = 0; k < log->n_open; k++)
+    if (log->open[k].round == round) return &log->open[k];
+  return NULL;
+}
+
+void ne__partial_begin(ne__partial* log) {
+  pthread_mutex_lock(&log->mu);
+  log->n_open = 0;
+  pthread_mutex_unlock(&log->mu);
+}
+
+int ne__partial_round(ne__partial* log, const ne_batch* batch, uint32_t round, uint64_t digest, ne_result* results,
+                      uint8_t* have) {
   memset(have, 0, (size_t)batch->n);
   uint32_t stats_dim = batch->want_obs_stats ? (uint32_t)log->obs_dim : 0;
   uint32_t bc_dim = batch->want_bc ? (uint32_t)log->bc_dim : 0;
   pthread_mutex_lock(&log->mu);
   flush_locked(log, ne__now());
-  log->round = batch->round;
-  log->stats_dim = stats_dim;
-  log->round_bc_dim = bc_dim;
+  struct open_round* o = open_round(log, round);
+  if (!o && log->n_open == NE__PARTIAL_OPEN) {  // the oldest open round closes
+    memmove(log->open, log->open + 1, (NE__PARTIAL_OPEN - 1) * sizeof log->open[0]);
+    log->n_open--;
+  }
+  if (!o) o = &log->open[log->n_open++];
+  *o = (struct open_round){round, stats_dim, bc_dim};
   int count = 0, found = 0;
   for (int k = 0; k < log->n_rounds; k++) {
     const round_rec* rec = &log->rounds[k];
-    if (rec->round != batch->round) continue;
+    if (rec->round != round) continue;
     if (rec->digest == digest && rec->n == (uint32_t)batch->n && rec->obs_dim == stats_dim && rec->bc_dim == bc_dim) {
       count = restore_round(log, rec, results, have);
       found = 1;
@@ -327,7 +352,7 @@ int ne__partial_round(ne__partial* log, const ne_batch* batch, uint64_t digest, 
     break;
   }
   if (!found) {
-    ne_buf* p = begin_record(log, REC_ROUND, batch->round);
+    ne_buf* p = begin_record(log, REC_ROUND, round);
     ne__buf_u64(p, digest);
     ne__buf_u32(p, (uint32_t)batch->n);
     ne__buf_u32(p, stats_dim);
@@ -339,9 +364,14 @@ int ne__partial_round(ne__partial* log, const ne_batch* batch, uint64_t digest, 
   return count;
 }
 
-void ne__partial_add(ne__partial* log, uint32_t index, const ne_result* res) {
+void ne__partial_add(ne__partial* log, uint32_t round, uint32_t index, const ne_result* res) {
   pthread_mutex_lock(&log->mu);
-  ne_buf* p = begin_record(log, REC_RESULT, log->round);
+  const struct open_round* o = open_round(log, round);
+  if (!o) {  // not begun with ne__partial_round: a caller's mistake, the result is not kept
+    pthread_mutex_unlock(&log->mu);
+    return;
+  }
+  ne_buf* p = begin_record(log, REC_RESULT, round);
   ne__buf_u32(p, index);
   ne__buf_f64(p, res->fitness);
   ne__buf_f64(p, res->return_std);
@@ -350,11 +380,11 @@ void ne__partial_add(ne__partial* log, uint32_t index, const ne_result* res) {
   ne__buf_u32(p, (uint32_t)(int32_t)res->status);
   ne__buf_f64(p, res->obs_count);
   ne__buf_f64(p, res->pre_fitness);
-  if (log->stats_dim > 0) {
-    ne__buf_f64s(p, res->obs_sum, log->stats_dim);
-    ne__buf_f64s(p, res->obs_sumsq, log->stats_dim);
+  if (o->stats_dim > 0) {
+    ne__buf_f64s(p, res->obs_sum, o->stats_dim);
+    ne__buf_f64s(p, res->obs_sumsq, o->stats_dim);
   }
-  if (log->round_bc_dim > 0) ne__buf_f32s(p, res->bc, log->round_bc_dim);
+  if (o->bc_dim > 0) ne__buf_f32s(p, res->bc, o->bc_dim);
   frame(&log->pending, p);
   log->results++;
   double now = ne__now();
@@ -384,6 +414,7 @@ int ne__partial_sync(ne__partial* log, char* errstr) {
 int ne__partial_restart(ne__partial* log, uint32_t base, char* errstr) {
   pthread_mutex_lock(&log->mu);
   drop_loaded(log);
+  log->n_open = 0;
   start_over(log, base);
   int rc = log->io_errno ? io_error(log, errstr) : 0;
   pthread_mutex_unlock(&log->mu);

@@ -9,7 +9,9 @@
 // then records [u32 payload length][u32 CRC-32C of the payload][payload]. A payload is a ROUND
 // (u8 1, u32 round, u64 digest, u32 n, u32 obs_dim or 0, u32 bc_dim or 0) or a RESULT (u8 2, u32
 // round, u32 index, the ne_result fields, its observation sums and behaviour). A round's results
-// follow its ROUND record; a torn or corrupt tail is cut off when the log is opened.
+// follow its ROUND record, maybe interleaved with those of another round evaluated at the same
+// time (the next generation's candidates asked ahead: round NE__PARTIAL_AHEAD); a torn or corrupt
+// tail is cut off when the log is opened.
 #ifndef NEUROEVO_RUN_PARTIAL_H
 #define NEUROEVO_RUN_PARTIAL_H
 
@@ -28,17 +30,28 @@ int ne__partial_open(const char* dir, uint32_t base, int obs_dim, int bc_dim, ne
 // Results the log holds (0 when none).
 int ne__partial_count(const ne__partial* log);
 
-// Starts a round of the generation after the base: fills results[i] (scalars, and the observation
-// sums and behaviour its pointers point at) and sets have[i] = 1 for every candidate of this exact
-// batch (same round and digest) that the log holds, and returns how many. A round the log holds
-// for another digest is dropped with everything after it. Later ne__partial_add calls record
-// this round's results.
-int ne__partial_round(ne__partial* log, const ne_batch* batch, uint64_t digest, ne_result* results, uint8_t* have);
+// Rounds that may be open at once (ne__partial_round between two ne__partial_begin).
+#define NE__PARTIAL_OPEN 2
 
-// Records the result of candidate `index` of the current round. Thread-safe; buffered: written to
+// The round number under which the next generation's candidates asked ahead are logged (the
+// generation's own rounds are the batches' round numbers).
+#define NE__PARTIAL_AHEAD 0x80000000u
+
+// Closes the rounds in progress: the next ne__partial_round calls open the rounds evaluated next.
+void ne__partial_begin(ne__partial* log);
+
+// Opens round `round` (batch->round, or NE__PARTIAL_AHEAD) of the generation after the base: fills
+// results[i] (scalars, and the observation sums and behaviour its pointers point at) and sets
+// have[i] = 1 for every candidate of this exact batch (same round and digest) that the log holds,
+// and returns how many. A round the log holds for another digest is dropped with everything after
+// it. Later ne__partial_add calls for this round record its results.
+int ne__partial_round(ne__partial* log, const ne_batch* batch, uint32_t round, uint64_t digest, ne_result* results,
+                      uint8_t* have);
+
+// Records the result of candidate `index` of open round `round`. Thread-safe; buffered: written to
 // the file and fsynced as ne__partial_set_timing says (by default at most a second later, and every
 // 30 s), and by ne__partial_sync.
-void ne__partial_add(ne__partial* log, uint32_t index, const ne_result* result);
+void ne__partial_add(ne__partial* log, uint32_t round, uint32_t index, const ne_result* result);
 
 // How long results may wait: written to the file at most flush_s after they are recorded (0: at
 // once, a write(2) each: a killed process keeps every result recorded), fsynced at most sync_s

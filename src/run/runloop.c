@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The generation loop (see run.h): ask/evaluate/tell rounds until the algorithm completes a
 // generation, then metrics, progress line, best genome, checkpoint and plot. Budgets and the
-// target are checked only at generation boundaries, so where a run stops is deterministic.
+// target are checked only at generation boundaries, so where a run stops is deterministic. With
+// run.overlap, a generation's last round travels with the next generation's candidates that do
+// not wait for it (ne_algo_vt.ask_ahead), whose results the next round takes (run/ahead.h).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/plot.h"
+#include "run/ahead.h"         // results of the next generation's candidates asked ahead
 #include "run/params_file.h"   // best.params for vector solutions
 #include "run/partial.h"       // the finished candidates of the generation in progress
 #include "run/run_tfevents.h"  // TensorBoard events, one per generation
@@ -18,31 +21,31 @@
 
 // Grows the result buffers to n candidates (with observation sums and behaviour characterizations
 // when the batch wants them).
-static int reserve_results(ne_run* run, const ne_batch* b) {
-  if (b->n > run->results_cap) {
-    ne_free(run->results);
-    run->results = ne_calloc((size_t)b->n, sizeof *run->results);
-    if (!run->results) return NE_ENOMEM;
-    run->results_cap = b->n;
+static int reserve_results(ne_run* run, ne__result_buf* buf, const ne_batch* b) {
+  if (b->n > buf->results_cap) {
+    ne_free(buf->results);
+    buf->results = ne_calloc((size_t)b->n, sizeof *buf->results);
+    if (!buf->results) return NE_ENOMEM;
+    buf->results_cap = b->n;
   }
-  if (b->want_obs_stats && b->n > run->obs_stats_cap) {
-    ne_free(run->obs_stats);
-    run->obs_stats = ne_calloc((size_t)b->n * 2 * (size_t)run->env->obs_dim, sizeof(double));
-    if (!run->obs_stats) return NE_ENOMEM;
-    run->obs_stats_cap = b->n;
+  if (b->want_obs_stats && b->n > buf->obs_stats_cap) {
+    ne_free(buf->obs_stats);
+    buf->obs_stats = ne_calloc((size_t)b->n * 2 * (size_t)run->env->obs_dim, sizeof(double));
+    if (!buf->obs_stats) return NE_ENOMEM;
+    buf->obs_stats_cap = b->n;
   }
   size_t bd = (size_t)run->env->bc_dim;
-  if (b->want_bc && bd > 0 && b->n > run->bcs_cap) {
-    ne_free(run->bcs);
-    run->bcs = ne_calloc((size_t)b->n * bd, sizeof(float));
-    if (!run->bcs) return NE_ENOMEM;
-    run->bcs_cap = b->n;
+  if (b->want_bc && bd > 0 && b->n > buf->bcs_cap) {
+    ne_free(buf->bcs);
+    buf->bcs = ne_calloc((size_t)b->n * bd, sizeof(float));
+    if (!buf->bcs) return NE_ENOMEM;
+    buf->bcs_cap = b->n;
   }
   size_t d = (size_t)run->env->obs_dim;
   for (int i = 0; i < b->n; i++) {
-    run->results[i].obs_sum = b->want_obs_stats ? run->obs_stats + (size_t)i * 2 * d : NULL;
-    run->results[i].obs_sumsq = b->want_obs_stats ? run->obs_stats + (size_t)i * 2 * d + d : NULL;
-    run->results[i].bc = b->want_bc && bd > 0 ? run->bcs + (size_t)i * bd : NULL;
+    buf->results[i].obs_sum = b->want_obs_stats ? buf->obs_stats + (size_t)i * 2 * d : NULL;
+    buf->results[i].obs_sumsq = b->want_obs_stats ? buf->obs_stats + (size_t)i * 2 * d + d : NULL;
+    buf->results[i].bc = b->want_bc && bd > 0 ? buf->bcs + (size_t)i * bd : NULL;
   }
   return 0;
 }
@@ -53,7 +56,7 @@ static void meta_means(ne_run* run, const ne_batch* b) {
   double pre = 0, post = 0;
   int n = 0;
   for (int i = 0; i < b->n; i++) {
-    const ne_result* r = &run->results[i];
+    const ne_result* r = &run->res.results[i];
     if (r->status != 0) continue;
     pre += r->pre_fitness;
     post += r->fitness;
@@ -87,10 +90,11 @@ static void duration(char* buf, size_t size, double s) {
 // A long round (a Deep GA generation on Atari: 15-35 minutes) says how far it is every
 // run.progress_seconds once it has run that long, from whichever evaluating thread finishes a
 // candidate then; the generation's own line still closes it.
-static void start_round_progress(ne_run* run, const ne_batch* b, int kept) {
+static void start_round_progress(ne_run* run, const ne_batch* b, const ne_batch* ahead, int kept) {
   run->round_start = run->said_at = ne__now();
   run->round = b->round;
-  run->round_n = b->n;
+  run->round_ahead = ahead ? ahead->n : 0;
+  run->round_n = b->n + run->round_ahead;
   run->round_done = kept;
   run->round_steps = 0;
 }
@@ -106,76 +110,159 @@ static void round_progress(ne_run* run, const ne_result* r) {
     human(steps, sizeof steps, (double)run->round_steps);
     human(rate, sizeof rate, (double)run->round_steps / (now - run->round_start));
     duration(elapsed, sizeof elapsed, now - run->round_start);
-    ne__run_say(run, "gen %5u  %d/%d candidates%s done  steps %8s  %7s steps/s  (%s in)\n", run->generation,
-                run->round_done, run->round_n, run->round > 0 ? " of the re-evaluation" : "", steps, rate, elapsed);
+    ne__run_say(run, "gen %5u  %d/%d candidates%s%s done  steps %8s  %7s steps/s  (%s in)\n", run->generation,
+                run->round_done, run->round_n, run->round > 0 ? " of the re-evaluation" : "",
+                run->round_ahead > 0 ? " and the next generation's asked ahead" : "", steps, rate, elapsed);
   }
   pthread_mutex_unlock(&run->progress_mu);
 }
 
-// ---- the partial-generation log (partial.h) ---------------------------------------------------
-// Each finished candidate goes to the log; a resumed run evaluates only the candidates its log
-// lacks, as a sub-batch of just those (any executor evaluates it; results do not depend on a
-// candidate's position), and takes the others' results from the log.
+// ---- evaluating a round -----------------------------------------------------------------------
+// A round's batch, and with overlapped generations the next generation's candidates asked ahead,
+// go to the executor in one call. Each finished candidate goes to the partial-generation log
+// (partial.h); a resumed run evaluates only the candidates its log lacks, as a sub-batch of just
+// those (any executor evaluates it; results do not depend on a candidate's position), and takes
+// the others' results from the log. A round's candidates asked ahead take their results from the
+// previous round's (ahead.h).
+
+// One batch of an evaluation call: what it already has, and the sub-batch of what it lacks.
+typedef struct ne__job {
+  const ne_batch* batch;    // as the algorithm asked it
+  ne_result* results;       // (batch->n) where its results go
+  uint32_t log_round;       // its round in the partial-generation log
+  uint8_t* have;            // (batch->n) 1: from the log, NE__AHEAD_TAKEN: asked ahead; 0: to evaluate
+  int kept, taken;          // how many came from the log, and from the results asked ahead
+  int missing;              // how many are left to evaluate
+  ne_batch sub;             // what the executor gets: the batch, or a sub-batch of the missing ones
+  ne_candidate* sub_cands;  // (sub.n) a sub-batch's candidates, renumbered
+  ne_result* sub_results;   // (sub.n) their results (pointing at results[index[j]]'s arrays)
+  uint32_t* index;          // (sub.n) sub position -> batch index (NULL: the same)
+} ne__job;
+
+// Called by the evaluating threads for each finished candidate (the local executor's hook).
 static void on_result(void* user, const ne_candidate* c, const ne_result* r) {
   ne_run* run = user;
-  if (run->partial_on) ne__partial_add(run->partial, run->partial_index ? run->partial_index[c->index] : c->index, r);
+  for (int k = 0; run->partial_on && k < run->n_jobs; k++) {
+    const ne__job* job = &run->jobs[k];
+    if (c < job->sub.cands || c >= job->sub.cands + job->sub.n) continue;
+    ne__partial_add(run->partial, job->log_round, job->index ? job->index[c->index] : c->index, r);
+  }
   round_progress(run, r);
 }
 
+// The content hashes of the batch's observation normalization (0: none), as digests take them.
+static void norm_hashes(const ne_run* run, const ne_batch* b, uint64_t out[2]) {
+  size_t d = (size_t)run->env->obs_dim;
+  out[0] = b->obs_mean ? ne_hash_floats(b->obs_mean, d) : 0;
+  out[1] = b->obs_std ? ne_hash_floats(b->obs_std, d) : 0;
+}
+
 static uint64_t digest(const ne_run* run, const ne_batch* b) {
-  int d = run->env->obs_dim;
-  uint64_t norm[2] = {b->obs_mean ? ne_hash_floats(b->obs_mean, (size_t)d) : 0,
-                      b->obs_std ? ne_hash_floats(b->obs_std, (size_t)d) : 0};
-  return ne_batch_digest(b, norm, d);
+  uint64_t norm[2];
+  norm_hashes(run, b, norm);
+  return ne_batch_digest(b, norm, run->env->obs_dim);
 }
 
-// Evaluates the candidates of b that the log lacks (have[i] = 0) into run->results.
-static int evaluate_missing(ne_run* run, const ne_batch* b, const uint8_t* have, int missing, char* errstr) {
-  ne_candidate* cands = ne_malloc((size_t)missing * sizeof *cands);
-  ne_result* results = ne_malloc((size_t)missing * sizeof *results);
-  uint32_t* index = ne_malloc((size_t)missing * sizeof *index);
-  int rc = cands && results && index ? 0 : ne__set_error(errstr, NE_ENOMEM, "out of memory");
-  for (int i = 0, j = 0; !rc && i < b->n; i++) {
-    if (have[i]) continue;
-    cands[j] = b->cands[i];
-    cands[j].index = (uint32_t)j;
-    results[j] = run->results[i];  // its observation-sum and behaviour buffers
-    index[j++] = (uint32_t)i;
-  }
-  if (!rc) {
-    ne_batch sub = *b;
-    sub.n = missing;
-    sub.cands = cands;
-    run->partial_index = index;
-    rc = ne_executor_evaluate(run->exec, &sub, results, run->opt.stop, errstr);
-    run->partial_index = NULL;
-    for (int j = 0; j < missing; j++) run->results[index[j]] = results[j];
-  }
-  ne_free(cands);
-  ne_free(results);
-  ne_free(index);
-  return rc;
+static void free_job(ne__job* job) {
+  ne_free(job->have);
+  ne_free(job->sub_cands);
+  ne_free(job->sub_results);
+  ne_free(job->index);
 }
 
-// Evaluates one round's batch into run->results, through the log when the run keeps one, with
+// What the job has already: the log's results, and (take_ahead) those asked ahead, which go to the
+// log too; then its sub-batch of the rest.
+static int prepare_job(ne_run* run, ne__job* job, int take_ahead, char* errstr) {
+  const ne_batch* b = job->batch;
+  job->have = ne_calloc(b->n > 0 ? (size_t)b->n : 1, 1);
+  if (!job->have) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", b->n);
+  if (run->partial_on)
+    job->kept = ne__partial_round(run->partial, b, job->log_round, digest(run, b), job->results, job->have);
+  if (take_ahead && run->ahead && ne__ahead_count(run->ahead) > 0) {
+    uint64_t norm[2];
+    norm_hashes(run, b, norm);
+    job->taken = ne__ahead_take(run->ahead, b, norm, job->results, job->have);
+    for (int i = 0; run->partial_on && i < b->n; i++)
+      if (job->have[i] == NE__AHEAD_TAKEN) ne__partial_add(run->partial, job->log_round, (uint32_t)i, &job->results[i]);
+  }
+  job->missing = b->n - job->kept - job->taken;
+  job->sub = *b;
+  // an executor that takes whole batches with the results it has (the local pool, the Redis master:
+  // it reuses results of this batch found in Redis) gets the batch itself; another a sub-batch
+  int missing = job->missing;
+  if (missing == b->n || missing == 0 || run->exec->vt->evaluate_many) return 0;
+  job->sub.n = missing;
+  job->sub_cands = ne_malloc((size_t)missing * sizeof *job->sub_cands);
+  job->sub_results = ne_malloc((size_t)missing * sizeof *job->sub_results);
+  job->index = ne_malloc((size_t)missing * sizeof *job->index);
+  if (!job->sub_cands || !job->sub_results || !job->index) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  for (int i = 0, j = 0; i < b->n; i++) {
+    if (job->have[i]) continue;
+    job->sub_cands[j] = b->cands[i];
+    job->sub_cands[j].index = (uint32_t)j;
+    job->sub_results[j] = job->results[i];  // its observation-sum and behaviour buffers
+    job->index[j++] = (uint32_t)i;
+  }
+  job->sub.cands = job->sub_cands;
+  return 0;
+}
+
+// Says what a resumed run found in the log.
+static void say_kept(ne_run* run, const ne__job* job, int ahead) {
+  if (job->kept == 0) return;
+  const ne_batch* b = job->batch;
+  ne__run_say(run, "gen %5u  %d/%d candidates%s evaluated before the interruption: taken from %s\n", b->generation,
+              job->kept, b->n,
+              ahead              ? " asked ahead"
+                  : b->round > 0 ? " of the re-evaluation"
+                                 : "",
+              "checkpoints/partial.log");
+}
+
+// Evaluates one round's batch into run->res (and the candidates asked ahead, if any, into
+// run->ahead_res, kept for the next generation), through the log when the run keeps one, with
 // progress lines when it runs long.
-static int evaluate_round(ne_run* run, const ne_batch* b, char* errstr) {
-  if (!run->result_hook) return ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
-  uint8_t* have = ne_calloc(b->n > 0 ? (size_t)b->n : 1, 1);
-  if (!have) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", b->n);
-  int kept = run->partial_on ? ne__partial_round(run->partial, b, digest(run, b), run->results, have) : 0;
-  start_round_progress(run, b, kept);
-  if (kept > 0)
-    ne__run_say(run, "gen %5u  %d/%d candidates%s evaluated before the interruption: taken from %s\n", b->generation,
-                kept, b->n, b->round > 0 ? " of the re-evaluation" : "", "checkpoints/partial.log");
-  ne_executor_set_result_hook(run->exec, on_result, run);
-  int rc = 0;
-  if (kept == 0) rc = ne_executor_evaluate(run->exec, b, run->results, run->opt.stop, errstr);
-  else if (kept < b->n && run->exec->vt->evaluate_many)  // the whole batch, as the Redis master takes it
-    rc = ne_executor_evaluate_missing(run->exec, b, have, run->results, run->opt.stop, errstr);
-  else if (kept < b->n) rc = evaluate_missing(run, b, have, b->n - kept, errstr);
-  ne_executor_set_result_hook(run->exec, NULL, NULL);
-  ne_free(have);
+static int evaluate_round(ne_run* run, const ne_batch* b, const ne_batch* ahead, char* errstr) {
+  ne__job jobs[2];
+  memset(jobs, 0, sizeof jobs);
+  int n_jobs = ahead ? 2 : 1, rc = 0;
+  jobs[0] = (ne__job){.batch = b, .results = run->res.results, .log_round = b->round};
+  if (ahead) jobs[1] = (ne__job){.batch = ahead, .results = run->ahead_res.results, .log_round = NE__PARTIAL_AHEAD};
+  if (run->partial_on) ne__partial_begin(run->partial);
+  for (int k = 0; k < n_jobs && !rc; k++) rc = prepare_job(run, &jobs[k], k == 0, errstr);
+  // the batches that lack results, in order: the round first (it is waited for), then the rest
+  const ne_batch* todo[2];
+  const uint8_t* todo_have[2];
+  ne_result* todo_results[2];
+  int n_todo = 0, known = 0;
+  for (int k = 0; k < n_jobs && !rc; k++) {
+    known += jobs[k].kept + jobs[k].taken;
+    say_kept(run, &jobs[k], k == 1);
+    if (jobs[k].missing == 0) continue;
+    todo[n_todo] = &jobs[k].sub;
+    todo_have[n_todo] = jobs[k].index || jobs[k].missing == jobs[k].batch->n ? NULL : jobs[k].have;
+    todo_results[n_todo++] = jobs[k].index ? jobs[k].sub_results : jobs[k].results;
+  }
+  if (!rc && n_todo > 0) {
+    start_round_progress(run, b, ahead, known);
+    run->jobs = jobs;
+    run->n_jobs = n_jobs;
+    if (run->result_hook) ne_executor_set_result_hook(run->exec, on_result, run);
+    rc = ne_executor_evaluate_many(run->exec, n_todo, todo, todo_have, todo_results, run->opt.stop, errstr);
+    if (run->result_hook) ne_executor_set_result_hook(run->exec, NULL, NULL);
+    run->jobs = NULL;
+    run->n_jobs = 0;
+  }
+  for (int k = 0; k < n_jobs; k++)
+    for (int j = 0; !rc && jobs[k].index && j < jobs[k].sub.n; j++)
+      jobs[k].results[jobs[k].index[j]] = jobs[k].sub_results[j];
+  if (!rc && ahead) {
+    uint64_t norm[2];
+    norm_hashes(run, ahead, norm);
+    if (ne__ahead_keep(run->ahead, ahead, norm, run->ahead_res.results) != 0)
+      rc = ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results asked ahead", ahead->n);
+  }
+  for (int k = 0; k < n_jobs; k++) free_job(&jobs[k]);
   return rc;
 }
 
@@ -193,16 +280,23 @@ static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* e
   *evals = *steps = 0;
   int done = 0;
   while (!done) {
-    const ne_batch* batch;
+    const ne_batch *batch, *ahead = NULL;
     int rc = run->vt->ask(run->algo, &batch);
     if (rc) return ne__set_error(errstr, rc, "%s: ask failed: %s", run->vt->name, algo_error(run, rc));
-    if (reserve_results(run, batch)) return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n);
-    rc = evaluate_round(run, batch, errstr);
+    // overlapped generations: what the next generation asks whatever this round's tell learns
+    // (nothing when the generation budget ends the run with this generation)
+    int last = run->max_generations > 0 && (int64_t)run->generation + 1 >= run->max_generations;
+    if (run->overlap && !last && (rc = run->vt->ask_ahead(run->algo, &ahead)) != 0)
+      return ne__set_error(errstr, rc, "%s: ask ahead failed: %s", run->vt->name, algo_error(run, rc));
+    if (ahead && ahead->n == 0) ahead = NULL;
+    if (reserve_results(run, &run->res, batch) || (ahead && reserve_results(run, &run->ahead_res, ahead)))
+      return ne__set_error(errstr, NE_ENOMEM, "out of memory for %d results", batch->n + (ahead ? ahead->n : 0));
+    rc = evaluate_round(run, batch, ahead, errstr);
     if (rc) return rc;
     if (batch->round == 0 && run->meta.tasks > 0) meta_means(run, batch);
-    for (int i = 0; i < batch->n; i++) *steps += run->results[i].steps;
+    for (int i = 0; i < batch->n; i++) *steps += run->res.results[i].steps;
     *evals += (uint64_t)batch->n;
-    rc = run->vt->tell(run->algo, batch, run->results, &done);
+    rc = run->vt->tell(run->algo, batch, run->res.results, &done);
     if (rc) return ne__set_error(errstr, rc, "%s: tell failed: %s", run->vt->name, algo_error(run, rc));
   }
   return 0;

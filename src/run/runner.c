@@ -20,6 +20,7 @@
 #include "neuroevo/checkpoint.h"
 #include "neuroevo/plot.h"
 #include "neuroevo/run.h"
+#include "run/ahead.h"  // results of candidates asked ahead (overlapped generations)
 #include "run/partial.h"
 #include "run/run_tfevents.h"  // TensorBoard events of the run directory
 #include "run/runner_int.h"
@@ -252,6 +253,10 @@ static int build(ne_run* run, char* errstr) {
   run->plot_every = (int)ne_config_int(run->cfg, "run", "plot_every");
   run->plot_seconds = ne_config_float(run->cfg, "run", "plot_seconds");
   run->progress_seconds = ne_config_float(run->cfg, "run", "progress_seconds");
+  // overlapped generations: only for an algorithm that asks ahead
+  run->overlap = ne_config_bool(run->cfg, "run", "overlap") && run->vt->ask_ahead;
+  if (run->overlap && ne__ahead_create(run->env->obs_dim, run->env->bc_dim, &run->ahead))
+    return ne__set_error(errstr, NE_ENOMEM, "out of memory");
   run->best_score = NAN;
   run->gen_pre = run->gen_post = NAN;
   // executor: the caller's, or a local pool
@@ -441,9 +446,13 @@ void ne_run_destroy(ne_run* run) {
   else if (run->exec && run->meta.tasks > 0) ne_local_executor_set_meta(run->exec, NULL, NULL);
   ne_env_spec_destroy(run->env);
   ne_config_destroy(run->cfg);
-  ne_free(run->results);
-  ne_free(run->obs_stats);
-  ne_free(run->bcs);
+  ne__result_buf* bufs[] = {&run->res, &run->ahead_res};
+  for (int k = 0; k < 2; k++) {
+    ne_free(bufs[k]->results);
+    ne_free(bufs[k]->obs_stats);
+    ne_free(bufs[k]->bcs);
+  }
+  ne__ahead_destroy(run->ahead);
   ne_free(run->pending_state);
   ne__partial_close(run->partial);
   pthread_mutex_destroy(&run->progress_mu);

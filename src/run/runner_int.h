@@ -11,6 +11,18 @@
 #include "neuroevo/meta.h"
 #include "neuroevo/run.h"
 
+// Result buffers of a batch, grown as batches need.
+typedef struct ne__result_buf {
+  ne_result* results;  // (results_cap)
+  int results_cap;
+  double* obs_stats;  // (2 * obs_stats_cap * obs_dim) when a batch wants observation sums
+  int obs_stats_cap;
+  float* bcs;  // (bcs_cap * bc_dim) when a batch wants behaviour characterizations
+  int bcs_cap;
+} ne__result_buf;
+
+struct ne__job;
+
 struct ne_run {
   ne_run_options opt;     // as given (stop flag, overrides)
   ne_config* cfg;         // resolved config, owned
@@ -40,13 +52,14 @@ struct ne_run {
   int checkpoint_every, keep_checkpoints, plot_every;
   double best_score;                 // best elite score so far (NaN before any)
   uint32_t best_written_generation;  // generation of the genome in best.genome (+1; 0 none)
-  // evaluation buffers, grown as batches need
-  ne_result* results;  // (results_cap)
-  int results_cap;
-  double* obs_stats;  // (2 * results_cap * obs_dim) when a batch wants observation sums
-  int obs_stats_cap;
-  float* bcs;  // (bcs_cap * bc_dim) when a batch wants behaviour characterizations
-  int bcs_cap;
+  // evaluation buffers: the round's, and those of the next generation's candidates asked ahead
+  ne__result_buf res, ahead_res;
+  // overlapped generations (run.overlap, ne_algo_vt.ask_ahead): the results asked ahead wait for
+  // the next generation's first round
+  int overlap;                 // 1: ask ahead and evaluate alongside
+  struct ne__ahead* ahead;     // run/ahead.h; NULL when the algorithm asks nothing ahead
+  const struct ne__job* jobs;  // (n_jobs) the batches being evaluated (runloop.c), for the result hook
+  int n_jobs;
   int plot_warned;        // 1 after the first plotting failure was reported
   double plot_seconds;    // least wall time between two redraws of curve.png
   double plotted_at;      // ne__now() of the last redraw (0: none yet)
@@ -61,14 +74,14 @@ struct ne_run {
   // hook (the Redis master keeps its round's results in Redis)
   int result_hook;  // 1: the executor reports each result (a local one) and the run has episodes
   struct ne__partial* partial;
-  int partial_on;                 // 1 while the log's base is the newest checkpoint (run.checkpoint_every > 1)
-  const uint32_t* partial_index;  // the round's evaluated sub-batch position -> batch index (NULL: same)
+  int partial_on;  // 1 while the log's base is the newest checkpoint (run.checkpoint_every > 1)
   // progress within a long round (runloop.c's round_progress), from the evaluating threads
   double progress_seconds;      // run.progress_seconds (0: never)
   pthread_mutex_t progress_mu;  // guards the fields below
   double round_start, said_at;  // ne__now() at the round's start and at the last progress line
   uint32_t round;               // the batch's round (0: the population)
   int round_n, round_done;      // candidates of the round, and finished (kept ones included)
+  int round_ahead;              // of round_n, the next generation's candidates asked ahead
   uint64_t round_steps;         // env steps of the candidates this session finished
 };
 
