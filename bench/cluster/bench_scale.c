@@ -16,7 +16,8 @@
 //               the candidate, exec/simulate.h) list-scheduled in publishing order on the workers
 //               with no overhead, round by round (the straggler tail), plus nothing between;
 //               bound_ep_s the same with episodes as the unit (what splitting a candidate's episodes
-//               over tasks allows); split: parts of split candidates published
+//               over tasks allows); bound_nv the first without explicit vectors (ES's centre
+//               evaluated alongside the next round instead); split: parts of split candidates published
 //   master_us   master CPU (this process: protocol, algorithm, checkpoints) per result; master_cpu
 //               the same in cores
 //   redis_cpu   redis-server's CPU over the same time, in cores; redis_mb its RSS; clients the most
@@ -75,6 +76,7 @@ typedef struct round_rec {
   int n;                       // candidates
   double makespan;             // of the ideal synchronous schedule on `workers`, candidates indivisible
   double makespan_ep;          // ... episodes as the unit (a candidate's episodes may run on several workers)
+  double makespan_nv;          // ... candidates indivisible, explicit vectors (ES's centre) left to the next round
   double entered_at;           // the runner handed the round to the executor
   double published_at, done_at;
 } round_rec;
@@ -126,19 +128,39 @@ static double schedule(timing* t, double d, double end) {
   return f > end ? f : end;
 }
 
+// A candidate in publishing order: the master publishes each batch's candidates with the most
+// episodes first.
+typedef struct queued {
+  uint32_t episodes;
+  int i;
+} queued;
+
+static int by_episodes(const void* a, const void* b) {
+  const queued *x = a, *y = b;
+  if (x->episodes != y->episodes) return x->episodes > y->episodes ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
 // The makespan of the round on `workers` with no overhead: its batches' candidates (or, by_episode,
-// episodes) in publishing order, each to the worker free first.
-static double ideal_makespan(timing* t, int n, const ne_batch* const* batches, int by_episode) {
+// episodes) in publishing order, each to the worker free first; skip_vectors: without its explicit
+// vectors (ES's centre), as if they went along with the next round.
+static double ideal_makespan(timing* t, int n, const ne_batch* const* batches, int by_episode, int skip_vectors) {
   for (int k = 0; k < t->o->workers; k++) t->heap[k] = 0;
   double end = 0;
   for (int s = 0; s < n; s++) {
     const ne_batch* b = batches[s];
-    for (int i = 0; i < b->n; i++) {
-      const ne_candidate* c = &b->cands[i];
+    queued* order = ne_malloc((size_t)(b->n > 0 ? b->n : 1) * sizeof *order);
+    if (!order) return 0;
+    for (int i = 0; i < b->n; i++) order[i] = (queued){b->cands[i].episodes, i};
+    qsort(order, (size_t)b->n, sizeof *order, by_episodes);
+    for (int q = 0; q < b->n; q++) {
+      const ne_candidate* c = &b->cands[order[q].i];
+      if (skip_vectors && c->kind == NE_CAND_VECTOR) continue;
       if (!by_episode) end = schedule(t, ne__simulated_eval_s(c, t->o->mean_s, t->o->jitter), end);
       for (uint32_t e = 0; by_episode && e < c->episodes; e++)
         end = schedule(t, ne__simulated_episodes_s(c, e, 1, t->o->mean_s, t->o->jitter), end);
     }
+    ne_free(order);
   }
   return end;
 }
@@ -179,8 +201,9 @@ static void record(timing* t, int n, const ne_batch* const* batches, double ente
     if (k > 0 && b->generation > r->generation && b->n > t->o->population)
       r->spare += (uint64_t)(b->n - t->o->population) * (episodes / (uint64_t)b->n);
   }
-  r->makespan = ideal_makespan(t, n, batches, 0);
-  r->makespan_ep = ideal_makespan(t, n, batches, 1);
+  r->makespan = ideal_makespan(t, n, batches, 0, 0);
+  r->makespan_ep = ideal_makespan(t, n, batches, 1, 0);
+  r->makespan_nv = ideal_makespan(t, n, batches, 0, 1);
   r->entered_at = entered;
   r->published_at = s.published_at;
   r->done_at = s.done_at;
@@ -307,7 +330,7 @@ static ne_config* make_config(const bench_opt* o, char* err) {
 static void report(const bench_opt* o, const timing* t, double wall, double master_cpu, double redis_cpu,
                    uint64_t results, uint64_t split) {
   uint64_t episodes = 0;
-  double bound_t = 0, bound_ep_t = 0, gap_sum = 0, gap_max = 0, prev_done = 0, runner_sum = 0, busy = 0;
+  double bound_t = 0, bound_ep_t = 0, bound_nv_t = 0, gap_sum = 0, gap_max = 0, prev_done = 0, runner_sum = 0, busy = 0;
   int gaps = 0;
   for (int i = 0; i < t->n_recs; i++) {
     const round_rec* r = &t->recs[i];
@@ -320,6 +343,7 @@ static void report(const bench_opt* o, const timing* t, double wall, double mast
     busy += r->busy;
     bound_t += r->makespan;
     bound_ep_t += r->makespan_ep;
+    bound_nv_t += r->makespan_nv;
     if (i > 0 && r->generation != t->recs[i - 1].generation && prev_done > 0) {  // a generation's first round
       double g = r->published_at - prev_done;
       gap_sum += g;
@@ -331,17 +355,18 @@ static void report(const bench_opt* o, const timing* t, double wall, double mast
   }
   double evals = (double)episodes / wall, ideal = o->workers / o->mean_s, bound = (double)episodes / bound_t;
   double bound_ep = (double)episodes / bound_ep_t, util = busy / (o->workers * wall);
+  double bound_nv = (double)episodes / bound_nv_t;
   printf(
       "cell label=%s algo=%s population=%d workers=%d mean_ms=%.0f jitter=%.2f generations=%d "
       "evals_s=%.1f ideal_s=%.1f ratio_ideal=%.3f util=%.3f bound_s=%.1f bound_ideal=%.3f ratio_bound=%.3f "
-      "bound_ep_s=%.1f bound_ep_ideal=%.3f ratio_bound_ep=%.3f split=%llu "
+      "bound_ep_s=%.1f bound_ep_ideal=%.3f ratio_bound_ep=%.3f bound_nv_ideal=%.3f split=%llu "
       "master_us=%.1f master_cpu=%.3f redis_cpu=%.3f redis_mb=%.1f clients=%d gap_ms=%.1f gap_max_ms=%.1f "
       "runner_ms=%.1f results=%llu wall_s=%.2f\n",
       o->label, o->algo, o->population, o->workers, o->mean_s * 1e3, o->jitter, o->generations - 2, evals, ideal,
       evals / ideal, util, bound, bound / ideal, evals / bound, bound_ep, bound_ep / ideal, evals / bound_ep,
-      (unsigned long long)split, 1e6 * master_cpu / (double)results, master_cpu / wall, redis_cpu / wall, t->max_rss_mb,
-      t->max_clients, gaps ? 1e3 * gap_sum / gaps : 0, 1e3 * gap_max, gaps ? 1e3 * runner_sum / gaps : 0,
-      (unsigned long long)results, wall);
+      bound_nv / ideal, (unsigned long long)split, 1e6 * master_cpu / (double)results, master_cpu / wall,
+      redis_cpu / wall, t->max_rss_mb, t->max_clients, gaps ? 1e3 * gap_sum / gaps : 0, 1e3 * gap_max,
+      gaps ? 1e3 * runner_sum / gaps : 0, (unsigned long long)results, wall);
   fflush(stdout);
 }
 

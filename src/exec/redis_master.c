@@ -528,12 +528,48 @@ static int queue_task(master* m, int s, const int* items, int n) {
   return pipe_argv(m, 5, argv, lens);
 }
 
+// An item to publish, for ordering.
+typedef struct ordered_item {
+  int batch;          // its batch's position in the round
+  uint32_t episodes;  // its episodes
+  int item;           // its number
+} ordered_item;
+
+static int by_batch_then_episodes(const void* a, const void* b) {
+  const ordered_item *x = a, *y = b;
+  if (x->batch != y->batch) return x->batch < y->batch ? -1 : 1;
+  if (x->episodes != y->episodes) return x->episodes > y->episodes ? -1 : 1;
+  return (x->item > y->item) - (x->item < y->item);
+}
+
+// Orders the items m->idx[0..n) (in item order) of each batch by their episodes, most first, else
+// in item order: a candidate that holds more episodes than the others (ES's centre, 5 episodes
+// among one-episode perturbations, unsplit when the batch wants observation sums) starts with the
+// round instead of ending it alone (on 720 MuJoCo-like workers it held the round up by ~0.1 s of
+// a 0.5 s generation). Results land by index whatever the order. Nothing moves when every item of
+// a batch has as many episodes.
+static int order_longest_first(master* m, int n) {
+  int uneven = 0;
+  for (int j = 1; j < n && !uneven; j++)
+    uneven = item_episodes(m, m->idx[j]) != item_episodes(m, m->idx[j - 1]) &&
+        batch_of(m, m->item_cand[m->idx[j]]) == batch_of(m, m->item_cand[m->idx[j - 1]]);
+  if (!uneven) return 0;
+  ordered_item* o = ne_malloc((size_t)n * sizeof *o);
+  if (!o) return NE_ENOMEM;
+  for (int j = 0; j < n; j++)
+    o[j] = (ordered_item){batch_of(m, m->item_cand[m->idx[j]]), item_episodes(m, m->idx[j]), m->idx[j]};
+  qsort(o, (size_t)n, sizeof *o, by_batch_then_episodes);
+  for (int j = 0; j < n; j++) m->idx[j] = o[j].item;
+  ne_free(o);
+  return 0;
+}
+
 // Publishes the items m->idx[0..n) (in item order) in chunks (after whatever is already queued),
-// then reads all replies. Each batch's items are chunked as a round of their own (a task never
+// longest first within a batch (order_longest_first), then reads all replies. Each batch's items are chunked as a round of their own (a task never
 // holds items of two batches, whose items may differ in cost: a part of several episodes against
 // a one-episode candidate).
 static int publish_list(master* m, int n) {
-  int rc = 0;
+  int rc = order_longest_first(m, n);
   for (int off = 0, chunk, begin = 0, end = 0, s = 0; off < n && !rc; off += chunk) {
     if (off == end) {  // the next batch's items: [begin, end)
       s = batch_of(m, m->item_cand[m->idx[off]]);
