@@ -184,13 +184,19 @@ static int build_population(ga* g) {
   return add_children(g, g->generation, carried, &g->pop);
 }
 
+// The episode seed of population member i of generation gen for a purpose (episodes of the
+// population round or of the re-evaluation); shared_episodes: the same for every member.
+static uint64_t episode_seed(const ga* g, uint32_t gen, int i, ne_purpose purpose) {
+  return ne_seed_derive(g->prob.seed, gen, g->shared_episodes ? 0 : (uint64_t)i, purpose);
+}
+
 // Points candidate c at population member i.
 static void set_candidate(ga* g, ne_candidate* c, int batch_index, int i, uint32_t episodes, ne_purpose purpose) {
   memset(c, 0, sizeof *c);
   c->kind = NE_CAND_CHAIN;
   c->index = (uint32_t)batch_index;
   c->episodes = episodes;
-  c->episode_seed = ne_seed_derive(g->prob.seed, g->generation, g->shared_episodes ? 0 : (uint64_t)i, purpose);
+  c->episode_seed = episode_seed(g, g->generation, i, purpose);
   c->seeds = ne__chain(&g->pop, i);
   c->n_seeds = g->pop.len[i];
   c->sigma = g->sigma;
@@ -229,7 +235,7 @@ static void set_ahead(ga* g, ne_candidate* c, int batch_index, int k, uint32_t g
   c->kind = NE_CAND_CHAIN;
   c->index = (uint32_t)batch_index;
   c->episodes = (uint32_t)g->prob.episodes;
-  c->episode_seed = ne_seed_derive(g->prob.seed, gen, (uint64_t)i, NE_PURPOSE_EPISODE);
+  c->episode_seed = episode_seed(g, gen, i, NE_PURPOSE_EPISODE);
   c->seeds = ne__chain(&g->ahead, k);
   c->n_seeds = g->ahead.len[k];
   c->sigma = g->sigma;
