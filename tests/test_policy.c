@@ -119,6 +119,11 @@ static void test_names_and_format(void) {
     ASSERT_EQ(ne_init_parse(ne_init_name((ne_init)i), &in), 0);
     ASSERT_EQ(in, i);
   }
+  for (int i = 0; i <= NE_HEAD_RAW; i++) {
+    ne_head hd;
+    ASSERT_EQ(ne_head_parse(ne_head_name((ne_head)i), &hd), 0);
+    ASSERT_EQ(hd, i);
+  }
   ne_head hd;
   ASSERT_EQ(ne_head_parse("softmax", &hd), NE_EINVAL);
   ASSERT_EQ(ne_head_parse(NULL, &hd), NE_EINVAL);
@@ -154,6 +159,16 @@ static void test_forward_hand_computed(void) {
   ASSERT_EQ(act[1], 0.2f);
   // relu passes positives unchanged: obs = [1, 1] gives h = [4.5, 5.5]
   const float obs2[2] = {1, 1};
+  ne_policy_forward(&s, params, obs2, scratch, act);
+  ASSERT_EQ(act[0], 0.1f + 4.5f * 1 + 5.5f * 2);
+  ASSERT_EQ(act[1], 0.2f + 4.5f * -1 + 5.5f * 0.5f);
+  // bounds [-1, 1]: clip cuts 15.6 and -2.05 to the box, raw passes them as they are (ARS)
+  float lo1[2] = {-1, -1}, hi1[2] = {1, 1};
+  s = make_spec(2, h, 1, 2, NE_ACT_RELU, NE_HEAD_CLIP, NE_INIT_NORMC, lo1, hi1);
+  ne_policy_forward(&s, params, obs2, scratch, act);
+  ASSERT_EQ(act[0], 1.0f);
+  ASSERT_EQ(act[1], -1.0f);
+  s = make_spec(2, h, 1, 2, NE_ACT_RELU, NE_HEAD_RAW, NE_INIT_NORMC, lo1, hi1);
   ne_policy_forward(&s, params, obs2, scratch, act);
   ASSERT_EQ(act[0], 0.1f + 4.5f * 1 + 5.5f * 2);
   ASSERT_EQ(act[1], 0.2f + 4.5f * -1 + 5.5f * 0.5f);

@@ -43,6 +43,10 @@ typedef enum ne_head {
   // clips, as rllab's normalize() wrapper in MAML. forward returns the mean's action (deterministic),
   // ne_policy_sample draws one.
   NE_HEAD_GAUSSIAN = 3,
+  // continuous: the raw output, not clipped (ARS's linear policies): the env gets what the policy
+  // outputs, and clips it where its family does (MuJoCo clamps ctrl to ctrlrange inside the step,
+  // while Gymnasium's control costs count the action as given)
+  NE_HEAD_RAW = 4,
 } ne_head;
 
 #define NE_POLICY_MIN_LOG_STD (-13.815510557964274)  // log(1e-6): MAML's min_std, the log-std floor

@@ -90,9 +90,11 @@ static const ne_config_key policy_keys[] = {
      "faster forwards on AVX2/AVX-512, the same bits on every CPU either way); false = round products and sums "
      "separately, what run directories and agent files written before this key used. Conv policies round "
      "separately"},
-    {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip|gaussian",
+    {"policy", "head", NE_CFG_ENUM, "auto", 1, 0, "auto|argmax|tanh|clip|gaussian|raw",
      "output head: argmax (discrete actions), tanh or clip (continuous), gaussian (continuous, stochastic: "
-     "a learned log-std per action, for meta.update = pg; evaluated at its mean), auto = from the action space"},
+     "a learned log-std per action, for meta.update = pg; evaluated at its mean), raw (continuous, not "
+     "clipped: ARS's linear policies; the env clips where its family does, MuJoCo's control costs count the "
+     "action as given), auto = from the action space"},
     {"policy", "init_log_std", NE_CFG_FLOAT, "0", -13.8, 5, NULL,
      "head = gaussian: initial log standard deviation of every action, in normalized units where the "
      "action box is [-1, 1] (0 = std 1, MAML's init_std)"},

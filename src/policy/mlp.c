@@ -27,7 +27,7 @@
 // ---- names ---------------------------------------------------------------------------------------
 
 static const char* const ACT_NAMES[] = {"tanh", "relu"};
-static const char* const HEAD_NAMES[] = {"argmax", "tanh", "clip", "gaussian"};
+static const char* const HEAD_NAMES[] = {"argmax", "tanh", "clip", "gaussian", "raw"};
 static const char* const INIT_NAMES[] = {"normc", "xavier", "he", "zeros"};
 
 // Index of s in names[0..n), or -1.
@@ -45,7 +45,7 @@ int ne_activation_parse(const char* s, ne_activation* out) {
 }
 
 int ne_head_parse(const char* s, ne_head* out) {
-  int i = name_index(s, HEAD_NAMES, 4);
+  int i = name_index(s, HEAD_NAMES, 5);
   if (i < 0) return NE_EINVAL;
   *out = (ne_head)i;
   return 0;
@@ -59,7 +59,7 @@ int ne_init_parse(const char* s, ne_init* out) {
 }
 
 const char* ne_activation_name(ne_activation a) { return (unsigned)a < 2 ? ACT_NAMES[a] : "invalid"; }
-const char* ne_head_name(ne_head h) { return (unsigned)h < 4 ? HEAD_NAMES[h] : "invalid"; }
+const char* ne_head_name(ne_head h) { return (unsigned)h < 5 ? HEAD_NAMES[h] : "invalid"; }
 const char* ne_init_name(ne_init i) { return (unsigned)i < 4 ? INIT_NAMES[i] : "invalid"; }
 
 // ---- spec ----------------------------------------------------------------------------------------
@@ -117,8 +117,8 @@ int ne_policy_spec_init(ne_policy_spec* spec, int obs_dim, const int* hidden, in
   // enums and layer counts
   if ((unsigned)activation > NE_ACT_RELU)
     return ne__set_error(errstr, NE_EINVAL, "policy: activation %d is not tanh or relu", (int)activation);
-  if ((unsigned)head > NE_HEAD_GAUSSIAN)
-    return ne__set_error(errstr, NE_EINVAL, "policy: head %d is not argmax, tanh, clip or gaussian", (int)head);
+  if ((unsigned)head > NE_HEAD_RAW)
+    return ne__set_error(errstr, NE_EINVAL, "policy: head %d is not argmax, tanh, clip, gaussian or raw", (int)head);
   if ((unsigned)init > NE_INIT_ZEROS)
     return ne__set_error(errstr, NE_EINVAL, "policy: init %d is not normc, xavier, he or zeros", (int)init);
   if (n_hidden < 0 || n_hidden > NE_POLICY_MAX_LAYERS - 1)

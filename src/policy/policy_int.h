@@ -97,7 +97,8 @@ static inline void ne__policy_head(const ne_policy_spec* spec, const float* y, f
     if (spec->head == NE_HEAD_TANH) a = lo + (ne__policy_tanh(spec, a) + 1.0f) * 0.5f * (hi - lo);
     // gaussian: the mean in normalized units, mapped as rllab's normalize() maps actions, then clipped
     else if (spec->head == NE_HEAD_GAUSSIAN) a = ne__policy_unnormalize(a, lo, hi);
-    action[i] = ne__policy_clampf(a, lo, hi);
+    // raw: as it is, outside the box too
+    action[i] = spec->head == NE_HEAD_RAW ? a : ne__policy_clampf(a, lo, hi);
   }
 }
 
