@@ -45,7 +45,7 @@ set(NE_MUJOCO_DIR "" CACHE PATH "Folder with libmujoco.so.* and include/mujoco (
 set(NE_MUJOCO_ASSETS "" CACHE PATH "Gymnasium's MuJoCo model folder (default: gymnasium/envs/mujoco/assets)")
 option(NE_REQUIRE_MUJOCO "Fail the configuration when MuJoCo is not found (pyproject.toml sets it)" OFF)
 set(_ne_mj_dir "${NE_MUJOCO_DIR}")
-if(NOT _ne_mj_dir)
+if(NOT _ne_mj_dir AND NOT CMAKE_CROSSCOMPILING)  # the pip package's library is the build machine's
   ne_python_package_dir(mujoco _ne_mj_dir)
 endif()
 set(_ne_mj_assets "${NE_MUJOCO_ASSETS}")
@@ -110,10 +110,19 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE
 set(NE_BOX2D_DIR "" CACHE PATH "Install prefix of the Box2D 2.3 library (empty: .deps/box2d-<version>/install)")
 set(_ne_b2_prefix "${NE_BOX2D_DIR}")
 if(NOT _ne_b2_prefix)
-  set(_ne_b2_prefix "${PROJECT_SOURCE_DIR}/.deps/box2d-${_ne_b2_version}/install")
+  # a cross build gets a cache of its own, built by the toolchain file's g++ and ar (NE_BOX2D_CXX,
+  # NE_BOX2D_AR: cmake/aarch64-linux-gnu.cmake) whichever compiler builds neuroevo
+  set(_ne_b2_cache "${PROJECT_SOURCE_DIR}/.deps/box2d-${_ne_b2_version}")
+  set(_ne_b2_env "")
+  if(CMAKE_CROSSCOMPILING AND NE_BOX2D_CXX)
+    string(APPEND _ne_b2_cache "-${CMAKE_SYSTEM_PROCESSOR}")
+    set(_ne_b2_env "CXX=${NE_BOX2D_CXX}" "AR=${NE_BOX2D_AR}")
+  endif()
+  set(_ne_b2_prefix "${_ne_b2_cache}/install")
   if(NOT EXISTS "${_ne_b2_prefix}/lib/libBox2D.a")
     message(STATUS "Box2D ${_ne_b2_version}: not built yet, running scripts/build-box2d")
-    execute_process(COMMAND "${PROJECT_SOURCE_DIR}/scripts/build-box2d" RESULT_VARIABLE _ne_b2_rc)
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env ${_ne_b2_env} "${PROJECT_SOURCE_DIR}/scripts/build-box2d"
+                            "${_ne_b2_cache}" RESULT_VARIABLE _ne_b2_rc)
   endif()
 endif()
 if(EXISTS "${_ne_b2_prefix}/lib/libBox2D.a" AND EXISTS "${_ne_b2_prefix}/include/Box2D/Box2D.h")
