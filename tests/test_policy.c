@@ -325,7 +325,7 @@ static void batch_matches_single(const ne_policy_spec* s, const float* p, ne_rng
   free(scratch);
 }
 
-// The float tanh over a layer on every SIMD path (mlp.c's vector kernels) equals the scalar kernel
+// The float tanh over a layer on every SIMD path (mlp_x86.c's vector kernels) equals the scalar kernel
 // bit for bit, with separate roundings and with fused multiply-adds (policy.fma): 1M bit patterns
 // spread over all 2^32 (every sign, exponent and NaN payload class), plus +-0, +-inf, NaNs, the
 // clamp's +-9.1 and its neighbours. (Exhaustive runs over all 2^32 inputs matched on AVX2 and

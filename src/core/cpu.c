@@ -48,7 +48,7 @@ static void probe(void) {
   int level = NE_SIMD_BASE, extras = 0;
 #ifdef NE_SIMD_X86
   __builtin_cpu_init();
-  // every AVX2 CPU made has FMA too; the AVX2 kernels may use it (mlp.c's fused layers)
+  // every AVX2 CPU made has FMA too; the AVX2 kernels may use it (mlp_x86.c's fused layers)
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) level = NE_SIMD_AVX2;
   if (level == NE_SIMD_AVX2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))

@@ -78,7 +78,7 @@ void ne__tanhf_float_inplace(float* x, int n) {
 
 float ne__tanhf_float_fma(float x) { return ne__tanhf_float_fma_kernel(x); }
 
-// the baseline's loop (mlp.c's vector kernels cover AVX2 and AVX-512): fmaf is a libm call here
+// the baseline's loop (mlp_x86.c's vector kernels cover AVX2 and AVX-512): fmaf is a libm call here
 void ne__tanhf_float_fma_inplace(float* x, int n) {
   for (int i = 0; i < n; i++) x[i] = ne__tanhf_float_fma_kernel(x[i]);
 }

@@ -169,7 +169,7 @@ static inline float ne__tanhf_kernel(float xf) {
 }
 
 // The float tanh's coefficients: P = 1 + P1 z + P2 z^2 + P3 z^3 + P4 z^4, Q likewise (z = x^2). One
-// copy for ne__tanhf_float_kernel and mlp.c's vector kernels, which must give its bits.
+// copy for ne__tanhf_float_kernel and mlp_x86.c's vector kernels, which must give its bits.
 #define NE__TANHF_P1 0.13374441862106323f
 #define NE__TANHF_P2 0.0034877725411206484f
 #define NE__TANHF_P3 2.0480620150920004e-05f

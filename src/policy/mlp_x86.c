@@ -30,7 +30,7 @@ TANH_ARRAY(tanh_float_avx512_fma, NE_TARGET_AVX512, 16, _mm512_loadu_ps, _mm512_
 // The dense layer and the activation at vector width VL (8: AVX2, 16: AVX-512): blocks of 8, then 4
 // vectors of outputs with their accumulators held across the input loop, then blocks of VL, then
 // the rest: one masked vector in a single forward (name##_rest), blocks of 4 (separate roundings)
-// and mlp_kernels' tails in a batched one; the same sums in the same order as ne__policy_dense().
+// and ne__mlp_kernels' tails in a batched one; the same sums in the same order as ne__policy_dense().
 // The tanh runs the same inline kernel as ne__tanhf_inplace in blocks of VL, which gcc vectorizes at
 // that width; the float tanh (NE_TANH_FLOAT) runs TANH_ARRAY's kernels, then the scalar one on the rest. FUSED
 // (policy.fma) makes each multiply-add one FMA instruction (FMA).

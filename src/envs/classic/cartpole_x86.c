@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // CartPole's lanes stepped in AVX-512 or AVX2 registers (cartpole_int.h's table at those levels):
-// 8 lanes a zmm, or two ymm of 4. CP_DYNAMICS's operations one by one in its order (mul, add, div:
-// each IEEE-rounded as the scalar expression's, no contraction), the free lanes kept by masks, so
-// each lane gets the scalar step's bits (tests/test_simd.c, test_env_classic). This hand-vectorized
-// form of cartpole.c's portable loop buys speed (the issue of every CartPole run): gcc had built
-// that loop's force, mask and angle out of 128-bit pieces and stored the angles as halves that
-// ne__sincos8's wide loads could not be forwarded from (a stall every step); here each is whole
-// vectors. CartPole's actions: one float each. Three of the step's four divisions are by
+// 8 lanes a zmm, or two ymm of 4. The dynamics are not copied here: both steps expand
+// cartpole_int.h's CP_DYNAMICS over vector types (mul, add, div: each IEEE-rounded as the scalar
+// expression's, no contraction), the free lanes kept by masks, so each lane gets the scalar step's
+// bits (tests/test_simd.c, test_env_classic). The hand-vectorized steps exist for speed: gcc had
+// built the portable loop's force, mask and angle out of 128-bit pieces and stored the angles as
+// halves that ne__sincos8's wide loads could not be forwarded from (a stall every step); here each
+// is whole vectors. CartPole's actions: one float each. Three of the step's four divisions are by
 // CP_TOTAL_MASS: core/div_const.h's (the division's bits, three FMA-unit operations where a vdivpd
 // waits ~23 cycles on AVX-512, ~13-15 on AVX2), so that the chain runs through one division where
 // it ran through three one after another.
