@@ -44,36 +44,33 @@ static const char* metrics_header(const ne_run* run) {
 
 // ---- output --------------------------------------------------------------------------------
 
-void ne__run_say_stop(ne_run* run, const char* fmt, ...) {
+// Formats a line into log.txt and, when out is not NULL, out (with prefix before it).
+static void vsay(ne_run* run, FILE* out, const char* prefix, const char* fmt, va_list ap) {
   char line[8192];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  // a quiet run says it on stderr: where the stopped run is kept is never hidden
-  if (run->opt.quiet) fprintf(stderr, "neuroevo: %s", line);
-  else fputs(line, stdout);
-  fflush(run->opt.quiet ? stderr : stdout);
+  if (out) {
+    fprintf(out, "%s%s", prefix, line);
+    fflush(out);
+  }
   if (run->log) {
     fputs(line, run->log);
     fflush(run->log);
   }
 }
 
-void ne__run_say(ne_run* run, const char* fmt, ...) {
-  char line[1024];
+void ne__run_say_stop(ne_run* run, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  // a quiet run says it on stderr: where the stopped run is kept is never hidden
+  vsay(run, run->opt.quiet ? stderr : stdout, run->opt.quiet ? "neuroevo: " : "", fmt, ap);
   va_end(ap);
-  if (!run->opt.quiet) {
-    fputs(line, stdout);
-    fflush(stdout);
-  }
-  if (run->log) {
-    fputs(line, run->log);
-    fflush(run->log);
-  }
+}
+
+void ne__run_say(ne_run* run, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsay(run, run->opt.quiet ? NULL : stdout, "", fmt, ap);
+  va_end(ap);
 }
 
 static void path_in(const ne_run* run, char* buf, size_t size, const char* name) {
