@@ -18,11 +18,12 @@
 # resumed through results.sh (so a run continues from the checkpoint committed in
 # docs/results/EXP/, and its CPU time is docs/results/EXP/cost.csv), then adapted to MAML's 40 test
 # tasks (ANT_TASKS) as above; rows go to OUT/ant.csv, OUT/meta-ant.png plots them,
-# OUT/meta-ant-training.png the training curves, and docs/results/FAMILY-ga-maml/adapted.gif shows
-# the GA-MAML agent adapted to two tasks side by side. Hours of CPU a run (~6 core-hours in all).
+# OUT/meta-ant-training.png the training curves, and docs/results/FAMILY-ARM/adapted.gif shows the
+# ANT_GIF arm's agent adapted to two tasks side by side. Hours of wall time a run on a loaded machine.
 # Usage: bench/experiments/meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|ant|plot]  (plot: only redraw)
 # Environment: SEEDS (0 1 2), THREADS (1), TASKS (100), ANT_TASKS (40), OUT (a fresh temporary
-# folder), ANT_TRAIN (1; 0: adapt the committed agents without training).
+# folder), ANT_TRAIN (1; 0: adapt the committed agents without training), ANT_ARMS (the arms),
+# ANT_GIF (the arm whose agent adapted.gif shows: ga-maml-shared; none: no GIF).
 set -u
 BIN=${1:?usage: meta-results.sh NEUROEVO_BIN [pointnav|halfcheetahdir|all|ant|plot]}
 WHAT=${2:-all}
@@ -153,6 +154,7 @@ GP
 
 ANT_CSV="$OUT/ant.csv"
 ANT_ARMS=${ANT_ARMS:-ga-maml ga-maml-shared ga-mixture es-maml}
+ANT_GIF=${ANT_GIF:-ga-maml-shared}
 
 # ant_arm FAMILY ARM: trains or resumes FAMILY-ARM through results.sh (unless ANT_TRAIN=0), adapts
 # its committed agent to the ANT_TASKS test tasks and appends a row (CPU: its cost.csv)
@@ -170,11 +172,14 @@ ant_arm() {
   echo "$1,$2,0,$row,$cpu,-,$gens" | tee -a "$ANT_CSV"
 }
 
-# ant_gif FAMILY NAME TASK_A TASK_B: the GA-MAML agent adapted to each task (1 step, as in training),
-# side by side and labelled "NAME TASK", into docs/results/FAMILY-ga-maml/adapted.gif
+# ant_gif FAMILY NAME TASK_A TASK_B: the ANT_GIF arm's agent adapted to each task (1 step, as in
+# training), side by side and labelled "NAME TASK", into docs/results/FAMILY-ARM/adapted.gif
 ant_gif() {
-  local exp=$1-ga-maml a="$OUT/$1-task-a.gif" b="$OUT/$1-task-b.gif" label
-  local render=(render --genome "$DOCS/results/$exp.genome" --adapt 1 --size 240x180 --max-frames 100 --fps 10)
+  [ "$ANT_GIF" = none ] && return 0
+  local exp=$1-$ANT_GIF a="$OUT/$1-task-a.gif" b="$OUT/$1-task-b.gif" label
+  local agent
+  agent=$(ls "$DOCS/results/$exp.genome" "$DOCS/results/$exp.params" 2>/dev/null | head -n 1)
+  local render=(render --genome "$agent" --adapt 1 --size 240x180 --max-frames 100 --fps 10)
   nice -n 10 "$BIN" "${render[@]}" --task "$3" --out "$a" 2>&1 | tail -n 2 &&
     nice -n 10 "$BIN" "${render[@]}" --task "$4" --out "$b" 2>&1 | tail -n 2 || return 1
   label="x=6:y=6:fontsize=14:fontcolor=black:box=1:boxcolor=white@0.6"
@@ -193,10 +198,22 @@ ant() {
   ant_gif antvel goal_velocity 0.5 2.5
 }
 
-# OUT/meta-ant.png: return after 0..3 inner steps per arm; OUT/meta-ant-training.png: the GA-MAML
-# runs' population mean before and after adaptation, the mixture run's and ES-MAML's centre
+# ant_title ARM: the arm's name in the plots' keys
+ant_title() {
+  case $1 in
+    ga-maml) echo "GA-MAML" ;;
+    ga-maml-shared) echo "GA-MAML, shared episodes" ;;
+    es-maml) echo "ES-MAML" ;;
+    ga-mixture) echo "GA on the task mixture" ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# OUT/meta-ant.png: return after 0..3 inner steps per arm of ANT_ARMS (those with a row in
+# ant.csv); OUT/meta-ant-training.png: each arm's training curve from its committed metrics.csv
+# (the meta arms' population mean after adaptation, the mixture run's population mean)
 ant_plot() {
-  local f k
+  local f k plots col
   for f in antvel antdir; do for k in $ANT_ARMS untrained; do
     awk -F, -v f="$f" -v k="$k" '$1 == f && $2 == k { for (s = 0; s < 4; s++) print s, $(4 + s) }' "$ANT_CSV" \
       > "$OUT/$f-$k.dat"
@@ -213,11 +230,13 @@ set grid
 $(for f in antvel antdir; do
     [ "$f" = antvel ] && echo 'set title "AntVel-v5 (goal velocity; hill-climbing inner loop)"' ||
       echo 'set title "AntDir-v5 (forward/backward; hill-climbing inner loop)"'
-    echo "plot \"$OUT/$f-ga-maml.dat\" w lp lw 2 t \"GA-MAML\", \\"
-    echo "  \"$OUT/$f-ga-maml-shared.dat\" w lp lw 2 t \"GA-MAML, shared episodes\", \\"
-    echo "  \"$OUT/$f-es-maml.dat\" w lp lw 2 t \"ES-MAML\", \\"
-    echo "  \"$OUT/$f-ga-mixture.dat\" w lp lw 2 t \"GA on the task mixture + the same inner loop\", \\"
-    echo "  \"$OUT/$f-untrained.dat\" w lp dt 2 t \"untrained policy + the same inner loop\""
+    plots=""
+    for k in $ANT_ARMS; do
+      [ -s "$OUT/$f-$k.dat" ] && plots="$plots \"$OUT/$f-$k.dat\" w lp lw 2 t \"$(ant_title "$k") + the inner loop\","
+    done
+    [ -s "$OUT/$f-untrained.dat" ] &&
+      plots="$plots \"$OUT/$f-untrained.dat\" w lp dt 2 t \"untrained policy + the same inner loop\","
+    echo "plot ${plots%,}"
   done)
 unset multiplot
 GP
@@ -227,18 +246,20 @@ set output "$OUT/meta-ant-training.png"
 set datafile separator ","
 set multiplot layout 1,2
 set xlabel "generation"
-set ylabel "mean return"
+set ylabel "population's mean return"
 set key bottom right
 set grid
 $(for f in antvel antdir; do
     [ "$f" = antvel ] && echo 'set title "AntVel-v5"' || echo 'set title "AntDir-v5"'
-    m="$DOCS/results/$f-ga-maml/metrics.csv" x="$DOCS/results/$f-ga-mixture/metrics.csv"
-    e="$DOCS/results/$f-es-maml/metrics.csv" s="$DOCS/results/$f-ga-maml-shared/metrics.csv"
-    echo "plot \"$m\" u 1:10 every ::1 w l lc 1 t \"GA-MAML population after adaptation\", \\"
-    echo "  \"$m\" u 1:9 every ::1 w l lc 1 dt 2 t \"GA-MAML population before adaptation\", \\"
-    echo "  \"$s\" u 1:10 every ::1 w l lc 4 t \"GA-MAML, shared episodes, after adaptation\", \\"
-    echo "  \"$x\" u 1:6 every ::1 w l lc 2 t \"GA on the task mixture, population\", \\"
-    echo "  \"$e\" u 1:10 every ::1 w l lc 3 t \"ES-MAML population after adaptation\""
+    plots=""
+    for k in $ANT_ARMS; do
+      m="$DOCS/results/$f-$k/metrics.csv"
+      [ -f "$m" ] || continue
+      # the mixture run's mean fitness, the meta arms' mean return after adaptation
+      [ "$k" = ga-mixture ] && col=mean || col=post_adapt
+      plots="$plots \"$m\" u \"generation\":\"$col\" w l t \"$(ant_title "$k")\","
+    done
+    echo "plot ${plots%,}"
   done)
 unset multiplot
 GP
