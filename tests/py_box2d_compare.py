@@ -9,18 +9,22 @@
 # allowed to drift (not even after contact, where Box2D 2.4 and 2.3 parted).
 #   - LunarLander-v3 and LunarLanderContinuous-v3: random actions (crashes, flights off the
 #     screen) and Gymnasium's heuristic (leg contacts, landings that end at rest with +100);
-#   - BipedalWalker-v3 and BipedalWalkerHardcore-v3: random actions (falls) and Gymnasium's
+#   - BipedalWalker-v3 and BipedalWalkerHardcore-v3: random actions and Gymnasium's
 #     BipedalWalkerHardcore heuristic gait (leg contacts, a walk to the terrain's end, a 1600-step
-#     truncation, falls at hardcore's stumps, pits and stairs);
+#     truncation), through falls of every kind: the hull on the ground, a walker on its back, knees
+#     and thighs on the ground and shins upside down (contacts Gymnasium's ground_contact flags do
+#     not track, which still push the walker), and hardcore falls at a stump, in a pit and on stairs;
 #   - consecutive episodes of one env state (test_box2d replay) against Gymnasium's episodes in
-#     fresh envs: neuroevo starts every episode from a new b2World, so an episode does not depend
-#     on the ones before it (a result must not depend on which thread's env ran what before).
-#     Gymnasium's walker keeps its world, and there it does: its hardcore episode of seed 200
-#     differs after the one of seed 100 in the same env, which these cases include (keeping the
-#     world here, as Gymnasium does, fails them; so does keeping the lander's).
+#     fresh envs, among them 40 random walkers' first 200 steps (22 of them fall): neuroevo starts
+#     every episode from a new b2World, so an episode does not depend on the ones before it (a
+#     result must not depend on which thread's env ran what before). Gymnasium's walker keeps its
+#     world, and there it does: its hardcore episode of seed 200 differs after the one of seed 100
+#     in the same env, which these cases include (keeping the world here, as Gymnasium does, fails
+#     them; so does keeping the lander's).
 # A coverage check asserts that these cases reached every kind of event named above.
-# Random-policy statistics with independent streams (5000 lander episodes a side, Kolmogorov-Smirnov)
-# are bench/peers/box2d_stats.py's, outside `make test`.
+# Random-policy statistics with independent streams (5000 lander and 3000 walker episodes a side,
+# Kolmogorov-Smirnov) are bench/peers/box2d_stats.py's, outside `make test`.
+import math
 import os
 import subprocess
 import warnings
@@ -29,7 +33,7 @@ import gymnasium as gym  # a missing Gymnasium or Box2D is an error, never a ski
 import Box2D  # noqa: F401  (pip box2d==2.3.10, gymnasium[box2d])
 import numpy as np
 import pytest
-from gymnasium.envs.box2d.bipedal_walker import BipedalWalkerHeuristics
+from gymnasium.envs.box2d.bipedal_walker import TERRAIN_STEP, BipedalWalkerHeuristics
 from gymnasium.envs.box2d.lunar_lander import heuristic as lander_heuristic
 
 BIN = os.environ.get("NEUROEVO_BIN")
@@ -90,8 +94,48 @@ def gym_episode(env, policy, seed):
         actions.append(a)
         rows.append((obs, float(r), bool(term), bool(trunc)))
         done = term or trunc
+        if "Walker" in env.spec.id:
+            note_walker_contacts(env.unwrapped, fell=term and r == -100)
     note_events(env, rows)
     return rec.values, actions, rows
+
+
+def obstacle_kind(body):
+    """'stump', 'pit' or 'stairs' for one of hardcore's terrain blocks (by its size: a stump is 1 or 2
+    steps square, a pit wall 1 wide and 4 deep, a stair 4 wide and 1 high), None for a ground edge."""
+    shape = body.fixtures[0].shape
+    if not isinstance(shape, Box2D.b2PolygonShape):
+        return None
+    xs, ys = [v[0] for v in shape.vertices], [v[1] for v in shape.vertices]
+    w, h = (max(xs) - min(xs)) / TERRAIN_STEP, (max(ys) - min(ys)) / TERRAIN_STEP
+    return "pit" if round(h) == 4 and round(w) == 1 else "stairs" if round(h) == 1 and w > 3 else "stump"
+
+
+def note_walker_contacts(walker, fell):
+    """The odd contacts of this step, and where a fall happened (for the coverage check)."""
+    def ground_of(body):
+        return [edge.other for edge in body.contacts if edge.contact.touching]
+
+    for i, leg in enumerate(walker.legs):
+        if ground_of(leg) and i % 2 == 0:
+            SEEN.add("walker upper leg on the ground")  # a knee or thigh down: no ground_contact flag
+        if ground_of(leg) and i % 2 == 1 and abs(leg.angle) > math.pi / 2:
+            SEEN.add("walker lower leg upside down on the ground")  # kneeling, the shin raised
+    if not fell:
+        return
+    if walker.game_over:
+        SEEN.add("walker hull on the ground")
+    if abs(walker.hull.angle) > math.pi / 2:
+        SEEN.add("walker fell upside down")
+    walls = sorted(min(v[0] for v in b.fixtures[0].shape.vertices) for b in walker.terrain if obstacle_kind(b) == "pit")
+    pits = [(walls[i] + TERRAIN_STEP, walls[i + 1]) for i in range(0, len(walls) - 1, 2)]
+    for body in [walker.hull] + walker.legs:
+        for ground in ground_of(body):
+            kind = obstacle_kind(ground)
+            x = ground.fixtures[0].shape.vertices[0][0]
+            if kind or any(lo - 1e-6 <= x <= hi for lo, hi in pits):
+                where = {"stump": "at a stump", "stairs": "on stairs"}.get(kind, "in a pit")
+                SEEN.add("walker fall " + where)
 
 
 def note_events(env, rows):
@@ -155,7 +199,7 @@ CASES = ([("LunarLander-v3", "random", s) for s in range(4)] +
          [("BipedalWalker-v3", "random", s) for s in range(3)] +
          [("BipedalWalker-v3", "heuristic", s) for s in (0, 1, 6)] +  # truncated, falls, reaches the end
          [("BipedalWalkerHardcore-v3", "random", s) for s in range(2)] +
-         [("BipedalWalkerHardcore-v3", "heuristic", s) for s in range(3)])
+         [("BipedalWalkerHardcore-v3", "heuristic", s) for s in (0, 1, 2, 16)])  # falls in a pit, at a stump, on stairs
 
 
 @pytest.mark.parametrize("env_id,policy,seed", CASES)
@@ -167,23 +211,27 @@ def test_trace_is_gymnasiums(env_id, policy, seed, tmp_path):
     assert_rows_equal("%s %s seed %d" % (env_id, policy, seed), rows, trace(env_id, draws, actions, tmp_path))
 
 
-@pytest.mark.parametrize("env_id,policy,seeds", [
-    ("BipedalWalker-v3", "heuristic", [1, 3, 4]), ("BipedalWalkerHardcore-v3", "heuristic", [100, 200, 5]),
-    ("LunarLander-v3", "random", list(range(8, 28)))])
-def test_consecutive_episodes(env_id, policy, seeds):
+@pytest.mark.parametrize("env_id,policy,seeds,max_steps", [
+    ("BipedalWalker-v3", "heuristic", [1, 3, 4], None), ("BipedalWalkerHardcore-v3", "heuristic", [100, 200, 5], None),
+    ("LunarLander-v3", "random", list(range(8, 28)), None),
+    # the first 200 steps of random walkers, where most episodes end in a fall (hull down, on its back,
+    # kneeling): the case whose statistics bench/peers/box2d_stats.py compares over 3000 a side
+    ("BipedalWalker-v3", "random", list(range(100, 130)), 200),
+    ("BipedalWalkerHardcore-v3", "random", list(range(100, 110)), 200)])
+def test_consecutive_episodes(env_id, policy, seeds, max_steps):
     """Episodes 2, 3, ... of one env state are Gymnasium's in fresh envs."""
     warnings.simplefilter("ignore")
     lines, gym_rows = [], []
     for seed in seeds:
-        env = gym.make(env_id)
+        env = gym.make(env_id, max_episode_steps=max_steps) if max_steps else gym.make(env_id)
         draws, actions, rows = gym_episode(env, policy, seed)
         env.close()
         lines.append("reset " + " ".join(repr(float(v)) for v in draws))
         lines.extend("step " + action_text(a).replace(",", " ") for a in actions)
         gym_rows.extend(rows)
     exe = os.path.join(os.path.dirname(BIN), "tests", "test_box2d")
-    out = subprocess.run([exe, "replay", env_id], input="\n".join(lines) + "\n", capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run([exe, "replay", env_id, str(max_steps or 0)], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, "test_box2d replay %s: %s" % (env_id, out.stderr)
     c_rows = [[float(x) for x in line.split(",")] for line in out.stdout.strip().split("\n")]
     assert_rows_equal("%s episodes %s" % (env_id, seeds), gym_rows, c_rows)
@@ -192,5 +240,8 @@ def test_consecutive_episodes(env_id, policy, seeds):
 def test_zz_coverage():
     """The traces above went through every kind of event the comparison is meant to cover."""
     wanted = {"lander leg contact", "lander crash", "lander off screen", "lander at rest", "walker leg contact",
-              "walker fall", "walker reached the end", "walker truncated", "walker obstacles"}
+              "walker fall", "walker reached the end", "walker truncated", "walker obstacles",
+              "walker hull on the ground", "walker fell upside down", "walker upper leg on the ground",
+              "walker lower leg upside down on the ground", "walker fall at a stump", "walker fall in a pit",
+              "walker fall on stairs"}
     assert wanted <= SEEN, "no trace reached: %s" % sorted(wanted - SEEN)

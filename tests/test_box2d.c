@@ -5,9 +5,9 @@
 //
 // `test_box2d returns ENV_ID POLICY EPISODES SEED [MAX_STEPS]` prints one episode return per line
 // instead (POLICY: heuristic or random; bench/peers/box2d_stats.py compares those with Gymnasium), and
-// `test_box2d replay ENV_ID` runs the lines of stdin in one env state ("reset V..." resets from
-// those replayed draws, "step A..." steps), printing "obs...,reward,terminated,truncated" per line:
-// tests/py_box2d_compare.py compares consecutive episodes of one env with Gymnasium's.
+// `test_box2d replay ENV_ID [MAX_STEPS]` runs the lines of stdin in one env state ("reset V..."
+// resets from those replayed draws, "step A..." steps), printing "obs...,reward,terminated,truncated"
+// per line: tests/py_box2d_compare.py compares consecutive episodes of one env with Gymnasium's.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,10 +377,10 @@ static int line_numbers(char* line, double* v, int cap) {
 // leaves some of its draws unused
 static int replay_lines(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: test_box2d replay ENV_ID < lines of 'reset V...' and 'step A...'\n");
+    fprintf(stderr, "usage: test_box2d replay ENV_ID [MAX_STEPS] < lines of 'reset V...' and 'step A...'\n");
     return 2;
   }
-  ne_env_spec* spec = make_env(argv[2], 0);
+  ne_env_spec* spec = make_env(argv[2], argc > 3 ? atoi(argv[3]) : 0);
   ne_env_state* st = ne_env_state_create(spec);
   enum { CAP = 8192 };
   static double draws[CAP];
