@@ -116,8 +116,10 @@ bench: build
 bench-train: build
 	@bench/experiments/train-physics.sh $(BUILD)/neuroevo
 
-# Box2D random-policy statistics against Gymnasium (~3 min of one core: 5000 lander episodes a side,
-# 3000 and 1000 walker ones; KS tests); also run by `make bench BENCH_LONG=1`. See bench/peers/box2d_stats.py.
+# Box2D random-policy statistics against Gymnasium (~6 min of one core: 5000 lander episodes a side,
+# 3000 and 1000 walker ones; KS tests of returns and of the walkers' hull angle at a fall, and every
+# Gymnasium episode replayed step for step); also run by `make bench BENCH_LONG=1`. See
+# bench/peers/box2d_stats.py.
 bench-box2d: build
 	@python3 bench/peers/box2d_stats.py $(BUILD)
 

@@ -3,11 +3,13 @@
 // determinism, terminated vs truncated, no set_state, rendering, and Gymnasium's heuristic lander
 // controller (lunar_lander.py `heuristic`, re-implemented here) landing both lander variants.
 //
-// `test_box2d returns ENV_ID POLICY EPISODES SEED [MAX_STEPS]` prints one episode return per line
-// instead (POLICY: heuristic or random; bench/peers/box2d_stats.py compares those with Gymnasium), and
+// `test_box2d returns ENV_ID POLICY EPISODES SEED [MAX_STEPS]` prints one line per episode instead:
+// its return, length, terminated flag, last reward and final observation (POLICY: heuristic or
+// random; bench/peers/box2d_stats.py compares those with Gymnasium's), and
 // `test_box2d replay ENV_ID [MAX_STEPS]` runs the lines of stdin in one env state ("reset V..."
 // resets from those replayed draws, "step A..." steps), printing "obs...,reward,terminated,truncated"
-// per line: tests/py_box2d_compare.py compares consecutive episodes of one env with Gymnasium's.
+// per line: tests/py_box2d_compare.py and the bench compare consecutive episodes of one env with
+// Gymnasium's.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,9 +69,10 @@ static void random_action(const ne_env_spec* spec, ne_rng* rng, float* a) {
   for (int i = 0; i < spec->act_dim; i++) a[i] = (float)ne_rng_range(rng, spec->act_low[i], spec->act_high[i]);
 }
 
-// one episode's return; *steps gets its length, *last_term whether it terminated
+// one episode's return; *steps gets its length, *last_term whether it terminated, *last_reward the
+// final step's reward (Nullable; the episode's final observation stays in st->obs)
 static double episode(const ne_env_spec* spec, ne_env_state* st, uint64_t seed, int heuristic, ne_rng* rng, int* steps,
-                      int* last_term) {
+                      int* last_term, double* last_reward) {
   ASSERT_EQ(ne_env_reset(spec, st, seed), 0);
   double ret = 0;
   ne_step_out out = {0, 0, 0};
@@ -83,6 +86,7 @@ static double episode(const ne_env_spec* spec, ne_env_state* st, uint64_t seed, 
     (*steps)++;
   }
   *last_term = out.terminated;
+  if (last_reward) *last_reward = out.reward;
   return ret;
 }
 
@@ -113,8 +117,8 @@ static void test_reset_is_seeded(void) {
     ne_rng_seed(&ra, 5);
     ne_rng_seed(&rb, 5);
     int na, nb, ta, tb;
-    double ea = episode(spec, a, 17, 0, &ra, &na, &ta);
-    double eb = episode(spec, b, 17, 0, &rb, &nb, &tb);
+    double ea = episode(spec, a, 17, 0, &ra, &na, &ta, NULL);
+    double eb = episode(spec, b, 17, 0, &rb, &nb, &tb, NULL);
     ASSERT_EQ(na, nb);
     ASSERT_EQ(ea, eb);
     for (int i = 0; i < spec->obs_dim; i++) ASSERT_EQ(a->obs[i], b->obs[i]);
@@ -163,7 +167,7 @@ static void test_heuristic_lands(void) {
     int landed = 0;
     for (int e = 0; e < 5; e++) {
       int n, term;
-      double r = episode(spec, st, 100 + (uint64_t)e, 1, NULL, &n, &term);
+      double r = episode(spec, st, 100 + (uint64_t)e, 1, NULL, &n, &term, NULL);
       sum += r;
       landed += term && r > 100;
     }
@@ -180,7 +184,7 @@ static void test_random_lander_crashes(void) {
   ne_rng rng;
   ne_rng_seed(&rng, 9);
   int n, term;
-  episode(spec, st, 1, 0, &rng, &n, &term);
+  episode(spec, st, 1, 0, &rng, &n, &term, NULL);
   ASSERT(term);
   ASSERT_LT(n, 1000);
   // a truncated walker: the TimeLimit override ends a standing walker without terminating it
@@ -336,7 +340,7 @@ static void test_render_hook(void) {
   }
 }
 
-// `returns` mode: one return per line for the Python comparison
+// `returns` mode: "return steps terminated last_reward obs..." per episode for the Python comparison
 static int print_returns(int argc, char** argv) {
   if (argc < 6) {
     fprintf(stderr, "usage: test_box2d returns ENV_ID heuristic|random EPISODES SEED [MAX_STEPS]\n");
@@ -346,12 +350,16 @@ static int print_returns(int argc, char** argv) {
   ne_env_state* st = ne_env_state_create(spec);
   int heuristic = strcmp(argv[3], "heuristic") == 0, n = atoi(argv[4]);
   uint64_t seed = strtoull(argv[5], NULL, 10);
-  ne_rng rng;
-  ne_rng_seed(&rng, seed ^ 0x9E3779B97F4A7C15ull);
   for (int e = 0; e < n; e++) {
+    // each episode's actions from its own stream: an episode is a function of (SEED, e) alone
+    ne_rng rng;
+    ne_rng_seed(&rng, ne_hash2(seed ^ 0x9E3779B97F4A7C15ull, (uint64_t)e));
     int steps, term;
-    double r = episode(spec, st, ne_hash2(seed, (uint64_t)e), heuristic, &rng, &steps, &term);
-    printf("%.17g %d %d\n", r, steps, term);
+    double last;
+    double r = episode(spec, st, ne_hash2(seed, (uint64_t)e), heuristic, &rng, &steps, &term, &last);
+    printf("%.17g %d %d %.17g", r, steps, term, last);
+    for (int i = 0; i < spec->obs_dim; i++) printf(" %.9g", (double)st->obs[i]);
+    printf("\n");
   }
   ne_env_state_destroy(st);
   ne_env_spec_destroy(spec);
