@@ -30,6 +30,7 @@
 // training runs and their files
 #include "neuroevo/agent.h"
 #include "neuroevo/checkpoint.h"
+#include "neuroevo/metrics.h"
 #include "neuroevo/plot.h"
 #include "neuroevo/run.h"
 #include "neuroevo/tfevents.h"

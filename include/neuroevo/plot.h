@@ -19,6 +19,12 @@ extern "C" {
 // Thread-safe (no shared state). Nullable: x_column, errstr.
 int ne_plot_runs(const char* const* run_dirs, int n, const char* out_png, const char* x_column, char* errstr);
 
+// Runs `gnuplot script` (gnuplot from PATH) with stdout discarded and stderr into err_path, and
+// waits for it: what every plot of the library (curve.png, a study's compare.png) draws through.
+// Errors (NE_EIO) say that gnuplot is missing (install gnuplot-nox) or quote its last error line;
+// the caller removes err_path. Thread-safe (posix_spawn). Nullable: errstr.
+int ne_plot_gnuplot(const char* script, const char* err_path, char* errstr);
+
 #ifdef __cplusplus
 }
 #endif

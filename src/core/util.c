@@ -201,3 +201,37 @@ uint64_t ne__random_u64(void) {
   clock_gettime(CLOCK_REALTIME, &ts);
   return r ^ ne_hash2((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, (uint64_t)getpid());
 }
+
+// [s, s + *len) without surrounding blanks (and a CR)
+static const char* trim_blanks(const char* s, size_t* len) {
+  while (*len > 0 && (*s == ' ' || *s == '\t')) s++, (*len)--;
+  while (*len > 0 && strchr(" \t\r", s[*len - 1])) (*len)--;
+  return s;
+}
+
+int ne__ini_get(const char* text, const char* section, const char* key, char* out, size_t size) {
+  size_t klen = strlen(key), slen = strlen(section);
+  int in_section = 0;
+  for (const char* line = text; line && *line;) {
+    const char* nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) : strlen(line);
+    const char* s = trim_blanks(line, &len);
+    line = nl ? nl + 1 : NULL;
+    if (len > 0 && s[0] == '[') {
+      in_section = len == slen + 2 && strncmp(s + 1, section, slen) == 0 && s[len - 1] == ']';
+      continue;
+    }
+    if (!in_section || len <= klen || strncmp(s, key, klen) != 0) continue;
+    size_t vlen = len - klen;
+    const char* v = trim_blanks(s + klen, &vlen);
+    if (vlen == 0 || *v != '=') continue;
+    v++, vlen--;
+    // an inline " ; comment" ends the value
+    for (size_t i = 0; i + 1 < vlen; i++)
+      if ((v[i] == ' ' || v[i] == '\t') && (v[i + 1] == ';' || v[i + 1] == '#')) vlen = i;
+    v = trim_blanks(v, &vlen);
+    snprintf(out, size, "%.*s", (int)vlen, v);
+    return 0;
+  }
+  return -1;
+}

@@ -52,4 +52,10 @@ void ne__cond_wait_ms(pthread_cond_t* cv, pthread_mutex_t* mu, int ms);
 // collide (experiment ids, default worker names); never for anything that affects results.
 uint64_t ne__random_u64(void);
 
+// The value of key in [section] of INI text into out (size bytes; surrounding blanks and an inline
+// " ; comment" dropped); 0 if found, -1 if not. A plain line scan without the config loader, so
+// that readers of run directories (plots, listings, the dashboard) also read the config.ini of
+// newer or older versions.
+int ne__ini_get(const char* text, const char* section, const char* key, char* out, size_t size);
+
 #endif

@@ -8,26 +8,23 @@
 #include "neuroevo/compare.h"
 
 #include <errno.h>
-#include <fcntl.h>  // O_RDONLY etc. for the spawned gnuplot's descriptors
 #include <math.h>
 #include <pthread.h>  // run slots: several runs at a time on the local threads
-#include <spawn.h>    // posix_spawnp: gnuplot as a child, safe in a threaded process
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/executor.h"
-#include "neuroevo/pool.h"  // ne_cpu_count
+#include "neuroevo/metrics.h"  // reading each run's metrics.csv
+#include "neuroevo/plot.h"     // ne_plot_gnuplot: compare.png
+#include "neuroevo/pool.h"     // ne_cpu_count
 #include "neuroevo/rng.h"
 #include "neuroevo/run.h"
-
-extern char** environ;  // handed to gnuplot unchanged
 
 #define DEFAULT_SEEDS 3
 #define CI_RESAMPLES 10000    // bootstrap resamples of the final score
@@ -160,37 +157,6 @@ static double median_of(const double* x, int n, double* scratch) {
 
 // ---- reading metrics.csv ------------------------------------------------------------------------
 
-// index of column `name` in the comma-separated header [h, h + len), or -1
-static int column(const char* h, size_t len, const char* name) {
-  size_t nl = strlen(name);
-  int idx = 0;
-  for (size_t i = 0; i <= len; idx++) {
-    size_t j = i;
-    while (j < len && h[j] != ',' && h[j] != '\r') j++;
-    if (j - i == nl && strncmp(h + i, name, nl) == 0) return idx;
-    i = j + 1;
-  }
-  return -1;
-}
-
-// field `want` of a CSV line as a double (NaN if absent or not a number)
-static double field(const char* line, size_t len, int want) {
-  int idx = 0;
-  for (size_t i = 0; i <= len; idx++) {
-    size_t j = i;
-    while (j < len && line[j] != ',') j++;
-    if (idx == want) {
-      char buf[64];
-      snprintf(buf, sizeof buf, "%.*s", (int)(j - i < 63 ? j - i : 63), line + i);
-      char* end;
-      double v = strtod(buf, &end);
-      return end == buf ? NAN : v;
-    }
-    i = j + 1;
-  }
-  return NAN;
-}
-
 // A generation's score: for black-box tasks the lowest f evaluated (best or the mean's f), for MDPs
 // the elite / mean evaluation when the algorithm has one, else the population's best.
 static double row_score(double best, double elite, int minimize) {
@@ -214,37 +180,22 @@ static int curve_push(curve* c, double x, double s) {
   return 0;
 }
 
-// parses the data rows after the header (column indices in col: x, best, elite, wall)
-static int parse_rows(char* text, size_t len, const int* col, int minimize, curve* c) {
-  for (char* line = text; line < text + len;) {
-    char* end = memchr(line, '\n', (size_t)(text + len - line));
-    if (!end) break;  // a torn last line (a run was killed mid-write) is skipped
-    size_t ll = (size_t)(end - line);
-    double x = field(line, ll, col[0]);
-    double s = row_score(field(line, ll, col[1]), field(line, ll, col[2]), minimize);
-    if (isfinite(x) && !isnan(s) && curve_push(c, x, s)) return NE_ENOMEM;
-    c->wall_s = field(line, ll, col[3]);
-    line = end + 1;
-  }
-  return 0;
-}
-
+// run_dir's metrics.csv (metrics.h) as a curve: x = env steps, the generation's score
 static int read_curve(const char* run_dir, int minimize, curve* c, char* errstr) {
-  char path[PATH_CAP + 64], *text;
-  size_t len;
-  snprintf(path, sizeof path, "%s/metrics.csv", run_dir);
-  int rc = ne__read_file(path, &text, &len, errstr);
+  ne_metrics m;
+  int rc = ne_metrics_read(run_dir, &m, errstr);
   if (rc) return rc;
-  char* nl = memchr(text, '\n', len);
-  size_t hl = nl ? (size_t)(nl - text) : len;
-  int col[4] = {column(text, hl, "env_steps"), column(text, hl, "best"), column(text, hl, "elite_mean"),
-                column(text, hl, "wall_s")};
-  if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0)
-    rc = ne__set_error(errstr, NE_EPARSE, "%s: unexpected header", path);
+  if (m.header && (!m.has[NE_M_STEPS] || !m.has[NE_M_BEST] || !m.has[NE_M_ELITE] || !m.has[NE_M_WALL]))
+    rc = ne__set_error(errstr, NE_EPARSE, "%s/metrics.csv: unexpected header", run_dir);
   c->n = 0;
   c->wall_s = NAN;
-  if (!rc && nl) rc = parse_rows(nl + 1, len - hl - 1, col, minimize, c);
-  ne_free(text);
+  for (int i = 0; i < m.n_rows && !rc; i++) {
+    double x = ne_metrics_at(&m, i, NE_M_STEPS);
+    double s = row_score(ne_metrics_at(&m, i, NE_M_BEST), ne_metrics_at(&m, i, NE_M_ELITE), minimize);
+    if (isfinite(x) && !isnan(s) && curve_push(c, x, s)) rc = ne__set_error(errstr, NE_ENOMEM, "out of memory");
+    c->wall_s = ne_metrics_at(&m, i, NE_M_WALL);
+  }
+  ne_metrics_free(&m);
   return rc;
 }
 
@@ -638,25 +589,6 @@ static void put_plot_command(text* t, const cfg_info* infos, int n, int seeds) {
   tprintf(t, "\nunset output\n");
 }
 
-// runs `gnuplot script` and waits; stderr goes to err_path
-static int spawn_gnuplot(const char* script, const char* err_path, char* errstr) {
-  posix_spawn_file_actions_t fa;
-  if (posix_spawn_file_actions_init(&fa) != 0) return ne__set_error(errstr, NE_ENOMEM, "gnuplot: out of memory");
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  char* argv[] = {"gnuplot", (char*)script, NULL};
-  pid_t pid;
-  int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return ne__set_error(errstr, NE_EIO, "cannot run gnuplot: %s (install gnuplot-nox)", strerror(rc));
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return ne__set_error(errstr, NE_EIO, "gnuplot: waitpid: %s", strerror(errno));
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
-  return ne__set_error(errstr, NE_EIO, "gnuplot failed on %s (see %s)", script, err_path);
-}
-
 // writes DIR/compare.gp (kept, so the plot can be restyled by hand) and renders DIR/compare.png
 static int write_plot(const cfg_info* infos, int n, int seeds, const char* out, char* errstr) {
   double* scratch = ne_malloc(((size_t)seeds + BAND_RESAMPLES) * sizeof(double));
@@ -674,7 +606,7 @@ static int write_plot(const cfg_info* infos, int n, int seeds, const char* out, 
   put_plot_command(&t, infos, n, seeds);
   ne_free(scratch);
   int rc = text_save(&t, out, "compare.gp", errstr);
-  if (!rc) rc = spawn_gnuplot(script, err_path, errstr);
+  if (!rc) rc = ne_plot_gnuplot(script, err_path, errstr);
   if (!rc && rename(tmp, png) != 0) rc = ne__set_error(errstr, NE_EIO, "%s: %s", png, strerror(errno));
   if (!rc) unlink(err_path);
   else unlink(tmp);

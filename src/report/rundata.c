@@ -18,46 +18,7 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 
-// metrics.csv column names, in NE__RD_* order
-static const char* const COLUMNS[NE__RD_COLS] = {"generation", "evaluations", "env_steps", "wall_s",
-                                                 "best",       "mean",        "median",    "elite_mean"};
 enum { PACE_ROWS = 10 };  // generations the pace (ETA, throughput) is measured over
-
-// ---- small text helpers --------------------------------------------------------------------
-
-// [s, s+*len) without surrounding blanks
-static const char* trim(const char* s, size_t* len) {
-  while (*len > 0 && (*s == ' ' || *s == '\t')) s++, (*len)--;
-  while (*len > 0 && strchr(" \t\r", s[*len - 1])) (*len)--;
-  return s;
-}
-
-int ne__ini_get(const char* text, const char* section, const char* key, char* out, size_t size) {
-  size_t klen = strlen(key), slen = strlen(section);
-  int in_section = 0;
-  for (const char* line = text; line && *line;) {
-    const char* nl = strchr(line, '\n');
-    size_t len = nl ? (size_t)(nl - line) : strlen(line);
-    const char* s = trim(line, &len);
-    line = nl ? nl + 1 : NULL;
-    if (len > 0 && s[0] == '[') {
-      in_section = len == slen + 2 && strncmp(s + 1, section, slen) == 0 && s[len - 1] == ']';
-      continue;
-    }
-    if (!in_section || len <= klen || strncmp(s, key, klen) != 0) continue;
-    size_t vlen = len - klen;
-    const char* v = trim(s + klen, &vlen);
-    if (vlen == 0 || *v != '=') continue;
-    v++, vlen--;
-    // an inline " ; comment" ends the value
-    for (size_t i = 0; i + 1 < vlen; i++)
-      if ((v[i] == ' ' || v[i] == '\t') && (v[i + 1] == ';' || v[i + 1] == '#')) vlen = i;
-    v = trim(v, &vlen);
-    snprintf(out, size, "%.*s", (int)vlen, v);
-    return 0;
-  }
-  return -1;
-}
 
 void ne__rundata_duration(double s, char* buf, size_t size) {
   if (!isfinite(s) || s < 0) snprintf(buf, size, "-");
@@ -134,77 +95,25 @@ static void read_log(ne__rundata* d) {
   ne_free(text);
 }
 
-static int push_row(ne__rundata* d, const double* row) {
-  if (d->n_rows == d->cap_rows) {
-    int cap = d->cap_rows ? 2 * d->cap_rows : 256;
-    double* grown = ne_realloc(d->rows, (size_t)cap * NE__RD_COLS * sizeof(double));
-    if (!grown) return NE_ENOMEM;
-    d->rows = grown;
-    d->cap_rows = cap;
-  }
-  memcpy(d->rows + (size_t)d->n_rows * NE__RD_COLS, row, NE__RD_COLS * sizeof(double));
-  d->n_rows++;
-  return 0;
-}
-
-// field positions of the NE__RD_* columns in the header line; -1 when absent
-static void map_header(const char* h, size_t len, int* idx, int* minimized) {
-  for (int c = 0; c < NE__RD_COLS; c++) idx[c] = -1;
-  int field = 0;
-  for (size_t i = 0; i <= len; field++) {
-    size_t j = i;
-    while (j < len && h[j] != ',') j++;
-    size_t flen = j - i;
-    const char* f = trim(h + i, &flen);
-    for (int c = 0; c < NE__RD_COLS; c++)
-      if (flen == strlen(COLUMNS[c]) && strncmp(f, COLUMNS[c], flen) == 0) idx[c] = field;
-    if (flen == 9 && strncmp(f, "minimized", 9) == 0) *minimized = 1;
-    i = j + 1;
-  }
-}
-
-static void parse_row(const char* line, size_t len, const int* idx, double* row) {
-  for (int c = 0; c < NE__RD_COLS; c++) row[c] = NAN;
-  int field = 0;
-  for (size_t i = 0; i <= len; field++) {
-    size_t j = i;
-    while (j < len && line[j] != ',') j++;
-    for (int c = 0; c < NE__RD_COLS; c++) {
-      if (idx[c] != field) continue;
-      char buf[64], *end;
-      snprintf(buf, sizeof buf, "%.*s", (int)(j - i < 63 ? j - i : 63), line + i);
-      double v = strtod(buf, &end);
-      row[c] = end != buf && isfinite(v) ? v : NAN;
-    }
-    i = j + 1;
-  }
-}
-
 static int read_metrics(ne__rundata* d, char* errstr) {
-  char path[PATH_MAX + 32], *text;
-  size_t len;
+  char path[PATH_MAX + 32];
   snprintf(path, sizeof path, "%s/metrics.csv", d->dir);
-  int rc = ne__read_file(path, &text, &len, errstr);
+  int rc = ne_metrics_read(d->dir, &d->metrics, errstr);
   if (rc == NE_ENOTFOUND) return 0;  // a run that has not finished a generation yet
   if (rc) return rc;
   struct stat st;
   if (stat(path, &st) == 0) d->metrics_age_s = difftime(time(NULL), st.st_mtime);
-  int idx[NE__RD_COLS] = {-1, -1, -1, -1, -1, -1, -1, -1};
-  for (char* line = text; !rc && line < text + len;) {
-    char* nl = memchr(line, '\n', (size_t)(text + len - line));
-    if (!nl) break;  // a row being written
-    if (line == text) {
-      map_header(line, (size_t)(nl - line), idx, &d->minimized);
-      if (idx[NE__RD_GEN] < 0) rc = ne__set_error(errstr, NE_EPARSE, "%s: no generation column", path);
-    } else {
-      double row[NE__RD_COLS];
-      parse_row(line, (size_t)(nl - line), idx, row);
-      if (!isnan(row[NE__RD_GEN]) && push_row(d, row)) rc = ne__set_error(errstr, NE_ENOMEM, "out of memory");
-    }
-    line = nl + 1;
-  }
-  ne_free(text);
-  return rc;
+  d->minimized = d->metrics.minimized;
+  if (d->metrics.header && !d->metrics.has[NE_M_GEN])
+    return ne__set_error(errstr, NE_EPARSE, "%s: no generation column", path);
+  // rows without a generation are not rows of this run
+  int kept = 0;
+  for (int r = 0; r < d->metrics.n_rows; r++)
+    if (!isnan(ne_metrics_at(&d->metrics, r, NE_M_GEN)))
+      memmove(d->metrics.rows + (size_t)kept++ * NE_M_COLS, d->metrics.rows + (size_t)r * NE_M_COLS,
+              NE_M_COLS * sizeof(double));
+  d->metrics.n_rows = d->n_rows = kept;
+  return 0;
 }
 
 // A run whose log says "running" but whose metrics stopped changing for much longer than its
@@ -231,12 +140,11 @@ int ne__rundata_load(const char* dir, ne__rundata* out, char* errstr) {
 
 void ne__rundata_free(ne__rundata* d) {
   if (!d) return;
-  ne_free(d->rows);
-  d->rows = NULL;
-  d->n_rows = d->cap_rows = 0;
+  ne_metrics_free(&d->metrics);
+  d->n_rows = 0;
 }
 
-double ne__rundata_at(const ne__rundata* d, int r, int c) { return d->rows[(size_t)r * NE__RD_COLS + c]; }
+double ne__rundata_at(const ne__rundata* d, int r, int c) { return ne_metrics_at(&d->metrics, r, (ne_metrics_col)c); }
 
 // ---- derived figures -----------------------------------------------------------------------
 

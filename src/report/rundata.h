@@ -9,16 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Columns of ne__rundata.rows (metrics.csv columns, by name).
+#include "neuroevo/metrics.h"  // the rows
+
+// Columns of ne__rundata_at: the first NE__RD_COLS columns of metrics.h, which every run has.
 enum {
-  NE__RD_GEN = 0,     // generation (0-based)
-  NE__RD_EVALS = 1,   // evaluations so far
-  NE__RD_STEPS = 2,   // env steps so far
-  NE__RD_WALL = 3,    // training seconds so far
-  NE__RD_BEST = 4,    // best of the generation
-  NE__RD_MEAN = 5,    // population mean
-  NE__RD_MEDIAN = 6,  // population median
-  NE__RD_ELITE = 7,   // elite re-evaluation (NaN if none)
+  NE__RD_GEN = NE_M_GEN,        // generation (0-based)
+  NE__RD_EVALS = NE_M_EVALS,    // evaluations so far
+  NE__RD_STEPS = NE_M_STEPS,    // env steps so far
+  NE__RD_WALL = NE_M_WALL,      // training seconds so far
+  NE__RD_BEST = NE_M_BEST,      // best of the generation
+  NE__RD_MEAN = NE_M_MEAN,      // population mean
+  NE__RD_MEDIAN = NE_M_MEDIAN,  // population median
+  NE__RD_ELITE = NE_M_ELITE,    // elite re-evaluation (NaN if none)
   NE__RD_COLS = 8
 };
 
@@ -30,9 +32,8 @@ typedef struct ne__rundata {
   char state[32];           // "running", "finished", "interrupted", "stopped" or "starting"
   char last_line[256];      // last line of log.txt (no newline)
   int minimized;            // 1: metrics hold f = -fitness (bbob/*), lower is better
-  double* rows;             // (n_rows, NE__RD_COLS); NaN = missing
-  int n_rows;               // rows read
-  int cap_rows;             // rows allocated
+  ne_metrics metrics;       // metrics.csv's rows (metrics.h)
+  int n_rows;               // rows read (metrics.n_rows)
   int64_t max_generations;  // [run] generations (0: none)
   double max_env_steps;     // [run] max_env_steps (0: none)
   double max_seconds;       // [run] max_seconds (0: none)
@@ -51,7 +52,7 @@ int ne__rundata_load(const char* dir, ne__rundata* out, char* errstr);
 // Frees the rows. Nullable: d.
 void ne__rundata_free(ne__rundata* d);
 
-// Value of row r, column c.
+// Value of row r, column c (NE__RD_* or NE_M_*).
 double ne__rundata_at(const ne__rundata* d, int r, int c);
 
 // Seconds left until the nearest budget (generations, env steps, seconds) at the pace of the last
@@ -66,8 +67,5 @@ void ne__rundata_duration(double s, char* buf, size_t size);
 
 // Writes v with a k/M/G suffix ("729.4k", "1.51M") into buf.
 void ne__rundata_human(double v, char* buf, size_t size);
-
-// Value of key in [section] of an INI text (comments and blanks stripped) into out; 0 if found.
-int ne__ini_get(const char* text, const char* section, const char* key, char* out, size_t size);
 
 #endif

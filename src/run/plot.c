@@ -21,6 +21,7 @@
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
+#include "neuroevo/metrics.h"
 
 extern char** environ;  // handed to gnuplot unchanged (HOME, fonts, locale)
 
@@ -63,59 +64,6 @@ static void dir_label(const char* dir, char* out, size_t cap) {
   snprintf(out, cap, "%.*s", (int)(len - start), path + start);
 }
 
-// strips leading/trailing blanks of [s, s+len) in place; returns the new start, sets *len
-static const char* trim(const char* s, size_t* len) {
-  while (*len > 0 && (*s == ' ' || *s == '\t')) s++, (*len)--;
-  while (*len > 0 && (s[*len - 1] == ' ' || s[*len - 1] == '\t' || s[*len - 1] == '\r')) (*len)--;
-  return s;
-}
-
-// [env] id from dir/config.ini into env; "" when absent. A plain scan, not the config loader, so
-// configs written by newer versions (unknown keys, other algorithms) still label their plots.
-static void read_env_id(const char* dir, char* env, size_t cap) {
-  char path[PATH_MAX + 32], *text;
-  env[0] = '\0';
-  snprintf(path, sizeof path, "%s/config.ini", dir);
-  if (ne__read_file(path, &text, NULL, NULL) != 0) return;
-  int in_env = 0;
-  for (char* line = text; line && *line;) {
-    char* nl = strchr(line, '\n');
-    size_t len = nl ? (size_t)(nl - line) : strlen(line);
-    const char* s = trim(line, &len);
-    if (len > 0 && s[0] == '[') in_env = len >= 5 && strncmp(s, "[env]", 5) == 0;
-    else if (in_env && len > 2 && strncmp(s, "id", 2) == 0) {
-      const char* v = s + 2;
-      size_t vlen = len - 2;
-      v = trim(v, &vlen);
-      if (vlen > 0 && *v == '=') {
-        v++, vlen--;
-        v = trim(v, &vlen);
-        const char* comment = strstr(v, " ;");
-        if (comment && comment < v + vlen) vlen = (size_t)(comment - v);
-        snprintf(env, cap, "%.*s", (int)vlen, v);
-        break;
-      }
-    }
-    line = nl ? nl + 1 : NULL;
-  }
-  ne_free(text);
-}
-
-// index of the comma-separated column `name` in header line [h, h+len), or -1
-static int column_index(const char* h, size_t len, const char* name) {
-  int idx = 0;
-  for (size_t i = 0; i <= len;) {
-    size_t j = i;
-    while (j < len && h[j] != ',') j++;
-    size_t flen = j - i;
-    const char* f = trim(h + i, &flen);
-    if (flen == strlen(name) && strncmp(f, name, flen) == 0) return idx;
-    idx++;
-    i = j + 1;
-  }
-  return -1;
-}
-
 // appends one row; NE_ENOMEM on failure
 static int push_row(run_data* r, const double* row) {
   if (r->n_rows == r->cap_rows) {
@@ -130,69 +78,43 @@ static int push_row(run_data* r, const double* row) {
   return 0;
 }
 
-// parses one data line into row (fields at positions idx[]); -1 if a wanted field is absent
-static int parse_row(const char* line, size_t len, const int* idx, double* row) {
-  for (int c = 0; c < N_COLS; c++) row[c] = NAN;
-  int field = 0;
-  for (size_t i = 0; i <= len; field++) {
-    size_t j = i;
-    while (j < len && line[j] != ',') j++;
-    for (int c = 0; c < N_COLS; c++) {
-      if (idx[c] != field) continue;
-      char buf[64];
-      snprintf(buf, sizeof buf, "%.*s", (int)(j - i < 63 ? j - i : 63), line + i);
-      char* end;
-      double v = strtod(buf, &end);
-      // empty, garbage, nan and inf all count as a missing point
-      row[c] = end != buf && isfinite(v) ? v : NAN;
-    }
-    i = j + 1;
-  }
-  for (int c = 0; c < N_COLS; c++)
-    if (idx[c] >= field) return -1;
-  return 0;
+// [env] id from dir/config.ini into env; "" when absent. A plain scan, not the config loader, so
+// configs written by newer versions (unknown keys, other algorithms) still label their plots.
+static void read_env_id(const char* dir, char* env, size_t cap) {
+  char path[PATH_MAX + 32], *text;
+  env[0] = '\0';
+  snprintf(path, sizeof path, "%s/config.ini", dir);
+  if (ne__read_file(path, &text, NULL, NULL) != 0) return;
+  if (ne__ini_get(text, "env", "id", env, cap) != 0) env[0] = '\0';
+  ne_free(text);
 }
 
-// reads dir/metrics.csv into r
+// reads dir/metrics.csv (metrics.h) into r: the x column, best, mean and elite of each row with a
+// finite x
 static int read_metrics(const char* dir, const char* x_column, run_data* r, char* errstr) {
-  char path[PATH_MAX + 32], *text;
-  size_t len;
+  char path[PATH_MAX + 32];
   snprintf(path, sizeof path, "%s/metrics.csv", dir);
-  int rc = ne__read_file(path, &text, &len, errstr);
+  ne_metrics m;
+  int rc = ne_metrics_read(dir, &m, errstr);
   if (rc == NE_ENOTFOUND) return ne__set_error(errstr, rc, "%s: no metrics.csv (is %s a run directory?)", path, dir);
   if (rc) return rc;
-  // header: find the columns we draw
-  char* nl = memchr(text, '\n', len);
-  size_t hlen = nl ? (size_t)(nl - text) : len;
-  int idx[N_COLS] = {column_index(text, hlen, x_column), column_index(text, hlen, "best"),
-                     column_index(text, hlen, "mean"), column_index(text, hlen, "elite_mean")};
-  const char* want[N_COLS] = {x_column, "best", "mean", "elite_mean"};
-  r->minimized = column_index(text, hlen, "minimized") >= 0;
+  const int src[N_COLS] = {ne_metrics_column(x_column), NE_M_BEST, NE_M_MEAN, NE_M_ELITE};
+  r->minimized = m.minimized;
   for (int c = 0; c < N_COLS && rc == 0; c++)
-    if (idx[c] < 0 && len > 0)
+    if (m.header && (src[c] < 0 || !m.has[src[c]]))
       rc = ne__set_error(errstr, NE_EPARSE,
                          "%s: header has no '%s' column (expected generation,evaluations,"
                          "env_steps,wall_s,best,mean,median,elite_mean)",
-                         path, want[c]);
-  // rows: complete lines only; a torn last line (training is appending) is skipped
-  int line_no = 1;
-  for (char* line = nl ? nl + 1 : text + len; rc == 0 && line < text + len; line_no++) {
-    char* end = memchr(line, '\n', (size_t)(text + len - line));
-    size_t llen = end ? (size_t)(end - line) : (size_t)(text + len - line);
+                         path, src[c] < 0 ? x_column : ne_metrics_column_name((ne_metrics_col)src[c]));
+  for (int i = 0; i < m.n_rows && rc == 0; i++) {
     double row[N_COLS];
-    size_t tl = llen;
-    trim(line, &tl);
-    if (tl > 0 && parse_row(line, llen, idx, row) != 0) {
-      if (end) rc = ne__set_error(errstr, NE_EPARSE, "%s:%d: too few fields", path, line_no + 1);
-    } else if (tl > 0 && isfinite(row[COL_X]) && push_row(r, row) != 0) {
-      rc = ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", path);
-    }
-    line = end ? end + 1 : text + len;
+    for (int c = 0; c < N_COLS; c++) row[c] = ne_metrics_at(&m, i, (ne_metrics_col)src[c]);
+    if (isfinite(row[COL_X]) && push_row(r, row) != 0) rc = ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", path);
   }
-  if (rc == 0 && len == 0) rc = ne__set_error(errstr, NE_EPARSE, "%s: empty file (no header, no generations)", path);
+  if (rc == 0 && !m.header) rc = ne__set_error(errstr, NE_EPARSE, "%s: empty file (no header, no generations)", path);
   if (rc == 0 && r->n_rows == 0)
     rc = ne__set_error(errstr, NE_EPARSE, "%s: no generations recorded yet (only the header): nothing to plot", path);
-  ne_free(text);
+  ne_metrics_free(&m);
   return rc;
 }
 
@@ -372,8 +294,11 @@ static void last_error_line(const char* path, char* out, size_t cap) {
   ne_free(text);
 }
 
-// runs `gnuplot script` with stdout discarded and stderr into err_path; waits for it
-static int run_gnuplot(const char* gnuplot, const char* script, const char* err_path, char* errstr) {
+int ne_plot_gnuplot(const char* script, const char* err_path, char* errstr) {
+  char gnuplot[PATH_MAX + 16];
+  if (find_gnuplot(gnuplot, sizeof gnuplot) != 0)
+    return ne__set_error(errstr, NE_EIO,
+                         "gnuplot not found in PATH: install gnuplot-nox (apt-get install gnuplot-nox)");
   posix_spawn_file_actions_t fa;
   if (posix_spawn_file_actions_init(&fa) != 0) return ne__set_error(errstr, NE_ENOMEM, "gnuplot: out of memory");
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -396,10 +321,6 @@ static int run_gnuplot(const char* gnuplot, const char* script, const char* err_
 
 // writes the script into a private temp directory, runs gnuplot into out_tmp, cleans up
 static int render(const run_data* runs, int n, const char* x_column, const char* out_tmp, char* errstr) {
-  char gnuplot[PATH_MAX + 16];
-  if (find_gnuplot(gnuplot, sizeof gnuplot) != 0)
-    return ne__set_error(errstr, NE_EIO,
-                         "gnuplot not found in PATH: install gnuplot-nox (apt-get install gnuplot-nox)");
   const char* tmp = getenv("TMPDIR");
   char dir[PATH_MAX];
   snprintf(dir, sizeof dir, "%s/neuroevo-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -408,7 +329,7 @@ static int render(const run_data* runs, int n, const char* x_column, const char*
   snprintf(script, sizeof script, "%s/curves.gp", dir);
   snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
   int rc = write_script(script, runs, n, x_column, out_tmp, errstr);
-  if (rc == 0) rc = run_gnuplot(gnuplot, script, err_path, errstr);
+  if (rc == 0) rc = ne_plot_gnuplot(script, err_path, errstr);
   unlink(script);
   unlink(err_path);
   rmdir(dir);
