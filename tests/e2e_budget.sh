@@ -53,7 +53,8 @@ grep -qx "id = Hopper-v5" H/config.ini && grep -qx "algorithm = ga" H/config.ini
 # command's: rate x command time >= the generation's steps. (A rate of evaluations, the population
 # without re-evaluation episodes, falls short by a factor of thousands.)
 t0=$(date +%s.%N)
-"$BIN" run "${small[@]}" ga.elite_candidates=3 ga.elite_episodes=100 --generations 4 --threads 2 --out P > P.out
+"$BIN" run cartpole-ga run.target=none ga.population=10 ga.truncation=3 ga.elite_candidates=3 ga.elite_episodes=100 \
+  --generations 4 --threads 2 --out P > P.out
 t1=$(date +%s.%N)
 grep -q "steps/s" P.out || fail "the progress line shows no steps/s: $(sed -n 2p P.out)"
 awk -v t0="$t0" -v t1="$t1" '

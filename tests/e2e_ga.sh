@@ -103,6 +103,13 @@ out=$("$BIN" run det.ini ga.populaton=5 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "population" || fail "misspelled override: rc=$rc out=$out"
 out=$("$BIN" run no-such-config 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "cartpole-ga" || fail "unknown config should list named configs: $out"
+out=$("$BIN" run cartpol-ga 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "did you mean 'cartpole-ga'" || fail "a misspelt config name: $out"
+out=$("$BIN" run cartpole-ga populaton=5 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "did you mean ga.population" || fail "a bare misspelt key: $out"
+out=$("$BIN" run cartpole-ga ga.population=5 ga.population=6 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "overridden twice: 'ga.population=5' and 'ga.population=6'" ||
+  fail "a key overridden twice: $out"
 out=$("$BIN" resume /nonexistent 2>&1); rc=$?
 [ $rc -ne 0 ] && echo "$out" | grep -q "/nonexistent" || fail "resume of a missing dir: $out"
 out=$("$BIN" eval --genome /nonexistent.genome 2>&1); rc=$?

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "config/config_int.h"
+#include "core/util.h"  // ne__read_file
 #include "neuroevo/alloc.h"
 #include "neuroevo/config.h"
 #include "neuroevo/error.h"
@@ -123,12 +124,14 @@ static void test_file_then_overrides(void) {
   ASSERT_EQ(ne_config_int(cfg, "ga", "population"), 200);
   ASSERT_NEAR(ne_config_float(cfg, "ga", "sigma"), 0.01, 0);
   ASSERT_EQ(ne_config_int(cfg, "run", "seed"), 7);
-  // overrides win over the file, in order; untouched keys keep the file's values
+  // overrides win over the file; untouched keys keep the file's values
   ASSERT_EQ(ne_config_override(cfg, "ga.population=300", "command line", err), 0);
   ASSERT_EQ(ne_config_override(cfg, " run.seed = 9 ", "command line", err), 0);
-  ASSERT_EQ(ne_config_override(cfg, "run.seed=11", "command line", err), 0);
+  // a key overridden twice is an error naming both, and the first value stays
+  ASSERT_EQ(ne_config_override(cfg, "run.seed=11", "command line", err), NE_EINVAL);
+  ASSERT_STR_EQ(err, "command line: run.seed is overridden twice: ' run.seed = 9 ' and 'run.seed=11' (give it once)");
   ASSERT_EQ(ne_config_int(cfg, "ga", "population"), 300);
-  ASSERT_EQ(ne_config_int(cfg, "run", "seed"), 11);
+  ASSERT_EQ(ne_config_int(cfg, "run", "seed"), 9);
   ASSERT_NEAR(ne_config_float(cfg, "ga", "sigma"), 0.01, 0);
   // a later file applies over the overrides as well: order of application is the precedence
   load_expect(cfg, "[ga]\nsigma = 0.5\n", "second.ini", 0);
@@ -252,6 +255,17 @@ static void test_override_errors(void) {
   ASSERT_STR_EQ(err, "command line: unknown section [gaa] (did you mean [ga]?)");
   ASSERT_EQ(ne_config_override(cfg, "population=5", "command line", err), NE_EPARSE);
   ASSERT_STR_EQ(err, "command line: 'population=5': expected section.key=value (did you mean ga.population?)");
+  // a bare key of several sections: the one run.algorithm uses; a misspelt one: the nearest key
+  ne_config* es = fresh();
+  ASSERT_EQ(ne_config_override(es, "run.algorithm=es", "command line", err), 0);
+  ASSERT_EQ(ne_config_override(es, "population=5", "command line", err), NE_EPARSE);
+  ASSERT_CONTAINS(err, "(did you mean es.population?)");
+  ASSERT_EQ(ne_config_override(es, "lr=0.01", "command line", err), NE_EPARSE);
+  ASSERT_CONTAINS(err, "(did you mean es.lr?)");
+  ASSERT_EQ(ne_config_override(es, "populaton=5", "command line", err), NE_EPARSE);
+  ASSERT_CONTAINS(err, "did you mean");
+  ASSERT_CONTAINS(err, ".population?)");
+  ne_config_destroy(es);
   ASSERT_EQ(ne_config_override(cfg, "ga.population", "command line", err), NE_EPARSE);
   ASSERT_STR_EQ(err, "command line: 'ga.population': expected section.key=value (e.g. ga.population=500)");
   // set with no origin: message without a prefix; value unchanged after every failure
@@ -863,6 +877,92 @@ static void test_reference(void) {
   ASSERT(ne_config_reference("ess", err) == NULL);
   ASSERT_CONTAINS(err, "no config section [ess] (did you mean [es]?)");
 }
+// writes text to dir/name
+static void put_file(const char* dir, const char* name, const char* text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE* f = fopen(path, "w");
+  ASSERT(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_base_chain_and_find(void) {
+  char dir[] = "/tmp/test_config_base_XXXXXX", path[600], err[NE_ERRSTR_LEN];
+  ASSERT(mkdtemp(dir));
+  put_file(dir, "root.ini", "[run]\nalgorithm = es\ngenerations = 7\n[es]\nlr = 0.5\nsigma = 0.1\n");
+  put_file(dir, "mid.ini", "[run]\nbase = root\nseed = 3\n[es]\nlr = 0.25\n");
+  put_file(dir, "leaf.ini", "[es]\nsigma = 0.2\n[run]\nbase = mid.ini\n");
+  put_file(dir, "loop.ini", "[run]\nbase = loop\n");
+  put_file(dir, "missing.ini", "[run]\nbase = rooot\n");
+  // leaf <- mid <- root: each file changes what it sets, wherever `base` stands in it
+  ne_config* cfg = fresh();
+  snprintf(path, sizeof path, "%s/leaf.ini", dir);
+  ASSERT_EQ(ne_config_load_file(cfg, path, err), 0);
+  ASSERT_STR_EQ(ne_config_str(cfg, "run", "algorithm"), "es");
+  ASSERT_EQ(ne_config_int(cfg, "run", "generations"), 7);
+  ASSERT_EQ(ne_config_int(cfg, "run", "seed"), 3);
+  ASSERT_NEAR(ne_config_float(cfg, "es", "lr"), 0.25, 0);
+  ASSERT_NEAR(ne_config_float(cfg, "es", "sigma"), 0.2, 0);
+  ASSERT_STR_EQ(ne_config_text(cfg, "es", "sigma"), "0.2");
+  ASSERT(ne_config_text(cfg, "es", "nope") == NULL);
+  char want[2048];
+  snprintf(want, sizeof want, "%s/root.ini\n%s/mid.ini\n%s/leaf.ini\n", dir, dir, dir);
+  ASSERT_STR_EQ(ne_config_sources(cfg), want);
+  // the resolved config holds every value and no base
+  char* text = ne_config_format(cfg);
+  ASSERT(text && !strstr(text, "base ="));
+  ne_free(text);
+  ne_config_destroy(cfg);
+  // a cycle and a misspelt base are errors naming the file; the config stays as it was
+  cfg = fresh();
+  snprintf(path, sizeof path, "%s/loop.ini", dir);
+  ASSERT_EQ(ne_config_load_file(cfg, path, err), NE_EINVAL);
+  ASSERT_CONTAINS(err, "a cycle?");
+  snprintf(path, sizeof path, "%s/missing.ini", dir);
+  ASSERT_EQ(ne_config_load_file(cfg, path, err), NE_ENOTFOUND);
+  ASSERT_CONTAINS(err, "did you mean 'root'?");
+  ASSERT_STR_EQ(ne_config_sources(cfg), "");
+  ne_config_destroy(cfg);
+  // ne_config_find: next to `from` first, then the search path; near misses named
+  snprintf(path, sizeof path, "%s/leaf.ini", dir);
+  char found[600];
+  ASSERT_EQ(ne_config_find("mid", path, found, sizeof found, err), 0);
+  snprintf(want, sizeof want, "%s/mid.ini", dir);
+  ASSERT_STR_EQ(found, want);
+  ASSERT_EQ(ne_config_find("cartpole-ga", NULL, found, sizeof found, err), 0);
+  ASSERT_EQ(ne_config_find("cartpol-ga", NULL, found, sizeof found, err), NE_ENOTFOUND);
+  ASSERT_CONTAINS(err, "did you mean 'cartpole-ga'?");
+  const char* names[] = {"root.ini", "mid.ini", "leaf.ini", "loop.ini", "missing.ini"};
+  for (int i = 0; i < 5; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
+static void test_write_file_names_overrides(void) {
+  ne_config* cfg = fresh();
+  char err[NE_ERRSTR_LEN], path[] = "/tmp/test_config_write_XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  ASSERT_EQ(ne_config_override(cfg, "ga.population=50", "command line", err), 0);
+  ASSERT_EQ(ne_config_set(cfg, "run", "seed", "4", "compare", err), 0);
+  ASSERT_EQ(ne_config_write_file(cfg, path, err), 0);
+  char* text;
+  ASSERT_EQ(ne__read_file(path, &text, NULL, err), 0);
+  ASSERT_CONTAINS(text, "# set by command line: ga.population=50\npopulation = 50\n");
+  ASSERT_CONTAINS(text, "# set by compare\nseed = 4\n");
+  // the annotated file loads back to the same values; what it set is the file's own then
+  ne_config* back = fresh();
+  ASSERT_EQ(ne_config_load_file(back, path, err), 0);
+  ASSERT_EQ(ne_config_int(back, "ga", "population"), 50);
+  ne_free(text);
+  ne_config_destroy(back);
+  ne_config_destroy(cfg);
+  unlink(path);
+}
 
 TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_schema_well_formed), TEST_ENTRY(test_two_line_config_is_complete),
           TEST_ENTRY(test_file_then_overrides), TEST_ENTRY(test_missing_file),
@@ -876,4 +976,4 @@ TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_schema_well_formed), TEST_E
           TEST_ENTRY(test_float_round_trip_exact), TEST_ENTRY(test_write_file), TEST_ENTRY(test_clone_is_deep),
           TEST_ENTRY(test_inline_comments), TEST_ENTRY(test_duplicate_key_names_both_lines),
           TEST_ENTRY(test_algorithm_switch_by_override), TEST_ENTRY(test_allocation_failures),
-          TEST_ENTRY(test_reference))
+          TEST_ENTRY(test_reference), TEST_ENTRY(test_base_chain_and_find), TEST_ENTRY(test_write_file_names_overrides))

@@ -125,8 +125,12 @@ static fixture make_fixture(const char* const* overrides, int n) {
   fixture f;
   char err[NE_ERRSTR_LEN] = "";
   f.cfg = ne_config_create();
-  const char* base[] = {"env.id=PointNav2D-v0", "policy.hidden=16,16", "policy.head=gaussian", "meta.tasks=1"};
-  for (int i = 0; i < 4; i++) ASSERT_EQ(ne_config_override(f.cfg, base[i], "test", err), 0);
+  // set, not overridden: a test's overrides may change them (an override given twice is an error)
+  const char* base[][3] = {{"env", "id", "PointNav2D-v0"},
+                           {"policy", "hidden", "16,16"},
+                           {"policy", "head", "gaussian"},
+                           {"meta", "tasks", "1"}};
+  for (int i = 0; i < 4; i++) ASSERT_EQ(ne_config_set(f.cfg, base[i][0], base[i][1], base[i][2], "test", err), 0);
   for (int i = 0; i < n; i++)
     if (ne_config_override(f.cfg, overrides[i], "test", err)) TEST_FAIL("%s: %s", overrides[i], err);
   ASSERT_EQ(ne_env_from_config(f.cfg, &f.env, err), 0);

@@ -54,7 +54,13 @@ ne_config* ne_config_clone(const ne_config* cfg);
 // in errstr. Nullable: errstr.
 int ne_config_load_file(ne_config* cfg, const char* path, char* errstr);
 
-// Applies INI text; `name` stands for the file in messages. Nullable: errstr.
+// Config inheritance: a file (or text) whose [run] section has `base = NAME` starts from that
+// config (NAME is a config name or an .ini path, looked up next to the file first, see
+// ne_config_find) and changes what it sets itself; a base may have a base (at most 8 in a chain).
+// The resolved config has no `base` key: it holds every value.
+
+// Applies INI text; `name` stands for the file in messages and is where a base is looked up first.
+// Nullable: errstr.
 // A resolved config (text that ne_config_format wrote: it starts with NE_CONFIG_RESOLVED_HEADER) is
 // complete by construction, so a key it lacks did not exist when it was written: such keys take
 // their legacy value where they have one (the value in force before them), so that a run directory made by an older build
@@ -62,6 +68,8 @@ int ne_config_load_file(ne_config* cfg, const char* path, char* errstr);
 int ne_config_load_string(ne_config* cfg, const char* text, const char* name, char* errstr);
 
 // Applies one `section.key=value` override; `origin` names it in messages (e.g. "command line").
+// A key that an earlier override set is an error naming both (NE_EINVAL); a bare `key=value`
+// gets the section.key it most likely means in its message.
 // Overriding run.algorithm switches algorithms: the sections of other algorithms that files set go
 // back to their defaults and a line saying so is added to ne_config_notes (their values set by
 // overrides stay, and ne_config_validate reports the conflict). Nullable: origin, errstr.
@@ -87,6 +95,25 @@ const char* ne_config_str(const ne_config* cfg, const char* section, const char*
 // Writes up to max list items into out; returns the list length.
 int ne_config_intlist(const ne_config* cfg, const char* section, const char* key, int* out, int max);
 
+// The files applied by ne_config_load_file, bases first: "path\n" each ("" when none). Owned by
+// cfg, valid until the next load.
+const char* ne_config_sources(const ne_config* cfg);
+
+// The canonical text of any key's value (what config.ini holds), or NULL for a key the schema
+// lacks. Owned by cfg, valid until the key changes.
+const char* ne_config_text(const ne_config* cfg, const char* section, const char* key);
+
+// The path of config `name` into path (size bytes): a path (it has a '/' or ends in .ini) as
+// given or next to `from`; a name as NAME.ini in from's directory, each directory of
+// $NEUROEVO_CONFIG_PATH (':'-separated), ./configs and this source tree's configs/, in that
+// order. NE_ENOTFOUND names the nearest config name when there is a plausible one. Nullable: from
+// (a file whose neighbours are searched first), errstr.
+int ne_config_find(const char* name, const char* from, char* path, size_t size, char* errstr);
+
+// The names of every named config the search of ne_config_find sees, sorted, space-separated,
+// into buf (size bytes; cut when too long). Returns how many there are.
+int ne_config_names(char* buf, size_t size);
+
 // 1 if the key's value came from a file or an override rather than the default.
 int ne_config_is_set(const ne_config* cfg, const char* section, const char* key);
 
@@ -100,7 +127,9 @@ char* ne_config_format(const ne_config* cfg);
 // Nullable: section, errstr.
 char* ne_config_reference(const char* section, char* errstr);
 
-// Writes ne_config_format atomically (temp, fsync, rename). Nullable: errstr.
+// Writes ne_config_format atomically (temp, fsync, rename), with a "# set by ..." comment above each
+// value that an override or the program set (e.g. "# set by command line: es.lr=0.01"). Nullable:
+// errstr.
 int ne_config_write_file(const ne_config* cfg, const char* path, char* errstr);
 
 // The schema: all keys, in order. Count via the second function.

@@ -3,7 +3,6 @@
 // it lives in the CLI: the library only ever reads the pointer it is given.
 #include "cli/cli_util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 
 #include "core/util.h"
 #include "neuroevo/config.h"
+#include "neuroevo/error.h"
 
 volatile int ne_cli_stop = 0;
 
@@ -73,45 +73,10 @@ int ne_cli_parse_double(const char* cmd, const char* option, const char* text, d
 }
 
 int ne_cli_is_override(const char* arg) {
+  // `section.key=value`, `key=value` (a slip the config loader names) and compare's `NAME:key=value`;
+  // a file whose name has a '=' stays a config
   const char* eq = strchr(arg, '=');
-  const char* dot = strchr(arg, '.');
-  return eq && dot && dot < eq && arg[0] != '-';
-}
-
-#define MAX_CONFIG_DIRS 16
-
-// Candidate directories that hold named configs, in search order: each entry of
-// $NEUROEVO_CONFIG_PATH (':'-separated, as the Python package reads it; the `neuroevo` command of a
-// pip install puts the package's configs there), ./configs, the source tree's. dirs (max entries)
-// may point into buf.
-static int config_dirs(const char** dirs, int max, char* buf, size_t size) {
-  int n = 0;
-  const char* env = getenv("NEUROEVO_CONFIG_PATH");
-  snprintf(buf, size, "%s", env ? env : "");
-  char* save = NULL;
-  for (char* d = strtok_r(buf, ":", &save); d && n < max - 2; d = strtok_r(NULL, ":", &save)) dirs[n++] = d;
-  dirs[n++] = "configs";
-  dirs[n++] = NE_SOURCE_DIR "/configs";
-  return n;
-}
-
-static void list_configs(FILE* out) {
-  const char* dirs[MAX_CONFIG_DIRS];
-  char buf[4096];
-  int nd = config_dirs(dirs, MAX_CONFIG_DIRS, buf, sizeof buf);
-  for (int i = 0; i < nd; i++) {
-    DIR* d = opendir(dirs[i]);
-    if (!d) continue;
-    fprintf(out, "named configs in %s:", dirs[i]);
-    struct dirent* e;
-    while ((e = readdir(d))) {
-      size_t len = strlen(e->d_name);
-      if (len > 4 && strcmp(e->d_name + len - 4, ".ini") == 0) fprintf(out, " %.*s", (int)(len - 4), e->d_name);
-    }
-    fprintf(out, "\n");
-    closedir(d);
-    return;
-  }
+  return eq && eq > arg && arg[0] != '-' && !memchr(arg, '/', (size_t)(eq - arg)) && access(arg, F_OK) != 0;
 }
 
 static void base_name(const char* path, char* name, size_t size) {
@@ -124,21 +89,13 @@ static void base_name(const char* path, char* name, size_t size) {
 
 int ne_cli_find_config(const char* config, char* path, size_t path_size, char* name, size_t name_size) {
   base_name(config, name, name_size);
-  if (strchr(config, '/') || (strlen(config) > 4 && strcmp(config + strlen(config) - 4, ".ini") == 0)) {
-    snprintf(path, path_size, "%s", config);
-    if (access(path, R_OK) == 0) return 0;
-    fprintf(stderr, "neuroevo: config file %s: %s\n", path, strerror(errno));
-    return 2;
+  char err[NE_ERRSTR_LEN];
+  if (ne_config_find(config, NULL, path, path_size, err) == 0) return 0;
+  fprintf(stderr, "neuroevo: %s\n", err);
+  if (!strstr(err, "did you mean")) {  // no near miss: what there is
+    static char names[16384];
+    if (ne_config_names(names, sizeof names) > 0) fprintf(stderr, "named configs: %s\n", names);
   }
-  const char* dirs[MAX_CONFIG_DIRS];
-  char buf[4096];
-  int nd = config_dirs(dirs, MAX_CONFIG_DIRS, buf, sizeof buf);
-  for (int i = 0; i < nd; i++) {
-    snprintf(path, path_size, "%s/%s.ini", dirs[i], config);
-    if (access(path, R_OK) == 0) return 0;
-  }
-  fprintf(stderr, "neuroevo: no config named '%s' (give a path to an .ini file or one of the names below)\n", config);
-  list_configs(stderr);
   return 2;
 }
 

@@ -28,12 +28,12 @@ int ne_cli_parse_int(const char* cmd, const char* option, const char* text, long
 int ne_cli_parse_double(const char* cmd, const char* option, const char* text, double min, double max, const char* unit,
                         double* out);
 
-// Resolves CONFIG (a path, or a name looked up in ./configs, the source tree's configs and
-// $NEUROEVO_CONFIG_PATH) into path; fills name with the config's base name. Prints the available
-// names and returns 2 when not found.
+// Resolves CONFIG (a path, or a name: ne_config_find) into path; fills name with the config's base
+// name. Prints the error (with the nearest config name) and returns 2 when not found.
 int ne_cli_find_config(const char* config, char* path, size_t path_size, char* name, size_t name_size);
 
-// 1 if arg looks like a `section.key=value` override.
+// 1 if arg looks like an override (`section.key=value`, a bare `key=value`, compare's
+// `NAME:key=value`) rather than a config.
 int ne_cli_is_override(const char* arg);
 
 // Prints the config's notes (ne_config_notes: what the overrides made it ignore) on stderr.

@@ -36,6 +36,8 @@ typedef struct cfg_value {
   int n_list;                  // INTLIST item count
   int list[NE__CFG_LIST_CAP];  // (n_list) INTLIST items
   int overridden;              // 1: set by ne_config_override (a command-line style override)
+  char* assignment;            // that override as given ("es.lr=0.01"), for the overridden-twice error (owned)
+  int parsed;                  // 1: set by a file or INI text (0: an override or the program)
 } cfg_value;
 
 struct ne_config {
@@ -43,7 +45,11 @@ struct ne_config {
   cfg_value* vals;         // (n) one value per schema key, in schema order
   unsigned long next_seq;  // seq of the next value set
   char* notes;             // what was ignored and why, one line each ("\n"-terminated); NULL: none (owned)
+  char* sources;           // the files loaded, bases first, one a line ("\n"-terminated); NULL: none (owned)
 };
+
+// Longest chain of `[run] base = ...` (a cycle ends here with an error).
+#define MAX_BASE_DEPTH 8
 
 // ---------------------------------------------------------------------------------------------
 // schema lookups
@@ -288,6 +294,7 @@ static int assign(ne_config* cfg, int idx, const char* s, const char* origin, un
   nv.seq = seq;
   ne_free(cfg->vals[idx].text);
   ne_free(cfg->vals[idx].origin);
+  ne_free(cfg->vals[idx].assignment);
   cfg->vals[idx] = nv;
   return 0;
 }
@@ -416,6 +423,35 @@ static void drop_other_algorithms(ne_config* cfg, const char* origin) {
   }
 }
 
+// The error for a bare `key=value`: the section.key it most likely means. An exact key name
+// wins, in the section run.algorithm uses when several have it (es.lr over pgpe.lr for es); else
+// the nearest key name of the whole schema.
+static int bare_key(const ne_config* cfg, const char* assignment, const char* key, const char* origin, char* errstr) {
+  const ne_config_key* schema = ne_config_schema();
+  int n = ne_config_schema_count(), pick = -1;
+  const char* algo = ne_config_str(cfg, "run", "algorithm");
+  for (int i = 0; i < n; i++) {
+    if (strcmp(schema[i].key, key) != 0) continue;
+    if (pick < 0 || ne__config_section_use(cfg, find_section(schema[i].section), algo, NULL) == 1) pick = i;
+  }
+  char hint[160] = "e.g. ga.population=500";
+  if (pick >= 0) {
+    snprintf(hint, sizeof hint, "did you mean %s.%s?", schema[pick].section, schema[pick].key);
+  } else {
+    const char** names = ne_malloc((size_t)n * sizeof *names);
+    for (int i = 0; names && i < n; i++) names[i] = schema[i].key;
+    const char* near = names ? ne__nearest(key, names, n) : NULL;
+    for (int i = 0; near && i < n; i++)
+      if (names[i] == near) {
+        snprintf(hint, sizeof hint, "did you mean %s.%s?", schema[i].section, schema[i].key);
+        break;
+      }
+    ne_free(names);
+  }
+  return ne__set_error(errstr, NE_EPARSE, "%s%s'%.60s': expected section.key=value (%s)", orig(origin), sep(origin),
+                       assignment, hint);
+}
+
 int ne_config_override(ne_config* cfg, const char* assignment, const char* origin, char* errstr) {
   if (!cfg || !assignment) return ne__set_error(errstr, NE_EINVAL, "ne_config_override: NULL argument");
   // split "section.key=value" at the first '=' and the first '.' before it
@@ -430,22 +466,20 @@ int ne_config_override(ne_config* cfg, const char* assignment, const char* origi
   char section[256];
   if (trim_copy(name, section) != 0) section[0] = '\0';
   char* dot = strchr(section, '.');
-  if (!dot) {
-    // a bare key: say which section has it
-    const ne_config_key* schema = ne_config_schema();
-    for (int i = 0; i < ne_config_schema_count(); i++)
-      if (strcmp(schema[i].key, section) == 0)
-        return ne__set_error(errstr, NE_EPARSE, "%s%s'%.60s': expected section.key=value (did you mean %s.%s?)",
-                             orig(origin), sep(origin), assignment, schema[i].section, schema[i].key);
-    return ne__set_error(errstr, NE_EPARSE, "%s%s'%.60s': expected section.key=value (e.g. ga.population=500)",
-                         orig(origin), sep(origin), assignment);
-  }
+  if (!dot) return bare_key(cfg, assignment, section, origin, errstr);
   *dot = '\0';
   char key[256];
   if (trim_copy(dot + 1, key) != 0) key[0] = '\0';
   char sec_trim[256];
   if (trim_copy(section, sec_trim) != 0) sec_trim[0] = '\0';
+  // a key given twice is a slip (which one was meant?), not "the last one wins"
+  int idx = find_index(sec_trim, key);
+  if (idx >= 0 && cfg->vals[idx].overridden)
+    return ne__set_error(errstr, NE_EINVAL, "%s%s%s.%s is overridden twice: '%.60s' and '%.60s' (give it once)",
+                         orig(origin), sep(origin), sec_trim, key,
+                         cfg->vals[idx].assignment ? cfg->vals[idx].assignment : "?", assignment);
   int rc = set_value(cfg, sec_trim, key, eq + 1, origin, 1, errstr);
+  if (!rc) cfg->vals[idx].assignment = ne_strdup(assignment);  // a copy that fails only loses the quote
   if (!rc && strcmp(sec_trim, "run") == 0 && strcmp(key, "algorithm") == 0) drop_other_algorithms(cfg, origin);
   return rc;
 }
@@ -480,9 +514,11 @@ void ne_config_destroy(ne_config* cfg) {
   for (int i = 0; i < cfg->n && cfg->vals; i++) {
     ne_free(cfg->vals[i].text);
     ne_free(cfg->vals[i].origin);
+    ne_free(cfg->vals[i].assignment);
   }
   ne_free(cfg->vals);
   ne_free(cfg->notes);
+  ne_free(cfg->sources);
   ne_free(cfg);
 }
 
@@ -497,7 +533,9 @@ ne_config* ne_config_clone(const ne_config* cfg) {
   }
   copy->n = cfg->n;
   copy->next_seq = cfg->next_seq;
-  if (cfg->notes && !(copy->notes = ne_strdup(cfg->notes))) {
+  if ((cfg->notes && !(copy->notes = ne_strdup(cfg->notes))) ||
+      (cfg->sources && !(copy->sources = ne_strdup(cfg->sources)))) {
+    ne_free(copy->notes);
     ne_free(copy->vals);
     ne_free(copy);
     return NULL;
@@ -507,7 +545,9 @@ ne_config* ne_config_clone(const ne_config* cfg) {
     copy->vals[i] = cfg->vals[i];
     copy->vals[i].text = ne_strdup(cfg->vals[i].text);
     copy->vals[i].origin = cfg->vals[i].origin ? ne_strdup(cfg->vals[i].origin) : NULL;
-    if (!copy->vals[i].text || (cfg->vals[i].origin && !copy->vals[i].origin)) {
+    copy->vals[i].assignment = cfg->vals[i].assignment ? ne_strdup(cfg->vals[i].assignment) : NULL;
+    if (!copy->vals[i].text || (cfg->vals[i].origin && !copy->vals[i].origin) ||
+        (cfg->vals[i].assignment && !copy->vals[i].assignment)) {
       copy->n = i + 1;
       ne_config_destroy(copy);
       return NULL;
@@ -589,6 +629,7 @@ static int on_value(void* user, const char* section, const char* name, const cha
   char origin[300];
   snprintf(origin, sizeof origin, "%s:%d", c->name, c->line);
   int rc, idx = find_index(section, name);
+  if (strcmp(section, "run") == 0 && strcmp(name, "base") == 0) return 1;  // the chain's link: load_chain
   if (section[0] == '\0')
     rc = ne__set_error(c->errstr, NE_EPARSE, "%s: key '%.60s' is outside any section (start with e.g. [run])", origin,
                        name);
@@ -596,6 +637,7 @@ static int on_value(void* user, const char* section, const char* name, const cha
     rc = ne__set_error(c->errstr, NE_EINVAL, "%s: [%s] %s is set twice (first at %s): remove one of the two lines",
                        origin, section, name, orig(c->cfg->vals[idx].origin));
   else rc = ne_config_set(c->cfg, section, name, value, origin, c->errstr);
+  if (rc == 0) c->cfg->vals[idx].parsed = 1;
   if (rc != 0) record_error(c, rc);
   return rc == 0;
 }
@@ -635,16 +677,48 @@ static int parse_into(ne_config* cfg, const char* text, const char* name, char* 
   return 0;
 }
 
-int ne_config_load_string(ne_config* cfg, const char* text, const char* name, char* errstr) {
-  if (!cfg || !text) return ne__set_error(errstr, NE_EINVAL, "ne_config_load_string: NULL argument");
-  if (!name) name = "<string>";
+// Appends path to cfg->sources; a path that cannot be stored (no memory) is dropped.
+static void add_source(ne_config* cfg, const char* path) {
+  size_t old = cfg->sources ? strlen(cfg->sources) : 0, add = strlen(path);
+  char* grown = ne_realloc(cfg->sources, old + add + 2);
+  if (!grown) return;
+  memcpy(grown + old, path, add);
+  memcpy(grown + old + add, "\n", 2);
+  cfg->sources = grown;
+}
+
+static int load_chain(ne_config* cfg, const char* text, const char* name, int depth, char* errstr);
+
+// `[run] base = NAME` in text: the base (a config name or a path, next to `name` first) is loaded
+// into cfg before text itself, so the text's keys override the base's.
+static int load_base(ne_config* cfg, const char* text, const char* name, int depth, char* errstr) {
+  char base[512], path[4096];
+  if (ne__ini_get(text, "run", "base", base, sizeof base) != 0) return 0;
+  if (depth >= MAX_BASE_DEPTH)
+    return ne__set_error(errstr, NE_EINVAL, "%s: [run] base = %s: more than %d bases in a chain (a cycle?)", name, base,
+                         MAX_BASE_DEPTH);
+  char why[NE_ERRSTR_LEN];
+  if (ne_config_find(base, name, path, sizeof path, why) != 0)
+    return ne__set_error(errstr, NE_ENOTFOUND, "%s: [run] base: %s", name, why);
+  char* base_text;
+  int rc = ne__read_file(path, &base_text, NULL, errstr);
+  if (rc) return rc;
+  rc = load_chain(cfg, base_text, path, depth + 1, errstr);
+  ne_free(base_text);
+  return rc;
+}
+
+// applies text (after its base chain) to cfg, all or nothing
+static int load_chain(ne_config* cfg, const char* text, const char* name, int depth, char* errstr) {
   // fill a copy and swap it in, so a failed load leaves cfg as it was
   ne_config* work = ne_config_clone(cfg);
   if (!work) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", name);
+  int resolved = strncmp(text, NE_CONFIG_RESOLVED_HEADER, strlen(NE_CONFIG_RESOLVED_HEADER)) == 0;
+  int rc = resolved ? 0 : load_base(work, text, name, depth, errstr);
   unsigned long first_seq = work->next_seq + 1;
-  int rc = parse_into(work, text, name, errstr);
-  if (rc == 0 && strncmp(text, NE_CONFIG_RESOLVED_HEADER, strlen(NE_CONFIG_RESOLVED_HEADER)) == 0)
-    rc = apply_legacy_values(work, first_seq, name, errstr);
+  if (rc == 0) rc = parse_into(work, text, name, errstr);
+  if (rc == 0 && resolved) rc = apply_legacy_values(work, first_seq, name, errstr);
+  if (rc == 0 && depth > 0) add_source(work, name);
   if (rc == 0) {
     ne_config tmp = *cfg;
     *cfg = *work;
@@ -654,6 +728,11 @@ int ne_config_load_string(ne_config* cfg, const char* text, const char* name, ch
   return rc;
 }
 
+int ne_config_load_string(ne_config* cfg, const char* text, const char* name, char* errstr) {
+  if (!cfg || !text) return ne__set_error(errstr, NE_EINVAL, "ne_config_load_string: NULL argument");
+  return load_chain(cfg, text, name ? name : "<string>", 0, errstr);
+}
+
 int ne_config_load_file(ne_config* cfg, const char* path, char* errstr) {
   if (!cfg || !path) return ne__set_error(errstr, NE_EINVAL, "ne_config_load_file: NULL argument");
   char* text;
@@ -661,8 +740,11 @@ int ne_config_load_file(ne_config* cfg, const char* path, char* errstr) {
   if (rc != 0) return rc;
   rc = ne_config_load_string(cfg, text, path, errstr);
   ne_free(text);
+  if (rc == 0) add_source(cfg, path);
   return rc;
 }
+
+const char* ne_config_sources(const ne_config* cfg) { return cfg && cfg->sources ? cfg->sources : ""; }
 
 // ---------------------------------------------------------------------------------------------
 // typed reads
@@ -690,6 +772,11 @@ double ne_config_float(const ne_config* cfg, const char* section, const char* ke
 
 int ne_config_bool(const ne_config* cfg, const char* section, const char* key) {
   return (int)get(cfg, section, key, NE_CFG_BOOL, NE_CFG_BOOL)->i;
+}
+
+const char* ne_config_text(const ne_config* cfg, const char* section, const char* key) {
+  int idx = find_index(section, key);
+  return idx >= 0 ? cfg->vals[idx].text : NULL;
 }
 
 const char* ne_config_str(const ne_config* cfg, const char* section, const char* key) {
@@ -880,19 +967,25 @@ static void describe_key(const ne_config_key* k, char* buf, size_t cap) {
   }
 }
 
-// one section: its help, header, and each key with a comment
-static void format_section(const ne_config* cfg, const ne__cfg_section* sec, strbuf* b) {
+// one section: its help, header, and each key with a comment; with origins, a value that an
+// override or the program set says so (what a file set, the file itself shows)
+static void format_section(const ne_config* cfg, const ne__cfg_section* sec, int origins, strbuf* b) {
   appendf(b, "\n# %s\n[%s]\n", sec->help, sec->name);
   for (int k = 0; k < sec->n_keys; k++) {
     const ne_config_key* key = &sec->keys[k];
+    const cfg_value* v = val(cfg, sec->name, key->key);
     char desc[200];
     describe_key(key, desc, sizeof desc);
     appendf(b, "# %s  [%s]\n", key->help, desc);
-    appendf(b, "%s = %s\n", key->key, val(cfg, sec->name, key->key)->text);
+    if (origins && v->seq && !v->parsed && v->origin) {
+      if (v->assignment) appendf(b, "# set by %s: %s\n", v->origin, v->assignment);
+      else appendf(b, "# set by %s\n", v->origin);
+    }
+    appendf(b, "%s = %s\n", key->key, v->text);
   }
 }
 
-char* ne_config_format(const ne_config* cfg) {
+static char* format(const ne_config* cfg, int origins) {
   if (!cfg) return NULL;
   strbuf b = {0};
   appendf(&b,
@@ -904,7 +997,7 @@ char* ne_config_format(const ne_config* cfg) {
   const ne__cfg_section* sections = ne__config_sections(&n);
   const char* algo = ne_config_str(cfg, "run", "algorithm");
   for (int s = 0; s < n; s++)
-    if (ne__config_section_use(cfg, &sections[s], algo, NULL) == 1) format_section(cfg, &sections[s], &b);
+    if (ne__config_section_use(cfg, &sections[s], algo, NULL) == 1) format_section(cfg, &sections[s], origins, &b);
   if (b.failed) {
     ne_free(b.data);
     return NULL;
@@ -1010,9 +1103,11 @@ char* ne_config_reference(const char* section, char* errstr) {
   return b.data;
 }
 
+char* ne_config_format(const ne_config* cfg) { return format(cfg, 0); }
+
 int ne_config_write_file(const ne_config* cfg, const char* path, char* errstr) {
   if (!cfg || !path) return ne__set_error(errstr, NE_EINVAL, "ne_config_write_file: NULL argument");
-  char* text = ne_config_format(cfg);
+  char* text = format(cfg, 1);
   if (!text) return ne__set_error(errstr, NE_ENOMEM, "%s: out of memory formatting the config", path);
   int rc = ne__write_file_atomic(path, text, strlen(text), errstr);
   ne_free(text);

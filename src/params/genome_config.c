@@ -47,8 +47,8 @@ int ne_genome_header_to_config(const ne_genome_header* header, ne_config* cfg, c
   char assignment[NE_GENOME_KEY_LEN + NE_GENOME_VAL_LEN + 2];
   // what a header written before policy.tanh and policy.fma existed meant; its own values, if any,
   // come after and win
-  int rc = ne_config_override(cfg, "policy.tanh=double", origin, errstr);
-  if (rc == 0) rc = ne_config_override(cfg, "policy.fma=false", origin, errstr);
+  int rc = ne_config_set(cfg, "policy", "tanh", "double", origin, errstr);
+  if (rc == 0) rc = ne_config_set(cfg, "policy", "fma", "false", origin, errstr);
   if (rc) return rc;
   for (int i = 0; i < header->n; i++) {
     snprintf(assignment, sizeof assignment, "%s=%s", header->key[i], header->value[i]);
