@@ -103,6 +103,10 @@ const char* ne_config_sources(const ne_config* cfg);
 // lacks. Owned by cfg, valid until the key changes.
 const char* ne_config_text(const ne_config* cfg, const char* section, const char* key);
 
+// The override that set the key, as it was given ("es.lr=0.01"), or NULL when no override did.
+// Owned by cfg, valid until the key changes.
+const char* ne_config_assignment(const ne_config* cfg, const char* section, const char* key);
+
 // The path of config `name` into path (size bytes): a path (it has a '/' or ends in .ini) as
 // given or next to `from`; a name as NAME.ini in from's directory, each directory of
 // $NEUROEVO_CONFIG_PATH (':'-separated), ./configs and this source tree's configs/, in that

@@ -33,6 +33,7 @@
 #include "neuroevo/metrics.h"
 #include "neuroevo/plot.h"
 #include "neuroevo/run.h"
+#include "neuroevo/runinfo.h"
 #include "neuroevo/tfevents.h"
 // reports, comparisons, videos, the dashboard
 #include "neuroevo/compare.h"

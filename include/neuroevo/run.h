@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A training run: config -> env + policy + algorithm + executor, the generation loop with budgets,
 // progress lines, metrics, checkpoints and the run directory (DESIGN.md §5):
-//   config.ini  metrics.csv  checkpoints/  best.genome  curve.png  log.txt
+//   config.ini  run.json  metrics.csv  checkpoints/  best.genome  curve.png  log.txt
+// run.json is the run's record (runinfo.h): written when a session starts and when it ends.
 // A run is a pure function of (config, seed): thread count, workers and kill + resume change
 // nothing but the wall-clock column.
 #ifndef NEUROEVO_RUN_H
@@ -22,6 +23,18 @@ extern "C" {
 
 typedef struct ne_run ne_run;
 
+// Where a run comes from, for its record (run.json, see runinfo.h); the config itself tells the
+// rest (its source files, overrides, values). Zero-initialize and set what you know.
+typedef struct ne_run_origin {
+  const char* const* argv;  // (argc) the command line that started this session; NULL: none
+  int argc;
+  const char* study;        // a study's (compare's) directory, for one of its runs; NULL: none
+  const char* arm;          // the arm of the study this run belongs to
+  const char* const* tags;  // (n_tags) tags a new run starts with
+  int n_tags;
+  const char* note;  // a note a new run starts with; NULL: none
+} ne_run_origin;
+
 // How a run is started or resumed; zero-initialize and set what you need.
 typedef struct ne_run_options {
   const char* name;          // prefix of a new run directory (e.g. the config's name); NULL: "run"
@@ -39,6 +52,7 @@ typedef struct ne_run_options {
   // ne_run_loop returns 0). Nullable (no hook); `user` is passed through.
   int (*on_generation)(void* user, const ne_run* run);
   void* user;
+  const ne_run_origin* origin;  // for run.json; NULL: none recorded beyond the config
 } ne_run_options;
 
 // Creates a new run directory for cfg (validated), writes config.ini. Caller frees with

@@ -108,3 +108,34 @@ void ne_cli_print_notes(const ne_config* cfg) {
     p += len + (nl ? 1 : 0);
   }
 }
+
+int ne_cli_argc;
+char** ne_cli_argv;
+
+void ne_cli_origin_init(ne_cli_origin* o) {
+  memset(o, 0, sizeof *o);
+  // the whole command line main() got: a command that runs another one (cluster runs `run`)
+  // records what the user typed
+  o->origin.argv = (const char* const*)ne_cli_argv;
+  o->origin.argc = ne_cli_argc;
+  o->origin.tags = o->tags;
+}
+
+int ne_cli_origin_option(ne_cli_origin* o, const char* cmd, const char* option, const char* value, int* rc) {
+  *rc = 0;
+  if (strcmp(option, "--note") == 0) {
+    o->origin.note = value;
+    return 1;
+  }
+  if (strcmp(option, "--tag") != 0) return 0;
+  if (!*value || strpbrk(value, ", \t\n")) {
+    fprintf(stderr, "neuroevo %s: --tag '%s': a tag is one word without commas\n", cmd, value);
+    *rc = 2;
+  } else if (o->origin.n_tags == NE_CLI_MAX_TAGS) {
+    fprintf(stderr, "neuroevo %s: at most %d tags\n", cmd, NE_CLI_MAX_TAGS);
+    *rc = 2;
+  } else {
+    o->tags[o->origin.n_tags++] = value;
+  }
+  return 1;
+}

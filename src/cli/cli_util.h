@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "neuroevo/config.h"
+#include "neuroevo/run.h"  // ne_run_origin
 
 // Raised by the signal handler (to the signal's number); the library checks it between candidates
 // and, in local evaluation, at every env step.
@@ -35,6 +36,26 @@ int ne_cli_find_config(const char* config, char* path, size_t path_size, char* n
 // 1 if arg looks like an override (`section.key=value`, a bare `key=value`, compare's
 // `NAME:key=value`) rather than a config.
 int ne_cli_is_override(const char* arg);
+
+#define NE_CLI_MAX_TAGS 64
+
+// A run's origin as the command line gives it (run.json, see runinfo.h): the whole command line and
+// the --tag / --note options.
+typedef struct ne_cli_origin {
+  ne_run_origin origin;               // what ne_run_options.origin points at
+  const char* tags[NE_CLI_MAX_TAGS];  // (origin.n_tags) --tag values
+} ne_cli_origin;
+
+// The command line main() got (set there, before any command runs).
+extern int ne_cli_argc;
+extern char** ne_cli_argv;
+
+// Fills o with the command line (ne_cli_argv) and no tags or note yet.
+void ne_cli_origin_init(ne_cli_origin* o);
+
+// Takes --tag T and --note TEXT: 1 when `option` was one of them (then *rc is 0, or 2 after an
+// error message), 0 otherwise.
+int ne_cli_origin_option(ne_cli_origin* o, const char* cmd, const char* option, const char* value, int* rc);
 
 // Prints the config's notes (ne_config_notes: what the overrides made it ignore) on stderr.
 void ne_cli_print_notes(const ne_config* cfg);

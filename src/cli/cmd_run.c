@@ -26,6 +26,8 @@ static const char RUN_USAGE[] =
     "                    run's config.ini, so resume, dashboard and report keep this budget)\n"
     "  --quiet           no progress lines (log.txt in the run directory has them); the run\n"
     "                    directory and, when stopped, what was kept and where are still printed\n"
+    "  --tag T           tag the run (repeatable; `neuroevo runs --tag T` finds it, `neuroevo tag` edits)\n"
+    "  --note TEXT       a note kept in the run's record (run.json)\n"
     "  --redis URL       evaluate on Redis workers (`neuroevo worker --redis URL`) instead of local\n"
     "                    threads; the results are identical (docs/scaling.md)\n"
     "  --task-timeout S  with --redis: re-publish tasks a silent worker held this long (default 10)\n"
@@ -39,7 +41,9 @@ static const char RUN_USAGE[] =
     "                    re-evaluation on hundreds of workers)\n"
     "  -h, --help        this text\n"
     "\n"
-    "The run directory gets config.ini, metrics.csv, checkpoints/, best.genome, curve.png, log.txt.\n"
+    "The run directory gets config.ini, run.json (the record: command line, source config, overrides,\n"
+    "version, machine, times, status; `neuroevo runs` lists them), metrics.csv, checkpoints/,\n"
+    "best.genome, curve.png, log.txt.\n"
     "Ctrl-C writes a checkpoint and exits; `neuroevo resume RUN_DIR` continues.\n";
 
 static const char RESUME_USAGE[] =
@@ -61,7 +65,7 @@ static const char RESUME_USAGE[] =
   "stopping: the episodes in hand end, the finished candidates and the last completed generation are kept"
 
 // Parses the options shared by run and resume; returns 0, or the exit code on a bad option.
-static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_options* opt) {
+static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_options* opt, ne_cli_origin* origin) {
   const char* a = argv[*i];
   long long v;
   int rc;
@@ -83,6 +87,8 @@ static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_o
     opt->generations_set = 1;
   } else if (strcmp(a, "--out") == 0 && strcmp(cmd, "run") == 0) {
     opt->out_dir = value;
+  } else if (strcmp(cmd, "run") == 0 && ne_cli_origin_option(origin, cmd, a, value, &rc)) {  // --tag, --note
+    if (rc) return rc;
   } else if (ne_cli_redis_option(cmd, a, value, &rc)) {  // --redis, --task-timeout, --chunk (cli_redis.h)
     if (rc) return rc;
   } else {
@@ -114,6 +120,9 @@ int ne_cmd_run(int argc, char** argv) {
     return 0;
   }
   ne_run_options opt = {0};
+  static ne_cli_origin origin;
+  ne_cli_origin_init(&origin);
+  opt.origin = &origin.origin;
   const char* config = NULL;
   char err[NE_ERRSTR_LEN];
   ne_config* cfg = ne_config_create();
@@ -121,7 +130,7 @@ int ne_cmd_run(int argc, char** argv) {
   int overrides[256], n_overrides = 0, rc = 0;
   // collect the config, the overrides and the options
   for (int i = 1; i < argc && !rc; i++) {
-    if (argv[i][0] == '-') rc = parse_option("run", argc, argv, &i, &opt);
+    if (argv[i][0] == '-') rc = parse_option("run", argc, argv, &i, &opt, &origin);
     else if (ne_cli_is_override(argv[i]) && n_overrides < 256) overrides[n_overrides++] = i;
     else if (!config) config = argv[i];
     else {
@@ -177,10 +186,13 @@ int ne_cmd_resume(int argc, char** argv) {
     return 0;
   }
   ne_run_options opt = {0};
+  static ne_cli_origin origin;
+  ne_cli_origin_init(&origin);
+  opt.origin = &origin.origin;
   const char* dir = NULL;
   int rc = 0;
   for (int i = 1; i < argc && !rc; i++) {
-    if (argv[i][0] == '-') rc = parse_option("resume", argc, argv, &i, &opt);
+    if (argv[i][0] == '-') rc = parse_option("resume", argc, argv, &i, &opt, &origin);
     else if (!dir) dir = argv[i];
     else {
       fprintf(stderr, "neuroevo resume: unexpected argument '%s'\n", argv[i]);

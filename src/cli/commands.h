@@ -15,6 +15,8 @@ int ne_cmd_trace(int argc, char** argv);
 int ne_cmd_rollouts(int argc, char** argv);  // cmd_rollouts.c: episodes of a fixed policy as CSV
 int ne_cmd_render(int argc, char** argv);    // cmd_render.c: a GIF of an agent
 int ne_cmd_compare(int argc, char** argv);   // cmd_compare.c: several configs x seeds, summarized
+int ne_cmd_runs(int argc, char** argv);      // cmd_runs.c: list runs from their records
+int ne_cmd_tag(int argc, char** argv);       // cmd_runs.c: tag a run, note on it
 // distributed runs over Redis
 int ne_cmd_worker(int argc, char** argv);
 int ne_cmd_status(int argc, char** argv);

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli_util.h"  // ne_cli_argc, ne_cli_argv
 #include "cli/commands.h"
-#include "core/util.h"  // ne__nearest
+#include "core/sysinfo.h"  // --version: the build
+#include "core/util.h"     // ne__nearest
 #include "neuroevo/version.h"
 
 typedef struct command {
@@ -25,6 +27,8 @@ static const command commands[] = {
     {"rollouts", ne_cmd_rollouts, "episodes of a random/noop/scripted policy as CSV (return, length)"},
     {"render", ne_cmd_render, "record a run's best agent (or a genome file) as an animated GIF"},
     {"compare", ne_cmd_compare, "train several configs x seeds; summary table, bootstrap intervals, plot"},
+    {"runs", ne_cmd_runs, "list runs (studies included) with status, scores, times; filter, sort, JSON"},
+    {"tag", ne_cmd_tag, "add or remove a run's tags, set its note"},
     // distributed runs over Redis (cmd_worker.c, cmd_status.c, cmd_cluster.c, cmd_relay.c)
     {"worker", ne_cmd_worker, "evaluate candidates for the experiment published on a Redis"},
     {"status", ne_cmd_status, "show a Redis cluster: experiment, generation, tasks, live workers"},
@@ -49,12 +53,15 @@ int ne_cli_wants_help(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+  ne_cli_argc = argc;  // each run's record (run.json) keeps the command line
+  ne_cli_argv = argv;
   if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   if (strcmp(argv[1], "--version") == 0) {
-    printf("neuroevo %s\n", NE_VERSION_STRING);
+    const ne__build_info* b = ne__build();
+    printf("neuroevo %s (commit %s, %s, %s)\n", b->version, b->commit, b->compiler, b->type);
     return 0;
   }
   for (int i = 0; i < n_commands; i++)

@@ -779,6 +779,11 @@ const char* ne_config_text(const ne_config* cfg, const char* section, const char
   return idx >= 0 ? cfg->vals[idx].text : NULL;
 }
 
+const char* ne_config_assignment(const ne_config* cfg, const char* section, const char* key) {
+  int idx = find_index(section, key);
+  return idx >= 0 && cfg->vals[idx].overridden ? cfg->vals[idx].assignment : NULL;
+}
+
 const char* ne_config_str(const ne_config* cfg, const char* section, const char* key) {
   return get(cfg, section, key, NE_CFG_STRING, NE_CFG_ENUM)->text;
 }

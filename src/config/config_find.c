@@ -33,9 +33,10 @@ static int is_path(const char* text) {
 static int search_dirs(const char* from, const char** dirs, char* buf, size_t size) {
   int n = 0;
   size_t used = 0;
-  if (from && strchr(from, '/')) {
-    int len = (int)(strrchr(from, '/') - from);
-    used = (size_t)snprintf(buf, size, "%.*s", len ? len : 1, from) + 1;
+  if (from) {  // its directory: "." for a bare file name
+    const char* slash = strrchr(from, '/');
+    int len = slash ? (int)(slash - from) : 0;
+    used = (size_t)snprintf(buf, size, "%.*s", slash ? (len ? len : 1) : 1, slash ? from : ".") + 1;
     dirs[n++] = buf;
   }
   const char* env = getenv("NEUROEVO_CONFIG_PATH");

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,4 +235,21 @@ int ne__ini_get(const char* text, const char* section, const char* key, char* ou
     return 0;
   }
   return -1;
+}
+
+void ne__fmt_duration(double s, char* buf, size_t size) {
+  if (!isfinite(s) || s < 0) snprintf(buf, size, "-");
+  else if (s < 60) snprintf(buf, size, "%.1fs", s);
+  else if (s < 3600) snprintf(buf, size, "%dm%02ds", (int)s / 60, (int)s % 60);
+  else snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)fmod(s, 3600) / 60);
+}
+
+void ne__fmt_count(double v, char* buf, size_t size) {
+  double a = fabs(v);
+  if (!isfinite(v)) snprintf(buf, size, "-");
+  else if (a >= 1e9) snprintf(buf, size, "%.2fG", v / 1e9);
+  else if (a >= 1e6) snprintf(buf, size, "%.2fM", v / 1e6);
+  else if (a >= 1e4) snprintf(buf, size, "%.1fk", v / 1e3);
+  else if (a >= 100 || v == floor(v)) snprintf(buf, size, "%.0f", v);
+  else snprintf(buf, size, "%.3g", v);
 }

@@ -58,4 +58,11 @@ uint64_t ne__random_u64(void);
 // newer or older versions.
 int ne__ini_get(const char* text, const char* section, const char* key, char* out, size_t size);
 
+// "12.3s", "4m05s" or "2h07m" ("-" for a negative or non-finite s) into buf: durations in
+// progress lines, listings and pages.
+void ne__fmt_duration(double s, char* buf, size_t size);
+
+// v with a k/M/G suffix ("729.4k", "1.51M"; "-" when not finite) into buf: counts for humans.
+void ne__fmt_count(double v, char* buf, size_t size);
+
 #endif

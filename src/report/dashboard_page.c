@@ -134,9 +134,9 @@ static void run_row(ne_buf* b, const ne__rundata* r) {
   char eta[32], elapsed[32], rate_s[32], budget[32] = "";
   double e, s;
   ne__rundata_rate(r, &e, &s);
-  ne__rundata_human(s, rate_s, sizeof rate_s);
-  ne__rundata_duration(strcmp(r->state, "running") == 0 ? ne__rundata_eta(r) : NAN, eta, sizeof eta);
-  ne__rundata_duration(r->n_rows ? ne__rundata_at(r, r->n_rows - 1, NE__RD_WALL) : 0, elapsed, sizeof elapsed);
+  ne__fmt_count(s, rate_s, sizeof rate_s);
+  ne__fmt_duration(strcmp(r->state, "running") == 0 ? ne__rundata_eta(r) : NAN, eta, sizeof eta);
+  ne__fmt_duration(r->n_rows ? ne__rundata_at(r, r->n_rows - 1, NE__RD_WALL) : 0, elapsed, sizeof elapsed);
   if (r->max_generations > 0) snprintf(budget, sizeof budget, " / %lld", (long long)r->max_generations);
   ne__html_puts(b, "<tr><td>");
   ne__html_text(b, r->name);

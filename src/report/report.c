@@ -80,9 +80,9 @@ static void section_summary(ne_buf* b, const report_ctx* c) {
   }
   int last = d->n_rows - 1;
   char steps[32], evals[32], wall[32];
-  ne__rundata_human(ne__rundata_at(d, last, NE__RD_STEPS), steps, sizeof steps);
-  ne__rundata_human(ne__rundata_at(d, last, NE__RD_EVALS), evals, sizeof evals);
-  ne__rundata_duration(ne__rundata_at(d, last, NE__RD_WALL), wall, sizeof wall);
+  ne__fmt_count(ne__rundata_at(d, last, NE__RD_STEPS), steps, sizeof steps);
+  ne__fmt_count(ne__rundata_at(d, last, NE__RD_EVALS), evals, sizeof evals);
+  ne__fmt_duration(ne__rundata_at(d, last, NE__RD_WALL), wall, sizeof wall);
   ne__html_printf(b, "<table><tr><td>generations</td><td>%d</td></tr>\n", (int)ne__rundata_at(d, last, NE__RD_GEN) + 1);
   ne__html_printf(b, "<tr><td>evaluations</td><td>%s</td></tr><tr><td>env steps</td><td>%s</td></tr>\n", evals, steps);
   ne__html_printf(b, "<tr><td>training time</td><td>%s</td></tr>\n", wall);
@@ -110,7 +110,7 @@ static void section_eval(ne_buf* b, const report_ctx* c) {
                   (unsigned long long)c->seed);
   ne__html_text(b, c->run_dir);
   char rate[32];
-  ne__rundata_human(c->eval.seconds > 0 ? (double)c->eval.steps / c->eval.seconds : 0, rate, sizeof rate);
+  ne__fmt_count(c->eval.seconds > 0 ? (double)c->eval.steps / c->eval.seconds : 0, rate, sizeof rate);
   ne__html_printf(b, " --episodes %d --seed %llu</code>), %.2f s, %s env steps/s.</p>\n", c->eval.episodes,
                   (unsigned long long)c->seed, c->eval.seconds, rate);
 }
@@ -237,12 +237,12 @@ static void section_machine(ne_buf* b, const report_ctx* c) {
   if (d->n_rows > 0) {
     int last = d->n_rows - 1;
     double wall = ne__rundata_at(d, last, NE__RD_WALL), e, s;
-    ne__rundata_human(wall > 0 ? ne__rundata_at(d, last, NE__RD_EVALS) / wall : 0, rate_e, sizeof rate_e);
-    ne__rundata_human(wall > 0 ? ne__rundata_at(d, last, NE__RD_STEPS) / wall : 0, all_s, sizeof all_s);
+    ne__fmt_count(wall > 0 ? ne__rundata_at(d, last, NE__RD_EVALS) / wall : 0, rate_e, sizeof rate_e);
+    ne__fmt_count(wall > 0 ? ne__rundata_at(d, last, NE__RD_STEPS) / wall : 0, all_s, sizeof all_s);
     ne__html_printf(b, "<tr><td>whole run</td><td>%s evaluations/s, %s env steps/s</td></tr>\n", rate_e, all_s);
     ne__rundata_rate(d, &e, &s);
-    ne__rundata_human(e, rate_e, sizeof rate_e);
-    ne__rundata_human(s, rate_s, sizeof rate_s);
+    ne__fmt_count(e, rate_e, sizeof rate_e);
+    ne__fmt_count(s, rate_s, sizeof rate_s);
     ne__html_printf(b, "<tr><td>last generations</td><td>%s evaluations/s, %s env steps/s</td></tr>\n", rate_e, rate_s);
   }
   ne__html_puts(b, "</table>\n");

@@ -62,10 +62,4 @@ double ne__rundata_eta(const ne__rundata* d);
 // Evaluations and env steps per second over the last few generations (0 with < 2 rows).
 void ne__rundata_rate(const ne__rundata* d, double* evals_per_s, double* steps_per_s);
 
-// Writes "12.3s", "4m05s" or "2h07m" into buf.
-void ne__rundata_duration(double s, char* buf, size_t size);
-
-// Writes v with a k/M/G suffix ("729.4k", "1.51M") into buf.
-void ne__rundata_human(double v, char* buf, size_t size);
-
 #endif

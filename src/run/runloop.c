@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>  // getrusage: the session's CPU time for run.json
 
 #include "core/buf.h"  // archive.csv
 #include "core/util.h"
@@ -16,6 +17,7 @@
 #include "run/ahead.h"         // results of the next generation's candidates asked ahead
 #include "run/params_file.h"   // best.params for vector solutions
 #include "run/partial.h"       // the finished candidates of the generation in progress
+#include "run/record.h"        // run.json at the session's end
 #include "run/run_tfevents.h"  // TensorBoard events, one per generation
 #include "run/runner_int.h"
 
@@ -72,20 +74,6 @@ static const char* algo_error(const ne_run* run, int rc) {
   return msg ? msg : ne_strerror(rc);
 }
 
-// numbers and durations for progress lines
-static void human(char* buf, size_t size, double v) {
-  if (v >= 1e9) snprintf(buf, size, "%.2fG", v / 1e9);
-  else if (v >= 1e6) snprintf(buf, size, "%.2fM", v / 1e6);
-  else if (v >= 1e4) snprintf(buf, size, "%.1fk", v / 1e3);
-  else snprintf(buf, size, "%.0f", v);
-}
-
-static void duration(char* buf, size_t size, double s) {
-  if (s < 60) snprintf(buf, size, "%.1fs", s);
-  else if (s < 3600) snprintf(buf, size, "%dm%02ds", (int)s / 60, (int)s % 60);
-  else snprintf(buf, size, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
-}
-
 // ---- progress within a round ----------------------------------------------------------------------
 // A long round (a Deep GA generation on Atari: 15-35 minutes) says how far it is every
 // run.progress_seconds once it has run that long, from whichever evaluating thread finishes a
@@ -107,9 +95,9 @@ static void round_progress(ne_run* run, const ne_result* r) {
   if (run->progress_seconds > 0 && now - run->said_at >= run->progress_seconds) {
     run->said_at = now;
     char steps[16], rate[16], elapsed[16];
-    human(steps, sizeof steps, (double)run->round_steps);
-    human(rate, sizeof rate, (double)run->round_steps / (now - run->round_start));
-    duration(elapsed, sizeof elapsed, now - run->round_start);
+    ne__fmt_count((double)run->round_steps, steps, sizeof steps);
+    ne__fmt_count((double)run->round_steps / (now - run->round_start), rate, sizeof rate);
+    ne__fmt_duration(now - run->round_start, elapsed, sizeof elapsed);
     ne__run_say(run, "gen %5u  %d/%d candidates%s%s done  steps %8s  %7s steps/s  (%s in)\n", run->generation,
                 run->round_done, run->round_n, run->round > 0 ? " of the re-evaluation" : "",
                 run->round_ahead > 0 ? " and the next generation's asked ahead" : "", steps, rate, elapsed);
@@ -309,14 +297,14 @@ static int run_generation(ne_run* run, uint64_t* evals, uint64_t* steps, char* e
 static void progress_line(ne_run* run, const ne_gen_report* r, double gen_s, uint64_t gen_evals, uint64_t gen_steps,
                           double session_s, uint32_t session_gens) {
   char evals[16], steps[16], rate[16], elapsed[16], eta[32] = "", where[64] = "";
-  human(evals, sizeof evals, (double)run->evaluations);
-  human(steps, sizeof steps, (double)run->env_steps);
-  human(rate, sizeof rate, gen_s > 0 ? (double)(run->minimize ? gen_evals : gen_steps) / gen_s : 0);
-  duration(elapsed, sizeof elapsed, run->wall_s);
+  ne__fmt_count((double)run->evaluations, evals, sizeof evals);
+  ne__fmt_count((double)run->env_steps, steps, sizeof steps);
+  ne__fmt_count(gen_s > 0 ? (double)(run->minimize ? gen_evals : gen_steps) / gen_s : 0, rate, sizeof rate);
+  ne__fmt_duration(run->wall_s, elapsed, sizeof elapsed);
   // ETA from the generation budget at this session's average pace
   if (run->max_generations > 0 && session_gens > 0 && (int64_t)run->generation < run->max_generations) {
     char left[16];
-    duration(left, sizeof left, session_s / session_gens * (double)(run->max_generations - run->generation));
+    ne__fmt_duration(session_s / session_gens * (double)(run->max_generations - run->generation), left, sizeof left);
     snprintf(eta, sizeof eta, "  ETA %s", left);
   }
   ne_executor_describe(run->exec, where, sizeof where);
@@ -520,7 +508,8 @@ static int on_interrupt(ne_run* run, char* errstr) {
   return ne__set_error(errstr, NE_EINTR, "interrupted");
 }
 
-int ne_run_loop(ne_run* run, char* errstr) {
+// The generation loop; *reason gets why it ended when it returns 0.
+static int loop(ne_run* run, const char** reason, char* errstr) {
   ne_gen_report r;
   double session_start = ne__now(), wall_at_start = run->wall_s;
   uint32_t session_gens = 0;
@@ -529,6 +518,7 @@ int ne_run_loop(ne_run* run, char* errstr) {
     const char* why = stop_reason(run, &r);
     if (why) {
       finish(run, why);
+      *reason = why;
       return 0;
     }
   }
@@ -559,6 +549,7 @@ int ne_run_loop(ne_run* run, char* errstr) {
     progress_line(run, &r, gen_s, evals, steps, ne__now() - session_start, session_gens);
     if (why) {
       finish(run, why);
+      *reason = why;
       return 0;
     }
     // every plot_every generations, but a fast run is not held up by gnuplot every few milliseconds
@@ -567,4 +558,38 @@ int ne_run_loop(ne_run* run, char* errstr) {
       plot(run);
     if (run->opt.stop && *run->opt.stop) return on_interrupt(run, errstr);
   }
+}
+
+// the process's CPU seconds so far (every thread: the pool's evaluators included)
+static double cpu_seconds(void) {
+  struct rusage u;
+  if (getrusage(RUSAGE_SELF, &u) != 0) return NAN;
+  return (double)u.ru_utime.tv_sec + (double)u.ru_stime.tv_sec +
+      1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+int ne_run_loop(ne_run* run, char* errstr) {
+  double cpu_at_start = cpu_seconds();
+  const char* reason = NULL;
+  int rc = loop(run, &reason, errstr);
+  // the record says how the session ended: finished (a budget, the target, the hook), stopped (a
+  // stop request; resumable) or failed with the error
+  ne_gen_report r = {0};
+  r.elite_mean = NAN;
+  if (run->generation > 0) run->vt->report(run->algo, &r);
+  double s = run->minimize ? -1.0 : 1.0;  // fitness -> f, as metrics.csv holds it
+  ne__record_result res = {run->generation,
+                           run->evaluations,
+                           run->env_steps,
+                           s * run->row_best,
+                           run->generation > 0 ? s * r.elite_mean : NAN,
+                           run->wall_s,
+                           cpu_seconds() - cpu_at_start};
+  char executor[160], why[NE_ERRSTR_LEN];
+  ne__run_describe(run, executor, sizeof executor);
+  const char* status = rc == 0 ? "finished" : rc == NE_EINTR ? "stopped" : "failed";
+  const char* text = rc == 0 ? reason : rc == NE_EINTR ? "stop requested" : errstr;
+  if (ne__record_end(run->dir, status, text, &res, executor, why) != 0)
+    fprintf(stderr, "neuroevo: warning: run.json not updated: %s\n", why);  // the run's own outcome stands
+  return rc;
 }

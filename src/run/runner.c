@@ -18,10 +18,12 @@
 #include "neuroevo/algo.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/checkpoint.h"
+#include "neuroevo/metrics.h"  // a resumed run's best row so far
 #include "neuroevo/plot.h"
 #include "neuroevo/run.h"
 #include "run/ahead.h"  // results of candidates asked ahead (overlapped generations)
 #include "run/partial.h"
+#include "run/record.h"        // run.json
 #include "run/run_tfevents.h"  // TensorBoard events of the run directory
 #include "run/runner_int.h"
 
@@ -92,7 +94,31 @@ int ne__run_append_metrics(ne_run* run, const ne_gen_report* r, char* errstr) {
   if (w != n)
     return ne__set_error(errstr, NE_EIO, "%s/metrics.csv: write failed: %s", run->dir,
                          strerror(w < 0 ? errno : ENOSPC));
+  // the best row so far, as a listing scores a row: its elite where it has one, else its best
+  double score = isnan(r->elite_mean) ? r->best : r->elite_mean;
+  if (isnan(run->row_best) || score > run->row_best) run->row_best = score;
   return 0;
+}
+
+// The best row of metrics.csv (fitness, as ne__run_append_metrics tracks it) after a resume cut it
+static void read_row_best(ne_run* run) {
+  ne_metrics m;
+  run->row_best = NAN;
+  if (ne_metrics_read(run->dir, &m, NULL) != 0) return;
+  double s = run->minimize ? -1.0 : 1.0;  // f -> fitness
+  for (int i = 0; i < m.n_rows; i++) {
+    double e = ne_metrics_at(&m, i, NE_M_ELITE), b = ne_metrics_at(&m, i, NE_M_BEST);
+    double score = s * (isnan(e) ? b : e);
+    if (!isnan(score) && (isnan(run->row_best) || score > run->row_best)) run->row_best = score;
+  }
+  ne_metrics_free(&m);
+}
+
+// What the executor is, for the record: "local, 4 threads", "redis 3 workers/12 thr"
+void ne__run_describe(const ne_run* run, char* buf, size_t size) {
+  char what[96] = "";
+  if (run->exec && run->exec->vt->describe) run->exec->vt->describe(run->exec, what, sizeof what);
+  snprintf(buf, size, "%s%s%s", run->exec ? run->exec->vt->name : "none", what[0] ? ", " : "", what);
 }
 
 // 1 when line is a row of metrics.csv (it starts with its generation), not the header
@@ -335,6 +361,7 @@ static ne_run* new_run(const ne_run_options* opt) {
   if (!run) return NULL;
   if (opt) run->opt = *opt;
   run->metrics_fd = -1;
+  run->row_best = NAN;
   pthread_mutex_init(&run->progress_mu, NULL);
   return run;
 }
@@ -357,6 +384,11 @@ int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out,
     rc = ne_config_write_file(run->cfg, path, errstr);
   }
   if (!rc) rc = create_metrics(run, errstr);
+  if (!rc) {
+    char executor[160];
+    ne__run_describe(run, executor, sizeof executor);
+    rc = ne__record_start(run->dir, run->cfg, run->opt.origin, 0, executor, errstr);
+  }
   if (!rc) ne__run_tb_open(run);  // TensorBoard events (run_tfevents.c); warns, never fails
   if (!rc) rc = open_log(run, errstr);
   if (!rc) rc = open_partial(run, 0, errstr);
@@ -421,7 +453,13 @@ int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, 
     if (run->vt->best(run->algo, &best) == 0) run->best_score = best.score;
     rc = truncate_metrics(run, ck.generation, errstr);
   }
+  if (!rc) read_row_best(run);
   if (!rc) rc = open_metrics(run, errstr);
+  if (!rc) {
+    char executor[160];
+    ne__run_describe(run, executor, sizeof executor);
+    rc = ne__record_start(run->dir, run->cfg, run->opt.origin, 1, executor, errstr);
+  }
   ne_checkpoint_free(&ck);
   // TensorBoard events: drops those of generations >= the checkpoint's, as metrics.csv does
   if (!rc) ne__run_tb_open(run);

@@ -4,6 +4,7 @@
 #define NEUROEVO_RUNNER_INT_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,6 +52,7 @@ struct ne_run {
   double target;
   int checkpoint_every, keep_checkpoints, plot_every;
   double best_score;                 // best elite score so far (NaN before any)
+  double row_best;                   // best metrics row so far (its elite, else its best; fitness; NaN: none)
   uint32_t best_written_generation;  // generation of the genome in best.genome (+1; 0 none)
   // evaluation buffers: the round's, and those of the next generation's candidates asked ahead
   ne__result_buf res, ahead_res;
@@ -90,6 +92,9 @@ void ne__run_say(ne_run* run, const char* fmt, ...) __attribute__((format(printf
 
 // Like ne__run_say for what a stopped run kept and where: a quiet run prints it on stderr.
 void ne__run_say_stop(ne_run* run, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// What the executor is, for run.json ("local, 4 threads").
+void ne__run_describe(const ne_run* run, char* buf, size_t size);
 
 // Appends the metrics row of a completed generation to metrics.csv.
 int ne__run_append_metrics(ne_run* run, const ne_gen_report* r, char* errstr);
