@@ -60,7 +60,7 @@ done
 "$BIN" compare elli-cmaes.ini elli-sepcmaes.ini --seeds 2 --threads 2 --out CMP > compare.out
 for f in summary.csv summary.md compare.png compare.gp; do [ -s "CMP/$f" ] || fail "CMP/$f missing or empty"; done
 [ "$(head -c 4 CMP/compare.png | od -An -c | tr -d ' ')" = "211PNG" ] || fail "compare.png is not a PNG"
-[ "$(head -1 CMP/summary.csv)" = "config,seed,final_score,best_score,steps_to_threshold,wall_s" ] || fail "summary.csv header"
+[ "$(head -1 CMP/summary.csv)" = "config,seed,final_score,best_score,steps_to_threshold,wall_s,status" ] || fail "summary.csv header"
 [ "$(($(wc -l < CMP/summary.csv) - 1))" -eq 4 ] || fail "summary.csv: expected 4 runs"
 for c in elli-cmaes elli-sepcmaes; do
   for s in 0 1; do
@@ -70,7 +70,9 @@ for c in elli-cmaes elli-sepcmaes; do
   done
   grep -q "^## $c" CMP/summary.md || fail "summary.md lacks a section for $c"
 done
-grep -q "95% CI of the mean final" CMP/summary.md || fail "summary.md lacks the bootstrap interval"
+# 2 seeds are too few for a bootstrap CI: the interval is the seeds' range, and says so
+grep -q "range of the final (2 seeds: too few for a CI)" CMP/summary.md || fail "summary.md lacks the seeds' range"
+grep -q "| 95% CI of the mean final |" CMP/summary.md && fail "summary.md calls the range of 2 seeds a 95% CI"
 grep -q "median final" CMP/summary.md || fail "summary.md lacks the median"
 # every run reaches f <= 1e-8 (run.target = auto) on the 6-D ellipsoid: a finite count, not inf
 awk -F, 'NR > 1 && $5 == "inf" { bad = 1 } END { exit bad }' CMP/summary.csv || fail "a run never reached f <= 1e-8"

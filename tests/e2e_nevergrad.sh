@@ -120,8 +120,15 @@ NE_TEST_HANG_AT=2 NEUROEVO_OPT_TIMEOUT=2 "$BIN" run "${flaky[@]}" --out hang --q
 rc=$?
 set -e
 [ "$rc" -ne 0 ] || fail "a hanging optimizer did not fail the run"
-grep -q "no reply from the optimizer server to tell within 2 s (NEUROEVO_OPT_TIMEOUT" err.txt || fail "hang: $(cat err.txt)"
+grep -q "no reply from the optimizer server to tell within 2 s (call_timeout in the config, or NEUROEVO_OPT_TIMEOUT" err.txt || fail "hang: $(cat err.txt)"
 [ "$(basename "$(last_ckpt hang)")" = ckpt-00000002.bin ] || fail "hang: last checkpoint $(last_ckpt hang)"
+# the wait is announced while it lasts (every 30 s, at most a quarter of the limit: 0.5 s here)
+grep -q "still waiting for tell: 0.5 s so far (it fails after 2 s" err.txt || fail "no notice while waiting: $(cat err.txt)"
+# [python] call_timeout sets the limit of one run
+set +e
+NE_TEST_HANG_AT=1 "$BIN" run "${flaky[@]}" python.call_timeout=1 --out hang_key --quiet 2>err.txt
+set -e
+grep -q "to tell within 1 s" err.txt || fail "call_timeout: $(cat err.txt)"
 
 # --- no server left behind ----------------------------------------------------------------------------
 sleep 0.5

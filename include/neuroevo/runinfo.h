@@ -88,6 +88,10 @@ int ne_runinfo_scan(const char* const* paths, int n, int (*fn)(void* user, const
 int ne_runinfo_tag(const char* dir, const char* const* add, int n_add, const char* const* remove, int n_remove,
                    const char* note, char* errstr);
 
+// Sets the status and reason (and the end time) of dir's record: for a run whose process could not
+// say so itself (killed by a signal). Atomic and locked as ne_runinfo_tag. Nullable: errstr.
+int ne_runinfo_mark(const char* dir, const char* status, const char* reason, char* errstr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,9 +16,10 @@
 // few generations), so large problems resume by replay, small ones by their pickle.
 //
 // Errors. A missing Python, package or class, an unknown optimizer name (the server lists the
-// nearest), an optimizer that raises and a server that dies or hangs (NEUROEVO_OPT_TIMEOUT, default
-// 600 s a call) all end the call with the server's message, which last_error hands to the runner:
-// the run stops non-zero and its last checkpoint stays as it was.
+// nearest), an optimizer that raises and a server that dies or hangs ([section] call_timeout, else
+// NEUROEVO_OPT_TIMEOUT, else 600 s a call; a call is announced every 30 s while it waits) all end
+// the call with the server's message, which last_error hands to the runner: the run stops non-zero
+// and its last checkpoint stays as it was.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>  // qsort
@@ -48,6 +49,8 @@ static const ne__pyproc_kind opt_server = {
     .version = NE_OPT_VERSION,
     .timeout_env = "NEUROEVO_OPT_TIMEOUT",
     .call_timeout_s = 600.0,  // one ask, tell or pickle (a big optimizer can be slow)
+    .timeout_key = "call_timeout",
+    .notice_s = 30.0,
     .start_timeout_env = "NEUROEVO_OPT_START_TIMEOUT",
     .start_timeout_s = 120.0,
 };
@@ -62,6 +65,10 @@ typedef struct pyopt {
   int eval_reco;            // 1: the recommendation is evaluated each generation
   uint32_t reco_episodes;   // its episodes
   uint64_t snapshot_limit;  // largest pickle kept in a checkpoint (bytes; 0: always replay)
+  double call_timeout_s;    // [section] call_timeout: one call's limit (0: the server kind's default)
+  double calls_s;           // seconds spent in the server's calls since started_at
+  double started_at;        // ne__now() once the optimizer was made (or its state loaded)
+  int warned_slow;          // 1 once warn_if_slow said so
   uint32_t spec_crc;        // CRC of the settings sent at init (a checkpoint must match)
   char who[96];             // message prefix: "nevergrad TBPSA", "python my_mod:Opt"
   ne__pyproc proc;          // the optimizer server
@@ -216,7 +223,9 @@ static int failed(pyopt* s, int rc) {
 // Sends one command; an error reply becomes the failure (with the optimizer's message).
 static int call(pyopt* s, char cmd, const char* what) {
   char reply;
+  double t0 = ne__now();
   int rc = ne__pyproc_call(&s->proc, s->who, cmd, what, &reply);
+  s->calls_s += ne__now() - t0;
   if (!rc && reply == NE_PYPROC_REPLY_ERROR) rc = ne__pyproc_error(&s->proc, s->who);
   else if (!rc && reply != NE_PYPROC_REPLY_OK)
     rc = ne__pyproc_fail(&s->proc, s->who, NE_ECORRUPT, "unexpected reply byte 0x%02x to %s", (unsigned char)reply,
@@ -231,6 +240,7 @@ static int start_server(pyopt* s, const double* x0, const char* spec, char* errs
   while (bytes < NE_OPT_OFF_DATA + x0_bytes + spec_len) bytes *= 2;
   char reply;
   int rc = ne__pyproc_start(&s->proc, &opt_server, s->who, bytes, NULL, &reply);
+  if (!rc && s->call_timeout_s > 0) s->proc.call_timeout_s = s->call_timeout_s;  // [section] call_timeout
   if (!rc && reply == NE_PYPROC_REPLY_ERROR) rc = ne__pyproc_error(&s->proc, s->who);
   else if (!rc && reply != NE_PYPROC_REPLY_HELLO)
     rc =
@@ -377,6 +387,20 @@ static void log_generation(pyopt* s) {
   s->log_gens++;
 }
 
+// Says once when the optimizer's own calls take most of the run's time: then the optimizer, not
+// the evaluation, sets the pace (Nevergrad's NGOpt below a budget of 5 x population picks a
+// sampling search whose ask costs ~1.7 s of CPU at 5k dimensions: minutes a generation).
+static void warn_if_slow(pyopt* s) {
+  double wall = ne__now() - s->started_at;
+  if (s->warned_slow || s->calls_s < 60 || s->calls_s < 0.5 * wall) return;
+  s->warned_slow = 1;
+  fprintf(stderr,
+          "neuroevo: note: %s: its own ask and tell took %.0f s of the %.0f s this run has trained (%.0f%%): the "
+          "optimizer, not the evaluation, sets the pace (where episodes should dominate, see docs/studies.md: "
+          "Nevergrad's NGOpt at small budgets)\n",
+          s->who, s->calls_s, wall, 100 * s->calls_s / wall);
+}
+
 static int pyopt_tell(void* self, const ne_batch* batch, const ne_result* results, int* generation_done) {
   pyopt* s = self;
   if (!s->asked || batch != &s->batch) return NE_ESTATE;
@@ -391,6 +415,7 @@ static int pyopt_tell(void* self, const ne_batch* batch, const ne_result* result
   s->gen++;
   s->asked = 0;
   *generation_done = 1;
+  warn_if_slow(s);
   return 0;
 }
 
@@ -535,6 +560,7 @@ static int pyopt_load(void* self, const uint8_t* data, size_t len, char* errstr)
   ne__buf_bytes(&s->log, log, (size_t)log_len);
   s->log_gens = gens;
   s->asked = 0;
+  s->calls_s = 0, s->started_at = ne__now();  // the replay's calls are not the run's pace
   return s->log.oom ? ne__set_error(errstr, NE_ENOMEM, "out of memory") : 0;
 }
 
@@ -592,6 +618,7 @@ static int create(const ne_problem* problem, const ne_config* cfg, const char* s
   int64_t reco = ne_config_int(cfg, section, "eval_episodes");
   s->reco_episodes = reco > 0 ? (uint32_t)reco : problem->episodes > 0 ? (uint32_t)problem->episodes : 1;
   s->snapshot_limit = (uint64_t)ne_config_int(cfg, section, "snapshot_mb") << 20;
+  s->call_timeout_s = ne_config_float(cfg, section, "call_timeout");
   if (strcmp(section, "nevergrad") == 0)
     snprintf(s->who, sizeof s->who, "nevergrad %s", ne_config_str(cfg, section, "optimizer"));
   else snprintf(s->who, sizeof s->who, "python %s", ne_config_str(cfg, section, "class"));
@@ -605,6 +632,7 @@ static int create(const ne_problem* problem, const ne_config* cfg, const char* s
     // the checkpoint carries this, so that it is never resumed under other settings or another x0
     s->spec_crc = ne__crc32c(ne__crc32c(0, spec, strlen(spec)), x0, (size_t)s->n * sizeof(double));
     rc = start_server(s, x0, spec, errstr);
+    s->calls_s = 0, s->started_at = ne__now();  // the server's start is not the run's pace
   }
   ne_free(x0);
   ne_free(spec);

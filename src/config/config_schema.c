@@ -342,7 +342,10 @@ static const ne_config_key meta_keys[] = {
      "episodes of the recommendation's evaluation (0 = env.episodes)"},                                \
     {sec, "snapshot_mb", NE_CFG_INT, "16", 0, 1e6, NULL,                                              \
      "checkpoints hold the optimizer's pickle while it is at most this many MiB, else the losses told "\
-     "since the last one, replayed on resume (0 = always replay)"}
+     "since the last one, replayed on resume (0 = always replay)"},                                    \
+    {sec, "call_timeout", NE_CFG_FLOAT, "0", 0, 1e9, NULL,                                             \
+     "seconds one optimizer call (ask, tell, pickle) may take before the run fails (0 = "              \
+     "$NEUROEVO_OPT_TIMEOUT, else 600); a longer call is announced every 30 s while it waits"}
 // clang-format on
 
 // [nevergrad]: any optimizer of Nevergrad's registry.

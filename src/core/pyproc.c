@@ -348,18 +348,38 @@ static int spin_adaptive(ne__pyproc* p) {
   return caught != 0;
 }
 
+// "(call_timeout in the config, or NEUROEVO_OPT_TIMEOUT, sets the limit)"-style hint into buf
+static void limit_hint(const ne__pyproc* p, char* buf, size_t size) {
+  if (p->kind->timeout_key)
+    snprintf(buf, size, "%s in the config, or %s, sets the limit", p->kind->timeout_key, p->kind->timeout_env);
+  else snprintf(buf, size, "%s sets the limit", p->kind->timeout_env);
+}
+
 // Sleeps on the socket until the reply is published (a doorbell wakes us), the server dies (the
-// socket closes: it is reaped and its exit described) or timeout_s passes.
+// socket closes: it is reaped and its exit described) or timeout_s passes; says so while it waits.
 static int sleep_for_reply(ne__pyproc* p, const char* who, double timeout_s, const char* what) {
-  double deadline = ne__now() + timeout_s;
+  double start = ne__now(), deadline = start + timeout_s;
+  double every = p->kind->notice_s > 0 ? fmin(p->kind->notice_s, timeout_s / 4) : 0;
+  double notice_at = every > 0 ? start + every : INFINITY;
+  char hint[160];
   for (;;) {
     if (replied(p)) return 0;
-    double left = deadline - ne__now();
-    if (left <= 0)
-      return ne__pyproc_fail(p, who, NE_EIO, "no reply from the %s to %s within %.0f s (%s sets the limit)",
-                             p->kind->what, what, timeout_s, p->kind->timeout_env);
+    double now = ne__now(), left = deadline - now;
+    if (left <= 0) {
+      limit_hint(p, hint, sizeof hint);
+      return ne__pyproc_fail(p, who, NE_EIO, "no reply from the %s to %s within %.0f s (%s)", p->kind->what, what,
+                             timeout_s, hint);
+    }
+    if (now >= notice_at) {
+      limit_hint(p, hint, sizeof hint);
+      double waited = now - start;
+      fprintf(stderr, "neuroevo: %s: still waiting for %s: %.*f s so far (it fails after %.0f s; %s)\n", who, what,
+              waited < 10 ? 1 : 0, waited, timeout_s, hint);
+      notice_at += every;
+    }
+    double wait = fmin(left, notice_at - now);
     struct pollfd pfd = {p->sock, POLLIN, 0};
-    int r = poll(&pfd, 1, left < 2e6 ? (int)ceil(left * 1000) : 2000000000);  // an int of milliseconds
+    int r = poll(&pfd, 1, wait < 2e6 ? (int)ceil(wait * 1000) : 2000000000);  // an int of milliseconds
     if (r < 0 && errno != EINTR)
       return ne__pyproc_fail(p, who, NE_EIO, "poll on the %s's socket: %s", p->kind->what, strerror(errno));
     if (r <= 0) continue;

@@ -13,7 +13,9 @@
 // the new size into the header; the other side remaps when it sees a larger size. A server that
 // raises answers with an error reply (code + message); one that dies or hangs is killed and the
 // failure described ("was killed by signal 9 during tell", "no reply ... within 60 s"). The process
-// gets its own process group, so a terminal's Ctrl-C reaches only the trainer. Not public API.
+// gets its own process group, so a terminal's Ctrl-C reaches only the trainer. A call that runs long
+// says so on stderr while it waits (every notice_s, at most a quarter of its limit), so a slow
+// server never means silent minutes. Not public API.
 #ifndef NEUROEVO_PYPROC_H
 #define NEUROEVO_PYPROC_H
 
@@ -54,6 +56,8 @@ typedef struct ne__pyproc_kind {
   uint32_t version;               // NE_PYPROC_OFF_VERSION's value
   const char* timeout_env;        // variable overriding call_timeout_s (seconds)
   double call_timeout_s;          // how long one call may take
+  const char* timeout_key;        // the config key that sets the limit too, for messages (NULL: none)
+  double notice_s;                // a call still waiting is announced on stderr this often (0: never)
   const char* start_timeout_env;  // variable overriding start_timeout_s
   double start_timeout_s;         // Python start + imports + the server's own set-up
 } ne__pyproc_kind;

@@ -1,246 +1,236 @@
 // SPDX-License-Identifier: MIT
-// `neuroevo compare` in library form (compare.h): trains each (config, seed) pair, several at a time
-// on the local threads (run slots, each with a thread pool of its own; results do not depend on the
-// thread count, so a run is the same as the run alone) or one after another on the caller's
-// executors (a Redis master per run), then reads the runs' metrics.csv back and writes
-// summary.csv, summary.md and compare.png. Reading the metrics files (not in-memory
-// state) keeps the summary exactly what the run directories show, also after a resumed compare.
+// `neuroevo compare` in library form (compare.h): a study of arms x seeds. Each run trains in a
+// process of its own (fork), several at a time on the local threads (each with a thread pool of
+// threads / runs-at-once threads; results do not depend on the thread count, so a run is the same
+// as the run alone) or one after another on the caller's executors (a Redis master per run). A
+// run's process is its isolation: a run that fails (its config, env or optimizer, an optimizer
+// call over its time limit, a crash of the process itself) is recorded with its error in
+// study.json and its run.json while the others go on, and its process's exit code and CPU time
+// (wait4) are exactly its own. The parent only schedules, prints progress with an ETA, and in the
+// end writes the summary (compare_summary.c) of what finished. The same command later continues:
+// finished runs are kept, failed and stopped ones resumed.
+//
+// Signals: the runs' processes have a process group of their own, so a terminal's Ctrl-C reaches
+// the parent alone, which passes one SIGTERM to each running run (they checkpoint and stop); a
+// parent that dies takes them along (PR_SET_PDEATHSIG).
 #include "neuroevo/compare.h"
 
+#include <cjson/cJSON.h>  // study.json
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>  // run slots: several runs at a time on the local threads
-#include <stdarg.h>
+#include <poll.h>  // waiting on the runs' pipes
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>  // wait4's rusage: a run's CPU time
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>  // PR_SET_PDEATHSIG
+#endif
 
+#include "core/sysinfo.h"  // study.json's times
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/executor.h"
-#include "neuroevo/metrics.h"  // reading each run's metrics.csv
-#include "neuroevo/plot.h"     // ne_plot_gnuplot: compare.png
+#include "neuroevo/metrics.h"  // the running runs' progress
 #include "neuroevo/pool.h"     // ne_cpu_count
-#include "neuroevo/rng.h"
 #include "neuroevo/run.h"
+#include "neuroevo/runinfo.h"  // finished runs kept; a crashed run's record
+#include "report/compare_int.h"
 
 #define DEFAULT_SEEDS 3
-#define CI_RESAMPLES 10000    // bootstrap resamples of the final score
-#define BAND_RESAMPLES 1000   // per curve point
-#define BAND_POINTS 200       // curve points per config
-#define BOOTSTRAP_SEED 12345  // fixed: the same runs always give the same intervals
-#define PATH_CAP 4096
-#define MAX_SLOTS 256  // runs trained at the same time at most
+#define DEFAULT_PROGRESS_S 30.0  // seconds between status lines
+#define MAX_SLOTS 256            // runs trained at the same time at most
+#define MSG_CAP (NE_ERRSTR_LEN + 16)
 
-// One run's curve as read from its metrics.csv.
-typedef struct curve {
-  double* x;      // (n) env steps (= evaluations for black-box tasks)
-  double* score;  // (n) the generation's score (see row_score)
-  double wall_s;  // training seconds at the last row
-  int n, cap;     // rows read / allocated
-} curve;
+// A run's process while it trains.
+typedef struct child {
+  pid_t pid;          // 0: slot free
+  int fd;             // read end of its pipe (its result: rc, then its error text)
+  int arm, seed;      // which run
+  char msg[MSG_CAP];  // what it wrote so far
+  size_t msg_len;
+} child;
 
-// What the summary says about one run.
-typedef struct run_stats {
-  double final_score;   // score of the last generation (NaN without rows)
-  double best_score;    // best score over all generations
-  double to_threshold;  // x at which the score first reached the threshold (inf: never / no threshold)
-  double wall_s;        // training seconds
-} run_stats;
+// The study in progress.
+typedef struct study {
+  const ne_compare_entry* entries;
+  const ne_compare_options* opt;
+  ne__cmp_arm* arms;  // (n)
+  int n, seeds;
+  int slots, threads;  // runs at once, evaluation threads of each
+  int total, done;     // runs, and runs with an outcome (finished, failed, kept)
+  child kids[MAX_SLOTS];
+  int running;       // kids in use
+  int stopping;      // a stop request was seen (no new run starts; the running ones were told)
+  double last_line;  // ne__now() of the last status line
+  pid_t parent;      // this process (its runs check that it is still there)
+  char created[32];  // study.json's first start
+} study;
 
-// Per config: what it is and how its runs went.
-typedef struct cfg_info {
-  const char* name;   // entry name
-  char env_id[64];    // [env] id
-  char algo[32];      // run.algorithm
-  int minimize;       // 1 for black-box functions: scores are f values, lower is better
-  int has_threshold;  // 1 if a threshold applies
-  double threshold;   // in score units (f for black-box tasks)
-  curve* curves;      // (seeds)
-  run_stats* stats;   // (seeds)
-} cfg_info;
+// ---- the arms -----------------------------------------------------------------------------------
 
-// ---- small text builder -------------------------------------------------------------------------
-
-typedef struct text {
-  char* s;     // NUL-terminated, owned
-  size_t len;  // bytes used
-  size_t cap;  // bytes allocated
-  int oom;     // 1 after an allocation failure
-} text;
-
-static void tprintf(text* t, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tprintf(text* t, const char* fmt, ...) {
-  if (t->oom) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int need = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (t->len + (size_t)need + 1 > t->cap) {
-    size_t cap = t->cap ? t->cap : 1024;
-    while (cap < t->len + (size_t)need + 1) cap *= 2;
-    char* grown = ne_realloc(t->s, cap);
-    if (!grown) {
-      t->oom = 1;
-      return;
-    }
-    t->s = grown;
-    t->cap = cap;
-  }
-  va_start(ap, fmt);
-  vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-  va_end(ap);
-  t->len += (size_t)need;
-}
-
-// writes t atomically to dir/name and frees it
-static int text_save(text* t, const char* dir, const char* name, char* errstr) {
-  char path[PATH_CAP + 64];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  int rc = t->oom ? ne__set_error(errstr, NE_ENOMEM, "%s: out of memory", path)
-                  : ne__write_file_atomic(path, t->s ? t->s : "", t->len, errstr);
-  ne_free(t->s);
-  memset(t, 0, sizeof *t);
-  return rc;
-}
-
-// ---- bootstrap ----------------------------------------------------------------------------------
-
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-// the interval from `resamples` bootstrap means written into `means` (resamples doubles)
-static void bootstrap_into(const double* x, int n, int resamples, uint64_t seed, double* means, double* lo,
-                           double* hi) {
-  ne_rng rng;
-  ne_rng_seed(&rng, seed);
-  for (int b = 0; b < resamples; b++) {
-    double sum = 0;
-    for (int i = 0; i < n; i++) sum += x[ne_rng_below(&rng, (uint64_t)n)];
-    means[b] = sum / n;
-  }
-  qsort(means, (size_t)resamples, sizeof *means, cmp_double);
-  *lo = means[(int)(0.025 * resamples)];
-  *hi = means[(int)ceil(0.975 * resamples) - 1];
-}
-
-void ne_compare_bootstrap(const double* x, int n, int resamples, uint64_t seed, double* lo, double* hi) {
-  *lo = *hi = NAN;
-  if (n <= 0 || resamples <= 0) return;
-  if (n == 1) {
-    *lo = *hi = x[0];
-    return;
-  }
-  double* means = ne_malloc((size_t)resamples * sizeof(double));
-  if (!means) return;
-  bootstrap_into(x, n, resamples, seed, means, lo, hi);
-  ne_free(means);
-}
-
-static double mean_of(const double* x, int n) {
-  double s = 0;
-  for (int i = 0; i < n; i++) s += x[i];
-  return n ? s / n : NAN;
-}
-
-// median of x[0..n) (sorts a copy in scratch)
-static double median_of(const double* x, int n, double* scratch) {
-  if (n == 0) return NAN;
-  memcpy(scratch, x, (size_t)n * sizeof(double));
-  qsort(scratch, (size_t)n, sizeof(double), cmp_double);
-  return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
-}
-
-// ---- reading metrics.csv ------------------------------------------------------------------------
-
-// A generation's score: for black-box tasks the lowest f evaluated (best or the mean's f), for MDPs
-// the elite / mean evaluation when the algorithm has one, else the population's best.
-static double row_score(double best, double elite, int minimize) {
-  if (minimize) return isfinite(elite) && elite < best ? elite : best;
-  return isfinite(elite) ? elite : best;
-}
-
-static int curve_push(curve* c, double x, double s) {
-  if (c->n == c->cap) {
-    int cap = c->cap ? 2 * c->cap : 256;
-    double* nx = ne_realloc(c->x, (size_t)cap * sizeof(double));
-    if (nx) c->x = nx;
-    double* ns = nx ? ne_realloc(c->score, (size_t)cap * sizeof(double)) : NULL;
-    if (!nx || !ns) return NE_ENOMEM;
-    c->score = ns;
-    c->cap = cap;
-  }
-  c->x[c->n] = x;
-  c->score[c->n] = s;
-  c->n++;
-  return 0;
-}
-
-// run_dir's metrics.csv (metrics.h) as a curve: x = env steps, the generation's score
-static int read_curve(const char* run_dir, int minimize, curve* c, char* errstr) {
-  ne_metrics m;
-  int rc = ne_metrics_read(run_dir, &m, errstr);
-  if (rc) return rc;
-  if (m.header && (!m.has[NE_M_STEPS] || !m.has[NE_M_BEST] || !m.has[NE_M_ELITE] || !m.has[NE_M_WALL]))
-    rc = ne__set_error(errstr, NE_EPARSE, "%s/metrics.csv: unexpected header", run_dir);
-  c->n = 0;
-  c->wall_s = NAN;
-  for (int i = 0; i < m.n_rows && !rc; i++) {
-    double x = ne_metrics_at(&m, i, NE_M_STEPS);
-    double s = row_score(ne_metrics_at(&m, i, NE_M_BEST), ne_metrics_at(&m, i, NE_M_ELITE), minimize);
-    if (isfinite(x) && !isnan(s) && curve_push(c, x, s)) rc = ne__set_error(errstr, NE_ENOMEM, "out of memory");
-    c->wall_s = ne_metrics_at(&m, i, NE_M_WALL);
-  }
-  ne_metrics_free(&m);
-  return rc;
-}
-
-// final / best / threshold figures of one curve
-static run_stats curve_stats(const curve* c, const cfg_info* info) {
-  run_stats s = {NAN, NAN, INFINITY, c->wall_s};
-  double sign = info->minimize ? -1.0 : 1.0;  // compare as "higher is better"
-  for (int i = 0; i < c->n; i++) {
-    double v = c->score[i];
-    if (isnan(s.best_score) || sign * v > sign * s.best_score) s.best_score = v;
-    if (info->has_threshold && isinf(s.to_threshold) && sign * v >= sign * info->threshold) s.to_threshold = c->x[i];
-  }
-  if (c->n) s.final_score = c->score[c->n - 1];
-  return s;
-}
-
-// ---- running ------------------------------------------------------------------------------------
-
-static void run_dir_of(char* buf, size_t size, const char* out, const char* name, int seed) {
-  snprintf(buf, size, "%s/%s/seed%d", out, name, seed);
-}
-
-// the config's threshold in score units: --threshold, else run.target (auto: the env's)
-static void resolve_threshold(cfg_info* info, const ne_config* cfg, const ne_env_spec* env,
+// the arm's threshold in score units: --threshold, else run.target (auto: the env's)
+static void resolve_threshold(ne__cmp_arm* a, const ne_config* cfg, const ne_env_spec* env,
                               const ne_compare_options* opt) {
   const char* t = ne_config_str(cfg, "run", "target");
   char* end;
-  info->has_threshold = 0;
+  a->has_threshold = 0;
   if (opt->has_threshold) {
-    info->has_threshold = 1;
-    info->threshold = opt->threshold;
+    a->has_threshold = 1;
+    a->threshold = opt->threshold;
   } else if (strcmp(t, "auto") == 0 && env->has_threshold) {
-    info->has_threshold = 1;
-    info->threshold = info->minimize ? -env->reward_threshold : env->reward_threshold;
+    a->has_threshold = 1;
+    a->threshold = a->minimize ? -env->reward_threshold : env->reward_threshold;
   } else if (strcmp(t, "auto") != 0 && strcmp(t, "none") != 0) {
-    info->threshold = strtod(t, &end);
-    info->has_threshold = *end == '\0' && isfinite(info->threshold);
+    a->threshold = strtod(t, &end);
+    a->has_threshold = *end == '\0' && isfinite(a->threshold);
   }
 }
 
-// The config of a run: its run directory's config.ini when it exists (resume), else the entry's
+// What the summary needs to know of an arm; an arm that cannot start (its config does not
+// validate, its env or policy cannot be made) gets its error instead, and the others go on. The
+// env is made and freed here: each run's process makes its own.
+static void prepare_arm(const ne_compare_entry* e, const ne_compare_options* opt, ne__cmp_arm* a) {
+  a->name = e->name;
+  snprintf(a->env_id, sizeof a->env_id, "%s", ne_config_str(e->cfg, "env", "id"));
+  snprintf(a->algo, sizeof a->algo, "%s", ne_config_str(e->cfg, "run", "algorithm"));
+  a->generations = opt->generations_set ? opt->generations : ne_config_int(e->cfg, "run", "generations");
+  ne_env_spec* env = NULL;
+  ne_policy_spec policy;
+  char why[NE_ERRSTR_LEN];
+  int rc = ne_config_validate(e->cfg, why);
+  if (!rc) rc = ne_env_from_config(e->cfg, &env, why);
+  if (!rc) rc = ne_policy_from_config(e->cfg, env, &policy, why);
+  if (rc) {
+    snprintf(a->error, sizeof a->error, "%s", why);
+  } else {
+    a->minimize = env->evaluate != NULL;
+    resolve_threshold(a, e->cfg, env, opt);
+  }
+  ne_env_spec_destroy(env);
+}
+
+// 1 when run dir finished in an earlier invocation and continuing it would stop at once: it is
+// kept without starting a process (a Nevergrad arm's would start its optimizer server first)
+static int already_finished(const char* dir, const ne_compare_options* opt) {
+  ne_runinfo r;
+  if (ne_runinfo_load(dir, &r, NULL) != 0) return 0;
+  int done = r.has_record && strcmp(r.status, "finished") == 0;
+  // a larger generation budget continues a run that stopped at its old one
+  if (done && opt->generations_set && strcmp(r.reason, "generation budget reached") == 0)
+    done = opt->generations > 0 && opt->generations <= r.generations;
+  ne_runinfo_free(&r);
+  return done;
+}
+
+// ---- study.json ---------------------------------------------------------------------------------
+
+static const char* state_text(ne__cmp_state s) {
+  static const char* const names[] = {"pending", "running", "finished", "failed", "stopped"};
+  return names[s];
+}
+
+static cJSON* study_json(const study* s, const char* status) {
+  cJSON* j = cJSON_CreateObject();
+  char now[32];
+  ne__utc_now(now, sizeof now);
+  cJSON_AddNumberToObject(j, "format", 1);
+  cJSON_AddStringToObject(j, "status", status);
+  cJSON_AddStringToObject(j, "created", s->created);
+  cJSON_AddStringToObject(j, "updated", now);
+  cJSON_AddNumberToObject(j, "seeds", s->seeds);
+  const ne_run_origin* o = s->opt->origin;
+  if (o && o->argv) cJSON_AddItemToObject(j, "command", cJSON_CreateStringArray(o->argv, o->argc));
+  cJSON* arms = cJSON_AddArrayToObject(j, "arms");
+  for (int i = 0; i < s->n; i++) {
+    const ne__cmp_arm* a = &s->arms[i];
+    cJSON* arm = cJSON_CreateObject();
+    cJSON_AddStringToObject(arm, "name", a->name);
+    cJSON_AddStringToObject(arm, "env", a->env_id);
+    cJSON_AddStringToObject(arm, "algorithm", a->algo);
+    // where the arm's config came from: its file and the overrides and swept values applied
+    const ne_config* cfg = s->entries[i].cfg;
+    const char* sources = ne_config_sources(cfg);
+    const char* last = sources;
+    for (const char* p = sources; *p; p++)
+      if (p[0] == '\n' && p[1]) last = p + 1;
+    char source[NE__CMP_PATH];
+    snprintf(source, sizeof source, "%.*s", (int)strcspn(last, "\n"), last);
+    cJSON_AddStringToObject(arm, "source", source);
+    cJSON* overrides = cJSON_AddArrayToObject(arm, "overrides");
+    const ne_config_key* schema = ne_config_schema();
+    for (int q = 0; q < ne_config_schema_count(); q++) {
+      const char* text = ne_config_assignment(cfg, schema[q].section, schema[q].key);
+      if (text) cJSON_AddItemToArray(overrides, cJSON_CreateString(text));
+    }
+    if (a->error[0]) cJSON_AddStringToObject(arm, "error", a->error);
+    cJSON* runs = cJSON_AddArrayToObject(arm, "runs");
+    for (int k = 0; k < s->seeds; k++) {
+      const ne__cmp_run* r = &a->runs[k];
+      cJSON* run = cJSON_CreateObject();
+      char dir[NE__CMP_PATH];
+      snprintf(dir, sizeof dir, "%s/seed%d", a->name, k);
+      cJSON_AddNumberToObject(run, "seed", k);
+      cJSON_AddStringToObject(run, "dir", dir);
+      cJSON_AddStringToObject(run, "status", state_text(r->state));
+      if (r->error[0]) cJSON_AddStringToObject(run, "error", r->error);
+      if (r->session_s > 0) cJSON_AddNumberToObject(run, "wall_s", round(r->session_s * 1000) / 1000);
+      if (r->session_s > 0) cJSON_AddNumberToObject(run, "cpu_s", round(r->cpu_s * 1000) / 1000);
+      cJSON_AddItemToArray(runs, run);
+    }
+    cJSON_AddItemToArray(arms, arm);
+  }
+  return j;
+}
+
+// rewrites DIR/study.json (a warning on failure: the runs' own records are the record)
+static void save_study(const study* s, const char* status) {
+  cJSON* j = study_json(s, status);
+  char* text = j ? cJSON_Print(j) : NULL;
+  char path[NE__CMP_PATH + 32], why[NE_ERRSTR_LEN];
+  snprintf(path, sizeof path, "%s/study.json", s->opt->out_dir);
+  if (!text || ne__write_file_atomic(path, text, strlen(text), why) != 0)
+    fprintf(stderr, "neuroevo: warning: %s not written: %s\n", path, text ? why : "out of memory");
+  cJSON_free(text);
+  cJSON_Delete(j);
+}
+
+// the first start of an existing study.json, or now
+static void study_created(study* s) {
+  char path[NE__CMP_PATH + 32], *text = NULL;
+  snprintf(path, sizeof path, "%s/study.json", s->opt->out_dir);
+  ne__utc_now(s->created, sizeof s->created);
+  if (ne__read_file(path, &text, NULL, NULL) != 0) return;
+  cJSON* j = cJSON_Parse(text);
+  const cJSON* c = cJSON_GetObjectItemCaseSensitive(j, "created");
+  if (cJSON_IsString(c)) snprintf(s->created, sizeof s->created, "%s", c->valuestring);
+  cJSON_Delete(j);
+  ne_free(text);
+}
+
+// ---- a run, in its own process ------------------------------------------------------------------
+
+// The run process's stop flag, raised by its signal handler. A process-wide flag is what a signal
+// handler can reach; only a run's process (after fork) ever sets it.
+static volatile int child_stop;
+
+static void on_child_signal(int sig) {
+  if (child_stop) {  // a second signal: stop at once
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+  child_stop = 1;
+}
+
+// The config of a run: its run directory's config.ini when it exists (resume), else the arm's
 // with run.seed set. *resume tells which. Caller frees with ne_config_destroy.
 static int run_config_of(const ne_compare_entry* e, int seed, const char* dir, ne_config** out, int* resume,
                          char* errstr) {
-  char probe[PATH_CAP + 16];
+  char probe[NE__CMP_PATH + 16];
   snprintf(probe, sizeof probe, "%s/config.ini", dir);
   *resume = access(probe, F_OK) == 0;
   *out = ne_config_create();
@@ -253,25 +243,42 @@ static int run_config_of(const ne_compare_entry* e, int seed, const char* dir, n
   return *out ? ne_config_set(*out, "run", "seed", seed_text, "compare", errstr) : NE_ENOMEM;
 }
 
-// trains one (config, seed), creating or resuming its run directory, on ex (NULL: the caller's
-// opt->begin_run makes one, e.g. a Redis master)
-static int train_one(const ne_compare_entry* e, int seed, ne_executor* ex, const ne_compare_options* opt,
-                     char* errstr) {
-  char dir[PATH_CAP];
-  run_dir_of(dir, sizeof dir, opt->out_dir, e->name, seed);
-  ne_run_options ro = {0};
-  ro.name = e->name;
-  ro.quiet = 1;
-  ro.stop = opt->stop;
-  ro.executor = ex;
-  ro.generations = opt->generations;
-  ro.generations_set = opt->generations_set;
+// a local executor for cfg with the run's threads and its share of the parameter cache
+static int local_executor(const study* s, const ne_config* cfg, ne_env_spec** env, ne_policy_spec* policy,
+                          ne_executor** ex, char* errstr) {
+  int rc = ne_env_from_config(cfg, env, errstr);
+  if (!rc) rc = ne_policy_from_config(cfg, *env, policy, errstr);
+  size_t cache = ((size_t)ne_config_int(cfg, "ga", "cache_mb") << 20) / (size_t)s->slots;
+  if (!rc) rc = ne_local_executor_create(*env, policy, s->threads, cache, ex, errstr);
+  return rc;
+}
+
+// trains run (i, k), creating or resuming its directory: on a local executor, or on the one
+// opt->begin_run makes (a Redis master)
+static int train_run(const study* s, int i, int k, char* errstr) {
+  const ne_compare_entry* e = &s->entries[i];
+  const ne_compare_options* opt = s->opt;
+  char dir[NE__CMP_PATH];
+  ne__cmp_run_dir(dir, sizeof dir, opt->out_dir, e->name, k);
+  ne_run_origin origin = {0};
+  if (opt->origin) origin = *opt->origin;
+  origin.study = opt->out_dir;
+  origin.arm = e->name;
+  ne_run_options ro = {.name = e->name,
+                       .quiet = 1,
+                       .stop = &child_stop,
+                       .generations = opt->generations,
+                       .generations_set = opt->generations_set,
+                       .origin = &origin};
   ne_config* cfg = NULL;
-  int resume, rc = run_config_of(e, seed, dir, &cfg, &resume, errstr);
-  int begun = 0;
+  ne_env_spec* env = NULL;
+  ne_policy_spec policy;
+  int resume, begun = 0, rc = run_config_of(e, k, dir, &cfg, &resume, errstr);
   if (!rc && opt->begin_run) {
     rc = opt->begin_run(opt->run_user, cfg, e->name, dir, &ro.executor, errstr);
     begun = rc == 0;
+  } else if (!rc) {
+    rc = local_executor(s, cfg, &env, &policy, &ro.executor, errstr);
   }
   ne_run* run = NULL;
   if (!rc && resume) rc = ne_run_resume(dir, &ro, &run, errstr);
@@ -280,111 +287,207 @@ static int train_one(const ne_compare_entry* e, int seed, ne_executor* ex, const
   if (!rc) rc = ne_run_loop(run, errstr);
   ne_run_destroy(run);
   if (begun && opt->end_run) opt->end_run(opt->run_user, ro.executor, rc);
+  else ne_executor_destroy(ro.executor);
+  ne_env_spec_destroy(env);
   ne_config_destroy(cfg);
   return rc;
 }
 
-// prints one progress line for a finished run
-static void say_run(const ne_compare_options* opt, const cfg_info* info, int seed, int done, int total) {
-  if (opt->quiet) return;
-  const run_stats* s = &info->stats[seed];
+// The run's process: trains, writes its result code and error into fd, exits. Never returns.
+static void run_process(const study* s, int i, int k, int fd) {
+  setpgid(0, 0);  // the terminal's signals go to the parent, which passes them on
+#ifdef __linux__
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != s->parent) _exit(1);  // the parent died before the line above
+#endif
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_child_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  char err[NE_ERRSTR_LEN] = "";
+  int rc = train_run(s, i, k, err);
+  char msg[MSG_CAP];
+  int len = snprintf(msg, sizeof msg, "%d %s", rc, err);
+  ssize_t ignored = write(fd, msg, (size_t)(len < (int)sizeof msg ? len : (int)sizeof msg - 1));
+  (void)ignored;
+  fflush(NULL);
+  _exit(rc == 0 ? 0 : rc == NE_EINTR ? 130 : 1);
+}
+
+// ---- the parent: starting runs, collecting them ----------------------------------------------------
+
+// starts run (i, k) in a new process in a free slot; a run that cannot start fails at once
+static void start_run(study* s, int i, int k) {
+  ne__cmp_run* r = &s->arms[i].runs[k];
+  child* c = NULL;
+  for (int j = 0; j < s->slots && !c; j++)
+    if (!s->kids[j].pid) c = &s->kids[j];
+  int fds[2];
+  if (!c || pipe(fds) != 0) {
+    r->state = NE__CMP_FAILED;
+    snprintf(r->error, sizeof r->error, "cannot start its process: %s", strerror(errno));
+    s->done++;
+    return;
+  }
+  fflush(NULL);  // nothing buffered is written twice
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    run_process(s, i, k, fds[1]);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    r->state = NE__CMP_FAILED;
+    snprintf(r->error, sizeof r->error, "cannot start its process: fork: %s", strerror(errno));
+    s->done++;
+    return;
+  }
+  memset(c, 0, sizeof *c);
+  *c = (child){.pid = pid, .fd = fds[0], .arm = i, .seed = k};
+  r->state = NE__CMP_RUNNING;
+  r->started = ne__now();
+  s->running++;
+}
+
+// a progress line for a finished or failed run: progress to stdout, failures to stderr
+static void say_outcome(const study* s, const ne__cmp_arm* a, int k) {
+  const ne__cmp_run* r = &a->runs[k];
+  if (r->state == NE__CMP_FAILED) {
+    fprintf(stderr, "[%d/%d] %s seed %d: FAILED: %s\n", s->done, s->total, a->name, k, r->error);
+    return;
+  }
+  if (s->opt->quiet || r->state != NE__CMP_FINISHED) return;
+  const ne__cmp_stats* st = &r->stats;
   char thr[32] = "inf";
-  if (isfinite(s->to_threshold)) snprintf(thr, sizeof thr, "%.0f", s->to_threshold);
-  printf("[%d/%d] %s seed %d: final %.6g  best %.6g  %s to threshold %s  %.1fs\n", done, total, info->name, seed,
-         s->final_score, s->best_score, info->minimize ? "evaluations" : "env steps", thr, s->wall_s);
+  if (isfinite(st->to_threshold)) snprintf(thr, sizeof thr, "%.0f", st->to_threshold);
+  printf("[%d/%d] %s seed %d: final %.6g  best %.6g  %s to threshold %s  %.1fs%s\n", s->done, s->total, a->name, k,
+         st->final_score, st->best_score, a->minimize ? "evaluations" : "env steps", thr, st->wall_s,
+         r->kept ? "  (kept)" : "");
   fflush(stdout);
 }
 
-// the env facts a config's summary needs, and its env and policy (shared by the run slots)
-static int prepare_config(const ne_compare_entry* e, const ne_compare_options* opt, cfg_info* info, ne_env_spec** env,
-                          ne_policy_spec* policy, char* errstr) {
-  int rc = ne_config_validate(e->cfg, errstr);
-  if (!rc) rc = ne_env_from_config(e->cfg, env, errstr);
-  if (!rc) rc = ne_policy_from_config(e->cfg, *env, policy, errstr);
-  if (rc) return rc;
-  info->name = e->name;
-  snprintf(info->env_id, sizeof info->env_id, "%s", ne_config_str(e->cfg, "env", "id"));
-  snprintf(info->algo, sizeof info->algo, "%s", ne_config_str(e->cfg, "run", "algorithm"));
-  info->minimize = (*env)->evaluate != NULL;
-  resolve_threshold(info, e->cfg, *env, opt);
-  return 0;
-}
-
-// ---- run slots: the runs spread over the threads ---------------------------------------------------
-// With local evaluation, `slots` threads take the runs (config-major order) one at a time, each
-// evaluating on a thread pool of its own (threads / slots threads), so small runs use every core
-// and a run's results (thread-count independent) are those of the run alone. With begin_run (a
-// Redis master per run) the runs go one after another: the workers are the parallelism.
-
-// What the slots share.
-typedef struct slots_ctx {
-  const ne_compare_entry* entries;
-  const ne_compare_options* opt;
-  cfg_info* infos;             // (n) summaries filled as runs finish
-  ne_env_spec** envs;          // (n) shared read-only
-  ne_policy_spec* policies;    // (n)
-  int n, seeds, total;         // configs, seeds per config, runs
-  int threads;                 // evaluation threads of each slot
-  int slots;                   // slots sharing the machine (divides the parameter-cache budget)
-  pthread_mutex_t mu;          // guards the fields below and stdout
-  int next;                    // next run to take (config * seeds + seed)
-  int done;                    // runs finished
-  int rc;                      // first failure (0: none); no new run starts after it
-  char errstr[NE_ERRSTR_LEN];  // its message
-} slots_ctx;
-
-// a local executor for config i with the slot's threads and its share of the cache budget
-static int slot_executor(slots_ctx* c, int i, ne_executor** ex, char* errstr) {
-  if (c->opt->begin_run) return *ex = NULL, 0;
-  size_t cache = ((size_t)ne_config_int(c->entries[i].cfg, "ga", "cache_mb") << 20) / (size_t)c->slots;
-  return ne_local_executor_create(c->envs[i], &c->policies[i], c->threads, cache, ex, errstr);
-}
-
-// records the outcome of run j under the lock: the curve and progress line, or the first failure
-static void slot_finish(slots_ctx* c, int j, int rc, const char* why) {
-  int i = j / c->seeds, k = j % c->seeds;
-  char dir[PATH_CAP];
-  run_dir_of(dir, sizeof dir, c->opt->out_dir, c->entries[i].name, k);
-  char err[NE_ERRSTR_LEN];
-  pthread_mutex_lock(&c->mu);
-  if (!rc) rc = read_curve(dir, c->infos[i].minimize, &c->infos[i].curves[k], err), why = err;
-  if (!rc) {
-    c->infos[i].stats[k] = curve_stats(&c->infos[i].curves[k], &c->infos[i]);
-    say_run(c->opt, &c->infos[i], k, ++c->done, c->total);
-  } else if (!c->rc || (c->rc == NE_EINTR && rc != NE_EINTR)) {
-    c->rc = rc;
-    if (rc == NE_EINTR) snprintf(c->errstr, sizeof c->errstr, "interrupted");
-    else snprintf(c->errstr, sizeof c->errstr, "%.60s seed %d: %.150s", c->entries[i].name, k, why);
+// what a run's process came back with: finished (its curve read), stopped, or failed with the
+// error it wrote, or the signal that killed it (then its run.json, which could not say so, too)
+static void collect(study* s, child* c, int status, const struct rusage* ru) {
+  ne__cmp_arm* a = &s->arms[c->arm];
+  ne__cmp_run* r = &a->runs[c->seed];
+  char dir[NE__CMP_PATH];
+  ne__cmp_run_dir(dir, sizeof dir, s->opt->out_dir, a->name, c->seed);
+  c->msg[c->msg_len] = '\0';
+  const char* text = strchr(c->msg, ' ');
+  r->session_s = ne__now() - r->started;
+  r->cpu_s = (double)ru->ru_utime.tv_sec + (double)ru->ru_stime.tv_sec +
+      1e-6 * (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    char why[NE_ERRSTR_LEN];
+    r->state = ne__cmp_read_run(dir, a, r, why) == 0 ? NE__CMP_FINISHED : NE__CMP_FAILED;
+    if (r->state == NE__CMP_FAILED) snprintf(r->error, sizeof r->error, "%s", why);
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 130) {
+    r->state = NE__CMP_STOPPED;
+  } else if (WIFEXITED(status)) {
+    r->state = NE__CMP_FAILED;
+    snprintf(r->error, sizeof r->error, "%s", text && text[1] ? text + 1 : "its process failed without a message");
+  } else {
+    r->state = NE__CMP_FAILED;
+    snprintf(r->error, sizeof r->error, "its process was killed by signal %d (%s)", WTERMSIG(status),
+             strsignal(WTERMSIG(status)));
+    char why[NE_ERRSTR_LEN];
+    if (ne_runinfo_is_run(dir) && ne_runinfo_mark(dir, "failed", r->error, why) != 0)
+      fprintf(stderr, "neuroevo: warning: %s\n", why);
   }
-  pthread_mutex_unlock(&c->mu);
+  if (r->state != NE__CMP_STOPPED) s->done++;
+  say_outcome(s, a, c->seed);
+  close(c->fd);
+  memset(c, 0, sizeof *c);
+  s->running--;
+  save_study(s, "running");
 }
 
-// one slot: takes runs until none is left or one failed
-static void* slot_main(void* arg) {
-  slots_ctx* c = arg;
-  ne_executor* ex = NULL;
-  int ex_cfg = -1;  // config ex was made for
-  for (;;) {
-    pthread_mutex_lock(&c->mu);
-    int j = c->rc || c->next == c->total ? -1 : c->next++;
-    pthread_mutex_unlock(&c->mu);
-    if (j < 0) break;
-    int i = j / c->seeds, rc = 0;
-    char why[NE_ERRSTR_LEN] = "";
-    if (i != ex_cfg) {  // runs are config-major: a slot changes configs at most n times
-      ne_executor_destroy(ex);
-      ex = NULL;
-      ex_cfg = i;
-      rc = slot_executor(c, i, &ex, why);
+// reads what the running processes wrote; collects those that ended
+static void wait_some(study* s, int timeout_ms) {
+  struct pollfd pfd[MAX_SLOTS];
+  int idx[MAX_SLOTS], n = 0;
+  for (int j = 0; j < s->slots; j++)
+    if (s->kids[j].pid) pfd[n] = (struct pollfd){s->kids[j].fd, POLLIN, 0}, idx[n++] = j;
+  if (poll(pfd, (nfds_t)n, timeout_ms) <= 0) return;
+  for (int m = 0; m < n; m++) {
+    if (!pfd[m].revents) continue;
+    child* c = &s->kids[idx[m]];
+    ssize_t got = read(c->fd, c->msg + c->msg_len, sizeof c->msg - 1 - c->msg_len);
+    if (got > 0) {
+      c->msg_len += (size_t)got;
+      continue;
     }
-    if (!rc) rc = train_one(&c->entries[i], j % c->seeds, ex, c->opt, why);
-    slot_finish(c, j, rc, why);
+    if (got < 0 && errno == EINTR) continue;
+    // end of file: the process closed its end, it exits (or did)
+    int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(c->pid, &status, 0, &ru) < 0 && errno == EINTR) {
+    }
+    collect(s, c, status, &ru);
   }
-  ne_executor_destroy(ex);
-  return NULL;
 }
 
-// the evaluation threads in all: --threads, else the largest run.threads of the configs (0 = all cores)
+// ---- progress -----------------------------------------------------------------------------------
+
+// seconds a running run still needs: from its generations so far against its budget
+static double remaining_s(const study* s, const child* c, double now, double* total) {
+  const ne__cmp_arm* a = &s->arms[c->arm];
+  const ne__cmp_run* r = &a->runs[c->seed];
+  char dir[NE__CMP_PATH];
+  ne__cmp_run_dir(dir, sizeof dir, s->opt->out_dir, a->name, c->seed);
+  double row[NE_M_COLS];
+  *total = NAN;
+  if (ne_metrics_last(dir, row, NULL, NULL) != 1 || a->generations <= 0) return NAN;
+  double done = row[NE_M_GEN] + 1, elapsed = now - r->started;
+  *total = elapsed / done * (double)a->generations;  // this session's pace (a resumed run: from now on)
+  return fmax(0, *total - elapsed);
+}
+
+// "4/12 done (1 failed); running: arm seed 2 (gen 40/100), ...; ETA 12m30s"
+static void status_line(study* s) {
+  double now = ne__now(), finished_s = 0, left = 0;
+  int finished = 0, failed = 0, pending = 0, known = 0;
+  char running[1024] = "";
+  size_t used = 0;
+  for (int i = 0; i < s->n; i++)
+    for (int k = 0; k < s->seeds; k++) {
+      const ne__cmp_run* r = &s->arms[i].runs[k];
+      failed += r->state == NE__CMP_FAILED;
+      pending += r->state == NE__CMP_PENDING;
+      if (r->state == NE__CMP_FINISHED && !r->kept) finished_s += r->session_s, finished++;
+    }
+  double estimate = finished ? finished_s / finished : NAN;  // a run's time, from those done here
+  for (int j = 0; j < s->slots; j++) {
+    const child* c = &s->kids[j];
+    if (!c->pid) continue;
+    double total, rem = remaining_s(s, c, now, &total);
+    char dir[NE__CMP_PATH];
+    ne__cmp_run_dir(dir, sizeof dir, s->opt->out_dir, s->arms[c->arm].name, c->seed);
+    double row[NE_M_COLS];
+    int gen = ne_metrics_last(dir, row, NULL, NULL) == 1 ? (int)row[NE_M_GEN] + 1 : 0;
+    if (used < sizeof running)
+      used += (size_t)snprintf(running + used, sizeof running - used, "%s%s seed %d (gen %d/%lld)", used ? ", " : "",
+                               s->arms[c->arm].name, c->seed, gen, (long long)s->arms[c->arm].generations);
+    if (isfinite(rem)) left += rem, known++;
+    if (isnan(estimate) && isfinite(total)) estimate = total;
+  }
+  char eta[32] = "unknown yet", fails[32] = "";
+  if (isfinite(estimate) && known == s->running)
+    ne__fmt_duration((left + pending * estimate) / s->slots, eta, sizeof eta);
+  if (failed) snprintf(fails, sizeof fails, " (%d failed)", failed);
+  printf("study: %d/%d done%s; running: %s; ETA %s\n", s->done, s->total, fails, s->running ? running : "none", eta);
+  fflush(stdout);
+  s->last_line = now;
+}
+
+// ---- the study --------------------------------------------------------------------------------
+
+// the evaluation threads in all: --threads, else the largest run.threads of the arms (0 = all cores)
 static int total_threads(const ne_compare_entry* entries, int n, const ne_compare_options* opt) {
   if (opt->threads > 0) return opt->threads;
   int t = 0;
@@ -396,247 +499,57 @@ static int total_threads(const ne_compare_entry* entries, int n, const ne_compar
   return t > 0 ? t : 1;
 }
 
-// trains every run over the slots; 0, NE_EINTR or the first failure (message in errstr)
-static int run_slots(slots_ctx* c, char* errstr) {
-  int threads = total_threads(c->entries, c->n, c->opt);
-  c->slots = c->opt->begin_run ? 1 : (threads < c->total ? threads : c->total);
-  if (c->slots > MAX_SLOTS) c->slots = MAX_SLOTS;
-  c->threads = c->opt->begin_run ? 0 : threads / c->slots;
-  pthread_mutex_init(&c->mu, NULL);
-  pthread_t th[MAX_SLOTS];
-  int started = 0;
-  for (int s = 1; s < c->slots; s++)  // this thread is slot 0
-    if (pthread_create(&th[started], NULL, slot_main, c) == 0) started++;
-  slot_main(c);
-  for (int s = 0; s < started; s++) pthread_join(th[s], NULL);
-  pthread_mutex_destroy(&c->mu);
-  if (c->rc) ne__set_error(errstr, c->rc, "%s", c->errstr);
-  return c->rc;
-}
-
-// ---- summary files ------------------------------------------------------------------------------
-
-static void fmt_x(char* buf, size_t size, double x) {
-  if (isfinite(x)) snprintf(buf, size, "%.0f", x);
-  else snprintf(buf, size, "inf");
-}
-
-static int write_csv(const cfg_info* infos, int n, int seeds, const char* out, char* errstr) {
-  text t = {0};
-  tprintf(&t, "config,seed,final_score,best_score,steps_to_threshold,wall_s\n");
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < seeds; k++) {
-      const run_stats* s = &infos[i].stats[k];
-      char x[32];
-      fmt_x(x, sizeof x, s->to_threshold);
-      tprintf(&t, "%s,%d,%.10g,%.10g,%s,%.3f\n", infos[i].name, k, s->final_score, s->best_score, x, s->wall_s);
+// each run's state before training: kept (finished earlier), failed (its arm cannot start) or pending
+static int initial_states(study* s) {
+  int to_train = 0;
+  for (int i = 0; i < s->n; i++)
+    for (int k = 0; k < s->seeds; k++) {
+      ne__cmp_run* r = &s->arms[i].runs[k];
+      char dir[NE__CMP_PATH];
+      ne__cmp_run_dir(dir, sizeof dir, s->opt->out_dir, s->arms[i].name, k);
+      if (s->arms[i].error[0]) {
+        r->state = NE__CMP_FAILED;
+        snprintf(r->error, sizeof r->error, "%s", s->arms[i].error);
+        s->done++;
+      } else if (already_finished(dir, s->opt) && ne__cmp_read_run(dir, &s->arms[i], r, NULL) == 0) {
+        r->state = NE__CMP_FINISHED;
+        r->kept = 1;
+        s->done++;
+      } else {
+        to_train++;
+      }
     }
-  return text_save(&t, out, "summary.csv", errstr);
+  return to_train;
 }
 
-// the statistics of one config's final scores
-typedef struct final_stats {
-  double mean, median, lo, hi, best_mean, median_to_threshold;
-  int reached;  // runs that reached the threshold
-} final_stats;
-
-static final_stats config_stats(const cfg_info* info, int seeds, double* a, double* scratch) {
-  final_stats f;
-  for (int k = 0; k < seeds; k++) a[k] = info->stats[k].final_score;
-  f.mean = mean_of(a, seeds);
-  f.median = median_of(a, seeds, scratch);
-  ne_compare_bootstrap(a, seeds, CI_RESAMPLES, BOOTSTRAP_SEED, &f.lo, &f.hi);
-  for (int k = 0; k < seeds; k++) a[k] = info->stats[k].best_score;
-  f.best_mean = mean_of(a, seeds);
-  f.reached = 0;
-  for (int k = 0; k < seeds; k++) {
-    a[k] = info->stats[k].to_threshold;
-    f.reached += isfinite(a[k]) != 0;
-  }
-  f.median_to_threshold = median_of(a, seeds, scratch);  // inf while more than half never reached it
-  return f;
-}
-
-static void md_header(text* t, int n, int seeds) {
-  tprintf(t, "# neuroevo compare\n\n%d config%s x %d seed%s (run.seed = 0..%d).\n\n", n, n == 1 ? "" : "s", seeds,
-          seeds == 1 ? "" : "s", seeds - 1);
-  tprintf(t,
-          "- **final**: the score of the last generation: the evaluation of the mean / elite where the "
-          "algorithm makes one, else the population's best; for black-box functions (bbob/*) the lowest "
-          "f of that generation (lower is better).\n");
-  tprintf(t, "- **best**: the best such score over all generations.\n");
-  tprintf(t,
-          "- **95%% CI**: percentile bootstrap of the mean final score over seeds (%d resamples, fixed "
-          "seed %d, so the same runs always give the same interval).\n",
-          CI_RESAMPLES, BOOTSTRAP_SEED);
-  tprintf(t,
-          "- **to threshold**: env steps (evaluations for black-box functions) until the score first "
-          "reached the threshold; inf = never.\n\n");
-}
-
-static void md_config(text* t, const cfg_info* info, int seeds, const final_stats* f, const char* out) {
-  char thr[64] = "none", med[32];
-  if (info->has_threshold) snprintf(thr, sizeof thr, "%s %.6g", info->minimize ? "f <=" : "score >=", info->threshold);
-  fmt_x(med, sizeof med, f->median_to_threshold);
-  tprintf(t, "## %s\n\n`%s` on `%s`, threshold %s.\n\n", info->name, info->algo, info->env_id, thr);
-  tprintf(t, "| statistic | value |\n|---|---|\n");
-  tprintf(t, "| mean final | %.6g |\n| median final | %.6g |\n| 95%% CI of the mean final | [%.6g, %.6g] |\n", f->mean,
-          f->median, f->lo, f->hi);
-  tprintf(t, "| mean best | %.6g |\n| runs reaching the threshold | %d / %d |\n| median %s to threshold | %s |\n\n",
-          f->best_mean, f->reached, seeds, info->minimize ? "evaluations" : "env steps", med);
-  tprintf(t, "| seed | final | best | to threshold | wall s | run directory |\n|---|---|---|---|---|---|\n");
-  for (int k = 0; k < seeds; k++) {
-    const run_stats* s = &info->stats[k];
-    char x[32];
-    fmt_x(x, sizeof x, s->to_threshold);
-    tprintf(t, "| %d | %.6g | %.6g | %s | %.1f | %s/%s/seed%d |\n", k, s->final_score, s->best_score, x, s->wall_s, out,
-            info->name, k);
-  }
-  tprintf(t, "\n");
-}
-
-static int write_md(const cfg_info* infos, int n, int seeds, const char* out, char* errstr) {
-  double* a = ne_malloc(2 * (size_t)seeds * sizeof(double));
-  if (!a) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
-  text t = {0};
-  md_header(&t, n, seeds);
-  // overview: one row per config
-  tprintf(&t,
-          "| config | algorithm | env | mean final | median final | 95%% CI | reached |\n"
-          "|---|---|---|---|---|---|---|\n");
-  for (int i = 0; i < n; i++) {
-    final_stats f = config_stats(&infos[i], seeds, a, a + seeds);
-    tprintf(&t, "| %s | %s | %s | %.6g | %.6g | [%.6g, %.6g] | %d / %d |\n", infos[i].name, infos[i].algo,
-            infos[i].env_id, f.mean, f.median, f.lo, f.hi, f.reached, seeds);
-  }
-  tprintf(&t, "\n");
-  for (int i = 0; i < n; i++) {
-    final_stats f = config_stats(&infos[i], seeds, a, a + seeds);
-    md_config(&t, &infos[i], seeds, &f, out);
-  }
-  ne_free(a);
-  return text_save(&t, out, "summary.md", errstr);
-}
-
-// ---- compare.png --------------------------------------------------------------------------------
-
-// score of run c at x: the last row at or before x (a run that stopped early keeps its last value)
-static double value_at(const curve* c, double x) {
-  double v = NAN;
-  for (int i = 0; i < c->n && c->x[i] <= x; i++) v = c->score[i];
-  return v;
-}
-
-// one datablock: x, mean, lo, hi on BAND_POINTS points where every run has a value
-static void put_band(text* t, const cfg_info* info, int seeds, int idx, double* vals, double* means) {
-  double x_lo = -INFINITY, x_hi = -INFINITY;
-  for (int k = 0; k < seeds; k++) {
-    const curve* c = &info->curves[k];
-    if (c->n == 0) return;
-    if (c->x[0] > x_lo) x_lo = c->x[0];
-    if (c->x[c->n - 1] > x_hi) x_hi = c->x[c->n - 1];
-  }
-  tprintf(t, "$c%d << EOD\n", idx);
-  for (int p = 0; p < BAND_POINTS; p++) {
-    double x = x_lo + (x_hi - x_lo) * p / (BAND_POINTS - 1.0);
-    for (int k = 0; k < seeds; k++) vals[k] = value_at(&info->curves[k], x);
-    double lo = vals[0], hi = vals[0];
-    if (seeds > 1) bootstrap_into(vals, seeds, BAND_RESAMPLES, BOOTSTRAP_SEED, means, &lo, &hi);
-    double m = mean_of(vals, seeds);
-    if (info->minimize) {  // log axis: keep the band above zero
-      lo = lo > 1e-300 ? lo : 1e-300;
-      m = m > 1e-300 ? m : 1e-300;
+// trains every pending run, `slots` at a time, until all have an outcome or a stop request
+static void train_all(study* s) {
+  int next = 0;
+  s->last_line = ne__now();
+  double every = s->opt->progress_s > 0 ? s->opt->progress_s : DEFAULT_PROGRESS_S;
+  for (;;) {
+    if (s->opt->stop && *s->opt->stop && !s->stopping) {
+      s->stopping = 1;  // the running runs checkpoint and stop; no new one starts
+      for (int j = 0; j < s->slots; j++)
+        if (s->kids[j].pid) kill(s->kids[j].pid, SIGTERM);
     }
-    tprintf(t, "%.10g %.10g %.10g %.10g\n", x, m, lo, hi);
-    if (x_hi == x_lo) break;
-  }
-  tprintf(t, "EOD\n");
-}
-
-static void put_plot_header(text* t, const cfg_info* infos, int n, int seeds, int all_min, const char* png_tmp) {
-  static const char* const quote = "\"";
-  tprintf(t, "set terminal pngcairo size 1100,650 noenhanced font \"sans,11\"\nset output %s%s%s\n", quote, png_tmp,
-          quote);
-  char envs[512] = "";
-  size_t used = 0;
-  for (int i = 0; i < n && used < sizeof envs; i++) {
-    int seen = 0;
-    for (int j = 0; j < i; j++) seen |= strcmp(infos[j].env_id, infos[i].env_id) == 0;
-    if (!seen) used += (size_t)snprintf(envs + used, sizeof envs - used, "%s%s", used ? ", " : "", infos[i].env_id);
-  }
-  tprintf(t, "set title \"%s: mean of %d seed%s with 95%% bootstrap band\"\n", envs, seeds, seeds == 1 ? "" : "s");
-  tprintf(t, "set xlabel \"%s\"\n", all_min ? "function evaluations" : "environment steps");
-  tprintf(t, "set ylabel \"%s\"\n",
-          all_min ? "f (lowest of the generation, log scale)" : "score (elite / mean evaluation)");
-  tprintf(t, "set grid\nset key outside right top\nset style fill transparent solid 0.2 noborder\n");
-  tprintf(t, "set format x \"%%.1s%%c\"\n");  // 250.0k, 1.5M
-  if (all_min) tprintf(t, "set logscale y\nset format y \"%%.0e\"\n");
-}
-
-static const char* const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-
-static void put_plot_command(text* t, const cfg_info* infos, int n, int seeds) {
-  int first = 1;
-  for (int i = 0; i < n; i++) {
-    if (infos[i].curves[0].n == 0) continue;
-    const char* col = palette[i % 10];
-    tprintf(t, "%s$c%d using 1:3:4 with filledcurves lc rgb \"%s\" notitle", first ? "plot " : ", \\\n  ", i, col);
-    tprintf(t, ", \\\n  $c%d using 1:2 with lines lw 2.5 lc rgb \"%s\" title \"%s (%d seeds)\"", i, col, infos[i].name,
-            seeds);
-    first = 0;
-  }
-  tprintf(t, "\nunset output\n");
-}
-
-// writes DIR/compare.gp (kept, so the plot can be restyled by hand) and renders DIR/compare.png
-static int write_plot(const cfg_info* infos, int n, int seeds, const char* out, char* errstr) {
-  double* scratch = ne_malloc(((size_t)seeds + BAND_RESAMPLES) * sizeof(double));
-  if (!scratch) return ne__set_error(errstr, NE_ENOMEM, "out of memory");
-  int all_min = 1;
-  for (int i = 0; i < n; i++) all_min &= infos[i].minimize;
-  char png[PATH_CAP + 32], tmp[PATH_CAP + 32], script[PATH_CAP + 32], err_path[PATH_CAP + 32];
-  snprintf(png, sizeof png, "%s/compare.png", out);
-  snprintf(tmp, sizeof tmp, "%s/compare.png.tmp", out);
-  snprintf(script, sizeof script, "%s/compare.gp", out);
-  snprintf(err_path, sizeof err_path, "%s/compare.gp.log", out);
-  text t = {0};
-  put_plot_header(&t, infos, n, seeds, all_min, tmp);
-  for (int i = 0; i < n; i++) put_band(&t, &infos[i], seeds, i, scratch, scratch + seeds);
-  put_plot_command(&t, infos, n, seeds);
-  ne_free(scratch);
-  int rc = text_save(&t, out, "compare.gp", errstr);
-  if (!rc) rc = ne_plot_gnuplot(script, err_path, errstr);
-  if (!rc && rename(tmp, png) != 0) rc = ne__set_error(errstr, NE_EIO, "%s: %s", png, strerror(errno));
-  if (!rc) unlink(err_path);
-  else unlink(tmp);
-  return rc;
-}
-
-// ---- entry point --------------------------------------------------------------------------------
-
-static void free_infos(cfg_info* infos, int n, int seeds) {
-  for (int i = 0; infos && i < n; i++) {
-    for (int k = 0; infos[i].curves && k < seeds; k++) {
-      ne_free(infos[i].curves[k].x);
-      ne_free(infos[i].curves[k].score);
+    while (!s->stopping && s->running < s->slots && next < s->n * s->seeds) {
+      int i = next / s->seeds, k = next % s->seeds;
+      next++;
+      if (s->arms[i].runs[k].state == NE__CMP_PENDING) start_run(s, i, k);
     }
-    ne_free(infos[i].curves);
-    ne_free(infos[i].stats);
+    if (s->running == 0) break;
+    wait_some(s, 500);
+    if (!s->opt->quiet && ne__now() - s->last_line >= every) status_line(s);
   }
-  ne_free(infos);
 }
 
-static int alloc_infos(cfg_info** out, int n, int seeds) {
-  cfg_info* infos = ne_calloc((size_t)n, sizeof *infos);
-  *out = infos;
-  if (!infos) return NE_ENOMEM;
-  for (int i = 0; i < n; i++) {
-    infos[i].curves = ne_calloc((size_t)seeds, sizeof(curve));
-    infos[i].stats = ne_calloc((size_t)seeds, sizeof(run_stats));
-    if (!infos[i].curves || !infos[i].stats) return NE_ENOMEM;
+static void free_arms(ne__cmp_arm* arms, int n, int seeds) {
+  for (int i = 0; arms && i < n; i++) {
+    for (int k = 0; arms[i].runs && k < seeds; k++) ne__cmp_free_curve(&arms[i].runs[k].curve);
+    ne_free(arms[i].runs);
   }
-  return 0;
+  ne_free(arms);
 }
 
 static int check_entries(const ne_compare_entry* entries, int n, const ne_compare_options* opt, char* errstr) {
@@ -652,48 +565,61 @@ static int check_entries(const ne_compare_entry* entries, int n, const ne_compar
   return 0;
 }
 
+// the outcome counts
+static void count_outcomes(const study* s, ne_compare_result* res) {
+  memset(res, 0, sizeof *res);
+  res->runs = s->total;
+  for (int i = 0; i < s->n; i++)
+    for (int k = 0; k < s->seeds; k++) {
+      const ne__cmp_run* r = &s->arms[i].runs[k];
+      res->finished += r->state == NE__CMP_FINISHED;
+      res->kept += r->kept;
+      res->failed += r->state == NE__CMP_FAILED;
+      res->stopped += r->state == NE__CMP_STOPPED || r->state == NE__CMP_PENDING;
+    }
+}
+
 int ne_compare_run(const ne_compare_entry* entries, int n, const ne_compare_options* opt, char* errstr) {
   int rc = check_entries(entries, n, opt, errstr);
   if (rc) return rc;
-  int seeds = opt->seeds > 0 ? opt->seeds : DEFAULT_SEEDS;
-  cfg_info* infos = NULL;
-  ne_env_spec** envs = ne_calloc((size_t)n, sizeof *envs);
-  ne_policy_spec* policies = ne_calloc((size_t)n, sizeof *policies);
-  rc = envs && policies ? ne__mkdir_p(opt->out_dir, errstr) : ne__set_error(errstr, NE_ENOMEM, "out of memory");
-  if (!rc && alloc_infos(&infos, n, seeds)) rc = ne__set_error(errstr, NE_ENOMEM, "out of memory");
+  study s = {.entries = entries, .opt = opt, .n = n, .parent = getpid()};
+  s.seeds = opt->seeds > 0 ? opt->seeds : DEFAULT_SEEDS;
+  s.total = n * s.seeds;
+  s.arms = ne_calloc((size_t)n, sizeof *s.arms);
+  rc = s.arms ? ne__mkdir_p(opt->out_dir, errstr) : ne__set_error(errstr, NE_ENOMEM, "out of memory");
   for (int i = 0; i < n && !rc; i++) {
-    char why[NE_ERRSTR_LEN];
-    if ((rc = prepare_config(&entries[i], opt, &infos[i], &envs[i], &policies[i], why)) != 0)
-      ne__set_error(errstr, rc, "%s: %s", entries[i].name, why);
+    s.arms[i].runs = ne_calloc((size_t)s.seeds, sizeof *s.arms[i].runs);
+    if (!s.arms[i].runs) rc = ne__set_error(errstr, NE_ENOMEM, "out of memory");
+    else prepare_arm(&entries[i], opt, &s.arms[i]);
+    if (!rc && s.arms[i].error[0]) fprintf(stderr, "neuroevo: %s cannot start: %s\n", entries[i].name, s.arms[i].error);
   }
   if (!rc) {
-    slots_ctx c = {.entries = entries,
-                   .opt = opt,
-                   .infos = infos,
-                   .envs = envs,
-                   .policies = policies,
-                   .n = n,
-                   .seeds = seeds,
-                   .total = n * seeds};
-    char why[NE_ERRSTR_LEN];
-    rc = run_slots(&c, why);
-    if (rc == NE_EINTR)
-      ne__set_error(errstr, rc,
-                    "interrupted: the same command continues in %s (finished runs are kept, "
-                    "interrupted ones resumed)",
-                    opt->out_dir);
-    else if (rc) ne__set_error(errstr, rc, "%s", why);
+    int to_train = initial_states(&s), threads = total_threads(entries, n, opt);
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < s.seeds; k++) kept += s.arms[i].runs[k].kept;
+    if (!opt->quiet && kept > 0) printf("%d of %d runs finished earlier: kept; training %d\n", kept, s.total, to_train);
+    s.slots = opt->begin_run ? 1 : threads < to_train ? threads : to_train;
+    if (s.slots < 1) s.slots = 1;
+    if (s.slots > MAX_SLOTS) s.slots = MAX_SLOTS;
+    s.threads = threads / s.slots > 0 ? threads / s.slots : 1;
+    study_created(&s);
+    save_study(&s, "running");
+    train_all(&s);
   }
-  if (!rc) rc = write_csv(infos, n, seeds, opt->out_dir, errstr);
-  if (!rc) rc = write_md(infos, n, seeds, opt->out_dir, errstr);
-  if (!rc) {
-    char why[NE_ERRSTR_LEN];
-    if (write_plot(infos, n, seeds, opt->out_dir, why) != 0)
-      fprintf(stderr, "neuroevo: warning: no compare.png: %s\n", why);
+  ne_compare_result counts;
+  count_outcomes(&s, &counts);
+  if (opt && opt->result) *opt->result = counts;
+  if (!rc && s.stopping) {
+    save_study(&s, "stopped");
+    rc = ne__set_error(errstr, NE_EINTR,
+                       "interrupted: the same command continues in %s (finished runs are kept, interrupted ones "
+                       "resumed)",
+                       opt->out_dir);
+  } else if (!rc) {
+    rc = ne__cmp_write_summary(s.arms, n, s.seeds, opt->out_dir, errstr);
+    save_study(&s, counts.failed ? "finished with failures" : "finished");
   }
-  for (int i = 0; envs && i < n; i++) ne_env_spec_destroy(envs[i]);
-  ne_free(envs);
-  ne_free(policies);
-  free_infos(infos, n, seeds);
+  free_arms(s.arms, n, s.seeds);
   return rc;
 }

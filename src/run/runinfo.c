@@ -340,3 +340,29 @@ int ne_runinfo_tag(const char* dir, const char* const* add, int n_add, const cha
   tag_args a = {add, n_add, remove, n_remove, note};
   return ne__record_update(dir, edit_tags, &a, errstr);
 }
+
+typedef struct mark_args {
+  const char* status;
+  const char* reason;
+} mark_args;
+
+static int edit_mark(void* user, cJSON* rec, char* errstr) {
+  (void)errstr;
+  mark_args* a = user;
+  char now[32];
+  ne__utc_now(now, sizeof now);
+  const char* keys[3] = {"status", "reason", "ended"};
+  const char* values[3] = {a->status, a->reason ? a->reason : "", now};
+  for (int i = 0; i < 3; i++) {
+    cJSON* v = cJSON_CreateString(values[i]);
+    if (cJSON_HasObjectItem(rec, keys[i])) cJSON_ReplaceItemInObjectCaseSensitive(rec, keys[i], v);
+    else cJSON_AddItemToObject(rec, keys[i], v);
+  }
+  return 0;
+}
+
+int ne_runinfo_mark(const char* dir, const char* status, const char* reason, char* errstr) {
+  if (!ne_runinfo_is_run(dir)) return ne__set_error(errstr, NE_ENOTFOUND, "%s: not a run directory", dir);
+  mark_args a = {status, reason};
+  return ne__record_update(dir, edit_mark, &a, errstr);
+}

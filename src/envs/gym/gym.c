@@ -45,6 +45,7 @@ static const ne__pyproc_kind env_server = {
     .version = NE_GYM_VERSION,
     .timeout_env = "NEUROEVO_GYM_TIMEOUT",
     .call_timeout_s = 60.0,  // one reset or step
+    .notice_s = 30.0,
     .start_timeout_env = "NEUROEVO_GYM_START_TIMEOUT",
     .start_timeout_s = 120.0,  // Python start + imports + gymnasium.make (MuJoCo models load slowly)
 };
