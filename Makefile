@@ -8,7 +8,7 @@ AARCH64   ?= build-aarch64
 CONFIG    ?= cartpole-ga
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps run test test-fast test-asan test-clang test-aarch64 bench bench-train bench-box2d clean ale ale-lib box2d-lib results
+.PHONY: all build deps run test test-fast test-asan test-clang test-aarch64 bench bench-train bench-box2d clean ale ale-lib box2d-lib results mlflow
 
 all: build
 
@@ -33,6 +33,12 @@ run: build
 	@$(BUILD)/neuroevo run $(CONFIG)
 	@$(BUILD)/neuroevo report "$$(ls -td runs/*/ | head -n 1)"  # HTML report of the newest run in runs/
 
+# MLflow for the tracking test (tests/py_mlflow.py runs a real `mlflow server`): its own virtual
+# environment in .deps/mlflow-<version> (scripts/install-mlflow; ~3 minutes the first time, a no-op
+# after)
+mlflow:
+	@scripts/install-mlflow
+
 # The Atari family (ALE/*) needs ALE's C++ library, which scripts/build-ale builds from ale-py's
 # sdist into .deps/ale-<version> (~2.5 min on 2 cores the first time, a no-op after; shared by the
 # release and ASan builds). `make test` builds it and turns NE_ALE on in both; `make run` does not
@@ -51,7 +57,7 @@ ale_on = grep -qx 'NE_ALE:BOOL=ON' $(1)/CMakeCache.txt 2>/dev/null || \
 # benchmarks (warnings are errors: a benchmark that no longer compiles fails here; they run in
 # `make bench`), then the unit and end-to-end suites under ASan + UBSan (also with ALE linked: the
 # C tests of tests/ale are "unit"), then the whole tree again with clang (test-clang).
-test: deps ale-lib box2d-lib
+test: deps ale-lib box2d-lib mlflow
 	@scripts/check-layers
 	@scripts/check-format
 	@scripts/check-commits

@@ -35,6 +35,7 @@
 #include "neuroevo/run.h"
 #include "neuroevo/runinfo.h"
 #include "neuroevo/tfevents.h"
+#include "neuroevo/track.h"
 // reports, comparisons, videos, the dashboard
 #include "neuroevo/compare.h"
 #include "neuroevo/dashboard.h"

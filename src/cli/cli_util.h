@@ -44,6 +44,7 @@ int ne_cli_is_override(const char* arg);
 typedef struct ne_cli_origin {
   ne_run_origin origin;               // what ne_run_options.origin points at
   const char* tags[NE_CLI_MAX_TAGS];  // (origin.n_tags) --tag values
+  char track[1100];                   // --track URL as the override "run.track=URL" ("": none)
 } ne_cli_origin;
 
 // The command line main() got (set there, before any command runs).

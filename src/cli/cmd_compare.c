@@ -56,6 +56,8 @@ static const char COMPARE_USAGE[] =
     "                    another; --task-timeout S and --chunk N as for `neuroevo run`\n"
     "  --progress S      seconds between status lines (runs done, running, ETA; default 30)\n"
     "  --tag T, --note TEXT  tags and a note for every run's record (run.json)\n"
+    "  --track URL       an MLflow tracking server (run.track=URL): the study is an experiment there,\n"
+    "                    named after DIR, with a run per arm and seed\n"
     "  --quiet           no progress lines (failures and where the summary is are still said)\n"
     "  -h, --help        this text\n"
     "\n"
@@ -150,6 +152,11 @@ static int parse_valued(const char* a, const char* value, compare_args* args) {
   } else if (strcmp(a, "--sweep") == 0) {
     if (args->n_sweeps == MAX_SWEEPS) return fprintf(stderr, "neuroevo compare: at most %d sweeps\n", MAX_SWEEPS), 2;
     return parse_sweep(value, &args->sweeps[args->n_sweeps++]);
+  } else if (strcmp(a, "--track") == 0) {  // = run.track=URL for every arm
+    static char item[1100];
+    snprintf(item, sizeof item, "run.track=%s", value);
+    if (args->n_overrides == MAX_OVERRIDES) return fprintf(stderr, "neuroevo compare: too many overrides\n"), 2;
+    args->overrides[args->n_overrides++] = item;
   } else if (strcmp(a, "--progress") == 0) {
     return ne_cli_parse_double("compare", a, value, 0.1, 1e6, "seconds", &args->opt.progress_s);
   } else if (ne_cli_origin_option(&args->origin, "compare", a, value, &rc)) {  // --tag, --note
@@ -329,10 +336,11 @@ static int make_arms(const compare_args* args, arms* a) {
 
 // The default directory: runs/compare-<names>-<crc>, where crc covers the arms' names and resolved
 // configs without what varies between invocations of the same study (seed, budget, threads,
-// run.out): the same command finds its directory again and continues it, --seeds and --generations
+// run.out, tracking): the same command finds its directory again and continues it, --seeds and --generations
 // can grow, and any other change of an arm gets a directory of its own.
 static int default_out(const arms* a, const compare_args* args, char* buf, size_t size) {
-  static const char* const neutral[][2] = {{"seed", "0"}, {"generations", "0"}, {"threads", "0"}, {"out", "runs"}};
+  static const char* const neutral[][2] = {{"seed", "0"},   {"generations", "0"}, {"threads", "0"},
+                                           {"out", "runs"}, {"track", ""},        {"track_experiment", ""}};
   uint32_t crc = 0;
   char label[96] = "";
   size_t used = 0;

@@ -28,6 +28,7 @@ static const char RUN_USAGE[] =
     "                    directory and, when stopped, what was kept and where are still printed\n"
     "  --tag T           tag the run (repeatable; `neuroevo runs --tag T` finds it, `neuroevo tag` edits)\n"
     "  --note TEXT       a note kept in the run's record (run.json)\n"
+    "  --track URL       send the run to an MLflow tracking server (run.track=URL; docs/studies.md)\n"
     "  --redis URL       evaluate on Redis workers (`neuroevo worker --redis URL`) instead of local\n"
     "                    threads; the results are identical (docs/scaling.md)\n"
     "  --task-timeout S  with --redis: re-publish tasks a silent worker held this long (default 10)\n"
@@ -87,6 +88,8 @@ static int parse_option(const char* cmd, int argc, char** argv, int* i, ne_run_o
     opt->generations_set = 1;
   } else if (strcmp(a, "--out") == 0 && strcmp(cmd, "run") == 0) {
     opt->out_dir = value;
+  } else if (strcmp(a, "--track") == 0 && strcmp(cmd, "run") == 0) {  // = the override run.track=URL
+    snprintf(origin->track, sizeof origin->track, "run.track=%s", value);
   } else if (strcmp(cmd, "run") == 0 && ne_cli_origin_option(origin, cmd, a, value, &rc)) {  // --tag, --note
     if (rc) return rc;
   } else if (ne_cli_redis_option(cmd, a, value, &rc)) {  // --redis, --task-timeout, --chunk (cli_redis.h)
@@ -148,8 +151,9 @@ int ne_cmd_run(int argc, char** argv) {
     fprintf(stderr, "neuroevo: %s\n", err);
     rc = 2;
   }
-  for (int k = 0; !rc && k < n_overrides; k++)
-    if (ne_config_override(cfg, argv[overrides[k]], "command line", err) != 0) {
+  for (int k = 0; !rc && k <= n_overrides; k++)
+    if ((k < n_overrides || origin.track[0]) &&
+        ne_config_override(cfg, k < n_overrides ? argv[overrides[k]] : origin.track, "command line", err) != 0) {
       fprintf(stderr, "neuroevo: %s\n", err);
       rc = 2;
     }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `neuroevo runs [DIR...] [--filter KEY=VALUE ...] [--tag T ...] [--sort FIELD] [--json]`: lists the
 // runs under some directories (a runs/ folder, studies, single runs) from their records
-// (runinfo.h), filtered and sorted, as a table or as JSON for scripts; and `neuroevo tag RUN
-// TAG... [--remove TAG] [--note TEXT]`: edits a run's tags and note.
+// (runinfo.h), filtered and sorted, as a table or as JSON for scripts; `neuroevo tag RUN TAG...
+// [--remove TAG] [--note TEXT]`: edits a run's tags and note; `neuroevo track [DIR...] [--to URL]`:
+// sends runs to an MLflow server (track.h).
 #include <cjson/cJSON.h>  // --json
 #include <fnmatch.h>      // --filter's glob patterns
 #include <math.h>
@@ -16,6 +17,7 @@
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
 #include "neuroevo/runinfo.h"
+#include "neuroevo/track.h"  // neuroevo track
 
 #define MAX_FILTERS 64
 #define MAX_PATHS 256
@@ -313,4 +315,76 @@ int ne_cmd_tag(int argc, char** argv) {
     return rc == NE_EIO || rc == NE_ENOMEM ? 1 : 2;
   }
   return 0;
+}
+
+// ---- neuroevo track ---------------------------------------------------------------------------------
+
+static const char TRACK_USAGE[] =
+    "usage: neuroevo track [DIR...] [--to URL] [--experiment NAME]\n"
+    "\n"
+    "Sends the runs under each DIR (default: runs; studies included) to an MLflow tracking server:\n"
+    "what it lacks of each (params, tags, metrics of every generation; artifacts and the final status\n"
+    "of runs that ended). A run trained with run.track = URL does this as it trains; this command\n"
+    "sends what such a run could not (the server was down) or runs made without tracking.\n"
+    "\n"
+    "options:\n"
+    "  --to URL          the server (default: each run's run.track, else $MLFLOW_TRACKING_URI)\n"
+    "  --experiment NAME the MLflow experiment (default: the study's directory name, else the\n"
+    "                    config's name)\n"
+    "  -h, --help        this text\n";
+
+typedef struct track_args {
+  const char* url;
+  const char* experiment;
+  int runs, failed;
+} track_args;
+
+static int track_one(void* user, const char* dir) {
+  track_args* a = user;
+  ne_runinfo r;
+  int final = ne_runinfo_load(dir, &r, NULL) == 0 && strcmp(r.status, "running") != 0;
+  ne_runinfo_free(&r);
+  ne_track_options opt = {.url = a->url, .experiment = a->experiment, .final = final};
+  ne_track_stats st;
+  char err[NE_ERRSTR_LEN];
+  a->runs++;
+  if (ne_track_sync(dir, &opt, &st, err) != 0) {
+    fprintf(stderr, "neuroevo track: %s: %s\n", dir, err);
+    a->failed++;
+    return 0;
+  }
+  printf("%s: run %s (experiment %s): %d metric row%s, %d file%s sent\n", dir, st.run_id, st.experiment_id, st.rows,
+         st.rows == 1 ? "" : "s", st.artifacts, st.artifacts == 1 ? "" : "s");
+  return 0;
+}
+
+int ne_cmd_track(int argc, char** argv) {
+  if (ne_cli_wants_help(argc, argv)) {
+    fputs(TRACK_USAGE, stdout);
+    return 0;
+  }
+  static const char* paths[MAX_PATHS];
+  int n = 0;
+  track_args a = {0};
+  for (int i = 1; i < argc; i++) {
+    const char* o = argv[i];
+    if (strcmp(o, "--to") == 0 || strcmp(o, "--experiment") == 0) {
+      if (i + 1 >= argc) return fprintf(stderr, "neuroevo track: %s needs a value\n", o), 2;
+      if (o[2] == 't') a.url = argv[++i];
+      else a.experiment = argv[++i];
+    } else if (o[0] == '-') {
+      return fprintf(stderr, "neuroevo track: unknown option %s (see neuroevo track --help)\n", o), 2;
+    } else if (n < MAX_PATHS) {
+      paths[n++] = o;
+    }
+  }
+  if (n == 0) paths[n++] = "runs";
+  char err[NE_ERRSTR_LEN];
+  int rc = ne_runinfo_scan(paths, n, track_one, &a, err);
+  if (rc) {
+    fprintf(stderr, "neuroevo track: %s\n", err);
+    return 2;
+  }
+  if (a.runs == 0) fprintf(stderr, "neuroevo track: no runs under the given directories\n");
+  return a.failed ? 1 : 0;
 }

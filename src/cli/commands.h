@@ -17,6 +17,7 @@ int ne_cmd_render(int argc, char** argv);    // cmd_render.c: a GIF of an agent
 int ne_cmd_compare(int argc, char** argv);   // cmd_compare.c: several configs x seeds, summarized
 int ne_cmd_runs(int argc, char** argv);      // cmd_runs.c: list runs from their records
 int ne_cmd_tag(int argc, char** argv);       // cmd_runs.c: tag a run, note on it
+int ne_cmd_track(int argc, char** argv);     // cmd_runs.c: send runs to an MLflow server
 // distributed runs over Redis
 int ne_cmd_worker(int argc, char** argv);
 int ne_cmd_status(int argc, char** argv);

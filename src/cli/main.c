@@ -29,6 +29,7 @@ static const command commands[] = {
     {"compare", ne_cmd_compare, "train several configs x seeds; summary table, bootstrap intervals, plot"},
     {"runs", ne_cmd_runs, "list runs (studies included) with status, scores, times; filter, sort, JSON"},
     {"tag", ne_cmd_tag, "add or remove a run's tags, set its note"},
+    {"track", ne_cmd_track, "send runs (studies included) to an MLflow tracking server"},
     // distributed runs over Redis (cmd_worker.c, cmd_status.c, cmd_cluster.c, cmd_relay.c)
     {"worker", ne_cmd_worker, "evaluate candidates for the experiment published on a Redis"},
     {"status", ne_cmd_status, "show a Redis cluster: experiment, generation, tasks, live workers"},

@@ -44,6 +44,11 @@ static const ne_config_key run_keys[] = {
      "evaluate the next generation's candidates that do not wait for a generation's last round alongside it "
      "(the Deep GA's children beside its elite re-evaluation; NS-ES's next population beside its centre round with "
      "novelty.selection = round_robin): the same results, fewer idle workers (docs/scaling.md)"},
+    {"run", "track", NE_CFG_STRING, "", 1, 0, NULL,
+     "MLflow tracking server (e.g. http://127.0.0.1:5000): params, tags, each generation's metrics and the "
+     "artifacts go there from a thread of the run's own; empty = $MLFLOW_TRACKING_URI if set; none = off"},
+    {"run", "track_experiment", NE_CFG_STRING, "", 1, 0, NULL,
+     "its MLflow experiment (empty: a study's directory name for a study's runs, else the config's name)"},
 };
 
 // [env]: the environment and how fitness is measured on it.

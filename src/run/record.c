@@ -185,12 +185,13 @@ static void record_build_and_machine(cJSON* rec) {
 
 // what a new run records once: name, origin, config, build and machine, study, first tags. The
 // fields a reader looks at first come first (cJSON keeps insertion order; replacing keeps places).
-static void record_new(cJSON* rec, const ne_config* cfg, const ne_run_origin* o, const char* dir) {
+static void record_new(cJSON* rec, const ne_config* cfg, const char* name, const ne_run_origin* o, const char* dir) {
   char now[32];
   ne__utc_now(now, sizeof now);
   put_num(rec, "format", NE_RUNINFO_FORMAT);
   const char* slash = strrchr(dir, '/');
   put_str(rec, "name", o && o->arm ? o->arm : slash && slash[1] ? slash + 1 : dir);
+  if (name) put_str(rec, "config_name", name);
   put_str(rec, "status", "running");
   put_str(rec, "reason", "");
   put_str(rec, "created", now);
@@ -220,6 +221,7 @@ static void record_new(cJSON* rec, const ne_config* cfg, const ne_run_origin* o,
 
 typedef struct start_args {
   const ne_config* cfg;
+  const char* name;
   const ne_run_origin* origin;
   const char* dir;
   int resumed;
@@ -229,7 +231,7 @@ typedef struct start_args {
 static int edit_start(void* user, cJSON* rec, char* errstr) {
   (void)errstr;
   start_args* a = user;
-  if (!a->resumed || !cJSON_HasObjectItem(rec, "created")) record_new(rec, a->cfg, a->origin, a->dir);
+  if (!a->resumed || !cJSON_HasObjectItem(rec, "created")) record_new(rec, a->cfg, a->name, a->origin, a->dir);
   char now[32], host[256];
   ne__utc_now(now, sizeof now);
   ne__host_name(host, sizeof host);
@@ -255,9 +257,9 @@ static int edit_start(void* user, cJSON* rec, char* errstr) {
   return 0;
 }
 
-int ne__record_start(const char* dir, const ne_config* cfg, const ne_run_origin* origin, int resumed,
+int ne__record_start(const char* dir, const ne_config* cfg, const char* name, const ne_run_origin* origin, int resumed,
                      const char* executor, char* errstr) {
-  start_args a = {cfg, origin, dir, resumed, executor};
+  start_args a = {cfg, name, origin, dir, resumed, executor};
   return ne__record_update(dir, edit_start, &a, errstr);
 }
 

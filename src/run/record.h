@@ -26,8 +26,10 @@ typedef struct ne__record_result {
 // A session starts: a new run (resumed 0) gets its origin (command line, source config and its
 // hash, overrides, the keys that differ from the source and the defaults, the build, the machine,
 // study and arm, first tags and note), every session its start, process, host and executor, and
-// the status "running". Nullable: origin, executor, errstr.
-int ne__record_start(const char* dir, const ne_config* cfg, const ne_run_origin* origin, int resumed,
+// the status "running".
+// `name` is the config's name (ne_run_options.name; the MLflow experiment of a single run).
+// Nullable: name, origin, executor, errstr.
+int ne__record_start(const char* dir, const ne_config* cfg, const char* name, const ne_run_origin* origin, int resumed,
                      const char* executor, char* errstr);
 
 // A session ends: status ("finished", "stopped", "failed"), the reason (or the error), the result

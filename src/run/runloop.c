@@ -20,6 +20,11 @@
 #include "run/record.h"        // run.json at the session's end
 #include "run/run_tfevents.h"  // TensorBoard events, one per generation
 #include "run/runner_int.h"
+#include "run/tracker.h"  // MLflow tracking from a thread of its own
+
+// Seconds a run's end waits at most for its MLflow tracker's last sync (only while the server
+// keeps answering: tracker.h).
+#define TRACK_WAIT_S 30.0
 
 // Grows the result buffers to n candidates (with observation sums and behaviour characterizations
 // when the batch wants them).
@@ -547,6 +552,7 @@ static int loop(ne_run* run, const char** reason, char* errstr) {
     if (!rc) rc = restart_partial(run, errstr);
     if (rc) return rc;
     progress_line(run, &r, gen_s, evals, steps, ne__now() - session_start, session_gens);
+    ne__tracker_poke(run->tracker);  // MLflow: the new row, from the tracker's thread
     if (why) {
       finish(run, why);
       *reason = why;
@@ -571,6 +577,7 @@ static double cpu_seconds(void) {
 int ne_run_loop(ne_run* run, char* errstr) {
   double cpu_at_start = cpu_seconds();
   const char* reason = NULL;
+  run->tracker = ne__tracker_start(run->dir, run->cfg);  // run.track: MLflow (tracker.h); NULL when off
   int rc = loop(run, &reason, errstr);
   // the record says how the session ended: finished (a budget, the target, the hook), stopped (a
   // stop request; resumable) or failed with the error
@@ -591,5 +598,8 @@ int ne_run_loop(ne_run* run, char* errstr) {
   const char* text = rc == 0 ? reason : rc == NE_EINTR ? "stop requested" : errstr;
   if (ne__record_end(run->dir, status, text, &res, executor, why) != 0)
     fprintf(stderr, "neuroevo: warning: run.json not updated: %s\n", why);  // the run's own outcome stands
+  // the tracker's last sync (artifacts, status) gets its time while the server answers
+  ne__tracker_finish(run->tracker, TRACK_WAIT_S);
+  run->tracker = NULL;
   return rc;
 }

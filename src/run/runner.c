@@ -387,7 +387,7 @@ int ne_run_create(const ne_config* cfg, const ne_run_options* opt, ne_run** out,
   if (!rc) {
     char executor[160];
     ne__run_describe(run, executor, sizeof executor);
-    rc = ne__record_start(run->dir, run->cfg, run->opt.origin, 0, executor, errstr);
+    rc = ne__record_start(run->dir, run->cfg, run->opt.name, run->opt.origin, 0, executor, errstr);
   }
   if (!rc) ne__run_tb_open(run);  // TensorBoard events (run_tfevents.c); warns, never fails
   if (!rc) rc = open_log(run, errstr);
@@ -458,7 +458,7 @@ int ne_run_resume(const char* run_dir, const ne_run_options* opt, ne_run** out, 
   if (!rc) {
     char executor[160];
     ne__run_describe(run, executor, sizeof executor);
-    rc = ne__record_start(run->dir, run->cfg, run->opt.origin, 1, executor, errstr);
+    rc = ne__record_start(run->dir, run->cfg, run->opt.name, run->opt.origin, 1, executor, errstr);
   }
   ne_checkpoint_free(&ck);
   // TensorBoard events: drops those of generations >= the checkpoint's, as metrics.csv does

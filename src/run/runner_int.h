@@ -52,6 +52,7 @@ struct ne_run {
   double target;
   int checkpoint_every, keep_checkpoints, plot_every;
   double best_score;                 // best elite score so far (NaN before any)
+  struct ne__tracker* tracker;       // MLflow tracking during ne_run_loop (tracker.h); NULL: none
   double row_best;                   // best metrics row so far (its elite, else its best; fitness; NaN: none)
   uint32_t best_written_generation;  // generation of the genome in best.genome (+1; 0 none)
   // evaluation buffers: the round's, and those of the next generation's candidates asked ahead
