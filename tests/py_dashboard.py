@@ -3,8 +3,9 @@
 # driven by Selenium) loads the page while a short run trains; the curve's data points grow between
 # two loads and, within one load, through the page's own polling. The screenshot is kept in the
 # build tree (test-artifacts/dashboard.png). Also: the JSON endpoint, loopback-only binding,
-# read-only routes, and the Redis panel against a private redis-server. Run by ctest with
-# NEUROEVO_BIN set; everything talks to 127.0.0.1 only.
+# read-only routes, the Redis panel against a private redis-server, and a study (`neuroevo compare`)
+# shown live: its arms x seeds by arm and seed, each arm's mean curve with its band, and what failed.
+# Run by ctest with NEUROEVO_BIN set; everything talks to 127.0.0.1 only.
 import json
 import os
 import shutil
@@ -222,3 +223,87 @@ def test_redis_panel_shows_workers_and_tasks(tmp_path):
         if dash:
             stop(dash)
         subprocess.run(["bash", server, "stop", str(tmp_path / "redis")], check=False)
+
+
+STUDY_ES = """[run]
+algorithm = es
+generations = 300
+target = none
+plot_every = 0
+[env]
+id = Pendulum-v1
+episodes = 2
+[policy]
+hidden = 8
+[es]
+population = 8
+"""
+STUDY_FLAKY = """[run]
+algorithm = python
+generations = 4
+target = none
+plot_every = 0
+[env]
+id = CartPole-v1
+[python]
+class = opt_classes:Flaky
+options = x0=x0, seed=seed
+"""
+
+
+def study_state(url):
+    studies = json.loads(get(url + "api/state.json")[2])["studies"]
+    assert len(studies) <= 1, studies
+    return {(a["name"], r["seed"]): r for st in studies for a in st["arms"] for r in a["runs"]}
+
+
+def test_dashboard_shows_a_study_live_with_arms_seeds_and_failures(tmp_path):
+    require_bin()
+    (tmp_path / "pend.ini").write_text(STUDY_ES)
+    (tmp_path / "flaky.ini").write_text(STUDY_FLAKY)
+    env = {**os.environ, "NE_TEST_RAISE_AT": "1",
+           "PYTHONPATH": os.path.join(SOURCE, "tests") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    study = tmp_path / "runs" / "STUDY"
+    proc = subprocess.Popen([BIN, "compare", "pend.ini", "flaky.ini", "--seeds", "2", "--threads", "2", "--sweep",
+                             "pend:es.lr=0.01,0.05", "--out", str(study), "--quiet"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # pointed at the folder above the study: it is found, not "0 runs"
+    dash, url = start_dashboard(str(tmp_path / "runs"), "--refresh", "1")
+    driver = None
+    try:
+        # live: a run of the study trains, its generation grows while the page is watched
+        wait_for(lambda: (study / "study.json").exists(), 120, "study.json")
+        wait_for(lambda: len(study_state(url)) == 6, 30, "the study on the page, its 6 runs to come")
+        wait_for(lambda: any(r["status"] == "running" and r["generations"] > 0 for r in study_state(url).values()),
+                 120, "a running run of the study")
+        assert proc.wait(timeout=600) == 3  # the flaky arm failed, the rest finished
+        cells = study_state(url)
+        arms = ["pend[es.lr=0.01]", "pend[es.lr=0.05]", "flaky"]
+        assert set(cells) == {(a, k) for a in arms for k in (0, 1)}
+        for arm in arms[:2]:
+            for k in (0, 1):
+                assert cells[(arm, k)]["status"] == "finished" and cells[(arm, k)]["generations"] == 300
+        for k in (0, 1):
+            assert cells[("flaky", k)]["status"] == "failed"
+            assert "flaky optimizer gave up in generation 1" in cells[("flaky", k)]["error"]
+        # the page: the grid by arm and seed, what failed, each arm's mean curve with its band
+        driver = browser("1200,1400")
+        driver.get(url)
+        studies = driver.find_element(By.ID, "studies")
+        assert "STUDY" in studies.text and "seed 1" in studies.text
+        assert "3 arms x 2 seeds: 4 finished, 0 running, 2 failed" in studies.text, studies.text
+        assert "flaky seed 0: failed: " in studies.text
+        chart = studies.find_element(By.CSS_SELECTOR, "svg.arms")
+        assert chart.get_attribute("data-arms") == "3"
+        means = chart.find_elements(By.CSS_SELECTOR, "polyline.mean")
+        assert sorted(m.get_attribute("data-arm") for m in means) == sorted(arms)
+        assert len(chart.find_elements(By.CSS_SELECTOR, "polygon.band")) == 3
+        # the runs table labels a study's runs by arm and seed
+        assert "pend[es.lr=0.05] seed 1" in driver.find_element(By.ID, "runs").text
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        assert driver.save_screenshot(os.path.join(ARTIFACTS, "dashboard-study.png"))
+    finally:
+        if driver:
+            driver.quit()
+        stop(dash)
+        stop(proc)

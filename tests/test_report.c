@@ -122,7 +122,7 @@ static void test_rundata_reads_metrics_eta_and_rate(void) {
   struct timeval old[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
   ASSERT_EQ(utimes(path, old), 0);
   ASSERT_EQ(ne__rundata_load(dir, &d, NULL), 0);
-  ASSERT_STR_EQ(d.state, "stopped");
+  ASSERT_STR_EQ(d.state, "killed");
   ne__rundata_free(&d);
   snprintf(path, sizeof path, "%s/log.txt", dir);
   unlink(path);

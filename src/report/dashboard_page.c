@@ -5,17 +5,20 @@
 // through a memory stream, cached for a second so that several open pages cost one query.
 #include "report/dashboard_page.h"
 
-#include <dirent.h>  // scanning a parent directory for runs
+#include <cjson/cJSON.h>  // a study's study.json
+#include <dirent.h>       // study folders inside a path
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>  // access
 
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
+#include "neuroevo/runinfo.h"  // ne_runinfo_scan: runs at any depth (a study's arms and seeds)
 #include "report/html.h"
 #include "report/rundata.h"
 #include "report/svgchart.h"
@@ -23,7 +26,7 @@
 #include "neuroevo/cluster.h"  // ne_cluster_status: the text of `neuroevo status`
 #endif
 
-enum { CHART_W = 960, CHART_H = 420, MAX_CANDIDATES = 4096 };
+enum { CHART_W = 960, CHART_H = 420, MAX_CANDIDATES = 4096, MAX_STUDIES = 8, MAX_STUDY_RUNS = 256 };
 
 static const char STYLE[] =
     "body{font-family:system-ui,sans-serif;margin:1.2em auto;max-width:1000px;color:#222;padding:0 1em}"
@@ -34,20 +37,30 @@ static const char STYLE[] =
     // long run names and env ids wrap instead of pushing the last columns out of view; a table still
     // wider than the page scrolls inside its box
     "td:nth-child(-n+2){white-space:normal;overflow-wrap:anywhere;min-width:8em}.scroll{overflow-x:auto}"
-    ".running{color:#1a7f37;font-weight:600}.interrupted,.stopped{color:#b35900}"
+    ".running{color:#1a7f37;font-weight:600}.stopped{color:#b35900}.failed,.killed{color:#c62828;font-weight:600}"
+    "td.cell{text-align:center}h3{font-size:1em;margin:1em 0 .3em}"
     "pre{background:#f7f7f7;padding:.7em;overflow-x:auto;font-size:.85em}svg{max-width:100%;height:auto}";
 
 // A directory that may hold a run, with the time its metrics last changed (for "most recent").
 typedef struct candidate {
   char path[1024];
   double mtime;  // metrics.csv (else config.ini) modification time; 0 if neither
+  int study;     // index of the study it belongs to, or -1
 } candidate;
+
+// A study (a `neuroevo compare` directory) among the paths: its study.json.
+typedef struct study {
+  char dir[1024];
+  cJSON* json;  // study.json (arms, each run's status and error); owned
+} study;
 
 typedef struct run_list {
   candidate* cands;  // (n_cands) directories found
   int n_cands;
-  ne__rundata* runs;  // (n_runs) loaded, sorted by name
+  ne__rundata* runs;  // (n_runs) loaded: every run of the studies, then the most recent others; by name
   int n_runs;
+  study studies[MAX_STUDIES];
+  int n_studies;
 } run_list;
 
 // ---- finding and loading runs --------------------------------------------------------------
@@ -59,26 +72,60 @@ static double file_mtime(const char* dir, const char* name) {
   return stat(path, &st) == 0 ? (double)st.st_mtime : 0;
 }
 
-static void add_candidate(run_list* l, const char* dir) {
-  if (l->n_cands >= MAX_CANDIDATES || !ne__rundata_is_run(dir)) return;
+// the study a run directory belongs to (DIR/ARM/seedK with DIR/study.json), loaded once; -1: none
+static int study_of(run_list* l, const char* run_dir) {
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", run_dir);
+  for (int up = 0; up < 2; up++) {  // seedK, then ARM
+    char* slash = strrchr(dir, '/');
+    if (!slash) return -1;
+    *slash = '\0';
+  }
+  for (int i = 0; i < l->n_studies; i++)
+    if (strcmp(l->studies[i].dir, dir) == 0) return i;
+  char path[1100], *text = NULL;
+  snprintf(path, sizeof path, "%s/study.json", dir);
+  if (l->n_studies == MAX_STUDIES || ne__read_file(path, &text, NULL, NULL) != 0) return -1;
+  cJSON* j = cJSON_Parse(text);
+  ne_free(text);
+  if (!cJSON_IsObject(j)) {
+    cJSON_Delete(j);
+    return -1;
+  }
+  study* st = &l->studies[l->n_studies];
+  snprintf(st->dir, sizeof st->dir, "%s", dir);
+  st->json = j;
+  return l->n_studies++;
+}
+
+// ne_runinfo_scan's callback: every run directory under the paths, at any depth
+static int add_candidate(void* user, const char* dir) {
+  run_list* l = user;
+  if (l->n_cands >= MAX_CANDIDATES) return 1;
   candidate* c = &l->cands[l->n_cands++];
   snprintf(c->path, sizeof c->path, "%s", dir);
   c->mtime = fmax(file_mtime(dir, "metrics.csv"), file_mtime(dir, "config.ini"));
+  c->study = study_of(l, c->path);
+  return 0;
 }
 
-// A run directory, or every run directory directly inside path.
-static void scan_path(run_list* l, const char* path) {
-  if (ne__rundata_is_run(path)) {
-    add_candidate(l, path);
-    return;
-  }
+// A study directory (a path, or a folder right inside one) shows before its first run directory
+// exists: its study.json says what is to come.
+static void add_study_dir(run_list* l, const char* dir) {
+  char probe[1200], fake[1200];
+  if (snprintf(probe, sizeof probe, "%s/study.json", dir) >= (int)sizeof probe || access(probe, F_OK) != 0) return;
+  // study_of walks up from a run directory two levels below
+  if (snprintf(fake, sizeof fake, "%s/arm/seed0", dir) < (int)sizeof fake) study_of(l, fake);
+}
+
+static void add_empty_studies(run_list* l, const char* path) {
+  add_study_dir(l, path);
   DIR* d = opendir(path);
   if (!d) return;
   for (struct dirent* e; (e = readdir(d)) != NULL;) {
     if (e->d_name[0] == '.') continue;
-    char sub[1024];
-    snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-    add_candidate(l, sub);
+    char sub[1100];
+    if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub) add_study_dir(l, sub);
   }
   closedir(d);
 }
@@ -92,22 +139,34 @@ static int by_name(const void* a, const void* b) {
   return strcmp(((const ne__rundata*)a)->name, ((const ne__rundata*)b)->name);
 }
 
-// The max_runs most recently updated runs of the paths, sorted by name (stable colours).
+// Every run of the studies the paths hold (at most MAX_STUDY_RUNS), and the max_runs most recently
+// updated other runs, sorted by name (stable colours).
 static void load_runs(const ne__dash* d, run_list* l) {
   memset(l, 0, sizeof *l);
   l->cands = ne_calloc(MAX_CANDIDATES, sizeof *l->cands);
-  l->runs = ne_calloc((size_t)d->max_runs, sizeof *l->runs);
+  l->runs = ne_calloc((size_t)d->max_runs + MAX_STUDY_RUNS, sizeof *l->runs);
   if (!l->cands || !l->runs) return;
-  // stat every candidate, read only the newest max_runs
-  for (int i = 0; i < d->n_paths; i++) scan_path(l, d->paths[i]);
+  for (int i = 0; i < d->n_paths; i++) {
+    add_empty_studies(l, d->paths[i]);
+    const char* one[1] = {d->paths[i]};
+    ne_runinfo_scan(one, 1, add_candidate, l, NULL);
+  }
+  // stat every candidate, read the studies' runs and the newest max_runs others
   qsort(l->cands, (size_t)l->n_cands, sizeof *l->cands, newest_first);
-  for (int i = 0; i < l->n_cands && l->n_runs < d->max_runs; i++)
-    if (ne__rundata_load(l->cands[i].path, &l->runs[l->n_runs], NULL) == 0) l->n_runs++;
+  int in_studies = 0, others = 0;
+  for (int i = 0; i < l->n_cands; i++) {
+    int of_study = l->cands[i].study >= 0;
+    if (of_study ? in_studies >= MAX_STUDY_RUNS : others >= d->max_runs) continue;
+    if (ne__rundata_load(l->cands[i].path, &l->runs[l->n_runs], NULL) != 0) continue;
+    l->n_runs++;
+    in_studies += of_study, others += !of_study;
+  }
   qsort(l->runs, (size_t)l->n_runs, sizeof *l->runs, by_name);
 }
 
 static void free_runs(run_list* l) {
   for (int i = 0; i < l->n_runs; i++) ne__rundata_free(&l->runs[i]);
+  for (int i = 0; i < l->n_studies; i++) cJSON_Delete(l->studies[i].json);
   ne_free(l->runs);
   ne_free(l->cands);
 }
@@ -167,6 +226,122 @@ static void runs_table(ne_buf* b, const run_list* l) {
   ne__html_puts(b, "</table></div>\n");
 }
 
+// ---- studies --------------------------------------------------------------------------------------
+
+// a study.json field, "" or 0 when missing (the file is read as it is, never trusted)
+static const char* str_of(const cJSON* o, const char* key) {
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int int_of(const cJSON* o, const char* key) {
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsNumber(v) ? (int)v->valuedouble : 0;
+}
+
+// the loaded run DIR/ARM/seedK of a study, or NULL (not started, or not loaded)
+static const ne__rundata* study_run(const run_list* l, const study* st, const char* arm, int seed) {
+  char dir[1400];
+  snprintf(dir, sizeof dir, "%s/%s/seed%d", st->dir, arm, seed);
+  for (int i = 0; i < l->n_runs; i++)
+    if (strcmp(l->runs[i].dir, dir) == 0) return &l->runs[i];
+  return NULL;
+}
+
+// One run of a study as the page shows it: the live state of its directory, else study.json's.
+typedef struct study_cell {
+  const char* status;  // running, finished, failed, stopped, killed, pending, starting
+  const char* error;   // why it failed ("" when it did not)
+  int generations;     // completed (0 without a directory)
+  double score;        // the last row's elite, else its best (NaN: none)
+} study_cell;
+
+static study_cell cell_of(const run_list* l, const study* st, const char* arm, const cJSON* run) {
+  study_cell c = {str_of(run, "status")[0] ? str_of(run, "status") : "pending", str_of(run, "error"), 0, NAN};
+  const ne__rundata* r = study_run(l, st, arm, int_of(run, "seed"));
+  if (!r) return c;
+  c.status = r->state;
+  if (r->reason[0] && (strcmp(r->state, "failed") == 0 || strcmp(r->state, "killed") == 0)) c.error = r->reason;
+  c.generations = generations_done(r);
+  double e = last_value(r, NE__RD_ELITE);
+  c.score = isnan(e) ? last_value(r, NE__RD_BEST) : e;
+  return c;
+}
+
+static const char* base_of(const char* dir) {
+  const char* slash = strrchr(dir, '/');
+  return slash && slash[1] ? slash + 1 : dir;
+}
+
+// a study: its counts, the arms x seeds grid, what failed, and each arm's mean curve with its band
+static void study_block(ne_buf* b, const run_list* l, const study* st, const char* x) {
+  const cJSON* arms = cJSON_GetObjectItemCaseSensitive(st->json, "arms");
+  int seeds = int_of(st->json, "seeds"), counts[4] = {0};  // finished, running, failed, other
+  const cJSON *arm, *run;
+  cJSON_ArrayForEach(arm, arms) cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(arm, "runs")) {
+    study_cell c = cell_of(l, st, str_of(arm, "name"), run);
+    counts[strcmp(c.status, "finished") == 0                                        ? 0
+               : strcmp(c.status, "running") == 0                                   ? 1
+               : strcmp(c.status, "failed") == 0 || strcmp(c.status, "killed") == 0 ? 2
+                                                                                    : 3]++;
+  }
+  ne__html_puts(b, "<h3>");
+  ne__html_text(b, base_of(st->dir));
+  ne__html_printf(b, "</h3>\n<p class=\"sub\">%d arm%s x %d seed%s: %d finished, %d running, %d failed, %d to go</p>\n",
+                  cJSON_GetArraySize(arms), cJSON_GetArraySize(arms) == 1 ? "" : "s", seeds, seeds == 1 ? "" : "s",
+                  counts[0], counts[1], counts[2], counts[3]);
+  // the grid: an arm per row, a seed per column
+  ne__html_puts(b, "<div class=\"scroll\"><table class=\"study\"><tr><th>arm</th>");
+  for (int k = 0; k < seeds; k++) ne__html_printf(b, "<th>seed %d</th>", k);
+  ne__html_puts(b, "</tr>\n");
+  cJSON_ArrayForEach(arm, arms) {
+    const char* name = str_of(arm, "name");
+    ne__html_puts(b, "<tr><td>");
+    ne__html_text(b, name);
+    ne__html_puts(b, "</td>");
+    cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(arm, "runs")) {
+      study_cell c = cell_of(l, st, name, run);
+      ne__html_printf(b, "<td class=\"cell %s\" title=\"", c.status);
+      ne__html_text(b, c.error);
+      ne__html_printf(b, "\">%s", c.status);
+      if (c.generations) ne__html_printf(b, " &middot; gen %d", c.generations);
+      if (!isnan(c.score)) ne__html_printf(b, " &middot; %.4g", c.score);
+      ne__html_puts(b, "</td>");
+    }
+    ne__html_puts(b, "</tr>\n");
+  }
+  ne__html_puts(b, "</table></div>\n");
+  // what failed, with why
+  if (counts[2]) {
+    ne__html_puts(b, "<ul class=\"failures\">\n");
+    cJSON_ArrayForEach(arm, arms) {
+      const char* name = str_of(arm, "name");
+      cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(arm, "runs")) {
+        study_cell c = cell_of(l, st, name, run);
+        if (strcmp(c.status, "failed") != 0 && strcmp(c.status, "killed") != 0) continue;
+        ne__html_printf(b, "<li class=\"%s\">", c.status);
+        ne__html_text(b, name);
+        ne__html_printf(b, " seed %d: %s: ", int_of(run, "seed"), c.status);
+        ne__html_text(b, c.error);
+        ne__html_puts(b, "</li>\n");
+      }
+    }
+    ne__html_puts(b, "</ul>\n");
+  }
+  // the study's runs alone for the chart
+  ne__rundata* mine = ne_calloc((size_t)(l->n_runs ? l->n_runs : 1), sizeof *mine);
+  int n = 0;
+  size_t len = strlen(st->dir);
+  for (int i = 0; mine && i < l->n_runs; i++)
+    if (strncmp(l->runs[i].dir, st->dir, len) == 0 && l->runs[i].dir[len] == '/') mine[n++] = l->runs[i];
+  if (mine) ne__svg_arms(b, mine, n, x, CHART_W, CHART_H);
+  ne_free(mine);  // a shallow copy: the rows stay the list's
+}
+
+static void studies_part(ne_buf* b, const run_list* l, const char* x) {
+  for (int i = 0; i < l->n_studies; i++) study_block(b, l, &l->studies[i], x);
+}
+
 // ---- the Redis panel -----------------------------------------------------------------------
 
 // Fetches `neuroevo status` text into d->redis_text, at most once a second.
@@ -219,6 +394,7 @@ static void script(ne_buf* b, const char* x, int refresh_s) {
                   "  .then(function(s){\n   document.getElementById(\"chart\").innerHTML=s.svg;\n"
                   "   document.getElementById(\"runs\").innerHTML=s.table;\n"
                   "   var p=document.getElementById(\"redis\"); if(p&&s.redis!==null) p.innerHTML=s.redis;\n"
+                  "   var st=document.getElementById(\"studies\"); if(st) st.innerHTML=s.studies_html;\n"
                   "   document.getElementById(\"updated\").textContent=\"updated \"+new Date(s.time*1000)"
                   ".toLocaleTimeString();\n   document.body.setAttribute(\"data-polls\", ++n);\n"
                   "  }).catch(function(){document.getElementById(\"updated\").textContent=\"dashboard "
@@ -239,6 +415,11 @@ void ne__dash_page(ne_buf* b, ne__dash* d, const char* x) {
   ne__html_puts(b, "<div class=\"bar\"><h1>neuroevo dashboard</h1>");
   axis_links(b, x);
   ne__html_printf(b, "<span class=\"sub\" id=\"updated\">polling every %d s</span></div>\n", d->refresh_s);
+  if (l.n_studies) {
+    ne__html_puts(b, "<h2>Studies</h2>\n<div id=\"studies\">");
+    studies_part(b, &l, x);
+    ne__html_puts(b, "</div>\n");
+  }
   ne__html_puts(b, "<h2>Runs</h2>\n<div id=\"runs\">");
   runs_table(b, &l);
   ne__html_puts(b, "</div>\n<h2>Training curves</h2>\n<div id=\"chart\">");
@@ -286,6 +467,36 @@ static void json_run(ne_buf* b, const ne__rundata* r) {
   ne__html_puts(b, "}");
 }
 
+// a study for scripts: {"dir", "arms": [{"name", "runs": [{"seed", "status", "generations", "score", "error"}]}]}
+static void json_study(ne_buf* b, const run_list* l, const study* st) {
+  ne__html_puts(b, "{\"dir\":");
+  ne__html_json_str(b, st->dir);
+  ne__html_puts(b, ",\"arms\":[");
+  const cJSON *arm, *run;
+  int first_arm = 1;
+  cJSON_ArrayForEach(arm, cJSON_GetObjectItemCaseSensitive(st->json, "arms")) {
+    const char* name = str_of(arm, "name");
+    ne__html_puts(b, first_arm ? "{\"name\":" : ",{\"name\":");
+    first_arm = 0;
+    ne__html_json_str(b, name);
+    ne__html_puts(b, ",\"runs\":[");
+    int first = 1;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(arm, "runs")) {
+      study_cell c = cell_of(l, st, name, run);
+      ne__html_printf(b, "%s{\"seed\":%d,\"status\":", first ? "" : ",", int_of(run, "seed"));
+      first = 0;
+      ne__html_json_str(b, c.status);
+      ne__html_printf(b, ",\"generations\":%d,", c.generations);
+      json_num(b, "score", c.score);
+      ne__html_puts(b, ",\"error\":");
+      ne__html_json_str(b, c.error);
+      ne__html_puts(b, "}");
+    }
+    ne__html_puts(b, "]}");
+  }
+  ne__html_puts(b, "]}");
+}
+
 // A part of the page as a JSON string: built in a scratch buffer, then escaped.
 static void json_html(ne_buf* b, const ne_buf* part) {
   if (part->oom || !part->data) {
@@ -318,6 +529,17 @@ void ne__dash_state_json(ne_buf* b, ne__dash* d, const char* x) {
   ne__html_terminate(&part);
   ne__html_puts(b, ",\"table\":");
   json_html(b, &part);
+  part.len = 0;
+  studies_part(&part, &l, x);
+  ne__html_terminate(&part);
+  ne__html_puts(b, ",\"studies_html\":");
+  json_html(b, &part);
+  ne__html_puts(b, ",\"studies\":[");
+  for (int i = 0; i < l.n_studies; i++) {
+    if (i) ne__html_puts(b, ",");
+    json_study(b, &l, &l.studies[i]);
+  }
+  ne__html_puts(b, "]");
   part.len = 0;
   if (d->redis_url) redis_panel(&part, d);
   ne__html_terminate(&part);

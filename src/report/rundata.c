@@ -17,6 +17,7 @@
 #include "core/util.h"
 #include "neuroevo/alloc.h"
 #include "neuroevo/error.h"
+#include "neuroevo/runinfo.h"  // the record: status, a study's arm and seed
 
 enum { PACE_ROWS = 10 };  // generations the pace (ETA, throughput) is measured over
 
@@ -71,7 +72,7 @@ static void read_log(ne__rundata* d) {
     if (nl) *nl = '\0';
     if (strncmp(line, "gen ", 4) == 0) snprintf(d->state, sizeof d->state, "running");
     else if (strstr(line, " reached after ")) snprintf(d->state, sizeof d->state, "finished");
-    else if (strncmp(line, "interrupted", 11) == 0) snprintf(d->state, sizeof d->state, "interrupted");
+    else if (strncmp(line, "interrupted", 11) == 0) snprintf(d->state, sizeof d->state, "stopped");
     if (*line) snprintf(d->last_line, sizeof d->last_line, "%s", line);
     line = nl ? nl + 1 : NULL;
   }
@@ -99,13 +100,30 @@ static int read_metrics(ne__rundata* d, char* errstr) {
   return 0;
 }
 
-// A run whose log says "running" but whose metrics stopped changing for much longer than its
-// generations take (a killed process, a lost machine) is "stopped".
-static void mark_stopped(ne__rundata* d) {
+// A run without a record whose log says "running" but whose metrics stopped changing for much
+// longer than its generations take (a killed process, a lost machine) is "killed".
+static void mark_killed(ne__rundata* d) {
   if (strcmp(d->state, "running") != 0 || d->n_rows < 2) return;
   double wall = ne__rundata_at(d, d->n_rows - 1, NE__RD_WALL) - ne__rundata_at(d, 0, NE__RD_WALL);
   double per_gen = wall / (d->n_rows - 1);
-  if (d->metrics_age_s > 60 + 20 * per_gen) snprintf(d->state, sizeof d->state, "stopped");
+  if (d->metrics_age_s > 60 + 20 * per_gen) snprintf(d->state, sizeof d->state, "killed");
+}
+
+// The run's record (run.json, runinfo.h): its status (a killed process seen as such) and, for a
+// study's run, its arm and seed as the name ("lander-es seed 2": every run of a study is "seedK")
+static int read_record(ne__rundata* d) {
+  ne_runinfo r;
+  if (ne_runinfo_load(d->dir, &r, NULL) != 0) return 0;
+  int has = r.has_record;
+  if (has) {
+    snprintf(d->state, sizeof d->state, "%s", r.status);
+    snprintf(d->reason, sizeof d->reason, "%s", r.reason);
+    if (r.arm[0]) snprintf(d->name, sizeof d->name, "%.200s seed %d", r.arm, r.seed);
+    snprintf(d->arm, sizeof d->arm, "%s", r.arm);
+    d->seed = r.seed;
+  }
+  ne_runinfo_free(&r);
+  return has;
 }
 
 int ne__rundata_load(const char* dir, ne__rundata* out, char* errstr) {
@@ -115,8 +133,9 @@ int ne__rundata_load(const char* dir, ne__rundata* out, char* errstr) {
   base_name(dir, out->name, sizeof out->name);
   read_config(out);
   read_log(out);
+  int recorded = read_record(out);
   int rc = read_metrics(out, errstr);
-  if (!rc) mark_stopped(out);
+  if (!rc && !recorded) mark_killed(out);
   if (rc) ne__rundata_free(out);
   return rc;
 }

@@ -26,10 +26,14 @@ enum {
 
 typedef struct ne__rundata {
   char dir[1024];           // the run directory as given
-  char name[256];           // its basename
+  char name[256];           // its basename; for a study's run "ARM seed K"
+  char arm[256];            // a study's run: its arm ("" otherwise)
+  int seed;                 // a study's run: its seed
+  char reason[256];         // the record's reason: why it ended, or its error
   char env[128];            // [env] id ("" if unknown)
   char algorithm[64];       // [run] algorithm ("" if unknown)
-  char state[32];           // "running", "finished", "interrupted", "stopped" or "starting"
+  char state[32];           // running, finished, stopped, failed, killed (the record's, else told by log.txt),
+                            // or starting
   char last_line[256];      // last line of log.txt (no newline)
   int minimized;            // 1: metrics hold f = -fitness (bbob/*), lower is better
   ne_metrics metrics;       // metrics.csv's rows (metrics.h)

@@ -197,3 +197,125 @@ void ne__svg_curves(ne_buf* b, const ne__rundata* runs, int n, const char* x, in
     for (int i = 0; i < n; i++) draw_series(b, &f, &runs[i], xc, &SERIES[s], colour(n, i, s));
   ne__html_puts(b, "</svg>\n");
 }
+
+// ---- a study: each arm's mean curve with its band ------------------------------------------------
+
+enum { BAND_POINTS = 120, MAX_ARMS = 64 };
+
+// a run's score at row r: its elite where it has one, else its best
+static double row_score(const ne__rundata* d, int r) {
+  double e = ne__rundata_at(d, r, NE__RD_ELITE);
+  return isnan(e) ? ne__rundata_at(d, r, NE__RD_BEST) : e;
+}
+
+// the score of run d at x: its last row at or before x (NaN before its first)
+static double score_at(const ne__rundata* d, int xc, double x) {
+  double v = NAN;
+  for (int r = 0; r < d->n_rows; r++) {
+    double rx = ne__rundata_at(d, r, xc);
+    if (isnan(rx)) continue;
+    if (rx > x) break;
+    double s = row_score(d, r);
+    if (!isnan(s)) v = s;
+  }
+  return v;
+}
+
+// one arm's curve: x, mean, min, max on BAND_POINTS points over the range where every run with rows
+// has a value; the count of points (0: no run has rows)
+typedef struct arm_curve {
+  double x[BAND_POINTS], mean[BAND_POINTS], lo[BAND_POINTS], hi[BAND_POINTS];
+  int n;      // points
+  int seeds;  // runs drawn
+} arm_curve;
+
+static void arm_curve_of(const ne__rundata* runs, int n, const char* arm, int xc, arm_curve* c) {
+  double x_lo = -INFINITY, x_hi = -INFINITY;
+  c->n = c->seeds = 0;
+  for (int i = 0; i < n; i++) {
+    if (strcmp(runs[i].arm, arm) != 0 || runs[i].n_rows == 0) continue;
+    c->seeds++;
+    x_lo = fmax(x_lo, ne__rundata_at(&runs[i], 0, xc));
+    x_hi = fmax(x_hi, ne__rundata_at(&runs[i], runs[i].n_rows - 1, xc));
+  }
+  if (!c->seeds || !isfinite(x_lo) || !isfinite(x_hi)) return;
+  for (int p = 0; p < BAND_POINTS; p++) {
+    double x = x_hi > x_lo ? x_lo + (x_hi - x_lo) * p / (BAND_POINTS - 1.0) : x_lo;
+    double sum = 0, lo = INFINITY, hi = -INFINITY;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+      if (strcmp(runs[i].arm, arm) != 0 || runs[i].n_rows == 0) continue;
+      double v = score_at(&runs[i], xc, x);
+      if (isnan(v)) continue;
+      sum += v, k++, lo = fmin(lo, v), hi = fmax(hi, v);
+    }
+    if (!k) continue;
+    c->x[c->n] = x, c->mean[c->n] = sum / k, c->lo[c->n] = lo, c->hi[c->n] = hi;
+    c->n++;
+    if (x_hi <= x_lo) break;
+  }
+}
+
+void ne__svg_arms(ne_buf* b, const ne__rundata* runs, int n, const char* x, int width, int height) {
+  int xc = x_column(x), minimized = 0, n_arms = 0;
+  const char* arms[MAX_ARMS];
+  for (int i = 0; i < n; i++) {
+    minimized |= runs[i].minimized;
+    int seen = !runs[i].arm[0];
+    for (int a = 0; a < n_arms && !seen; a++) seen = strcmp(arms[a], runs[i].arm) == 0;
+    if (!seen && n_arms < MAX_ARMS) arms[n_arms++] = runs[i].arm;
+  }
+  static arm_curve curves[MAX_ARMS];  // the dashboard serves one request at a time
+  frame f = {INFINITY, -INFINITY, INFINITY, -INFINITY, 0, 0, 0, 0};
+  for (int a = 0; a < n_arms; a++) {
+    arm_curve_of(runs, n, arms[a], xc, &curves[a]);
+    for (int p = 0; p < curves[a].n; p++) {
+      f.x0 = fmin(f.x0, curves[a].x[p]), f.x1 = fmax(f.x1, curves[a].x[p]);
+      f.y0 = fmin(f.y0, curves[a].lo[p]), f.y1 = fmax(f.y1, curves[a].hi[p]);
+    }
+  }
+  ne__html_printf(b,
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"arms\" width=\"%d\" height=\"%d\" "
+                  "viewBox=\"0 0 %d %d\" data-arms=\"%d\" data-x=\"%s\" font-family=\"sans-serif\" role=\"img\">\n",
+                  width, height, width, height, n_arms, x);
+  ne__html_puts(b, "<title>each arm: mean of its seeds, band from the lowest to the highest</title>\n");
+  if (!isfinite(f.x0) || !isfinite(f.y0)) {
+    ne__html_printf(b,
+                    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#666\">waiting for the first "
+                    "generation</text>\n</svg>\n",
+                    width / 2, height / 2);
+    return;
+  }
+  pad_range(&f);
+  f.px0 = MARGIN_L, f.px1 = width - MARGIN_R, f.py0 = height - MARGIN_B, f.py1 = MARGIN_T;
+  draw_axes(b, &f, x, minimized);
+  double lx = MARGIN_L;
+  ne__html_puts(b, "<g class=\"legend\" font-size=\"11\" fill=\"#222\">\n");
+  for (int a = 0; a < n_arms && lx < width - 120; a++) {
+    char label[300];
+    snprintf(label, sizeof label, "%s (%d seed%s)", arms[a], curves[a].seeds, curves[a].seeds == 1 ? "" : "s");
+    ne__html_printf(b, "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"6\" fill=\"%s\"/><text x=\"%.1f\" y=\"15\">", lx,
+                    PALETTE[a % 10], lx + 16);
+    ne__html_text(b, label);
+    ne__html_puts(b, "</text>\n");
+    lx += 28 + 6.2 * (double)strlen(label);
+  }
+  ne__html_puts(b, "</g>\n");
+  for (int a = 0; a < n_arms; a++) {
+    const arm_curve* c = &curves[a];
+    if (c->n == 0) continue;
+    // the band: along the highest values, back along the lowest
+    ne__html_printf(b, "<polygon class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" points=\"",
+                    PALETTE[a % 10]);
+    for (int p = 0; p < c->n; p++) ne__html_printf(b, "%.1f,%.1f ", px(&f, c->x[p]), py(&f, c->hi[p]));
+    for (int p = c->n - 1; p >= 0; p--) ne__html_printf(b, "%.1f,%.1f ", px(&f, c->x[p]), py(&f, c->lo[p]));
+    ne__html_puts(b, "\"/>\n");
+    ne__html_printf(b, "<polyline class=\"mean\" data-arm=\"");
+    ne__html_text(b, arms[a]);
+    ne__html_printf(b, "\" data-n=\"%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.2\" points=\"", c->n,
+                    PALETTE[a % 10]);
+    for (int p = 0; p < c->n; p++) ne__html_printf(b, "%.1f,%.1f ", px(&f, c->x[p]), py(&f, c->mean[p]));
+    ne__html_puts(b, "\"/>\n");
+  }
+  ne__html_puts(b, "</svg>\n");
+}

@@ -18,4 +18,11 @@ int ne__svg_valid_x(const char* x);
 // the last point always kept). Runs without rows draw nothing; no rows at all gives a notice.
 void ne__svg_curves(ne_buf* b, const ne__rundata* runs, int n, const char* x, int width, int height);
 
+// Appends an <svg> element with one curve per study arm (runs grouped by their `arm`; runs without
+// one are left out): the mean over its seeds of each row's score (the elite where the run has
+// one, else the best) against column x, with a band from the lowest to the highest seed, on points
+// where every seed with rows has a value. The element carries data-arms = the number of arms;
+// each mean polyline data-arm = its arm and data-n = its points.
+void ne__svg_arms(ne_buf* b, const ne__rundata* runs, int n, const char* x, int width, int height);
+
 #endif
