@@ -62,7 +62,7 @@ def good_cartpole_genome():
     global _GOOD
     if _GOOD is None:
         with tempfile.TemporaryDirectory() as out:
-            _GOOD = neuroevo.run("cartpole-ga", out=out, threads=THREADS).best
+            _GOOD = neuroevo.run("cartpole-ga", runs=out, threads=THREADS).best
     return _GOOD
 
 
@@ -143,7 +143,7 @@ def time_to_solve_neuroevo(seed, env_id):
     which leaves out run-directory setup, the env servers' start and the final plot)"""
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
-        run = neuroevo.run("cartpole-ga", out=out, threads=THREADS, run__seed=seed, env__id=env_id,
+        run = neuroevo.run("cartpole-ga", runs=out, threads=THREADS, run__seed=seed, env__id=env_id,
                            ga__population=GA_POPULATION, ga__truncation=GA_TRUNCATION)
         seconds = time.perf_counter() - t0
         m = run.metrics

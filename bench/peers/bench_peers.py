@@ -221,7 +221,7 @@ def neuroevo_run(task, seed):
     """-> (end-to-end Outcome of neuroevo.run, training-loop seconds from metrics.csv)"""
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
-        run = neuroevo.run(config_for(task), task.overrides(seed), out=out, threads=THREADS)
+        run = neuroevo.run(config_for(task), task.overrides(seed), runs=out, threads=THREADS)
         seconds = time.perf_counter() - t0
         m = run.metrics
         hit = np.nonzero(np.asarray(m.elite_mean) >= task.threshold)[0]

@@ -73,7 +73,7 @@ def ours(row, seed):
                   "run.checkpoint_every": 1000000})
         with tempfile.TemporaryDirectory() as out:
             t0 = time.process_time() + children_cpu()
-            run = neuroevo.run(None, o, out=out, threads=1)
+            run = neuroevo.run(None, o, runs=out, threads=1)
             cpu = time.process_time() + children_cpu() - t0
             m = run.metrics
             reached = bool(np.any(np.asarray(m.elite_mean) >= 475)) if row == "cartpole" else True

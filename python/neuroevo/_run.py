@@ -7,10 +7,12 @@ Ctrl-C stops it at a checkpoint (``neuroevo.resume(run.dir)`` continues it).
 """
 from __future__ import annotations
 
+import difflib
 import glob
 import math
 import os
-from typing import Any, Callable, Mapping
+import sys
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -39,6 +41,9 @@ def find_config(config: str | os.PathLike[str]) -> str:
                 return candidate
     names = sorted({os.path.splitext(os.path.basename(p))[0] for d in _config_dirs()
                     for p in glob.glob(os.path.join(d, "*.ini"))})
+    near = difflib.get_close_matches(path, names, n=1, cutoff=0.75)
+    if near:
+        raise FileNotFoundError(f"no config named {path!r} (did you mean {near[0]!r}?)")
     raise FileNotFoundError(f"no config named {path!r} (available: {', '.join(names) or 'none'}; "
                             "a path to an .ini file works too)")
 
@@ -63,8 +68,11 @@ def overrides_list(overrides: Mapping[str, Any] | None = None, **kwargs: Any) ->
     for key, value in kwargs.items():
         section, sep, name = key.partition("__")
         if not sep or not section or not name:
-            raise TypeError(f"unexpected keyword {key!r}: config overrides are written section__key=value, "
-                            "e.g. ga__population=500")
+            keys = [(sec, k) for sec, k, *_ in _core.config_keys()]
+            near = [f"{sec}__{k}" for sec, k in keys if k == key] or [
+                f"{sec}__{k}" for sec, k in keys if k in difflib.get_close_matches(key, [k for _, k in keys], n=1)]
+            hint = f"did you mean {' or '.join(near[:3])}?" if near else "e.g. ga__population=500"
+            raise TypeError(f"unexpected keyword {key!r}: config overrides are written section__key=value ({hint})")
         out.append(f"{section}.{name}={_value_text(value)}")
     return out
 
@@ -176,25 +184,46 @@ class _MetricsHook:
 
 def _start(config_path: str | None, items: list[str] | None, *, resume_dir: str | None = None, name: str | None = None,
            out_dir: str | None = None, threads: Any = None, generations: Any = None, quiet: bool = True,
-           callback: Callable[[dict[str, Any]], Any] | None = None) -> Run:
+           callback: Callable[[dict[str, Any]], Any] | None = None, tags: Sequence[str] | None = None,
+           note: str | None = None) -> Run:
     t, g, budget_items = _budget(threads, generations)
     hook = _MetricsHook(callback) if callback is not None else None
+    argv = [sys.executable, *sys.argv]  # the command line the run's record (run.json) keeps
+    if isinstance(tags, str):
+        tags = [tags]
     if resume_dir is not None:
         if budget_items:
             raise ValueError("resume(generations=0): a resumed run keeps its config's budget or takes a new "
                              "total > 0 (run.generations = 0 in its config.ini means no limit)")
         directory, gens, best = _core.run(None, None, resume=resume_dir, threads=t, generations=g,
-                                          quiet=bool(quiet), on_generation=hook)
+                                          quiet=bool(quiet), on_generation=hook, argv=argv)
     else:
         directory, gens, best = _core.run(config_path, (items or []) + budget_items, name=name, out_dir=out_dir,
-                                          threads=t, generations=g, quiet=bool(quiet), on_generation=hook)
+                                          threads=t, generations=g, quiet=bool(quiet), on_generation=hook,
+                                          argv=argv, tags=list(tags) if tags else None, note=note)
     return Run(directory, gens, best)
+
+
+def _run_dir(out: Any, out_dir: Any) -> str | None:
+    """The run directory of ``out=`` (or its other name ``out_dir=``): new, or an empty folder."""
+    if out is not None and out_dir is not None:
+        raise TypeError("give out= (the run directory) or out_dir= (the same), not both")
+    path = out if out is not None else out_dir
+    if path is None:
+        return None
+    path = os.fspath(path)
+    if os.path.isdir(path) and os.listdir(path) and not os.path.exists(os.path.join(path, "config.ini")):
+        raise ValueError(f"out={path!r} is the run directory itself (as the CLI's --out) and that folder already "
+                         f"holds other files; for a folder of runs give runs={path!r} (each run gets "
+                         "<config>-<timestamp> inside, as run.out)")
+    return path
 
 
 def run(config: str | os.PathLike[str] | None = "cartpole-ga", overrides: Mapping[str, Any] | None = None, *,
         threads: int | None = None, generations: int | None = None, out: str | os.PathLike[str] | None = None,
-        out_dir: str | os.PathLike[str] | None = None, name: str | None = None, quiet: bool = True,
-        callback: Callable[[dict[str, Any]], Any] | None = None, **kwargs: Any) -> Run:
+        runs: str | os.PathLike[str] | None = None, out_dir: str | os.PathLike[str] | None = None,
+        name: str | None = None, quiet: bool = True, callback: Callable[[dict[str, Any]], Any] | None = None,
+        tags: Sequence[str] | None = None, note: str | None = None, **kwargs: Any) -> Run:
     """Trains with the C library and returns the ``Run``.
 
     Args:
@@ -202,14 +231,18 @@ def run(config: str | os.PathLike[str] | None = "cartpole-ga", overrides: Mappin
         overrides: ``{"ga.population": 500}`` or ``{"ga": {"population": 500}}``.
         threads: evaluation threads; 0 = all cores, None = ``run.threads`` (as ``--threads``).
         generations: generation budget in all; 0 = no limit, None = ``run.generations``.
-        out: parent of the new run directory (``run.out``); ``out_dir``: the exact directory.
-        name: prefix of the run directory (default: the config's name).
+        out: the run directory itself, as the CLI's ``--out`` (new, or an empty folder).
+        runs: a folder of runs instead, as ``run.out``: the run gets ``<name>-<timestamp>`` inside it
+            (default: ``run.out``, ``runs``).
+        out_dir: another name for ``out``.
+        name: prefix of the run directory in ``runs`` (default: the config's name).
         quiet: no progress lines on stdout (log.txt gets them either way).
         callback: called on this thread after each generation with its metrics.csv row as a dict
             (``generation``, ``evaluations``, ``env_steps``, ``wall_s``, ``best``, ``mean``,
             ``median``, ``elite_mean``, ...), e.g. to log to W&B or MLflow; returning ``False`` ends
             the run there (checkpointed, as a budget would); an exception ends it the same way and
             is raised from ``run``.
+        tags, note: the run's first tags and note in its record (run.json; ``neuroevo runs --tag``).
         **kwargs: more overrides as ``section__key=value``, e.g. ``ga__population=500``.
 
     Raises ``neuroevo.Error`` with the library's message (unknown key, env failure, ...),
@@ -220,12 +253,15 @@ def run(config: str | os.PathLike[str] | None = "cartpole-ga", overrides: Mappin
         raise TypeError(f"overrides must be a mapping such as {{'ga.population': 500}}, got {type(overrides).__name__}")
     path = find_config(config) if config is not None else None
     items = overrides_list(overrides, **kwargs)
-    if out is not None:
-        items.append(f"run.out={os.fspath(out)}")
+    run_dir = _run_dir(out, out_dir)
+    if runs is not None:
+        if run_dir is not None:
+            raise TypeError("give out= (the run directory) or runs= (a folder of runs), not both")
+        items.append(f"run.out={os.fspath(runs)}")
     if name is None:
         name = os.path.splitext(os.path.basename(path))[0] if path else "run"
-    return _start(path, items, name=name, out_dir=None if out_dir is None else os.fspath(out_dir), threads=threads,
-                  generations=generations, quiet=quiet, callback=callback)
+    return _start(path, items, name=name, out_dir=run_dir, threads=threads, generations=generations, quiet=quiet,
+                  callback=callback, tags=tags, note=note)
 
 
 def resume(run_dir: str | os.PathLike[str], *, generations: int | None = None, threads: int | None = None,

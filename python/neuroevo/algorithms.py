@@ -27,8 +27,16 @@ candidates are evaluated the same way.
 """
 from __future__ import annotations
 
+import ast
+import contextlib
+import hashlib
+import importlib
+import inspect
+import os
 import re
-from typing import Any, Callable, ClassVar, Iterable, Mapping
+import sys
+import tempfile
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -260,15 +268,150 @@ class AskTell:
         return f"{type(self).__name__}(dim={self.dim}, generations={self.generations})"
 
 
+# ---- your own ask/tell class ------------------------------------------------------------------------
+
+def _class_spec(cls: Any) -> str:
+    """The optimizer server's name for a class (``python.class``): ``module:Qual.Name`` for an
+    importable class, ``/path/script.py:Name`` for one defined in the running script,
+    ``pickle:/tmp/neuroevo-opt-HASH.pkl`` (the class by value) for a notebook's or a function's."""
+    module, qualname = getattr(cls, "__module__", None), getattr(cls, "__qualname__", None)
+    if not isinstance(cls, type) or not module or not qualname:
+        raise TypeError(f"PythonOptimizer needs a class or 'module:Class', got {cls!r}")
+    if module != "__main__" and "<locals>" not in qualname:
+        return f"{module}:{qualname}"
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if module == "__main__" and main_file and "<locals>" not in qualname:
+        return f"{os.path.abspath(main_file)}:{qualname}"  # imported there with its main guard intact
+    # a notebook's or a function's own class: by value
+    try:
+        import cloudpickle
+    except ImportError:
+        raise TypeError(f"{qualname} is defined in a notebook or a function: define it in a module (a .py file "
+                        "next to it) or install cloudpickle so that the optimizer server can get it") from None
+    data = cloudpickle.dumps(cls)
+    # named by its content: the same class is the same setting (a saved state loads into an optimizer
+    # made again from it), and it stays for any optimizer made from it later
+    path = os.path.join(tempfile.gettempdir(), f"neuroevo-opt-{hashlib.sha256(data).hexdigest()[:20]}.pkl")
+    if not os.path.exists(path):
+        tmp = f"{path}.{os.getpid()}"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    return "pickle:" + path
+
+
+def _option_text(value: Any) -> str:
+    """A Python expression for a keyword argument's value (the server evaluates ``python.options``)."""
+    if isinstance(value, np.ndarray):
+        return f"np.asarray({value.tolist()!r}, dtype={str(value.dtype)!r})"
+    text = repr(value)
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise TypeError(f"option value {value!r} has no literal form to send to the optimizer server: use numbers, "
+                        "strings, lists, tuples, dicts or NumPy arrays") from None
+    return text
+
+
+@contextlib.contextmanager
+def _caller_path() -> Iterator[None]:
+    """The optimizer server sees the caller's sys.path (its modules, a notebook's folder) while it is
+    started here."""
+    old = os.environ.get("PYTHONPATH")
+    paths = [p or os.getcwd() for p in sys.path] + ([old] if old else [])
+    os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = old
+
+
+class PythonOptimizer(AskTell):
+    """Your own ask/tell optimizer driven like every other algorithm: its candidates are asked in an
+    optimizer server process, evaluated wherever you evaluate, told back in order.
+
+        class RandomSearch:
+            def __init__(self, x0, sigma=0.1, popsize=8, seed=0):
+                self.rng, self.mean, self.sigma, self.n = np.random.default_rng(seed), x0, sigma, popsize
+            def ask(self):
+                return self.mean + self.sigma * self.rng.standard_normal((self.n, len(self.mean)))
+            def tell(self, candidates, losses):
+                self.mean = candidates[int(np.argmin(losses))]
+
+        opt = PythonOptimizer(RandomSearch, x0, sigma=0.3)   # **options go to RandomSearch(...)
+        x, fx = opt.optimize(f, generations=50)
+
+    Args:
+        cls_or_path: the class (defined anywhere: a module, your script, a notebook) or
+            ``"module:Class"``. ``ask()`` returns the batch (or one candidate, with ``popsize``),
+            ``tell(candidates, losses)`` takes losses to minimize; ``recommend()`` (or ``mean``) is
+            its current best guess, evaluated as ``centre``.
+        x0: the start point (the class gets it as ``x0`` when its ``__init__`` has that argument,
+            likewise ``dim`` and ``seed``).
+        population: for a class whose ask() returns one candidate: it is called this many times a
+            generation (and tell(candidate, loss) once per candidate), as Nevergrad's are.
+        config: more ``[python]`` keys (``{"eval_recommendation": False}``).
+        **options: the class's own keyword arguments (numbers, strings, lists, NumPy arrays).
+    """
+
+    algorithm: ClassVar[str] = "python"
+    section: ClassVar[str] = "python"
+
+    def __init__(self, cls_or_path: Any, x0: Iterable[float] | np.ndarray, /, *, population: int | None = None,
+                 seed: int = 0, maximize: bool = False, config: Mapping[str, Any] | None = None, **options: Any):
+        if os.environ.get("NEUROEVO_IN_OPTIMIZER_SERVER"):
+            raise RuntimeError("a PythonOptimizer made while the optimizer server imports the script that defines "
+                               "its class: put the script's own work under `if __name__ == \"__main__\":`")
+        if isinstance(cls_or_path, str):
+            spec, names = cls_or_path, set()
+            module, _, qualname = cls_or_path.rpartition(":")
+            try:  # the class's arguments, when it imports here too
+                obj: Any = importlib.import_module(module)
+                for part in qualname.split("."):
+                    obj = getattr(obj, part)
+                names = set(inspect.signature(obj).parameters)
+            except Exception:
+                pass
+        else:
+            spec = _class_spec(cls_or_path)
+            try:
+                names = set(inspect.signature(cls_or_path).parameters)
+            except (TypeError, ValueError):
+                names = set()
+        given = dict(options)
+        for name in ("x0", "dim", "seed"):  # what the server knows, for a class that asks for it
+            if name in names and name not in given:
+                given[name] = _Raw(name)
+        text = ", ".join(f"{k}={v.text if isinstance(v, _Raw) else _option_text(v)}" for k, v in given.items())
+        settings = {**(config or {}), "class": spec, "options": text}
+        if population is not None:
+            settings["population"] = population
+        with _caller_path():
+            super().__init__(x0, popsize=None, seed=seed, maximize=maximize, options=settings)
+
+
+class _Raw:
+    """An option's value the server fills in (x0, dim, seed): its name as the expression."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+
 def _class_name(name: str) -> str:
     return CLASS_NAMES.get(name) or re.sub(r"\W", "_", name.upper())
 
 
 _classes: dict[str, type[AskTell]] = {}
 for _name, _section in _core.algorithms():
-    _cls = type(_class_name(_name), (AskTell,), {
-        "algorithm": _name, "section": _section, "__module__": __name__,
-        "__doc__": f"Ask/tell over the C algorithm '{_name}' (config section [{_section}]); see AskTell."})
+    if _name == "python":
+        _cls: type[AskTell] = PythonOptimizer
+    else:
+        _cls = type(_class_name(_name), (AskTell,), {
+            "algorithm": _name, "section": _section, "__module__": __name__,
+            "__doc__": f"Ask/tell over the C algorithm '{_name}' (config section [{_section}]); see AskTell."})
     _classes[_name] = _cls
     globals()[_cls.__name__] = _cls
 

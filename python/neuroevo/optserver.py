@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import json
 import os
 import pickle
@@ -47,10 +48,21 @@ BridgeError, describe = _pyproc.BridgeError, _pyproc.describe
 
 
 def load_class(spec: str) -> Any:
-    """module:Class (Class may be dotted) -> the class."""
-    module, _, name = spec.partition(":")
+    """module:Class (Class may be dotted), /path/file.py:Class (the file imported as a module of its
+    own: a script's `if __name__ == "__main__":` part does not run) or pickle:/path (a class pickled
+    by value, e.g. a notebook's, by neuroevo.algorithms.PythonOptimizer) -> the class."""
+    if spec.startswith("pickle:"):
+        try:
+            with open(spec[7:], "rb") as f:
+                return pickle.load(f)
+        except Exception as e:
+            raise BridgeError(_pyproc.NE_ENOTFOUND, f"cannot load the class from {spec[7:]}: {describe(e)}") from e
+    module, _, name = spec.rpartition(":") if spec.count(":") > 1 else spec.partition(":")
     try:
-        obj: Any = importlib.import_module(module)
+        if module.endswith(".py"):
+            obj: Any = _import_file(module)
+        else:
+            obj = importlib.import_module(module)
     except ImportError as e:
         raise BridgeError(_pyproc.NE_ENOTFOUND, f"cannot import '{module}' in {sys.executable}: {e}") from e
     for part in name.split("."):
@@ -58,6 +70,26 @@ def load_class(spec: str) -> Any:
             raise BridgeError(_pyproc.NE_ENOTFOUND, f"module '{module}' has no '{name}'")
         obj = getattr(obj, part)
     return obj
+
+
+def _import_file(path: str) -> Any:
+    """A .py file as the module __neuroevo_main__ (registered, so that its objects pickle and unpickle
+    by reference); its folder joins sys.path for its own imports."""
+    name = "__neuroevo_main__"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        spec.loader.exec_module(module)
+    except FileNotFoundError as e:
+        del sys.modules[name]
+        raise ImportError(str(e)) from e
+    return module
 
 
 def keyword_options(text: str, names: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
@@ -193,7 +225,11 @@ class Server:
     def save(self) -> None:
         import numpy as np
 
-        data = pickle.dumps({"optimizer": self.live().obj, "numpy": np.random.get_state(), "random": random.getstate()},
+        try:  # an optimizer whose class came by value (a notebook's) pickles by value too
+            import cloudpickle as dumper
+        except ImportError:
+            dumper = pickle  # type: ignore[assignment]
+        data = dumper.dumps({"optimizer": self.live().obj, "numpy": np.random.get_state(), "random": random.getstate()},
                             protocol=pickle.HIGHEST_PROTOCOL)
         ch = self.channel
         limit = struct.unpack_from("<Q", ch.mem, OFF_LIMIT)[0]
@@ -259,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
         sys.path[0] = os.getcwd()
+    # a script imported for its optimizer class must not start optimizers of its own (PythonOptimizer
+    # checks this): that is what its `if __name__ == "__main__":` is for
+    os.environ["NEUROEVO_IN_OPTIMIZER_SERVER"] = "1"
     # pycma's note that it cannot plot (no matplotlib) is no news in a server
     warnings.filterwarnings("ignore", message="Could not import matplotlib")
     a = _pyproc.arguments("neuroevo's optimizer server (started by the C library)").parse_args(argv)

@@ -144,17 +144,49 @@ static int build_config(const char* path, PyObject* overrides, ne_config** out, 
   return rc;
 }
 
+// A sequence of str as C strings for a run's record: pointers into the items of *keep (a
+// PySequence_Fast the caller releases after the run was created). 0, or -1 with a Python error.
+static int c_strings(PyObject* items, const char* what, PyObject** keep, const char** out, int max, int* n) {
+  *n = 0;
+  *keep = NULL;
+  if (!items || items == Py_None) return 0;
+  *keep = PySequence_Fast(items, what);
+  if (!*keep) return -1;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(*keep) && *n < max; i++) {
+    const char* s = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(*keep, i));
+    if (!s) return -1;
+    out[(*n)++] = s;
+  }
+  return 0;
+}
+
+enum { MAX_ORIGIN_ITEMS = 256 };
+
 static PyObject* py_run(PyObject* self, PyObject* args, PyObject* kw) {
   (void)self;
-  static char* kwlist[] = {"config",      "overrides", "name",   "out_dir",       "threads",
-                           "generations", "quiet",     "resume", "on_generation", NULL};
-  const char *config = NULL, *name = NULL, *out_dir = NULL, *resume = NULL;
-  PyObject *overrides = NULL, *hook = NULL;
+  static char* kwlist[] = {"config", "overrides",     "name", "out_dir", "threads", "generations", "quiet",
+                           "resume", "on_generation", "argv", "tags",    "note",    NULL};
+  const char *config = NULL, *name = NULL, *out_dir = NULL, *resume = NULL, *note = NULL;
+  PyObject *overrides = NULL, *hook = NULL, *argv = NULL, *tags = NULL;
   int threads = 0, quiet = 1;
   long long generations = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "z|OzziLpzO", kwlist, &config, &overrides, &name, &out_dir, &threads,
-                                   &generations, &quiet, &resume, &hook))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "z|OzziLpzOOOz", kwlist, &config, &overrides, &name, &out_dir, &threads,
+                                   &generations, &quiet, &resume, &hook, &argv, &tags, &note))
     return NULL;
+  // the record's origin (run.json): the Python command line, first tags and note
+  static const char* argv_c[MAX_ORIGIN_ITEMS];
+  static const char* tags_c[MAX_ORIGIN_ITEMS];
+  PyObject *argv_keep = NULL, *tags_keep = NULL;
+  ne_run_origin origin = {0};
+  if (c_strings(argv, "argv must be a sequence of str", &argv_keep, argv_c, MAX_ORIGIN_ITEMS, &origin.argc) ||
+      c_strings(tags, "tags must be a sequence of str", &tags_keep, tags_c, MAX_ORIGIN_ITEMS, &origin.n_tags)) {
+    Py_XDECREF(argv_keep);
+    Py_XDECREF(tags_keep);
+    return NULL;
+  }
+  origin.argv = argv_keep ? argv_c : NULL;
+  origin.tags = tags_c;
+  origin.note = note;
   if (hook == Py_None) hook = NULL;
   if (hook && !PyCallable_Check(hook)) return PyErr_Format(PyExc_TypeError, "on_generation must be callable");
   if (threads < 0 || generations < 0)
@@ -164,6 +196,8 @@ static PyObject* py_run(PyObject* self, PyObject* args, PyObject* kw) {
   int rc = resume ? 0 : build_config(config, overrides, &cfg, err);
   if (rc) {
     ne_config_destroy(cfg);
+    Py_XDECREF(argv_keep);
+    Py_XDECREF(tags_keep);
     return rc == PY_ERROR ? NULL : pyne_raise(rc, err);
   }
   run_job job;
@@ -171,6 +205,7 @@ static PyObject* py_run(PyObject* self, PyObject* args, PyObject* kw) {
   pthread_mutex_init(&job.mu, NULL);
   pthread_cond_init(&job.cv, NULL);
   ne_run_options opt = {0};
+  opt.origin = &origin;
   opt.name = name;
   opt.out_dir = out_dir;
   opt.threads = threads;
@@ -183,6 +218,8 @@ static PyObject* py_run(PyObject* self, PyObject* args, PyObject* kw) {
   Py_BEGIN_ALLOW_THREADS rc =
       resume ? ne_run_resume(resume, &opt, &job.run, err) : ne_run_create(cfg, &opt, &job.run, err);
   Py_END_ALLOW_THREADS ne_config_destroy(cfg);
+  Py_XDECREF(argv_keep);  // run.json has them now
+  Py_XDECREF(tags_keep);
   int interrupted = 0;
   if (!rc) rc = loop_releasing_gil(&job, &interrupted);
   if (rc && job.err[0]) snprintf(err, sizeof err, "%s", job.err);  // the loop's message
@@ -576,8 +613,8 @@ PyTypeObject pyne_policy_type = {
 
 PyMethodDef pyne_run_methods[] = {
     {"run", (PyCFunction)(void (*)(void))py_run, METH_VARARGS | METH_KEYWORDS,
-     "run(config, overrides=None, name=None, out_dir=None, threads=0, generations=0, quiet=True, resume=None)"
-     " -> (run_dir, generations, best_score)"},
+     "run(config, overrides=None, name=None, out_dir=None, threads=0, generations=0, quiet=True, resume=None,"
+     " on_generation=None, argv=None, tags=None, note=None) -> (run_dir, generations, best_score)"},
     {"evaluate", (PyCFunction)(void (*)(void))py_evaluate, METH_VARARGS | METH_KEYWORDS,
      "evaluate(header, seeds, sigma, episodes=100, seed=0, threads=0, params=None, obs_mean=None, obs_std=None,"
      " obs_clip=0, rows=1) -> (float64 returns (rows x episodes), steps)"},

@@ -46,9 +46,8 @@ NOVELTY = {"ns-es", "nsr-es", "nsra-es"}
 def test_algorithm_improves_on_a_sphere(name):
     cls = algorithms.get(name)
     x0 = np.full(8, 2.0)
-    if name == "python":  # any ask/tell class in the optimizer server: pycma here
-        opt = cls(x0, seed=1, options={"class": "cma:CMAEvolutionStrategy",
-                                       "options": "x0=x0, sigma0=0.3, inopts={'seed': seed, 'verbose': -9}"})
+    if name == "python":  # any ask/tell class in the optimizer server: pycma here (x0 filled in)
+        opt = cls("cma:CMAEvolutionStrategy", x0, seed=1, sigma0=0.3, inopts={"seed": 2, "verbose": -9})
     else:
         opt = cls(x0, 0.05 if name == "ga" else 0.3, seed=1, **({"population": 50} if name == "ga" else {}))
     X = opt.ask()

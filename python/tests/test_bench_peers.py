@@ -35,7 +35,7 @@ def peer_return(env_id, hidden, theta):
 @pytest.mark.parametrize("task", bench_peers.TASKS, ids=lambda t: f"{t.algorithm}-{t.env_id}")
 def test_peer_policy_is_the_policy_neuroevo_trains(tmp_path, task):
     overrides = {**task.overrides(0), "run.generations": 3, "run.target": "none"}
-    run = neuroevo.run(bench_peers.config_for(task), overrides, out=tmp_path, threads=2)
+    run = neuroevo.run(bench_peers.config_for(task), overrides, runs=tmp_path, threads=2)
     best = neuroevo.Params.load(os.path.join(run.dir, "best.params"))
     policy = bench_peers.NumpyPolicy(gym.make(task.env_id), task.hidden)
     assert policy.n_params == best.params.size

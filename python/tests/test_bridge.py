@@ -20,7 +20,7 @@ def no_servers_left():
 
 
 def test_ga_solves_gymnasium_cartpole_through_the_bridge(tmp_path):
-    run = neuroevo.run("cartpole-ga", out=tmp_path, threads=2, env__id="gym:CartPole-v1")
+    run = neuroevo.run("cartpole-ga", runs=tmp_path, threads=2, env__id="gym:CartPole-v1")
     m = run.metrics
     assert m.elite_mean[-1] >= 475.0 and run.best_score >= 475.0
     assert run.best.env_id == "gym:CartPole-v1"
@@ -110,7 +110,7 @@ def test_exception_inside_the_env_is_reported(tmp_path):
     env.close()
     # in a run: retried once, then the run stops with the env's message
     with pytest.raises(neuroevo.Error, match=r"Raises-v0: step raised RuntimeError: boom at step 3 \(at bridge_envs.py"):
-        neuroevo.run(None, out=tmp_path, threads=2, env__id="gym:bridge_envs:Raises-v0", ga__population=8,
+        neuroevo.run(None, runs=tmp_path, threads=2, env__id="gym:bridge_envs:Raises-v0", ga__population=8,
                      ga__truncation=2, ga__elite_candidates=2, policy__hidden=4)
     assert no_servers_left() == []
 
@@ -120,14 +120,14 @@ def test_dead_server_is_reported(tmp_path, monkeypatch, spin_us):
     # also while the C side spins (10 ms) for the reply of a server that is already gone
     monkeypatch.setenv("NEUROEVO_GYM_SPIN_US", spin_us)
     with pytest.raises(neuroevo.Error, match=r"Exits-v0: the env server exited with status 7 during step"):
-        neuroevo.run(None, out=tmp_path, threads=1, env__id="gym:bridge_envs:Exits-v0", ga__population=4,
+        neuroevo.run(None, runs=tmp_path, threads=1, env__id="gym:bridge_envs:Exits-v0", ga__population=4,
                      ga__truncation=2, ga__elite_candidates=2, policy__hidden=4)
     assert no_servers_left() == []
 
 
 def test_server_that_dies_once_is_restarted_and_retried(tmp_path, monkeypatch):
     monkeypatch.setenv("BRIDGE_FLAKY_MARKER", str(tmp_path / "died-once"))
-    run = neuroevo.run(None, out=tmp_path, threads=2, env__id="gym:bridge_envs:Flaky-v0", ga__population=8,
+    run = neuroevo.run(None, runs=tmp_path, threads=2, env__id="gym:bridge_envs:Flaky-v0", ga__population=8,
                        ga__truncation=2, ga__elite_candidates=2, ga__elite_episodes=2, policy__hidden=4, run__generations=2,
                        run__target="none")
     assert os.path.exists(tmp_path / "died-once")

@@ -45,8 +45,8 @@ def test_nevergrad_run_from_python(tmp_path):
     import numpy.lib.recfunctions  # noqa: F401  (rows)
 
     ini = config(tmp_path, "nevergrad", "[nevergrad]\noptimizer = TwoPointsDE\npopulation = 12\neval_episodes = 5\n")
-    one = neuroevo.run(ini, out=tmp_path / "one", threads=1, quiet=True)
-    two = neuroevo.run(ini, out=tmp_path / "two", threads=2, quiet=True)
+    one = neuroevo.run(ini, runs=tmp_path / "one", threads=1, quiet=True)
+    two = neuroevo.run(ini, runs=tmp_path / "two", threads=2, quiet=True)
     assert one.generations == 6 and len(one.metrics) == 6
     assert np.all(one.metrics.evaluations == 13 * np.arange(1, 7))  # 12 candidates + the recommendation
     assert np.all(np.isfinite(one.metrics.elite_mean))
@@ -62,14 +62,14 @@ def test_resume_continues_to_the_uninterrupted_run(tmp_path):
     # the 3-generation run's optimizer would have half the full run's budget
     ini = config(tmp_path, "nevergrad",
                  "[nevergrad]\noptimizer = OnePlusOne\npopulation = 8\nbudget = 48\nsnapshot_mb = 0\n")
-    full = neuroevo.run(ini, out=tmp_path / "full", quiet=True)
-    part = neuroevo.run(ini, out=tmp_path / "part", generations=3, quiet=True)
+    full = neuroevo.run(ini, runs=tmp_path / "full", quiet=True)
+    part = neuroevo.run(ini, runs=tmp_path / "part", generations=3, quiet=True)
     assert part.generations == 3
     done = neuroevo.resume(part.dir, generations=6, quiet=True)
     assert rows(done) == rows(full)
     # an auto budget is written into the run's config.ini at the start and kept by resume
     auto = config(tmp_path, "nevergrad", "[nevergrad]\noptimizer = OnePlusOne\npopulation = 8\nsnapshot_mb = 0\n")
-    short = neuroevo.run(auto, out=tmp_path / "short", generations=2, quiet=True)
+    short = neuroevo.run(auto, runs=tmp_path / "short", generations=2, quiet=True)
     longer = neuroevo.resume(short.dir, generations=4, quiet=True)
     assert longer.generations == 4
     assert "budget = 16" in open(os.path.join(short.dir, "config.ini")).read()
@@ -77,7 +77,7 @@ def test_resume_continues_to_the_uninterrupted_run(tmp_path):
 
 def test_any_ask_tell_class(tmp_path):
     extra = "[python]\nclass = opt_classes:RandomSearch\noptions = x0=x0, popsize=10, seed=seed\n"
-    run = neuroevo.run(config(tmp_path, "python", extra), out=tmp_path / "py", quiet=True)
+    run = neuroevo.run(config(tmp_path, "python", extra), runs=tmp_path / "py", quiet=True)
     assert np.all(run.metrics.evaluations == 11 * np.arange(1, 7))
     assert run.best_score > 9  # better than the ~9-step episodes of a random CartPole policy
 
@@ -85,14 +85,14 @@ def test_any_ask_tell_class(tmp_path):
 def test_bad_optimizer_name_lists_the_nearest(tmp_path):
     ini = config(tmp_path, "nevergrad", "[nevergrad]\noptimizer = OnePlusOn\n")
     with pytest.raises(neuroevo.Error, match=r"no optimizer 'OnePlusOn' in Nevergrad .*nearest: OnePlusOne"):
-        neuroevo.run(ini, out=tmp_path / "bad", quiet=True)
+        neuroevo.run(ini, runs=tmp_path / "bad", quiet=True)
 
 
 def test_an_optimizer_that_raises_stops_the_run(tmp_path, monkeypatch):
     monkeypatch.setenv("NE_TEST_RAISE_AT", "2")
     extra = "[python]\nclass = opt_classes:Flaky\noptions = x0=x0, seed=seed\n"
     with pytest.raises(neuroevo.Error, match=r"tell raised RuntimeError: flaky optimizer gave up in generation 2"):
-        neuroevo.run(config(tmp_path, "python", extra), out=tmp_path / "flaky", quiet=True)
+        neuroevo.run(config(tmp_path, "python", extra), runs=tmp_path / "flaky", quiet=True)
     (run_dir,) = os.listdir(tmp_path / "flaky")  # the run's directory, left with its checkpoints
     ckpts = sorted(f for f in os.listdir(tmp_path / "flaky" / run_dir / "checkpoints") if f.startswith("ckpt-"))
     assert ckpts[-1] == "ckpt-00000002.bin"

@@ -73,7 +73,7 @@ def test_act_is_the_documented_mlp():
 
 
 def test_policy_from_a_run_acts_and_evaluates_like_its_params(tmp_path):
-    run = neuroevo.run("cartpole-es", out=tmp_path, generations=2, threads=2, es__population=10,
+    run = neuroevo.run("cartpole-es", runs=tmp_path, generations=2, threads=2, es__population=10,
                        run__target="none")
     pol = neuroevo.Policy.load(run.dir)
     best = neuroevo.Params.load(f"{run.dir}/best.params")

@@ -16,7 +16,7 @@ import neuroevo
 @pytest.fixture(scope="module")
 def solved(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs")
-    return neuroevo.run("cartpole-ga", out=out, threads=2)
+    return neuroevo.run("cartpole-ga", runs=out, threads=2)
 
 
 def test_ga_from_python_solves_cartpole(solved):
@@ -61,10 +61,10 @@ def test_evaluate_policy_matches_the_cli(solved, cli):
 
 
 def test_overrides_in_every_form(tmp_path):
-    a = neuroevo.run("cartpole-ga", {"ga.population": 20}, out=tmp_path, generations=2, ga__truncation=5,
+    a = neuroevo.run("cartpole-ga", {"ga.population": 20}, runs=tmp_path, generations=2, ga__truncation=5,
                      threads=1, run__target="none")
     b = neuroevo.run("cartpole-ga", {"ga": {"population": 20, "truncation": 5}, "run.target": "none"},
-                     out=tmp_path, generations=2, threads=2)
+                     runs=tmp_path, generations=2, threads=2)
     assert "population = 20" in a.config and "truncation = 5" in a.config
     assert a.generations == b.generations == 2
     # a run is a pure function of (config, seed): thread count changes nothing but wall time
@@ -73,8 +73,8 @@ def test_overrides_in_every_form(tmp_path):
 
 
 def test_resume_continues_to_the_same_result(tmp_path):
-    full = neuroevo.run("cartpole-ga", out=tmp_path / "a", generations=3, ga__population=30, run__target="none")
-    part = neuroevo.run("cartpole-ga", out=tmp_path / "b", generations=2, ga__population=30, run__target="none")
+    full = neuroevo.run("cartpole-ga", runs=tmp_path / "a", generations=3, ga__population=30, run__target="none")
+    part = neuroevo.run("cartpole-ga", runs=tmp_path / "b", generations=2, ga__population=30, run__target="none")
     resumed = neuroevo.resume(part.dir, generations=3)
     assert resumed.generations == 3
     np.testing.assert_array_equal(full.metrics.best, resumed.metrics.best)
@@ -82,11 +82,11 @@ def test_resume_continues_to_the_same_result(tmp_path):
 
 def test_config_errors_are_neuroevo_errors(tmp_path):
     with pytest.raises(neuroevo.Error, match="populaton"):
-        neuroevo.run("cartpole-ga", out=tmp_path, ga__populaton=5)
+        neuroevo.run("cartpole-ga", runs=tmp_path, ga__populaton=5)
     with pytest.raises(FileNotFoundError, match="cartpole-ga"):
-        neuroevo.run("no-such-config", out=tmp_path)
+        neuroevo.run("no-such-config", runs=tmp_path)
     with pytest.raises(TypeError, match="section__key"):
-        neuroevo.run("cartpole-ga", out=tmp_path, population=5)
+        neuroevo.run("cartpole-ga", runs=tmp_path, population=5)
 
 
 def test_run_releases_the_gil(tmp_path):
@@ -101,7 +101,7 @@ def test_run_releases_the_gil(tmp_path):
     t = threading.Thread(target=count)
     t.start()
     try:
-        run = neuroevo.run("cartpole-ga", out=tmp_path, generations=15, threads=1, ga__population=200,
+        run = neuroevo.run("cartpole-ga", runs=tmp_path, generations=15, threads=1, ga__population=200,
                            run__target="none")
     finally:
         stop.set()
@@ -127,7 +127,7 @@ def test_ctrl_c_stops_at_a_checkpoint_and_resume_continues(tmp_path):
 
 
 def test_es_run_best_is_params_and_evaluates_like_the_cli(tmp_path, cli):
-    run = neuroevo.run("cartpole-es", out=tmp_path, generations=3, threads=2)
+    run = neuroevo.run("cartpole-es", runs=tmp_path, generations=3, threads=2)
     best = run.best
     assert isinstance(best, neuroevo.Params) and best.env_id == "CartPole-v1"
     assert best.params.dtype == np.float32 and best.obs_mean is not None and best.obs_std.shape == (4,)
