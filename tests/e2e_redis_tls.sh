@@ -41,8 +41,9 @@ redis-server --port 0 --tls-port "$tls_port" --bind 127.0.0.1 --tls-cert-file se
   --tls-ca-cert-file ca.crt --tls-auth-clients yes --requirepass "$NEUROEVO_REDIS_PASSWORD" --save "" \
   --appendonly no --dir "$TMP" --logfile "$TMP/redis.log" </dev/null >/dev/null 2>&1 &
 PIDS+=($!)
-# tunnel NAME CA [CERT]: stunnel in client mode on a free loopback port (printed): TLS to the
-# server, whose certificate must chain to CA and name localhost; CERT is presented when given
+# tunnel NAME CA [CERT]: stunnel in client mode on a free loopback port (TUNNEL_PORT): TLS to the
+# server, whose certificate must chain to CA and name localhost; CERT is presented when given.
+# Called in this shell, not in $(...), so that its stunnel joins PIDS and is stopped on exit.
 tunnel() {
   local port
   port=$(free_port)
@@ -58,9 +59,10 @@ tunnel() {
     python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null && break
     sleep 0.05
   done
-  echo "$port"
+  TUNNEL_PORT=$port
 }
-port=$(tunnel tunnel ca.crt client)
+tunnel tunnel ca.crt client
+port=$TUNNEL_PORT
 URL=redis://127.0.0.1:$port
 for _ in $(seq 1 100); do "$BIN" status --redis "$URL" >/dev/null 2>&1 && break; sleep 0.1; done
 "$BIN" status --redis "$URL" >status.txt 2>&1 || fail "status through the tunnel: $(cat status.txt)"
@@ -99,8 +101,10 @@ refused() {  # refused URL WHAT: neuroevo cannot use URL
   if out=$(timeout 20 "$BIN" status --redis "$1" 2>&1); then fail "$2 was accepted: $out"; fi
 }
 refused "redis://127.0.0.1:$tls_port" "a plain connection to the TLS port"
-refused "redis://127.0.0.1:$(tunnel nocert ca.crt)" "a tunnel without a client certificate"
-refused "redis://127.0.0.1:$(tunnel otherca other-ca.crt client)" "a tunnel that trusts another CA"
+tunnel nocert ca.crt
+refused "redis://127.0.0.1:$TUNNEL_PORT" "a tunnel without a client certificate"
+tunnel otherca other-ca.crt client
+refused "redis://127.0.0.1:$TUNNEL_PORT" "a tunnel that trusts another CA"
 grep -qi "certificate verify failed\|verify" otherca.log || fail "stunnel did not fail the server's certificate: $(cat otherca.log)"
 echo "ok: the TLS port refuses plain clients, clients without a certificate, and a server of another CA is refused"
 out=$("$BIN" status --redis "rediss://:$NEUROEVO_REDIS_PASSWORD@127.0.0.1:$tls_port" 2>&1) && fail "rediss:// accepted: $out"
