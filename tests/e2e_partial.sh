@@ -65,16 +65,17 @@ INI
 # log_bytes DIR: the size of DIR's partial.log (a 16-byte header and a 33-byte ROUND record, then
 # ~90 bytes a result): above 400 it holds results, so a kill lands mid-generation
 log_bytes() { stat -c %s "$1/checkpoints/partial.log" 2>/dev/null || echo 0; }
+# log_base DIR: the generation whose checkpoint DIR's partial.log continues (its header's u32 at
+# byte 12); the log holds generation 0's results for a moment after ckpt-00000001.bin is written
+log_base() { od -An -t u4 -j 12 -N 4 "$1/checkpoints/partial.log" 2>/dev/null | tr -d ' '; }
 
-# kill_mid_generation INI DIR GEN: starts INI into DIR, waits until generation GEN's log holds
-# results (GEN 0: no checkpoint yet; GEN 1: ckpt-00000001.bin on disk), then SIGKILL
+# kill_mid_generation INI DIR GEN: starts INI into DIR, waits until the log holds results of
+# generation GEN (its header names GEN's checkpoint), then SIGKILL
 kill_mid_generation() {
   "$BIN" run "$1" --threads 2 --out "$2" --quiet &
   local pid=$! ckpt=1
   for _ in $(seq 1 3000); do
-    if [ "$3" -eq 0 ] || [ -f "$2/checkpoints/ckpt-00000001.bin" ]; then
-      [ "$(log_bytes "$2")" -gt 400 ] && break
-    fi
+    [ "$(log_base "$2")" = "$3" ] && [ "$(log_bytes "$2")" -gt 400 ] && break
     sleep 0.01
   done
   kill -9 $pid 2>/dev/null || true
