@@ -61,6 +61,14 @@ if ! ip netns add "${TAG}probe" 2>/dev/null; then
   exit 2
 fi
 ip netns del "${TAG}probe"
+# the namespaces of a run that was killed outright (no trap ran: SIGKILL, a machine reset) hold
+# no process but keep their names and veth pairs: remove those whose run (nesPID...) is gone
+for ns in $(ip netns list | awk '{print $1}' | grep -E '^nes[0-9]+[a-z]' || true); do
+  pid=${ns#nes}
+  pid=${pid%%[a-z]*}
+  [ -d "/proc/$pid" ] && continue
+  ip netns del "$ns" 2>/dev/null && echo "bench_scale.sh: removed namespace $ns, left by a run that was killed" >&2
+done
 
 ticks() {  # CPU clock ticks (user + system) of the given PIDs so far
   local t=0 p
