@@ -40,6 +40,10 @@ import warnings
 import gymnasium as gym
 import numpy as np
 
+# Gymnasium's draws recorded in call order, as the trace tests record them (one copy of the class)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
+from py_box2d_compare import Recorder  # noqa: E402
+
 ALPHA = 0.01
 # env id, episodes a side, TimeLimit (None: the env's own)
 CASES = [("LunarLander-v3", 5000, None), ("LunarLanderContinuous-v3", 5000, None),
@@ -93,26 +97,6 @@ def ours(build, env_id, n, max_steps, seed):
         v = line.split()
         eps.add(float(v[0]), int(v[1]), v[2] == "1", float(v[3]), [float(x) for x in v[4:]])
     return eps
-
-
-class Recorder:
-    """np_random stand-in: the real generator's values, kept in call order (what neuroevo replays)."""
-
-    def __init__(self, seed):
-        self.rng, self.values = np.random.default_rng(seed), []
-
-    def _keep(self, v):
-        self.values.extend(np.ravel(v).tolist())
-        return v
-
-    def uniform(self, *a, **k):
-        return self._keep(self.rng.uniform(*a, **k))
-
-    def integers(self, *a, **k):
-        return self._keep(self.rng.integers(*a, **k))
-
-    def random(self, *a, **k):
-        return self._keep(self.rng.random(*a, **k))
 
 
 def gymnasiums(env_id, n, max_steps, seed, fresh):
