@@ -376,14 +376,15 @@ int ne_config_set(ne_config* cfg, const char* section, const char* key, const ch
   return set_value(cfg, section, key, value, origin, 0, errstr);
 }
 
-// Appends one line to cfg->notes; a note that cannot be stored (no memory) is dropped.
-static void add_note(ne_config* cfg, const char* line) {
-  size_t old = cfg->notes ? strlen(cfg->notes) : 0, add = strlen(line);
-  char* grown = ne_realloc(cfg->notes, old + add + 2);
+// Appends line and a newline to the list *lines (cfg->notes, cfg->sources); a line that cannot be
+// stored (no memory) is dropped.
+static void append_line(char** lines, const char* line) {
+  size_t old = *lines ? strlen(*lines) : 0, add = strlen(line);
+  char* grown = ne_realloc(*lines, old + add + 2);
   if (!grown) return;
   memcpy(grown + old, line, add);
   memcpy(grown + old + add, "\n", 2);
-  cfg->notes = grown;
+  *lines = grown;
 }
 
 // run.algorithm was just set by an override: the sections of other algorithms that files set are
@@ -412,7 +413,7 @@ static void drop_other_algorithms(ne_config* cfg, const char* origin) {
     snprintf(line, sizeof line, "%s%srun.algorithm = %s: ignoring [%s] (%d key%s, first at %s)", orig(origin),
              sep(origin), algo, sections[s].name, dropped, dropped == 1 ? "" : "s",
              first->origin ? first->origin : "an earlier input");
-    add_note(cfg, line);
+    append_line(&cfg->notes, line);
     for (int k = 0; k < sections[s].n_keys; k++) {
       int idx = find_index(sections[s].name, sections[s].keys[k].key);
       if (cfg->vals[idx].seq == 0 || cfg->vals[idx].overridden) continue;
@@ -677,16 +678,6 @@ static int parse_into(ne_config* cfg, const char* text, const char* name, char* 
   return 0;
 }
 
-// Appends path to cfg->sources; a path that cannot be stored (no memory) is dropped.
-static void add_source(ne_config* cfg, const char* path) {
-  size_t old = cfg->sources ? strlen(cfg->sources) : 0, add = strlen(path);
-  char* grown = ne_realloc(cfg->sources, old + add + 2);
-  if (!grown) return;
-  memcpy(grown + old, path, add);
-  memcpy(grown + old + add, "\n", 2);
-  cfg->sources = grown;
-}
-
 static int load_chain(ne_config* cfg, const char* text, const char* name, int depth, char* errstr);
 
 // `[run] base = NAME` in text: the base (a config name or a path, next to `name` first) is loaded
@@ -718,7 +709,7 @@ static int load_chain(ne_config* cfg, const char* text, const char* name, int de
   unsigned long first_seq = work->next_seq + 1;
   if (rc == 0) rc = parse_into(work, text, name, errstr);
   if (rc == 0 && resolved) rc = apply_legacy_values(work, first_seq, name, errstr);
-  if (rc == 0 && depth > 0) add_source(work, name);
+  if (rc == 0 && depth > 0) append_line(&work->sources, name);
   if (rc == 0) {
     ne_config tmp = *cfg;
     *cfg = *work;
@@ -740,7 +731,7 @@ int ne_config_load_file(ne_config* cfg, const char* path, char* errstr) {
   if (rc != 0) return rc;
   rc = ne_config_load_string(cfg, text, path, errstr);
   ne_free(text);
-  if (rc == 0) add_source(cfg, path);
+  if (rc == 0) append_line(&cfg->sources, path);
   return rc;
 }
 
