@@ -2,7 +2,8 @@
 # Redis runs as a new user meets them, over a private redis-server: workers that cannot
 # build the experiment's env (a gym: module only the master has) refuse it, and the refusal reaches
 # the master (which prints each worker's reason and stops after --join-timeout instead of waiting
-# forever) and `status` (state "refused" and the reason); `compare --redis` spreads its runs over
+# forever) and `status` (state "refused" and the reason); --min-workers starts once the workers asked
+# for joined, or after the join timeout with those there are; `compare --redis` spreads its runs over
 # the workers with the same results as a local compare; a worker killed with SIGKILL is no longer
 # shown live after its heartbeat period, and `status` after a run ends shows no "?".
 # usage: e2e_redis_ux.sh NEUROEVO_BINARY SCRATCH_DIR
@@ -81,6 +82,17 @@ for r in pend-cmaes/seed0 pend-cmaes/seed1 pend-sepcmaes/seed0 pend-sepcmaes/see
   [ -s "RC/$r/redis.id" ] || fail "$r has no redis.id"
 done
 echo "ok: compare --redis = local compare (4 runs)"
+
+# --- --min-workers: the first round waits for that many, at most the join timeout -----------------
+"$BIN" run pend-cmaes.ini --generations 2 --redis "$URL" --min-workers 2 --join-timeout 30 --out MW2 --quiet 2> mw2.err ||
+  fail "--min-workers 2 with 2 workers: $(cat mw2.err)"
+! grep -q "starting with" mw2.err || fail "--min-workers 2 with 2 workers live did not start with both: $(cat mw2.err)"
+"$BIN" run pend-cmaes.ini --generations 2 --redis "$URL" --min-workers 3 --join-timeout 1 --out MW3 --quiet 2> mw3.err ||
+  fail "--min-workers 3 with 2 workers: $(cat mw3.err)"
+grep -q "starting with 2 of the 3 workers asked for (--min-workers): no more joined in 1 s" mw3.err ||
+  fail "--min-workers 3 with 2 workers: $(cat mw3.err)"
+diff <(strip_wall MW2/metrics.csv) <(strip_wall MW3/metrics.csv) > /dev/null || fail "--min-workers changed the results"
+echo "ok: --min-workers waits for the workers asked for, then starts with those there are"
 
 # --- after the run: status has nothing unknown -------------------------------------------------
 "$BIN" status --redis "$URL" > status.txt

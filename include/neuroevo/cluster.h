@@ -31,6 +31,9 @@ typedef struct ne_cluster_master_options {
   int episodes_per_task;      // a candidate with more episodes is split over tasks of at most this
                               // many (results bit-identical); 0: automatic (when one candidate holds
                               // more episodes than the round has per live thread), -1: never
+  int min_workers;            // the first round waits until this many workers are live (a relay
+                              // counts as one once its node's workers have joined), or join_timeout_s
+                              // has passed, then starts with those there are (0 or 1: the first one)
 } ne_cluster_master_options;
 
 // Figures a master has counted since it was created.

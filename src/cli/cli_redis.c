@@ -18,6 +18,7 @@ static struct {
   double join_timeout_s;  // --join-timeout (0: the master's default)
   int chunk;              // --chunk (0: automatic)
   int episodes_per_task;  // --episodes-per-task (0: automatic, -1: off)
+  int min_workers;        // --min-workers (0: the first one)
   char name[256];         // the experiment's name (status shows it), kept in redis.id for resume
 } redis_opt;
 
@@ -35,6 +36,8 @@ int ne_cli_redis_option(const char* cmd, const char* option, const char* value, 
       fprintf(stderr, "neuroevo %s: %s expects a number of episodes, auto or off, got '%s'\n", cmd, option, value);
       *rc = 2;
     } else if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 30, &v)) == 0) redis_opt.episodes_per_task = (int)v;
+  } else if (strcmp(option, "--min-workers") == 0) {
+    if ((*rc = ne_cli_parse_int(cmd, option, value, 1, 1 << 20, &v)) == 0) redis_opt.min_workers = (int)v;
   } else if (strcmp(option, "--task-timeout") == 0) {
     *rc = ne_cli_parse_double(cmd, option, value, 0.05, 86400, "seconds", &redis_opt.task_timeout_s);
   } else if (strcmp(option, "--join-timeout") == 0) {
@@ -75,7 +78,8 @@ int ne_cli_redis_attach(const ne_config* cfg, const char* name, const char* run_
                                  .chunk = redis_opt.chunk,
                                  .task_timeout_s = redis_opt.task_timeout_s,
                                  .join_timeout_s = redis_opt.join_timeout_s,
-                                 .episodes_per_task = redis_opt.episodes_per_task};
+                                 .episodes_per_task = redis_opt.episodes_per_task,
+                                 .min_workers = redis_opt.min_workers};
   int rc = ne_cluster_master_create(cfg, &o, out, err);
   if (rc) {
     fprintf(stderr, "neuroevo: %s\n", err);

@@ -34,6 +34,9 @@ static const char RUN_USAGE[] =
     "  --task-timeout S  with --redis: re-publish tasks a silent worker held this long (default 10)\n"
     "  --join-timeout S  with --redis: stop when workers refused the run (the master prints why)\n"
     "                    and none joined for S seconds (default 60)\n"
+    "  --min-workers N   with --redis: start once N workers have joined (a relay counts as one),\n"
+    "                    or after the join timeout with those there are (default 1; sized from\n"
+    "                    the first to join, a cluster's first round hands most of it to one node)\n"
     "  --chunk N         with --redis: candidates per task (default: sized from the live workers)\n"
     "  --episodes-per-task N|auto|off\n"
     "                    with --redis: split a candidate with more episodes over tasks of at most N\n"
@@ -56,7 +59,8 @@ static const char RESUME_USAGE[] =
     "--generations G sets a new total budget (0 = no limit), written to the run's config.ini;\n"
     "--threads N (0 = all cores). --redis URL continues on Redis workers (any Redis: one that\n"
     "restarted empty, or another); results of the interrupted generation still in that Redis are\n"
-    "reused too (--task-timeout S, --join-timeout S, --chunk N and --episodes-per-task as for run).\n";
+    "reused too (--task-timeout S, --join-timeout S, --min-workers N, --chunk N and\n"
+    "--episodes-per-task as for run).\n";
 
 // What the first Ctrl-C or SIGTERM prints: the episodes in hand end at their next step (a Redis
 // master stops waiting for its workers); the candidates already finished are in

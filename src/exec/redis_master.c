@@ -82,6 +82,7 @@ typedef struct master {
   // stops after join_timeout_s instead of waiting forever
   double alone_since;                                        // ne__now() since when no worker is live (0: one is)
   int waiting_said;                                          // 1 once the "waiting for workers" note was printed
+  int gathered;                                              // 1 once the first round waited for opt.min_workers
   char refusals_said[REFUSALS_SHOWN][NE_WIRE_MAX_NAME + 1];  // workers whose refusal was printed
   int n_refusals_said;
   double task_timeout_s;          // re-claim threshold
@@ -1268,16 +1269,30 @@ static int start_round(master* m) {
   return rc;
 }
 
-// No live worker known (a new experiment: workers that were waiting join it within a heartbeat or
-// two, relays once their node's workers have): wait up to WAIT_WORKERS_S for one, since the round's
-// chunks are sized from the live threads, and a round sized for two threads hands a quarter of
-// itself to the first worker that claims (250 Atari candidates, 12 minutes, in one task).
+// Before the first round: waits for opt.min_workers workers (a cluster's nodes, each a relay or a
+// worker: chunks are sized from the live threads, and a round sized from the first node to join
+// hands it most of the round), at most join_timeout_s, then starts with those there are. Before any
+// round with no live worker known (a new experiment: workers that were waiting join it within a
+// heartbeat or two, relays once their node's workers have): waits up to WAIT_WORKERS_S for one,
+// since a round sized for two threads hands a quarter of itself to the first worker that claims
+// (250 Atari candidates, 12 minutes, in one task).
 static void wait_for_workers(master* m, const volatile int* stop) {
-  if (m->stats.live_threads > 0 || m->lost) return;
-  for (double until = ne__now() + WAIT_WORKERS_S; !(stop && *stop);) {
-    if (refresh_workers(m) || m->stats.live_threads > 0 || ne__now() >= until) return;
+  int want = !m->gathered && m->opt.min_workers > 1 ? m->opt.min_workers : 1;
+  m->gathered = 1;
+  if (m->stats.live_workers >= want || m->lost) return;
+  double now = ne__now(), until = now + (want > 1 ? m->join_timeout_s : WAIT_WORKERS_S), note_at = now + WAIT_NOTE_S;
+  while (!(stop && *stop)) {
+    if (refresh_workers(m) || m->stats.live_workers >= want || (now = ne__now()) >= until) break;
+    if (want > 1 && note_at > 0 && now >= note_at) {
+      note_at = 0;
+      warn(m, W_INFO, "waiting for workers: %d of the %d asked for (--min-workers) have joined experiment %s",
+           m->stats.live_workers, want, m->id);
+    }
     ne__sleep_s(0.05);
   }
+  if (want > 1 && m->stats.live_workers < want && !m->lost && !(stop && *stop))
+    warn(m, W_INFO, "starting with %d of the %d workers asked for (--min-workers): no more joined in %.0f s",
+         m->stats.live_workers, want, m->join_timeout_s);
 }
 
 static int master_evaluate_many(ne_executor* ex, int n, const ne_batch* const* batches, const uint8_t* const* have,
