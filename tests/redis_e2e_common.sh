@@ -7,7 +7,9 @@ E2E_TAIL_LOGS=1  # fail() shows the tails of the workers' and masters' logs
 source "$HERE/e2e_common.sh"
 PIDS=()  # every background process this script started (killed by PID on exit)
 cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  # their children first: a master started through `timeout` outlives timeout's SIGKILL and, with
+  # its Redis gone, would wait for it with the test's output open (ctest then waits for it)
+  for p in "${PIDS[@]}"; do pkill -9 -P "$p" 2>/dev/null || true; kill -9 "$p" 2>/dev/null || true; done
   bash "$HERE/redis_test_server.sh" stop "$TMP/redis" || true
 }
 trap cleanup EXIT
