@@ -17,8 +17,11 @@ source "$HERE/e2e_common.sh"
 # second leave a kill room to land mid-generation; sanitizer builds are ~10x slower, so smaller
 # populations last as long there.
 export NEUROEVO_PARTIAL_FLUSH_S=0
-GA_POP=3000 ES_POP=300
-case "$BIN" in *asan*) GA_POP=400 ES_POP=60 ;; esac
+# a GA generation of ~0.3 s on 2 threads in either build: a kill, a Ctrl-C or a progress line
+# aimed at "mid-generation" by polling every 10 ms must land there (with hidden 32,32 a release
+# build finished generation 0 in 40 ms, and the Ctrl-C check failed now and then)
+GA_POP=3000 GA_HIDDEN=128,128 ES_POP=300
+case "$BIN" in *asan*) GA_POP=400 GA_HIDDEN=64,64 ES_POP=60 ;; esac
 
 # (run.overlap off: with it, generation 1's population would come whole from the results asked
 # ahead in generation 0, leaving its short re-evaluation as the only round for a kill to land in;
@@ -35,7 +38,7 @@ overlap = false
 id = CartPole-v1
 episodes = 3
 [policy]
-hidden = 32,32
+hidden = $GA_HIDDEN
 [ga]
 population = $GA_POP
 truncation = 20
@@ -89,7 +92,7 @@ kill_mid_generation() {
 resume_kept() {
   local out
   out=$("$BIN" resume "$1" --threads 1)
-  echo "$out" | grep -Eq "^gen +[01]  [0-9]+/[0-9]+ candidates( of the re-evaluation)? evaluated before the interruption" ||
+  grep -Eq "^gen +[01]  [0-9]+/[0-9]+ candidates( of the re-evaluation)? evaluated before the interruption" <<<"$out" ||
     fail "$1: resume did not take finished candidates from partial.log: $(echo "$out" | head -n 2)"
 }
 
@@ -126,7 +129,7 @@ same_run ga-ref ga-int "GA interrupted in generation 0"
 
 # --- a long round says how far it is (run.progress_seconds) ------------------------------------------
 out=$("$BIN" run ga.ini run.progress_seconds=0.02 --generations 1 --threads 2 --out ga-progress)
-echo "$out" | grep -Eq "^gen +0  [0-9]+/$GA_POP candidates done  steps .* steps/s  \(.* in\)" ||
+grep -Eq "^gen +0  [0-9]+/$GA_POP candidates done  steps .* steps/s  \(.* in\)" <<<"$out" ||
   fail "no progress line within the generation: $(echo "$out" | head -n 3)"
 
 # --- a log of other batches (here: another seed's run) is not used --------------------------------
