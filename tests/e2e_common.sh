@@ -8,7 +8,7 @@
 #   - strip_wall FILE: a metrics.csv without its wall_s column (the only one that may differ between
 #     runs); rows DIR: the metric rows a run directory has so far; same_run REF DIR WHAT: metrics
 #     (minus wall_s) and best.genome of DIR identical to REF's; need_hiredis: fails unless BIN was
-#     built with Redis support.
+#     built with Redis support; free_port [N]: a loopback port P with P .. P+N-1 free (N = 1).
 # shellcheck shell=bash
 : "${BIN:?e2e_common.sh: set BIN before sourcing}" "${TMP:?e2e_common.sh: set TMP before sourcing}"
 case "$BIN" in /*) ;; *) BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN") ;; esac
@@ -44,6 +44,26 @@ rows() { if [ -f "$1/metrics.csv" ]; then echo $(($(wc -l <"$1/metrics.csv") - 1
 same_run() {
   diff <(strip_wall "$1/metrics.csv") <(strip_wall "$2/metrics.csv") >/dev/null || fail "$3: metrics differ from $1"
   cmp -s "$1/best.genome" "$2/best.genome" || fail "$3: best.genome differs from $1"
+}
+
+free_port() {
+  python3 - "${1:-1}" <<'PY' || fail "no ${1:-1} consecutive free loopback ports"
+import socket, sys
+n = int(sys.argv[1])
+for _ in range(100):
+    held = [socket.socket()]
+    held[0].bind(("127.0.0.1", 0))
+    p = held[0].getsockname()[1]
+    try:
+        for k in range(1, n):
+            held.append(socket.socket())
+            held[-1].bind(("127.0.0.1", p + k))
+    except OSError:
+        continue
+    print(p)
+    sys.exit(0)
+sys.exit(1)
+PY
 }
 
 need_hiredis() {

@@ -16,7 +16,6 @@ need_hiredis
 command -v stunnel4 >/dev/null || command -v stunnel >/dev/null ||
   fail "stunnel not found: install Debian's stunnel4 (scripts/install-deps)"
 STUNNEL=$(command -v stunnel4 || command -v stunnel)
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # ---- certificates: a CA, the server's (localhost, 127.0.0.1), a client's; another CA ------------
 key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }

@@ -119,7 +119,7 @@ elite_episodes = 3
 INI
 "$BIN" run det.ini --threads 2 --out L --quiet
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 export SRUN_LOG=$TMP/srun.log
 PATH=$TMP/fakebin:$PATH SLURM_JOB_ID=4242 SLURM_JOB_NUM_NODES=2 SLURM_JOB_NODELIST='node[1-2]' SLURM_CPUS_PER_TASK=1 \
   NEUROEVO_BIN=$BIN NEUROEVO_CONFIG=det.ini NEUROEVO_OUT=$TMP/S NEUROEVO_REDIS_PORT=$port NEUROEVO_REDIS_BIND=127.0.0.1 \
@@ -148,19 +148,7 @@ echo "$ping_out" | grep -q "Connection refused" || fail "redis-server still runn
 rm -f srun.log srun.log.*
 # node I's Redis listens on node_port + I: both ports must be free (a port taken by another test's
 # connection made node2's redis-server fail with "Address already in use")
-node_port=$(python3 -c '
-import socket
-for _ in range(100):
-    a, b = socket.socket(), socket.socket()
-    a.bind(("127.0.0.1", 0))
-    p = a.getsockname()[1]
-    try:
-        b.bind(("127.0.0.1", p + 1))
-    except OSError:
-        continue
-    print(p)
-    break
-')
+node_port=$(free_port 2)
 PATH=$TMP/fakebin:$PATH SLURM_JOB_ID=4244 SLURM_JOB_NUM_NODES=2 SLURM_JOB_NODELIST='node[1-2]' SLURM_CPUS_PER_TASK=2 \
   NEUROEVO_BIN=$BIN NEUROEVO_CONFIG=det.ini NEUROEVO_OUT=$TMP/SR NEUROEVO_REDIS_PORT=$port NEUROEVO_REDIS_BIND=127.0.0.1 \
   NEUROEVO_MASTER_ARGS="--quiet" NEUROEVO_REDIS_PASSWORD=master-secret NEUROEVO_NODE_REDIS_PASSWORD=node-secret \

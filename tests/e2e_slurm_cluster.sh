@@ -24,7 +24,6 @@ for exe in munged slurmctld slurmd sbatch scontrol squeue sinfo scancel; do
     fail "$exe not found: install Debian's munge, slurmctld, slurmd and slurm-client (scripts/install-deps)"
 done
 mkdir -p munge state spool log rt
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # ---- the cluster ----------------------------------------------------------------------------
 DAEMONS=()
