@@ -13,13 +13,11 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=e2e_common.sh
 source "$HERE/e2e_common.sh"
 
-# Every result goes to the file at once (not a second later), so generations of a fraction of a
-# second leave a kill room to land mid-generation; sanitizer builds are ~10x slower, so smaller
-# populations last as long there.
+# Every result goes to the file at once (not a second later), and a GA generation lasts ~0.3 s on
+# 2 threads in either build, so a kill, a Ctrl-C or a progress line aimed at "mid-generation" by
+# polling every 10 ms lands there (with hidden 32,32 a release build finished generation 0 in
+# 40 ms); sanitizer builds are ~10x slower, so smaller populations and policies last as long there.
 export NEUROEVO_PARTIAL_FLUSH_S=0
-# a GA generation of ~0.3 s on 2 threads in either build: a kill, a Ctrl-C or a progress line
-# aimed at "mid-generation" by polling every 10 ms must land there (with hidden 32,32 a release
-# build finished generation 0 in 40 ms, and the Ctrl-C check failed now and then)
 GA_POP=3000 GA_HIDDEN=128,128 ES_POP=300
 case "$BIN" in *asan*) GA_POP=400 GA_HIDDEN=64,64 ES_POP=60 ;; esac
 
